@@ -1,0 +1,17 @@
+// createActivities(deps): the worker registers these; workflows import their types only.
+import { makeCleanContent } from './clean-content.js';
+import type { ActivityDeps } from './deps.js';
+import { makeExtractWithModel } from './extract-with-model.js';
+import { makeFetchPage } from './fetch-page.js';
+import { makeRecordEvents } from './record-events.js';
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    recordEvents: makeRecordEvents(deps),
+    fetchPage: makeFetchPage(deps),
+    cleanContent: makeCleanContent(deps),
+    extractWithModel: makeExtractWithModel(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

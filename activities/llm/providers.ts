@@ -1,0 +1,122 @@
+// One call to a model through the provider's real SDK, with errors mapped to our categories.
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
+
+export interface ModelTarget {
+  provider: string;
+  model: string;
+  apiKey?: string;
+  baseUrl?: string;
+  temperature: number;
+  maxTokens: number;
+}
+
+export interface ModelCall {
+  system: string;
+  user: string;
+  jsonSchema: Record<string, unknown>;
+  schemaName: string;
+  timeoutMs: number;
+}
+
+export interface ModelAnswer {
+  text: string;
+  inputTokens: number;
+  outputTokens: number;
+  truncated: boolean;
+}
+
+const OPENAI_COMPATIBLE_BASE: Record<string, string | undefined> = {
+  openai: undefined,
+  openrouter: 'https://openrouter.ai/api/v1',
+  ollama: 'http://127.0.0.1:11434/v1',
+  openai_compatible: undefined,
+};
+
+export async function callModel(target: ModelTarget, call: ModelCall): Promise<ModelAnswer> {
+  try {
+    if (target.provider === 'anthropic') return await callAnthropic(target, call);
+    if (target.provider in OPENAI_COMPATIBLE_BASE) return await callOpenAi(target, call);
+  } catch (err) {
+    throw mapSdkError(err);
+  }
+  throw new CategorizedError('model_unsupported', `unknown provider "${target.provider}"`);
+}
+
+async function callOpenAi(target: ModelTarget, call: ModelCall): Promise<ModelAnswer> {
+  const client = new OpenAI({
+    apiKey: target.apiKey || 'no-key',
+    baseURL: target.baseUrl ?? OPENAI_COMPATIBLE_BASE[target.provider],
+    timeout: call.timeoutMs,
+    maxRetries: 0, // fallback and retries are ours
+  });
+  const structured = Object.keys(call.jsonSchema).length > 1 || 'properties' in call.jsonSchema;
+  const res = await client.chat.completions.create({
+    model: target.model,
+    temperature: target.temperature,
+    max_tokens: target.maxTokens,
+    messages: [
+      { role: 'system', content: call.system },
+      { role: 'user', content: call.user },
+    ],
+    response_format: structured
+      ? { type: 'json_schema', json_schema: { name: call.schemaName, schema: call.jsonSchema, strict: false } }
+      : { type: 'json_object' },
+  });
+  const choice = res.choices[0];
+  return {
+    text: choice?.message?.content ?? '',
+    inputTokens: res.usage?.prompt_tokens ?? 0,
+    outputTokens: res.usage?.completion_tokens ?? 0,
+    truncated: choice?.finish_reason === 'length',
+  };
+}
+
+async function callAnthropic(target: ModelTarget, call: ModelCall): Promise<ModelAnswer> {
+  const client = new Anthropic({
+    apiKey: target.apiKey || 'no-key',
+    baseURL: target.baseUrl,
+    timeout: call.timeoutMs,
+    maxRetries: 0,
+  });
+  // A forced tool is Anthropic's structured-output mode: the input must match the schema.
+  const res = await client.messages.create({
+    model: target.model,
+    max_tokens: target.maxTokens,
+    system: call.system,
+    messages: [{ role: 'user', content: call.user }],
+    tools: [{ name: 'record_extraction', description: 'Record the extracted data.', input_schema: toolSchema(call) }],
+    tool_choice: { type: 'tool', name: 'record_extraction' },
+  });
+  const tool = res.content.find((b) => b.type === 'tool_use');
+  const text = tool ? JSON.stringify(tool.input) : res.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  return {
+    text,
+    inputTokens: res.usage.input_tokens,
+    outputTokens: res.usage.output_tokens,
+    truncated: res.stop_reason === 'max_tokens',
+  };
+}
+
+function toolSchema(call: ModelCall): Anthropic.Tool.InputSchema {
+  return { ...call.jsonSchema, type: 'object' } as Anthropic.Tool.InputSchema;
+}
+
+function mapSdkError(err: unknown): Error {
+  if (err instanceof CategorizedError) return err;
+  const cat = (category: ErrorCategory, retryable: boolean) =>
+    new CategorizedError(category, (err as Error).message, retryable);
+  if (err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError) {
+    return cat('timeout', true);
+  }
+  if (err instanceof OpenAI.APIError || err instanceof Anthropic.APIError) {
+    const status = err.status ?? 0;
+    if (status === 401 || status === 403) return cat('invalid_key', false);
+    if (status === 429) return cat('rate_limit', true);
+    if (status === 404) return cat('model_unsupported', false);
+    if (status === 400 && /context|too long|maximum/i.test(err.message)) return cat('content_too_long', false);
+    return cat('provider_error', true);
+  }
+  return err instanceof Error ? cat('provider_error', true) : new CategorizedError('unknown', String(err));
+}

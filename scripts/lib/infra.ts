@@ -1,0 +1,51 @@
+// The embedded infrastructure: Temporal dev server (SQLite, Web UI) and FerretDB (SQLite).
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { SEARCH_ATTRIBUTES } from '../../shared/temporal-names.js';
+import { ferretdbBinary, temporalBinary } from './binaries.js';
+import { type Child, startChild, waitForPort } from './processes.js';
+
+export async function startTemporal(opts: {
+  dataDir: string;
+  port: number;
+  uiPort: number;
+  quiet?: boolean;
+}): Promise<Child> {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(opts.port),
+    '--ui-port', String(opts.uiPort),
+    '--http-port', String(opts.port + 10),
+    '--metrics-port', String(opts.port + 20),
+    '--db-filename', resolve(opts.dataDir, 'temporal.sqlite'),
+    '--log-level', 'warn',
+    ...Object.values(SEARCH_ATTRIBUTES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+  ];
+  if (opts.uiPort <= 0) args.push('--headless');
+  const child = startChild('temporal', temporalBinary(), args, { quiet: opts.quiet });
+  await waitForPort(opts.port, '127.0.0.1', 120_000, child);
+  return child;
+}
+
+export async function startFerretDb(opts: { dataDir: string; port: number; quiet?: boolean }): Promise<Child> {
+  const dir = resolve(opts.dataDir, 'ferretdb');
+  mkdirSync(dir, { recursive: true });
+  const child = startChild(
+    'ferretdb',
+    ferretdbBinary(),
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${dir}/`,
+      `--listen-addr=127.0.0.1:${opts.port}`,
+      '--telemetry=disable',
+      '--debug-addr=-',
+      '--log-level=warn',
+    ],
+    { quiet: opts.quiet },
+  );
+  await waitForPort(opts.port, '127.0.0.1', 60_000, child);
+  return child;
+}
+

@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// First step of `npm start` and `npm test`: installs whatever is missing on a fresh machine, once.
+// Plain Node with no dependencies, because it runs before node_modules exists.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const log = (msg) => process.stderr.write(`[setup] ${msg}\n`);
+
+function ensureNodeModules() {
+  const lock = readFileSync(join(root, 'package-lock.json'));
+  const hash = createHash('sha256').update(lock).digest('hex');
+  const marker = join(root, 'node_modules', '.setup-lock-hash');
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === hash) return;
+  log('installing npm packages (npm ci)');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: root, stdio: 'inherit' });
+  writeFileSync(marker, hash);
+}
+
+function ensureBinaries() {
+  const res = spawnSync('bash', [join(root, 'scripts', 'install-binaries.sh'), 'all'], { stdio: 'inherit' });
+  if (res.status !== 0) throw new Error('could not install Temporal / FerretDB (see messages above)');
+}
+
+function ensureChromium() {
+  if (process.env.CHROMIUM_PATH && existsSync(process.env.CHROMIUM_PATH)) return;
+  if (existsSync('/usr/bin/chromium')) return;
+  const canApt = spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!canApt || !isRoot) {
+    log('chromium is missing and apt-get is not usable here: dynamic fetching will be unavailable');
+    log('  install Debian\'s "chromium" package, or set CHROMIUM_PATH to a Chromium binary');
+    return;
+  }
+  log('installing Debian chromium for dynamic fetching (first run only)');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  const res = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+  if (res.status !== 0) log('chromium could not be installed: dynamic fetching will be unavailable');
+}
+
+ensureNodeModules();
+ensureBinaries();
+ensureChromium();

@@ -1,0 +1,75 @@
+// Configuration is read once from the environment by each entry point and passed down as values.
+import { z } from 'zod';
+
+const bool = z
+  .union([z.boolean(), z.string()])
+  .transform((v) => (typeof v === 'boolean' ? v : ['1', 'true', 'yes', 'on'].includes(v.toLowerCase())));
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+
+export const ConfigSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PUBLIC_BASE_URL: optionalString,
+  DATA_DIR: z.string().default('data'),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('extract-service'),
+  MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/'),
+  MONGODB_DB: z.string().default('extract_service'),
+  SERVICE_BOOTSTRAP_API_KEY: optionalString,
+  ALLOW_PRIVATE_ADDRESSES: bool.default(false),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  FETCH_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(5 * 1024 * 1024),
+  FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
+  DEFAULT_LLM_CHAIN: z.string().default('openai/gpt-4o-mini'),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString,
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalString,
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  LLM_MAX_CONTENT_CHARS: z.coerce.number().int().min(1000).default(120_000),
+  PRICE_MARKUP: z.coerce.number().min(0).default(0),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).default(20),
+  WORKER_MAX_WORKFLOW_TASKS: z.coerce.number().int().min(1).default(10),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export interface ChainEntry {
+  provider: string;
+  model: string;
+}
+
+/** `DEFAULT_LLM_CHAIN=openai/gpt-4o-mini,anthropic/claude-3-5-haiku-latest` → ordered entries. */
+export function parseChain(value: string): ChainEntry[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const slash = entry.indexOf('/');
+      if (slash <= 0 || slash === entry.length - 1)
+        throw new Error(`DEFAULT_LLM_CHAIN entry "${entry}" is not provider/model`);
+      return { provider: entry.slice(0, slash), model: entry.slice(slash + 1) };
+    });
+}

@@ -1,0 +1,74 @@
+// Job events: the append-only log from which every read model is derived. Types only, so workflows can
+// import them without pulling in a driver or a validator.
+import type { ErrorCategory } from './errors.js';
+import type { JobType } from './temporal-names.js';
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  llm_cost_usd: number;
+  cost_usd: number;
+  is_byok: boolean;
+}
+
+export interface JobCreatedData {
+  job_type: JobType;
+  url: string;
+  capture_debug: boolean;
+  workflow_id: string;
+  idempotency_key: string | null;
+}
+
+export interface PageCompletedData {
+  page_id: string;
+  url: string;
+  final_url: string;
+  depth: number;
+  parent_url: string | null;
+  data: unknown;
+  input_format: string;
+  fetch_mode: string;
+  fetched_at: string;
+  fetch_duration_ms: number;
+  clean_duration_ms: number;
+  extract_duration_ms: number;
+  provider: string;
+  model: string;
+  fallback_position: number;
+  usage: Usage;
+  price_known: boolean;
+}
+
+export interface PageFailedData {
+  page_id: string;
+  url: string;
+  depth: number;
+  parent_url: string | null;
+  error_category: ErrorCategory;
+  error_message: string;
+}
+
+export interface JobFailedData {
+  error_category: ErrorCategory;
+  error_message: string;
+}
+
+export type JobEventBody =
+  | { type: 'job.created'; data: JobCreatedData }
+  | { type: 'job.started'; data: Record<string, never> }
+  | { type: 'page.completed'; data: PageCompletedData }
+  | { type: 'page.failed'; data: PageFailedData }
+  | { type: 'job.completed'; data: { duration_ms: number } }
+  | { type: 'job.failed'; data: JobFailedData & { duration_ms: number } }
+  | { type: 'job.cancelled'; data: { duration_ms: number } };
+
+export type JobEventType = JobEventBody['type'];
+
+/** One stored event. `seq` is a per-job sequence number made by the writer; (job_id, seq) is unique. */
+export type JobEvent = JobEventBody & {
+  job_id: string;
+  tenant_id: string;
+  seq: number;
+  event_id: string;
+  at: string;
+};

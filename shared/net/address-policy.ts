@@ -1,0 +1,158 @@
+// Which URLs and network addresses the service may reach. Everything here is pure except resolveAndCheck,
+// which resolves names; the guarded dispatcher applies the same checks to the address it actually connects to.
+import { promises as dns, type LookupAddress } from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { CategorizedError } from '../errors.js';
+
+export interface AddressPolicy {
+  /** Allow loopback, private, link-local and other non-public destinations (local development only). */
+  allowPrivate: boolean;
+  /**
+   * Replaces isPublicAddress as the test for each resolved or literal address when allowPrivate is false.
+   * Meant for allow-lists and for tests that let a 127.0.0.1 server stand in for a public host.
+   */
+  isAllowed?: (address: string) => boolean;
+}
+
+/** Resolves a hostname to every address it has, as dns.lookup(host, { all: true }) does. */
+export type LookupFn = (hostname: string) => Promise<LookupAddress[]>;
+
+export const defaultLookup: LookupFn = (hostname) => dns.lookup(hostname, { all: true });
+
+/**
+ * True only for globally routable unicast addresses. Anything else, including strings that are not a
+ * canonical IP address, is refused: failing closed is the point.
+ */
+export function isPublicAddress(ip: string): boolean {
+  // net.isIP accepts only canonical forms; lenient IPv4 spellings ('127.1', '0x7f.1') are refused here and
+  // normalised earlier by the URL parser or literalAddress().
+  if (net.isIP(ip) === 0) return false;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(ip);
+  } catch {
+    return false;
+  }
+  return parsed.kind() === 'ipv4' ? isPublicIpv4(parsed as ipaddr.IPv4) : isPublicIpv6(parsed as ipaddr.IPv6);
+}
+
+function isPublicIpv4(addr: ipaddr.IPv4): boolean {
+  return addr.range() === 'unicast';
+}
+
+function isPublicIpv6(addr: ipaddr.IPv6): boolean {
+  const range = addr.range();
+  // Ranges that carry an IPv4 address reach that IPv4 host, so the embedded address decides.
+  const embedded = embeddedIpv4(addr, range);
+  if (embedded !== undefined) return embedded !== null && isPublicIpv4(embedded);
+  return range === 'unicast';
+}
+
+/**
+ * The IPv4 address an IPv6 address tunnels or translates to: undefined when it embeds none, null when it
+ * embeds one we cannot recover (Teredo obfuscates the client address), which the caller refuses.
+ */
+function embeddedIpv4(addr: ipaddr.IPv6, range: string): ipaddr.IPv4 | null | undefined {
+  const p = addr.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  switch (range) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d (IPv4-translated)
+      return v4(p[6]!, p[7]!);
+    case 'rfc6052': // 64:ff9b::a.b.c.d is well-known NAT64; 64:ff9b:1::/48 is site-local NAT64, refused
+      return p[2] === 0 && p[3] === 0 && p[4] === 0 && p[5] === 0 ? v4(p[6]!, p[7]!) : null;
+    case '6to4': // 2002:aabb:ccdd::/48
+      return v4(p[1]!, p[2]!);
+    case 'teredo':
+      return null;
+    case 'unicast':
+      // Deprecated IPv4-compatible form ::a.b.c.d; some stacks still route it to the IPv4 host.
+      return p.slice(0, 6).every((part) => part === 0) ? v4(p[6]!, p[7]!) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Whether the policy lets the service connect to this address. */
+export function isAddressAllowed(address: string, policy: AddressPolicy): boolean {
+  if (policy.allowPrivate) return true;
+  return (policy.isAllowed ?? isPublicAddress)(address);
+}
+
+/** Parses a URL the service is asked to fetch; only plain http(s) without credentials is accepted. */
+export function checkUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CategorizedError('invalid_input', `not a valid URL: ${truncate(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CategorizedError(
+      'invalid_input',
+      `only http and https URLs can be fetched, not ${url.protocol}`,
+    );
+  }
+  // Credentials in a URL leak into logs and redirects, and are a classic way to disguise the real host.
+  if (url.username !== '' || url.password !== '') {
+    throw new CategorizedError('invalid_input', 'URLs with credentials (user:password@) are not accepted');
+  }
+  return url;
+}
+
+/**
+ * The canonical address a hostname spells, or null for a name that needs DNS. Accepts URL hostnames
+ * ('[::1]') and, for callers that did not go through new URL(), the lenient IPv4 spellings ('127.1',
+ * '0x7f.1', '2130706433') that inet_aton and the WHATWG URL parser both read as addresses.
+ */
+export function literalAddress(hostname: string): string | null {
+  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  if (net.isIP(host) !== 0) return host;
+  if (ipaddr.IPv4.isValid(host)) return ipaddr.IPv4.parse(host).toString();
+  return null;
+}
+
+export function hostIsIpLiteral(hostname: string): boolean {
+  return literalAddress(hostname) !== null;
+}
+
+/**
+ * Resolves a hostname (IP literals are taken as they are, without a lookup) and refuses it when any of its
+ * addresses is not allowed: checking only the first would let a name with one public and one private
+ * record slip through on whichever address the connection happens to use.
+ */
+export async function resolveAndCheck(
+  hostname: string,
+  policy: AddressPolicy,
+  lookupFn: LookupFn = defaultLookup,
+): Promise<LookupAddress[]> {
+  const literal = literalAddress(hostname);
+  if (literal !== null) {
+    if (!isAddressAllowed(literal, policy)) {
+      throw ssrfRefusal(`refused: ${hostname} is a private address`, hostname, literal);
+    }
+    return [{ address: literal, family: net.isIP(literal) }];
+  }
+  const addresses = await lookupFn(hostname);
+  if (addresses.length === 0) {
+    throw Object.assign(new Error(`no addresses for ${hostname}`), { code: 'ENOTFOUND', hostname });
+  }
+  const refused = addresses.find((a) => !isAddressAllowed(a.address, policy));
+  if (refused) {
+    throw ssrfRefusal(
+      `refused: ${hostname} resolves to a private address ${refused.address}`,
+      hostname,
+      refused.address,
+    );
+  }
+  return addresses;
+}
+
+function ssrfRefusal(message: string, host: string, address: string): CategorizedError {
+  return new CategorizedError('ssrf_blocked', message, false, { host, address });
+}
+
+function truncate(text: string, max = 200): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

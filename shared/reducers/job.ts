@@ -1,0 +1,125 @@
+// Pure reducer: job events → the `jobs` read model. Replaying every event of a job from scratch gives
+// the same document as applying them one batch at a time.
+import type { ErrorCategory } from '../errors.js';
+import type { JobEvent } from '../events.js';
+import type { JobType } from '../temporal-names.js';
+
+export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export interface JobView {
+  id: string;
+  tenant_id: string;
+  type: JobType;
+  url: string;
+  status: JobStatus;
+  workflow_id: string;
+  capture_debug: boolean;
+  idempotency_key: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+  page_count: number;
+  failed_count: number;
+  urls_queued: number;
+  token_usage_input: number;
+  token_usage_output: number;
+  llm_cost_usd: number;
+  cost_usd: number;
+  is_byok: boolean;
+  error_category: ErrorCategory | null;
+  error_message: string | null;
+  last_seq: number;
+}
+
+export function initialJob(event: Extract<JobEvent, { type: 'job.created' }>): JobView {
+  return {
+    id: event.job_id,
+    tenant_id: event.tenant_id,
+    type: event.data.job_type,
+    url: event.data.url,
+    status: 'pending',
+    workflow_id: event.data.workflow_id,
+    capture_debug: event.data.capture_debug,
+    idempotency_key: event.data.idempotency_key,
+    created_at: event.at,
+    started_at: null,
+    completed_at: null,
+    duration_ms: null,
+    page_count: 0,
+    failed_count: 0,
+    urls_queued: 0,
+    token_usage_input: 0,
+    token_usage_output: 0,
+    llm_cost_usd: 0,
+    cost_usd: 0,
+    is_byok: false,
+    error_category: null,
+    error_message: null,
+    last_seq: event.seq,
+  };
+}
+
+const round = (n: number) => Math.round(n * 1e9) / 1e9;
+
+export function applyJobEvent(job: JobView, event: JobEvent): JobView {
+  if (event.seq <= job.last_seq) return job; // already applied: reducers are idempotent
+  const next: JobView = { ...job, last_seq: event.seq };
+  switch (event.type) {
+    case 'job.created':
+      return next;
+    case 'job.started':
+      return { ...next, status: isFinal(job.status) ? job.status : 'running', started_at: event.at };
+    case 'page.completed': {
+      const u = event.data.usage;
+      return {
+        ...next,
+        page_count: job.page_count + 1,
+        token_usage_input: job.token_usage_input + u.input_tokens,
+        token_usage_output: job.token_usage_output + u.output_tokens,
+        llm_cost_usd: round(job.llm_cost_usd + u.llm_cost_usd),
+        cost_usd: round(job.cost_usd + u.cost_usd),
+        is_byok: job.is_byok || u.is_byok,
+      };
+    }
+    case 'page.failed':
+      return {
+        ...next,
+        failed_count: job.failed_count + 1,
+        error_category: event.data.error_category,
+        error_message: event.data.error_message,
+      };
+    case 'job.completed':
+      return { ...next, status: 'completed', completed_at: event.at, duration_ms: event.data.duration_ms };
+    case 'job.failed':
+      return {
+        ...next,
+        status: 'failed',
+        completed_at: event.at,
+        duration_ms: event.data.duration_ms,
+        error_category: event.data.error_category,
+        error_message: event.data.error_message,
+      };
+    case 'job.cancelled':
+      return {
+        ...next,
+        status: 'cancelled',
+        completed_at: event.at,
+        duration_ms: event.data.duration_ms,
+        error_category: 'cancelled',
+        error_message: 'the job was cancelled',
+      };
+  }
+}
+
+export function isFinal(status: JobStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** Rebuilds a job from its full event history (sorted by seq). Returns null without a creation event. */
+export function reduceJob(events: readonly JobEvent[]): JobView | null {
+  const created = events.find((e) => e.type === 'job.created');
+  if (!created || created.type !== 'job.created') return null;
+  return events.reduce(applyJobEvent, initialJob(created));
+}

@@ -1,0 +1,100 @@
+// Pure reducer: page events → the `results` read model, one document per job and page URL.
+import type { ErrorCategory } from '../errors.js';
+import type { JobEvent } from '../events.js';
+
+export const PAGE_STATUSES = ['pending', 'crawling', 'completed', 'failed', 'skipped'] as const;
+export type PageStatus = (typeof PAGE_STATUSES)[number];
+
+export interface ResultView {
+  id: string;
+  job_id: string;
+  tenant_id: string;
+  url: string;
+  final_url: string;
+  status: PageStatus;
+  seq: number;
+  depth: number;
+  parent_url: string | null;
+  data: unknown;
+  input_format: string | null;
+  fetch_mode: string | null;
+  fetched_at: string | null;
+  fetch_duration_ms: number | null;
+  extract_duration_ms: number | null;
+  provider: string | null;
+  model: string | null;
+  fallback_position: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  llm_cost_usd: number;
+  cost_usd: number;
+  is_byok: boolean;
+  price_known: boolean;
+  error_category: ErrorCategory | null;
+  error_message: string | null;
+  completed_at: string;
+}
+
+/** The result document a page event produces, or null for events that do not touch results. */
+export function resultFromEvent(event: JobEvent): ResultView | null {
+  const base = { job_id: event.job_id, tenant_id: event.tenant_id, seq: event.seq, completed_at: event.at };
+  if (event.type === 'page.completed') {
+    const d = event.data;
+    return {
+      ...base,
+      id: d.page_id,
+      url: d.url,
+      final_url: d.final_url,
+      status: 'completed',
+      depth: d.depth,
+      parent_url: d.parent_url,
+      data: d.data,
+      input_format: d.input_format,
+      fetch_mode: d.fetch_mode,
+      fetched_at: d.fetched_at,
+      fetch_duration_ms: d.fetch_duration_ms,
+      extract_duration_ms: d.extract_duration_ms,
+      provider: d.provider,
+      model: d.model,
+      fallback_position: d.fallback_position,
+      input_tokens: d.usage.input_tokens,
+      output_tokens: d.usage.output_tokens,
+      llm_cost_usd: d.usage.llm_cost_usd,
+      cost_usd: d.usage.cost_usd,
+      is_byok: d.usage.is_byok,
+      price_known: d.price_known,
+      error_category: null,
+      error_message: null,
+    };
+  }
+  if (event.type === 'page.failed') {
+    const d = event.data;
+    return {
+      ...base,
+      id: d.page_id,
+      url: d.url,
+      final_url: d.url,
+      status: 'failed',
+      depth: d.depth,
+      parent_url: d.parent_url,
+      data: null,
+      input_format: null,
+      fetch_mode: null,
+      fetched_at: null,
+      fetch_duration_ms: null,
+      extract_duration_ms: null,
+      provider: null,
+      model: null,
+      fallback_position: null,
+      input_tokens: 0,
+      output_tokens: 0,
+      llm_cost_usd: 0,
+      cost_usd: 0,
+      is_byok: false,
+      price_known: true,
+      error_category: d.error_category,
+      error_message: d.error_message,
+    };
+  }
+  return null;
+}

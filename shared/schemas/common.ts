@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { ERROR_CATEGORIES } from '../errors.js';
+
+export const TimestampSchema = z.string().meta({
+  description: 'RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z',
+  example: '2026-11-23T10:00:00.000Z',
+});
+
+export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES).meta({
+  id: 'ErrorCategory',
+  description:
+    'Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.',
+});
+
+export const FetchModeSchema = z.enum(['auto', 'static', 'dynamic']).meta({
+  description: 'How to fetch the page: static HTTP, a headless browser, or auto (static, switching when needed).',
+});
+
+export const IdParamsSchema = z.object({ id: z.string().min(1).max(200) });
+
+export const PaginationQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1..100.' }),
+  offset: z.coerce.number().int().min(0).default(0).meta({ description: 'Items to skip.' }),
+});

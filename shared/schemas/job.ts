@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { JOB_STATUSES } from '../reducers/job.js';
+import { JOB_TYPES } from '../temporal-names.js';
+import { ErrorCategorySchema, TimestampSchema } from './common.js';
+
+export const JobStatusSchema = z.enum(JOB_STATUSES).meta({
+  id: 'JobStatus',
+  description:
+    'pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with ' +
+    'error_category/error_message summarising the failures.',
+});
+
+export const JobSchema = z
+  .object({
+    id: z.string(),
+    type: z.enum(JOB_TYPES),
+    url: z.string(),
+    status: JobStatusSchema,
+    created_at: TimestampSchema,
+    started_at: TimestampSchema.nullable(),
+    completed_at: TimestampSchema.nullable(),
+    duration_ms: z.number().int().nullable(),
+    page_count: z.number().int(),
+    failed_count: z.number().int(),
+    urls_queued: z.number().int(),
+    token_usage_input: z.number().int(),
+    token_usage_output: z.number().int(),
+    llm_cost_usd: z.number(),
+    cost_usd: z.number(),
+    is_byok: z.boolean(),
+    error_category: ErrorCategorySchema.nullable(),
+    error_message: z.string().nullable(),
+    capture_debug: z.boolean(),
+    queue_position: z.number().int().meta({ description: "The tenant's pending jobs ahead of this one" }),
+    workflow_id: z.string().meta({ description: 'Temporal workflow id (derived from the job id)' }),
+  })
+  .meta({ id: 'Job' });
+export type Job = z.infer<typeof JobSchema>;
+
+export const JobListSchema = z.object({ jobs: z.array(JobSchema) }).meta({ id: 'JobList' });

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+export const ProblemErrorSchema = z.object({
+  location: z.string().meta({ description: 'Where the bad value is, e.g. body.options.max_pages or header.authorization' }),
+  message: z.string(),
+  value: z.unknown().optional(),
+});
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().meta({ description: 'URI identifying the kind of error' }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string().meta({ description: 'The request path that failed' }),
+    errors: z.array(ProblemErrorSchema),
+    error_category: z.string().optional().meta({ description: 'For job failures: the job error category' }),
+    job_id: z.string().optional().meta({ description: 'For job failures: the job that failed' }),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem document (application/problem+json)' });
+export type Problem = z.infer<typeof ProblemSchema>;
+
+/** Standard error responses every authenticated route may answer. */
+export const standardErrors = {
+  401: ProblemSchema,
+  404: ProblemSchema,
+  413: ProblemSchema,
+  422: ProblemSchema,
+  429: ProblemSchema,
+  500: ProblemSchema,
+} as const;

@@ -1,0 +1,106 @@
+// Tenants and their API keys. Keys are random, shown once, and stored only as SHA-256 hashes.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from 'mongodb';
+import { COLLECTIONS, isDuplicateKey } from './mongo.js';
+
+export interface Tenant {
+  _id: string;
+  name: string;
+  rate_limit_per_minute: number | null;
+  created_at: string;
+}
+
+export interface ApiKeyDoc {
+  _id: string;
+  tenant_id: string;
+  name: string;
+  prefix: string;
+  hash: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
+export const newApiKey = () => `sk_${randomBytes(24).toString('base64url')}`;
+
+export class TenantStore {
+  constructor(private readonly db: Db) {}
+
+  private get tenants() {
+    return this.db.collection<Tenant>(COLLECTIONS.tenants);
+  }
+  private get keys() {
+    return this.db.collection<ApiKeyDoc>(COLLECTIONS.apiKeys);
+  }
+
+  async ensureTenant(name: string): Promise<Tenant> {
+    const existing = await this.tenants.findOne({ name });
+    if (existing) return existing;
+    const tenant: Tenant = {
+      _id: `ten_${randomUUID().replaceAll('-', '')}`,
+      name,
+      rate_limit_per_minute: null,
+      created_at: new Date().toISOString(),
+    };
+    try {
+      await this.tenants.insertOne(tenant);
+      return tenant;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return (await this.tenants.findOne({ name }))!;
+    }
+  }
+
+  async getTenant(id: string): Promise<Tenant | null> {
+    return this.tenants.findOne({ _id: id });
+  }
+
+  async setRateLimit(tenantId: string, perMinute: number | null): Promise<void> {
+    await this.tenants.updateOne({ _id: tenantId }, { $set: { rate_limit_per_minute: perMinute } });
+  }
+
+  /** Creates a key and returns its plain value: the only time it is ever visible. */
+  async createKey(
+    tenantId: string,
+    name: string,
+    plain = newApiKey(),
+  ): Promise<{ key: string; doc: ApiKeyDoc }> {
+    const doc: ApiKeyDoc = {
+      _id: `key_${randomUUID().replaceAll('-', '')}`,
+      tenant_id: tenantId,
+      name,
+      prefix: plain.slice(0, 7),
+      hash: hashApiKey(plain),
+      created_at: new Date().toISOString(),
+      last_used_at: null,
+    };
+    await this.keys.insertOne(doc);
+    return { key: plain, doc };
+  }
+
+  /** Registers a key the operator chose (bootstrap); a key already registered is left as it is. */
+  async ensureKey(tenantId: string, name: string, plain: string): Promise<void> {
+    if (await this.keys.findOne({ hash: hashApiKey(plain) })) return;
+    try {
+      await this.createKey(tenantId, name, plain);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  async findByKey(plain: string): Promise<{ tenant: Tenant; key: ApiKeyDoc } | null> {
+    const key = await this.keys.findOne({ hash: hashApiKey(plain) });
+    if (!key) return null;
+    const tenant = await this.getTenant(key.tenant_id);
+    return tenant ? { tenant, key } : null;
+  }
+
+  async listKeys(tenantId: string): Promise<ApiKeyDoc[]> {
+    return this.keys.find({ tenant_id: tenantId }).sort({ created_at: 1 }).toArray();
+  }
+
+  async deleteKey(tenantId: string, keyId: string): Promise<boolean> {
+    const res = await this.keys.deleteOne({ _id: keyId, tenant_id: tenantId });
+    return res.deletedCount === 1;
+  }
+}

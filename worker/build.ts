@@ -1,0 +1,57 @@
+// The worker's composition root: config in, a running Temporal worker out.
+import { fileURLToPath } from 'node:url';
+import { Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities/index.js';
+import type { Config } from '../shared/config.js';
+import { ContentStore } from '../shared/store/contents.js';
+import { EventStore } from '../shared/store/event-store.js';
+import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
+import { ensureSearchAttributes } from '../temporal-config/search-attributes.js';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface RunningWorker {
+  worker: Worker;
+  mongo: Mongo;
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export async function buildWorker(config: Config): Promise<RunningWorker> {
+  const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
+  await ensureIndexes(mongo.db);
+  const client = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
+  await client.close();
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const activities = createActivities({
+    config,
+    events: new EventStore(mongo.db),
+    contents: new ContentStore(mongo.db),
+  });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowsPath: WORKFLOWS_PATH,
+    activities,
+    maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES,
+    maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS,
+  });
+  let running: Promise<void> | undefined;
+  return {
+    worker,
+    mongo,
+    run() {
+      running ??= worker.run();
+      return running;
+    },
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running?.catch(() => undefined);
+      await connection.close();
+      await mongo.close();
+    },
+  };
+}

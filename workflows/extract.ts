@@ -1,0 +1,105 @@
+// extractWorkflow: fetch → clean → extract with a model, one page, recorded as job events.
+import {
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  upsertSearchAttributes,
+  uuid4,
+  CancellationScope,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { CleanerStep } from '../activities/clean-content.js';
+import type { NormalizedSchema } from '../shared/schema-input.js';
+import { SEARCH_ATTRIBUTES } from '../shared/temporal-names.js';
+import { categoryOf } from './failures.js';
+import { JobLog } from './job-events.js';
+import { fetchPolicy, modelPolicy } from './policies.js';
+
+export interface ExtractWorkflowInput {
+  jobId: string;
+  tenantId: string;
+  url: string;
+  fetchMode: 'auto' | 'static' | 'dynamic';
+  cleanerChain: CleanerStep[];
+  schema: NormalizedSchema;
+  captureDebug: boolean;
+  /** The API recorded job.created as seq 0; the workflow continues from here. */
+  firstSeq: number;
+}
+
+export interface ExtractWorkflowResult {
+  jobId: string;
+  status: 'completed';
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+const { fetchPage, cleanContent } = proxyActivities<Activities>(fetchPolicy);
+const { extractWithModel } = proxyActivities<Activities>(modelPolicy);
+
+export async function extractWorkflow(input: ExtractWorkflowInput): Promise<ExtractWorkflowResult> {
+  const log = new JobLog(input.jobId, input.tenantId, input.firstSeq);
+  const started = Date.now();
+  const setStatus = (status: string) => upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
+  setStatus('running');
+  await log.record({ type: 'job.started', data: {} });
+  const pageId = uuid4();
+  try {
+    const fetched = await fetchPage({
+      jobId: input.jobId,
+      url: input.url,
+      fetchMode: input.fetchMode,
+      contentId: uuid4(),
+    });
+    const cleaned = await cleanContent({
+      jobId: input.jobId,
+      sourceId: fetched.contentId,
+      targetId: uuid4(),
+      chain: input.cleanerChain,
+    });
+    const event = log.reserve();
+    const answer = await extractWithModel({
+      jobId: input.jobId,
+      tenantId: input.tenantId,
+      pageId,
+      contentId: cleaned.contentId,
+      url: input.url,
+      depth: 0,
+      parentUrl: null,
+      schema: input.schema,
+      fetch: fetched,
+      cleanDurationMs: cleaned.durationMs,
+      eventSeq: event.seq,
+      eventId: event.eventId,
+    });
+    await log.record({ type: 'job.completed', data: { duration_ms: Date.now() - started } });
+    setStatus('completed');
+    return {
+      jobId: input.jobId,
+      status: 'completed',
+      provider: answer.provider,
+      model: answer.model,
+      inputTokens: answer.inputTokens,
+      outputTokens: answer.outputTokens,
+    };
+  } catch (err) {
+    const duration_ms = Date.now() - started;
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() => log.record({ type: 'job.cancelled', data: { duration_ms } }));
+      setStatus('cancelled');
+      throw err;
+    }
+    const { category, message } = categoryOf(err);
+    await log.record(
+      {
+        type: 'page.failed',
+        data: { page_id: pageId, url: input.url, depth: 0, parent_url: null, error_category: category, error_message: message },
+      },
+      { type: 'job.failed', data: { error_category: category, error_message: message, duration_ms } },
+    );
+    setStatus('failed');
+    throw ApplicationFailure.nonRetryable(message, category);
+  }
+}

@@ -1,0 +1,46 @@
+// Named retry policies for every activity the workflows call.
+import type { ActivityOptions } from '@temporalio/workflow';
+
+const NEVER_RETRY = [
+  'invalid_input',
+  'ssrf_blocked',
+  'robots_disallowed',
+  'unsupported_content',
+  'content_too_large',
+  'insufficient_content',
+  'invalid_key',
+  'no_models',
+  'model_unsupported',
+  'content_too_long',
+  'blocked',
+];
+
+/** Database writes of the event log: fast, retried until the store is back. */
+export const recordPolicy: ActivityOptions = {
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+};
+
+/** Fetching and cleaning pages: a few quick retries for transient network errors. */
+export const fetchPolicy: ActivityOptions = {
+  startToCloseTimeout: '2m',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '20s',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: NEVER_RETRY,
+  },
+};
+
+/** Model calls: fallback along the chain happens inside the activity; retry the whole chain rarely. */
+export const modelPolicy: ActivityOptions = {
+  startToCloseTimeout: '10m',
+  retry: {
+    initialInterval: '2s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    maximumAttempts: 2,
+    nonRetryableErrorTypes: NEVER_RETRY,
+  },
+};
