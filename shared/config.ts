@@ -18,6 +18,7 @@ export const ConfigSchema = z.object({
   MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/'),
   MONGODB_DB: z.string().default('extract_service'),
   SERVICE_BOOTSTRAP_API_KEY: optionalString,
+  EXTRACT_WAIT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
   ALLOW_PRIVATE_ADDRESSES: bool.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   BODY_LIMIT_BYTES: z.coerce

@@ -1,6 +1,6 @@
 // Schema input (spec 2.1): a {field: type} map, a structured schema (YAML/JSON with name + fields), or a
 // free-form prompt. Detected in that order of precedence (decisions.md) and normalised into fields.
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { CategorizedError } from './errors.js';
 
 export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;

@@ -1,4 +1,6 @@
-// Temporal names shared by the API, the worker and the workflows. No driver imports here.
+// Temporal names shared by the API, the worker and the workflows. Only @temporalio/common (workflow-safe).
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
 export const WORKFLOW_TYPES = { extract: 'extractWorkflow' } as const;
 
 export const JOB_TYPES = ['extract', 'crawl', 'analyze'] as const;
@@ -15,4 +17,12 @@ export const SEARCH_ATTRIBUTES = {
   jobType: 'ExtractJobType',
   domain: 'ExtractDomain',
   status: 'ExtractJobStatus',
+} as const;
+
+/** Typed keys for the search attributes above (for typedSearchAttributes when starting workflows). */
+export const SEARCH_ATTRIBUTE_KEYS = {
+  tenant: defineSearchAttributeKey(SEARCH_ATTRIBUTES.tenant, SearchAttributeType.KEYWORD),
+  jobType: defineSearchAttributeKey(SEARCH_ATTRIBUTES.jobType, SearchAttributeType.KEYWORD),
+  domain: defineSearchAttributeKey(SEARCH_ATTRIBUTES.domain, SearchAttributeType.KEYWORD),
+  status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, SearchAttributeType.KEYWORD),
 } as const;

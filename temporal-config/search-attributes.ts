@@ -1,10 +1,10 @@
 // Registers the custom search attributes operators filter on in the Temporal UI. Runs at every start
 // (worker and tests); an attribute that already exists is left alone.
 import type { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../shared/temporal-names.js';
 
-const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
 
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });

@@ -7,6 +7,7 @@ import type { Config } from '../shared/config.js';
 import { ContentStore } from '../shared/store/contents.js';
 import { EventStore } from '../shared/store/event-store.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
+import { installRuntime } from './runtime.js';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -19,6 +20,7 @@ export interface RunningWorker {
 }
 
 export async function buildWorker(config: Config): Promise<RunningWorker> {
+  installRuntime(config.LOG_LEVEL);
   const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
   await ensureIndexes(mongo.db);
   const client = await Connection.connect({ address: config.TEMPORAL_ADDRESS });

@@ -10,7 +10,7 @@ import {
 import type { Activities } from '../activities/index.js';
 import type { CleanerStep } from '../activities/clean-content.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
-import { SEARCH_ATTRIBUTES } from '../shared/temporal-names.js';
+import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import { categoryOf } from './failures.js';
 import { JobLog } from './job-events.js';
 import { fetchPolicy, modelPolicy } from './policies.js';
@@ -42,7 +42,7 @@ const { extractWithModel } = proxyActivities<Activities>(modelPolicy);
 export async function extractWorkflow(input: ExtractWorkflowInput): Promise<ExtractWorkflowResult> {
   const log = new JobLog(input.jobId, input.tenantId, input.firstSeq);
   const started = Date.now();
-  const setStatus = (status: string) => upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
+  const setStatus = (status: string) => upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
   setStatus('running');
   await log.record({ type: 'job.started', data: {} });
   const pageId = uuid4();

@@ -22,3 +22,27 @@ export const PaginationQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1..100.' }),
   offset: z.coerce.number().int().min(0).default(0).meta({ description: 'Items to skip.' }),
 });
+
+export const IdempotencyHeadersSchema = z.object({
+  'idempotency-key': z.string().min(1).max(200).optional().meta({
+    description:
+      'Makes the POST safe to retry: a second request with the same key returns the same job instead of starting another.',
+  }),
+});
+
+export const HttpUrlSchema = z
+  .string()
+  .min(1, { abort: true })
+  .max(4096, { abort: true })
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an absolute http(s) URL' },
+  )
+  .meta({ format: 'uri', description: 'Absolute http or https URL' });

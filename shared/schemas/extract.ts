@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { INPUT_FORMATS } from '../schema-input.js';
-import { FetchModeSchema, TimestampSchema } from './common.js';
+import { FetchModeSchema, HttpUrlSchema, TimestampSchema } from './common.js';
 
 export const SchemaInputSchema = z
   .union([z.string().min(1), z.record(z.string(), z.unknown())])
@@ -22,7 +22,7 @@ export const CleanerStepSchema = z
 
 export const ExtractRequestSchema = z
   .object({
-    url: z.string().min(1).max(4096).meta({ description: 'http(s) URL of the page' }),
+    url: HttpUrlSchema.meta({ description: 'http(s) URL of the page' }),
     schema: SchemaInputSchema,
     fetch_mode: FetchModeSchema.default('auto'),
     cleaner_chain: z

@@ -1,0 +1,96 @@
+// The API's composition root: deps in, a Fastify instance (not yet listening) out.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { API_PREFIX, registerAuth } from './auth.js';
+import type { ApiDeps } from './deps.js';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, ProblemError, problemTypeUri, registerProblemHandlers } from './problem.js';
+import { extractRoutes } from './routes/extract.js';
+import { healthRoutes } from './routes/health.js';
+import { jobRoutes } from './routes/jobs.js';
+import { keyRoutes } from './routes/keys.js';
+
+export const API_VERSION = '1.0.0';
+
+const API_DESCRIPTION = `Fetches web pages and returns structured data extracted by a language model.
+
+Every /api/v1 route needs \`Authorization: Bearer <API key>\` (401 otherwise). Errors are
+\`application/problem+json\` (RFC 9457) with \`type, title, status, detail, instance, errors[{location, message, value}]\`;
+a validation error (422) names each bad field (\`body.url\`, \`query.limit\`...). Request bodies over the body limit
+are 413. Each tenant has a request-rate limit per minute (429 with Retry-After). Timestamps are RFC 3339 UTC with
+milliseconds. Another tenant's resources answer 404.`;
+
+/** Error responses are problem documents: the generated document says so with the right media type. */
+function problemMediaTypes(document: Record<string, unknown>) {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const json = response.content?.['application/json'];
+        if (Number(status) >= 400 && json && response.content) {
+          response.content = { [PROBLEM_CONTENT_TYPE]: json };
+        }
+      }
+    }
+  }
+  return document;
+}
+
+export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      deps.config.LOG_LEVEL === 'silent'
+        ? false
+        : { level: deps.config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    trustProxy: false,
+    genReqId: () => crypto.randomUUID(),
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerProblemHandlers(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Web data extraction service', version: API_VERSION, description: API_DESCRIPTION },
+      servers: [{ url: deps.config.PUBLIC_BASE_URL ?? `http://${deps.config.HOST}:${deps.config.PORT}` }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearerAuth: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerAuth(app, deps);
+
+  await app.register(healthRoutes(deps));
+  await app.register(
+    async (v1) => {
+      v1.get('/openapi.json', { schema: { hide: true } }, async () => problemMediaTypes(structuredClone(app.swagger()) as never));
+      await v1.register(extractRoutes(deps));
+      await v1.register(jobRoutes(deps));
+      await v1.register(keyRoutes(deps));
+    },
+    { prefix: API_PREFIX },
+  );
+
+  app.get(
+    '/problems/:slug',
+    { schema: { hide: true, params: z.object({ slug: z.string() }) } },
+    async (request) => {
+      const kind = PROBLEM_TYPES[request.params.slug as keyof typeof PROBLEM_TYPES];
+      if (!kind) throw new ProblemError({ slug: 'not-found', detail: `no problem type ${request.params.slug}` });
+      return { type: problemTypeUri(request.params.slug), ...kind };
+    },
+  );
+  return app;
+}

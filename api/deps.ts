@@ -1,0 +1,16 @@
+// What the API needs from the outside world, built once by main.ts (or by a test) and passed in.
+import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import type { Config } from '../shared/config.js';
+import type { EventStore } from '../shared/store/event-store.js';
+import type { JobReader } from '../shared/store/jobs.js';
+import type { TenantStore } from '../shared/store/tenants.js';
+
+export interface ApiDeps {
+  config: Config;
+  db: Db;
+  temporal: Client;
+  events: EventStore;
+  jobs: JobReader;
+  tenants: TenantStore;
+}

@@ -1,0 +1,146 @@
+// Every error leaves the API as an RFC 9457 problem document (application/problem+json).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { CATEGORY_HTTP_STATUS, CategorizedError } from '../shared/errors.js';
+import type { Problem } from '../shared/schemas/problem.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** The kinds of problem the API answers, each with its own `type` URI (served at /problems/{slug}). */
+export const PROBLEM_TYPES = {
+  'validation-error': { status: 422, title: 'Invalid request', description: 'A field of the request is invalid; errors[] names each one.' },
+  'bad-request': { status: 400, title: 'Bad request', description: 'The request could not be read (for example malformed JSON).' },
+  unauthorized: { status: 401, title: 'Unauthorized', description: 'The Authorization: Bearer <API key> header is missing or the key is not valid.' },
+  'not-found': { status: 404, title: 'Not found', description: 'No such route, or no such resource for this tenant.' },
+  conflict: { status: 409, title: 'Conflict', description: 'The resource conflicts with an existing one.' },
+  'payload-too-large': { status: 413, title: 'Payload too large', description: 'The request body is larger than the documented limit.' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type', description: 'Send the body as application/json.' },
+  'rate-limited': { status: 429, title: 'Too many requests', description: "The tenant's request-rate limit is exceeded; retry after Retry-After seconds." },
+  'job-failed': { status: 502, title: 'Job failed', description: 'The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}.' },
+  'service-unavailable': { status: 503, title: 'Service unavailable', description: 'A dependency (Temporal or MongoDB) is not reachable.' },
+  internal: { status: 500, title: 'Internal server error', description: 'An unexpected error; it has been logged.' },
+} as const;
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+
+export const problemTypeUri = (slug: string) => `/problems/${slug}`;
+
+export interface ProblemInit {
+  slug: ProblemSlug;
+  detail: string;
+  status?: number;
+  title?: string;
+  errors?: Problem['errors'];
+  extra?: Pick<Problem, 'error_category' | 'job_id'>;
+}
+
+/** An error a route throws to answer with a specific problem. */
+export class ProblemError extends Error {
+  constructor(readonly init: ProblemInit) {
+    super(init.detail);
+  }
+}
+
+export const notFound = (what: string) => new ProblemError({ slug: 'not-found', detail: `${what} not found` });
+
+export function problemBody(request: FastifyRequest, init: ProblemInit): Problem {
+  const kind = PROBLEM_TYPES[init.slug];
+  return {
+    type: problemTypeUri(init.slug),
+    title: init.title ?? kind.title,
+    status: init.status ?? kind.status,
+    detail: init.detail,
+    instance: request.url.split('?')[0] ?? request.url,
+    errors: init.errors ?? [],
+    ...init.extra,
+  };
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, init: ProblemInit) {
+  const body = problemBody(request, init);
+  return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
+}
+
+const CONTEXT_LOCATION: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+function valueAt(root: unknown, path: string[]): unknown {
+  let current = root;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function validationProblem(request: FastifyRequest, error: FastifyError): ProblemInit {
+  const context = error.validationContext ?? 'body';
+  const source = { body: request.body, querystring: request.query, params: request.params, headers: request.headers }[
+    context
+  ];
+  const errors = (error.validation ?? []).flatMap((issue) => {
+    const path = issue.instancePath.split('/').filter(Boolean);
+    const keys = issue.keyword === 'unrecognized_keys' ? ((issue.params as { keys?: string[] }).keys ?? []) : [];
+    // An unknown key is reported at the key itself, so the caller sees which field to remove.
+    const paths = keys.length > 0 ? keys.map((key) => [...path, key]) : [path];
+    return paths.map((fullPath) => ({
+      location: [CONTEXT_LOCATION[context] ?? context, ...fullPath].join('.'),
+      message: keys.length > 0 ? 'unknown field' : (issue.message ?? 'invalid value'),
+      value: valueAt(source, fullPath),
+    }));
+  });
+  const names = errors.map((e) => e.location).join(', ');
+  return { slug: 'validation-error', detail: `The request has invalid fields: ${names}`, errors };
+}
+
+function categorizedProblem(error: CategorizedError): ProblemInit {
+  const status = CATEGORY_HTTP_STATUS[error.category];
+  const slug: ProblemSlug = status === 422 ? 'validation-error' : status === 429 ? 'rate-limited' : 'job-failed';
+  const location = typeof error.details?.location === 'string' ? error.details.location : undefined;
+  return {
+    slug,
+    status,
+    title: slug === 'job-failed' ? `Job failed: ${error.category}` : undefined,
+    detail: error.message,
+    errors: location ? [{ location, message: error.message, value: error.details?.value }] : [],
+    extra: { error_category: error.category },
+  };
+}
+
+function fastifyProblem(error: FastifyError): ProblemInit | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { slug: 'payload-too-large', detail: error.message };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { slug: 'unsupported-media-type', detail: error.message };
+    case 'FST_ERR_RATE_LIMITED':
+      return { slug: 'rate-limited', detail: error.message };
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 429) return { slug: 'rate-limited', detail: error.message };
+  if (status === 404) return { slug: 'not-found', detail: error.message };
+  if (status >= 400 && status < 500) return { slug: 'bad-request', status, detail: error.message };
+  return null;
+}
+
+export function registerProblemHandlers(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    let init: ProblemInit | null;
+    if (error instanceof ProblemError) init = error.init;
+    else if (hasZodFastifySchemaValidationErrors(error)) init = validationProblem(request, error);
+    else if (error instanceof CategorizedError) init = categorizedProblem(error);
+    else if (isResponseSerializationError(error)) init = null;
+    else init = fastifyProblem(error);
+    if (!init) {
+      request.log.error({ err: error }, 'unhandled error');
+      init = { slug: 'internal', detail: 'An unexpected error occurred.' };
+    }
+    return sendProblem(request, reply, init);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, { slug: 'not-found', detail: `No route ${request.method} ${request.url.split('?')[0]}` }),
+  );
+}

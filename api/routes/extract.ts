@@ -1,0 +1,95 @@
+// POST /api/v1/extract: runs an extract job and waits for it (decisions.md: 200 with the result).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CATEGORY_HTTP_STATUS, CategorizedError } from '../../shared/errors.js';
+import { type NormalizedSchema, normalizeSchema } from '../../shared/schema-input.js';
+import { AcceptedJobSchema, ExtractRequestSchema, ExtractResponseSchema } from '../../shared/schemas/extract.js';
+import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
+import { standardErrors } from '../../shared/schemas/problem.js';
+import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
+import type { ExtractWorkflowInput } from '../../workflows/extract.js';
+import type { ApiDeps } from '../deps.js';
+import { awaitJob, startJob } from '../job-runner.js';
+import { ProblemError } from '../problem.js';
+import { extractResponse } from '../views.js';
+
+export function parseSchemaField(schema: unknown, location: string): NormalizedSchema {
+  try {
+    return normalizeSchema(schema);
+  } catch (err) {
+    if (!(err instanceof CategorizedError)) throw err;
+    throw new ProblemError({
+      slug: 'validation-error',
+      detail: `The schema cannot be used: ${err.message}`,
+      errors: [{ location, message: err.message, value: schema }],
+    });
+  }
+}
+
+export const extractRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/extract',
+      {
+        schema: {
+          summary: 'Extract structured data from one page',
+          description:
+            'Fetches the URL, cleans it with the cleaner chain and asks the model chain for data matching the ' +
+            'schema. Runs as a job (see /jobs/{id}) and waits for it: 200 with the result; a failed job answers ' +
+            'a problem document carrying job_id and error_category (status by category: 422 for unusable input ' +
+            'or content, 401 invalid provider key, 429 rate limit, 502 upstream failure, 504 timeout). If the job ' +
+            `takes longer than EXTRACT_WAIT_SECONDS (default ${deps.config.EXTRACT_WAIT_SECONDS}) the answer is ` +
+            '202 with the job link and the job goes on. Send an Idempotency-Key header to make retries safe.',
+          tags: ['extract'],
+          headers: IdempotencyHeadersSchema,
+          body: ExtractRequestSchema,
+          response: { 200: ExtractResponseSchema, 202: AcceptedJobSchema, ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const schema = parseSchemaField(body.schema, 'body.schema');
+        const { job } = await startJob(deps, {
+          tenantId: request.tenant._id,
+          type: 'extract',
+          url: body.url,
+          captureDebug: body.capture_debug,
+          idempotencyKey: request.headers['idempotency-key'] ?? null,
+          workflowType: WORKFLOW_TYPES.extract,
+          input: (jobId): ExtractWorkflowInput => ({
+            jobId,
+            tenantId: request.tenant._id,
+            url: body.url,
+            fetchMode: body.fetch_mode,
+            cleanerChain: body.cleaner_chain,
+            schema,
+            captureDebug: body.capture_debug,
+            firstSeq: 1,
+          }),
+        });
+        const done = await awaitJob(deps, job, deps.config.EXTRACT_WAIT_SECONDS * 1000);
+        if (done.status === 'completed') {
+          const [page] = (await deps.jobs.results(done.id)).filter((r) => r.status === 'completed');
+          if (page) return reply.code(200).send(extractResponse(done, page));
+        }
+        if (done.status === 'failed' || done.status === 'cancelled') {
+          const category = done.error_category ?? 'unknown';
+          const status = CATEGORY_HTTP_STATUS[category];
+          throw new ProblemError({
+            slug: status === 422 ? 'validation-error' : status === 429 ? 'rate-limited' : 'job-failed',
+            status,
+            title: `Job ${done.status}: ${category}`,
+            detail: done.error_message ?? `the job ${done.status}`,
+            extra: { job_id: done.id, error_category: category },
+          });
+        }
+        return reply.code(202).send({
+          job_id: done.id,
+          status: done.status,
+          status_url: `/api/v1/jobs/${done.id}`,
+          queue_position: await deps.jobs.queuePosition(done),
+        });
+      },
+    );
+  };
+

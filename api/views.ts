@@ -1,0 +1,59 @@
+// Read models → API resources. The projections carry bookkeeping (tenant, last_seq) the API never shows.
+import type { JobView } from '../shared/reducers/job.js';
+import type { ResultView } from '../shared/reducers/results.js';
+import type { ExtractResponse } from '../shared/schemas/extract.js';
+import type { Job } from '../shared/schemas/job.js';
+import type { ApiDeps } from './deps.js';
+
+export async function jobResource(deps: ApiDeps, job: JobView): Promise<Job> {
+  return {
+    id: job.id,
+    type: job.type,
+    url: job.url,
+    status: job.status,
+    created_at: job.created_at,
+    started_at: job.started_at,
+    completed_at: job.completed_at,
+    duration_ms: job.duration_ms,
+    page_count: job.page_count,
+    failed_count: job.failed_count,
+    urls_queued: job.urls_queued,
+    token_usage_input: job.token_usage_input,
+    token_usage_output: job.token_usage_output,
+    llm_cost_usd: job.llm_cost_usd,
+    cost_usd: job.cost_usd,
+    is_byok: job.is_byok,
+    error_category: job.error_category,
+    error_message: job.error_message,
+    capture_debug: job.capture_debug,
+    queue_position: await deps.jobs.queuePosition(job),
+    workflow_id: job.workflow_id,
+  };
+}
+
+export function extractResponse(job: JobView, page: ResultView): ExtractResponse {
+  return {
+    data: page.data,
+    fetched_at: page.fetched_at ?? page.completed_at,
+    input_format: (page.input_format ?? 'prompt') as ExtractResponse['input_format'],
+    job_id: job.id,
+    url: page.url,
+    metadata: {
+      extract_duration_ms: page.extract_duration_ms ?? 0,
+      fetch_duration_ms: page.fetch_duration_ms ?? 0,
+      model: page.model ?? '',
+      provider: page.provider ?? '',
+      fetch_mode: page.fetch_mode ?? '',
+      final_url: page.final_url,
+      fallback_position: page.fallback_position ?? 0,
+      price_known: page.price_known,
+    },
+    usage: {
+      input_tokens: page.input_tokens,
+      output_tokens: page.output_tokens,
+      llm_cost_usd: page.llm_cost_usd,
+      cost_usd: page.cost_usd,
+      is_byok: page.is_byok,
+    },
+  };
+}

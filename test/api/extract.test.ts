@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { COLLECTIONS } from '../../shared/store/mongo.js';
+import { html, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+let site: FixtureSite;
+
+before(async () => {
+  svc = await startTestService();
+  site = await startFixtureSite();
+  site.route(
+    '/product',
+    html(
+      'Blue Kettle',
+      '<main><h1>Blue Kettle</h1><p>Price: 24.5</p><p>Brand: Acme</p><p>A kettle that boils water quickly and ' +
+        'quietly, with an automatic shut-off and a removable filter. Holds 1.7 litres.</p></main>',
+    ),
+  );
+  site.route('/gone', (_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>gone</h1>'));
+});
+after(async () => {
+  await site?.close();
+  await svc?.close();
+});
+
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  svc.app.inject({ method: 'POST', url: '/api/v1/extract', headers: { ...svc.auth(), ...headers }, payload: body as object });
+
+describe('POST /api/v1/extract', () => {
+  test('extracts a page end to end and records the job', async () => {
+    const res = await post({ url: `${site.url}/product`, schema: { name: 'string', price: 'number', brand: 'string' } });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.deepEqual(body.data, { name: 'Blue Kettle', price: 24.5, brand: 'Acme' });
+    assert.equal(body.input_format, 'fields');
+    assert.equal(body.url, `${site.url}/product`);
+    assert.equal(body.metadata.provider, 'openai');
+    assert.equal(body.metadata.model, 'gpt-4o-mini');
+    assert.ok(body.usage.input_tokens > 0 && body.usage.output_tokens > 0);
+    assert.ok(body.usage.llm_cost_usd > 0, 'gpt-4o-mini has a known price');
+    assert.equal(body.usage.is_byok, false);
+    assert.match(body.fetched_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    // The model really got the page through the SDK, with the operator key.
+    const call = svc.llm.requests.at(-1);
+    assert.equal(call?.api, 'openai');
+    assert.match(JSON.stringify(call?.body), /Blue Kettle/);
+
+    const job = await svc.app.inject({ method: 'GET', url: `/api/v1/jobs/${body.job_id}`, headers: svc.auth() });
+    assert.equal(job.statusCode, 200);
+    const j = job.json();
+    assert.equal(j.status, 'completed');
+    assert.equal(j.type, 'extract');
+    assert.equal(j.page_count, 1);
+    assert.equal(j.token_usage_input, body.usage.input_tokens);
+    assert.equal(j.token_usage_output, body.usage.output_tokens);
+    assert.equal(j.cost_usd, body.usage.cost_usd);
+    assert.equal(j.workflow_id, `extract-${body.job_id}`);
+    assert.ok(j.started_at && j.completed_at && j.created_at <= j.started_at && j.started_at <= j.completed_at);
+
+    const events = await svc.deps.events.list(body.job_id);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['job.created', 'job.started', 'page.completed', 'job.completed'],
+    );
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      [...events.keys()].map((i) => events[i]!.seq).sort((a, b) => a - b),
+    );
+  });
+
+  test('a structured YAML schema and a prompt are detected and reported', async () => {
+    const yaml = 'name: product\nfields:\n  - name: brand\n    type: string\n    required: true\n';
+    const structured = await post({ url: `${site.url}/product`, schema: yaml });
+    assert.equal(structured.statusCode, 200, structured.body);
+    assert.equal(structured.json().input_format, 'structured');
+    assert.equal(structured.json().data.brand, 'Acme');
+    const prompt = await post({ url: `${site.url}/product`, schema: 'What is the product and its price?' });
+    assert.equal(prompt.statusCode, 200, prompt.body);
+    assert.equal(prompt.json().input_format, 'prompt');
+  });
+
+  test('a target page that answers 404 fails the job with http_status, as a problem naming the job', async () => {
+    const res = await post({ url: `${site.url}/gone`, schema: { title: 'string' } });
+    assert.equal(res.statusCode, 502, res.body);
+    assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+    const problem = res.json();
+    assert.equal(problem.error_category, 'http_status');
+    assert.ok(problem.job_id);
+    const job = (await svc.app.inject({ url: `/api/v1/jobs/${problem.job_id}`, headers: svc.auth() })).json();
+    assert.equal(job.status, 'failed');
+    assert.equal(job.error_category, 'http_status');
+    assert.match(job.error_message, /404/);
+  });
+
+  test('Idempotency-Key returns the same job instead of starting another', async () => {
+    const body = { url: `${site.url}/product`, schema: { name: 'string' } };
+    const first = await post(body, { 'idempotency-key': 'order-42' });
+    const second = await post(body, { 'idempotency-key': 'order-42' });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(second.statusCode, 200, second.body);
+    assert.equal(first.json().job_id, second.json().job_id);
+    const other = await post(body, { 'idempotency-key': 'order-43' });
+    assert.notEqual(other.json().job_id, first.json().job_id);
+  });
+
+  test('invalid fields are a 422 problem naming each field', async () => {
+    const res = await post({ url: '', schema: { title: 'string' }, fetch_mode: 'teleport', surprise: 1 });
+    assert.equal(res.statusCode, 422);
+    assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+    const problem = res.json();
+    assert.equal(problem.status, 422);
+    assert.equal(problem.instance, '/api/v1/extract');
+    const locations = problem.errors.map((e: { location: string }) => e.location).sort();
+    assert.deepEqual(locations, ['body.fetch_mode', 'body.surprise', 'body.url']);
+    const mode = problem.errors.find((e: { location: string }) => e.location === 'body.fetch_mode');
+    assert.equal(mode.value, 'teleport');
+  });
+
+  test('a schema with no usable field is a 422 on body.schema, and no job is created', async () => {
+    const before = await svc.mongo.db.collection(COLLECTIONS.jobs).countDocuments();
+    const res = await post({ url: `${site.url}/product`, schema: { name: 'product', fields: [] } });
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().errors[0].location, 'body.schema');
+    assert.equal(await svc.mongo.db.collection(COLLECTIONS.jobs).countDocuments(), before);
+  });
+
+  test('a URL that is not http(s) is a 422 on body.url', async () => {
+    const res = await post({ url: 'ftp://example.com/x', schema: { title: 'string' } });
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().errors[0].location, 'body.url');
+  });
+});

@@ -1,0 +1,123 @@
+// A whole service for a test file: the shared embedded FerretDB + Temporal (started once by `npm test`, or
+// here when a file runs alone), a real worker on its own task queue, the Fastify app, a fake model server,
+// and a tenant with an API key. Each call gets a fresh database, so test files never see each other's data.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { buildApp } from '../../api/app.js';
+import type { ApiDeps } from '../../api/deps.js';
+import { type Config, loadConfig } from '../../shared/config.js';
+import { EventStore } from '../../shared/store/event-store.js';
+import { JobReader } from '../../shared/store/jobs.js';
+import { connectMongo, ensureIndexes, type Mongo } from '../../shared/store/mongo.js';
+import { TenantStore } from '../../shared/store/tenants.js';
+import { buildWorker, type RunningWorker } from '../../worker/build.js';
+import { type Infra, startInfra } from '../../scripts/lib/stack.js';
+import { type FakeLlmServer, startFakeLlmServer } from './fake-llm-server.js';
+
+export interface InfraHandle {
+  mongoUri: string;
+  temporalAddress: string;
+  stop(): Promise<void>;
+}
+
+/** The run's shared infrastructure, or a private one when the file runs on its own. */
+export async function useInfra(): Promise<InfraHandle> {
+  const mongoUri = process.env.TEST_MONGODB_URI;
+  const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS;
+  if (mongoUri && temporalAddress) return { mongoUri, temporalAddress, stop: async () => {} };
+  const infra: Infra = await startInfra();
+  return infra;
+}
+
+export interface TestService {
+  config: Config;
+  mongo: Mongo;
+  deps: ApiDeps;
+  app: Awaited<ReturnType<typeof buildApp>>;
+  worker: RunningWorker | null;
+  llm: FakeLlmServer;
+  apiKey: string;
+  tenantId: string;
+  /** Another tenant with its own key, for isolation tests. */
+  newTenant(name: string): Promise<{ tenantId: string; apiKey: string }>;
+  startWorker(): Promise<RunningWorker>;
+  stopWorker(): Promise<void>;
+  auth(key?: string): { authorization: string };
+  close(): Promise<void>;
+}
+
+export async function startTestService(
+  opts: { env?: Record<string, string>; worker?: boolean; infra?: InfraHandle } = {},
+): Promise<TestService> {
+  const infra = opts.infra ?? (await useInfra());
+  const llm = await startFakeLlmServer();
+  const suffix = randomUUID().slice(0, 8);
+  const config = loadConfig({
+    MONGODB_URI: infra.mongoUri,
+    MONGODB_DB: `test_${suffix}`,
+    TEMPORAL_ADDRESS: infra.temporalAddress,
+    TEMPORAL_TASK_QUEUE: `test-${suffix}`,
+    ALLOW_PRIVATE_ADDRESSES: 'true', // fixtures are on loopback
+    OPENAI_API_KEY: 'sk-test-operator',
+    OPENAI_BASE_URL: llm.openaiBaseUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-test-operator',
+    ANTHROPIC_BASE_URL: llm.anthropicBaseUrl,
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    ...opts.env,
+  });
+  const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
+  await ensureIndexes(mongo.db);
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const tenants = new TenantStore(mongo.db);
+  const deps: ApiDeps = {
+    config,
+    db: mongo.db,
+    temporal,
+    events: new EventStore(mongo.db),
+    jobs: new JobReader(mongo.db),
+    tenants,
+  };
+  const app = await buildApp(deps);
+  const newTenant = async (name: string) => {
+    const tenant = await tenants.ensureTenant(name);
+    const { key } = await tenants.createKey(tenant._id, 'test');
+    return { tenantId: tenant._id, apiKey: key };
+  };
+  const main = await newTenant('tenant-a');
+  let worker: RunningWorker | null = null;
+  const service: TestService = {
+    config,
+    mongo,
+    deps,
+    app,
+    worker,
+    llm,
+    apiKey: main.apiKey,
+    tenantId: main.tenantId,
+    newTenant,
+    async startWorker() {
+      const w = await buildWorker(config);
+      void w.run();
+      service.worker = w;
+      return w;
+    },
+    async stopWorker() {
+      await service.worker?.shutdown();
+      service.worker = null;
+    },
+    auth: (key = main.apiKey) => ({ authorization: `Bearer ${key}` }),
+    async close() {
+      await service.stopWorker();
+      await app.close();
+      await connection.close();
+      await mongo.db.dropDatabase().catch(() => undefined);
+      await mongo.close();
+      await llm.close();
+      if (!opts.infra) await infra.stop();
+    },
+  };
+  if (opts.worker !== false) await service.startWorker();
+  return service;
+}
