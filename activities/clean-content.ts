@@ -2,8 +2,8 @@
 // cleaning"). The default chain is [markdown]; more cleaners plug into CLEANERS.
 import TurndownService from 'turndown';
 import { CategorizedError } from '../shared/errors.js';
-import { categorized } from './failure.js';
 import type { ActivityDeps } from './deps.js';
+import { categorized } from './failure.js';
 
 export interface CleanerStep {
   name: string;
@@ -28,7 +28,11 @@ type Cleaner = (content: string, options: Record<string, unknown>) => string;
 const NOISE = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'SVG', 'CANVAS', 'HEAD']);
 
 function markdown(html: string): string {
-  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  const service = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+  });
   service.remove((node) => NOISE.has(node.nodeName.toUpperCase()));
   return service
     .turndown(html)
@@ -55,7 +59,8 @@ export function makeCleanContent(deps: ActivityDeps) {
       const started = Date.now();
       const source = await deps.contents.get(input.sourceId);
       const cleaned = source.content_type === 'text/plain' ? source.body : runChain(source.body, input.chain);
-      if (!cleaned.trim()) throw new CategorizedError('insufficient_content', 'the page has no readable content');
+      if (!cleaned.trim())
+        throw new CategorizedError('insufficient_content', 'the page has no readable content');
       await deps.contents.put({ ...source, _id: input.targetId, kind: 'cleaned', body: cleaned });
       return { contentId: input.targetId, chars: cleaned.length, durationMs: Date.now() - started };
     });

@@ -50,7 +50,11 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 export function makeExtractWithModel(deps: ActivityDeps) {
   const { config } = deps;
 
-  async function tryEntry(entry: ResolvedEntry, input: ExtractWithModelInput, content: string): Promise<Attempt> {
+  async function tryEntry(
+    entry: ResolvedEntry,
+    input: ExtractWithModelInput,
+    content: string,
+  ): Promise<Attempt> {
     const jsonSchema = toJsonSchema(input.schema);
     const validate = ajv.compile(jsonSchema);
     let tokensIn = 0;
@@ -66,18 +70,25 @@ export function makeExtractWithModel(deps: ActivityDeps) {
       });
       tokensIn += answer.inputTokens;
       tokensOut += answer.outputTokens;
-      if (answer.truncated) throw new CategorizedError('llm_truncation', 'the model ran out of output tokens', true);
+      if (answer.truncated)
+        throw new CategorizedError('llm_truncation', 'the model ran out of output tokens', true);
       let data: unknown;
       try {
         data = parseAnswer(answer.text);
       } catch {
         feedback = 'it was not parseable JSON';
-        if (round === 1) throw new CategorizedError('parse_error', 'the model did not answer with JSON', true);
+        if (round === 1)
+          throw new CategorizedError('parse_error', 'the model did not answer with JSON', true);
         continue;
       }
       if (validate(data)) return { data, inputTokens: tokensIn, outputTokens: tokensOut };
       feedback = describe(validate.errors ?? []);
-      if (round === 1) throw new CategorizedError('schema_mismatch', `the answer did not match the schema: ${feedback}`, true);
+      if (round === 1)
+        throw new CategorizedError(
+          'schema_mismatch',
+          `the answer did not match the schema: ${feedback}`,
+          true,
+        );
     }
     throw new CategorizedError('unknown', 'unreachable');
   }

@@ -1,8 +1,8 @@
 // Static fetch through the guarded dispatcher; the body is stored and only its id returns to the workflow.
 import { CategorizedError } from '../shared/errors.js';
 import { guardedFetch } from '../shared/net/guarded-fetch.js';
-import { categorized } from './failure.js';
 import type { ActivityDeps } from './deps.js';
+import { categorized } from './failure.js';
 
 export interface FetchPageInput {
   jobId: string;

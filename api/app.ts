@@ -12,7 +12,13 @@ import {
 import { z } from 'zod';
 import { API_PREFIX, registerAuth } from './auth.js';
 import type { ApiDeps } from './deps.js';
-import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, ProblemError, problemTypeUri, registerProblemHandlers } from './problem.js';
+import {
+  PROBLEM_CONTENT_TYPE,
+  PROBLEM_TYPES,
+  ProblemError,
+  problemTypeUri,
+  registerProblemHandlers,
+} from './problem.js';
 import { extractRoutes } from './routes/extract.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -30,7 +36,10 @@ milliseconds. Another tenant's resources answer 404.`;
 
 /** Error responses are problem documents: the generated document says so with the right media type. */
 function problemMediaTypes(document: Record<string, unknown>) {
-  const paths = (document.paths ?? {}) as Record<string, Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+  const paths = (document.paths ?? {}) as Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>
+  >;
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
@@ -75,7 +84,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes(deps));
   await app.register(
     async (v1) => {
-      v1.get('/openapi.json', { schema: { hide: true } }, async () => problemMediaTypes(structuredClone(app.swagger()) as never));
+      v1.get('/openapi.json', { schema: { hide: true } }, async () =>
+        problemMediaTypes(structuredClone(app.swagger()) as never),
+      );
       await v1.register(extractRoutes(deps));
       await v1.register(jobRoutes(deps));
       await v1.register(keyRoutes(deps));
@@ -88,7 +99,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     { schema: { hide: true, params: z.object({ slug: z.string() }) } },
     async (request) => {
       const kind = PROBLEM_TYPES[request.params.slug as keyof typeof PROBLEM_TYPES];
-      if (!kind) throw new ProblemError({ slug: 'not-found', detail: `no problem type ${request.params.slug}` });
+      if (!kind)
+        throw new ProblemError({ slug: 'not-found', detail: `no problem type ${request.params.slug}` });
       return { type: problemTypeUri(request.params.slug), ...kind };
     },
   );

@@ -107,9 +107,7 @@ export async function startJob(deps: ApiDeps, job: NewJob): Promise<{ job: JobVi
 export async function awaitJob(deps: ApiDeps, job: JobView, timeoutMs: number): Promise<JobView> {
   if (!isFinal(job.status)) {
     const handle = deps.temporal.workflow.getHandle(job.workflow_id);
-    await deps.temporal
-      .withDeadline(Date.now() + timeoutMs, () => handle.result())
-      .catch(() => undefined); // failure or deadline: the projection says which
+    await deps.temporal.withDeadline(Date.now() + timeoutMs, () => handle.result()).catch(() => undefined); // failure or deadline: the projection says which
   }
   return (await deps.jobs.get(job.tenant_id, job.id)) ?? job;
 }

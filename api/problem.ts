@@ -8,17 +8,58 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** The kinds of problem the API answers, each with its own `type` URI (served at /problems/{slug}). */
 export const PROBLEM_TYPES = {
-  'validation-error': { status: 422, title: 'Invalid request', description: 'A field of the request is invalid; errors[] names each one.' },
-  'bad-request': { status: 400, title: 'Bad request', description: 'The request could not be read (for example malformed JSON).' },
-  unauthorized: { status: 401, title: 'Unauthorized', description: 'The Authorization: Bearer <API key> header is missing or the key is not valid.' },
-  'not-found': { status: 404, title: 'Not found', description: 'No such route, or no such resource for this tenant.' },
+  'validation-error': {
+    status: 422,
+    title: 'Invalid request',
+    description: 'A field of the request is invalid; errors[] names each one.',
+  },
+  'bad-request': {
+    status: 400,
+    title: 'Bad request',
+    description: 'The request could not be read (for example malformed JSON).',
+  },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    description: 'The Authorization: Bearer <API key> header is missing or the key is not valid.',
+  },
+  'not-found': {
+    status: 404,
+    title: 'Not found',
+    description: 'No such route, or no such resource for this tenant.',
+  },
   conflict: { status: 409, title: 'Conflict', description: 'The resource conflicts with an existing one.' },
-  'payload-too-large': { status: 413, title: 'Payload too large', description: 'The request body is larger than the documented limit.' },
-  'unsupported-media-type': { status: 415, title: 'Unsupported media type', description: 'Send the body as application/json.' },
-  'rate-limited': { status: 429, title: 'Too many requests', description: "The tenant's request-rate limit is exceeded; retry after Retry-After seconds." },
-  'job-failed': { status: 502, title: 'Job failed', description: 'The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}.' },
-  'service-unavailable': { status: 503, title: 'Service unavailable', description: 'A dependency (Temporal or MongoDB) is not reachable.' },
-  internal: { status: 500, title: 'Internal server error', description: 'An unexpected error; it has been logged.' },
+  'payload-too-large': {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The request body is larger than the documented limit.',
+  },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Send the body as application/json.',
+  },
+  'rate-limited': {
+    status: 429,
+    title: 'Too many requests',
+    description: "The tenant's request-rate limit is exceeded; retry after Retry-After seconds.",
+  },
+  'job-failed': {
+    status: 502,
+    title: 'Job failed',
+    description:
+      'The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}.',
+  },
+  'service-unavailable': {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'A dependency (Temporal or MongoDB) is not reachable.',
+  },
+  internal: {
+    status: 500,
+    title: 'Internal server error',
+    description: 'An unexpected error; it has been logged.',
+  },
 } as const;
 export type ProblemSlug = keyof typeof PROBLEM_TYPES;
 
@@ -40,7 +81,8 @@ export class ProblemError extends Error {
   }
 }
 
-export const notFound = (what: string) => new ProblemError({ slug: 'not-found', detail: `${what} not found` });
+export const notFound = (what: string) =>
+  new ProblemError({ slug: 'not-found', detail: `${what} not found` });
 
 export function problemBody(request: FastifyRequest, init: ProblemInit): Problem {
   const kind = PROBLEM_TYPES[init.slug];
@@ -78,12 +120,16 @@ function valueAt(root: unknown, path: string[]): unknown {
 
 function validationProblem(request: FastifyRequest, error: FastifyError): ProblemInit {
   const context = error.validationContext ?? 'body';
-  const source = { body: request.body, querystring: request.query, params: request.params, headers: request.headers }[
-    context
-  ];
+  const source = {
+    body: request.body,
+    querystring: request.query,
+    params: request.params,
+    headers: request.headers,
+  }[context];
   const errors = (error.validation ?? []).flatMap((issue) => {
     const path = issue.instancePath.split('/').filter(Boolean);
-    const keys = issue.keyword === 'unrecognized_keys' ? ((issue.params as { keys?: string[] }).keys ?? []) : [];
+    const keys =
+      issue.keyword === 'unrecognized_keys' ? ((issue.params as { keys?: string[] }).keys ?? []) : [];
     // An unknown key is reported at the key itself, so the caller sees which field to remove.
     const paths = keys.length > 0 ? keys.map((key) => [...path, key]) : [path];
     return paths.map((fullPath) => ({
@@ -98,7 +144,8 @@ function validationProblem(request: FastifyRequest, error: FastifyError): Proble
 
 function categorizedProblem(error: CategorizedError): ProblemInit {
   const status = CATEGORY_HTTP_STATUS[error.category];
-  const slug: ProblemSlug = status === 422 ? 'validation-error' : status === 429 ? 'rate-limited' : 'job-failed';
+  const slug: ProblemSlug =
+    status === 422 ? 'validation-error' : status === 429 ? 'rate-limited' : 'job-failed';
   const location = typeof error.details?.location === 'string' ? error.details.location : undefined;
   return {
     slug,
@@ -141,6 +188,9 @@ export function registerProblemHandlers(app: FastifyInstance) {
     return sendProblem(request, reply, init);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, { slug: 'not-found', detail: `No route ${request.method} ${request.url.split('?')[0]}` }),
+    sendProblem(request, reply, {
+      slug: 'not-found',
+      detail: `No route ${request.method} ${request.url.split('?')[0]}`,
+    }),
   );
 }

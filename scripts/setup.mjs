@@ -16,7 +16,14 @@ function ensureNodeModules() {
   const marker = join(root, 'node_modules', '.setup-lock-hash');
   if (existsSync(marker) && readFileSync(marker, 'utf8') === hash) return;
   log('installing npm packages (npm ci)');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: root, stdio: 'inherit' });
+  const flags = ['--no-audit', '--no-fund', '--loglevel=error'];
+  const ci = spawnSync('npm', ['ci', ...flags], { cwd: root, stdio: ['ignore', 'inherit', 'pipe'] });
+  if (ci.status !== 0) {
+    // Some registry mirrors lack the other platforms' optional packages (esbuild, swc, biome), which makes
+    // `npm ci` refuse a lock file that `npm install` accepts unchanged.
+    log('npm ci refused the lock file here; installing from it with npm install');
+    execFileSync('npm', ['install', ...flags], { cwd: root, stdio: 'inherit' });
+  }
   writeFileSync(marker, hash);
 }
 

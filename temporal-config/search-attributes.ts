@@ -8,7 +8,9 @@ const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_
 
 export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
-  const missing = Object.values(SEARCH_ATTRIBUTES).filter((name) => !(name in (existing.customAttributes ?? {})));
+  const missing = Object.values(SEARCH_ATTRIBUTES).filter(
+    (name) => !(name in (existing.customAttributes ?? {})),
+  );
   if (missing.length === 0) return;
   await connection.operatorService.addSearchAttributes({
     namespace,

@@ -7,8 +7,8 @@ import type { Config } from '../shared/config.js';
 import { ContentStore } from '../shared/store/contents.js';
 import { EventStore } from '../shared/store/event-store.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
-import { installRuntime } from './runtime.js';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes.js';
+import { installRuntime } from './runtime.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 

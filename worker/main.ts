@@ -4,6 +4,8 @@ import { buildWorker } from './build.js';
 
 const config = loadConfig();
 const worker = await buildWorker(config);
-process.stderr.write(`worker polling task queue "${config.TEMPORAL_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}\n`);
+process.stderr.write(
+  `worker polling task queue "${config.TEMPORAL_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}\n`,
+);
 await worker.run();
 await worker.shutdown();

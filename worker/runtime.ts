@@ -6,6 +6,13 @@ let installed = false;
 export function installRuntime(level: string): void {
   if (installed) return;
   installed = true;
-  const map: Record<string, LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR' };
+  const map: Record<string, LogLevel> = {
+    trace: 'TRACE',
+    debug: 'DEBUG',
+    info: 'INFO',
+    warn: 'WARN',
+    error: 'ERROR',
+    fatal: 'ERROR',
+  };
   Runtime.install({ logger: new DefaultLogger(level === 'silent' ? 'ERROR' : (map[level] ?? 'INFO')) });
 }

@@ -1,14 +1,14 @@
 // extractWorkflow: fetch → clean → extract with a model, one page, recorded as job events.
 import {
   ApplicationFailure,
+  CancellationScope,
   isCancellation,
   proxyActivities,
   upsertSearchAttributes,
   uuid4,
-  CancellationScope,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
 import type { CleanerStep } from '../activities/clean-content.js';
+import type { Activities } from '../activities/index.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
 import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import { categoryOf } from './failures.js';
@@ -42,7 +42,8 @@ const { extractWithModel } = proxyActivities<Activities>(modelPolicy);
 export async function extractWorkflow(input: ExtractWorkflowInput): Promise<ExtractWorkflowResult> {
   const log = new JobLog(input.jobId, input.tenantId, input.firstSeq);
   const started = Date.now();
-  const setStatus = (status: string) => upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
+  const setStatus = (status: string) =>
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
   setStatus('running');
   await log.record({ type: 'job.started', data: {} });
   const pageId = uuid4();
@@ -87,7 +88,9 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
   } catch (err) {
     const duration_ms = Date.now() - started;
     if (isCancellation(err)) {
-      await CancellationScope.nonCancellable(() => log.record({ type: 'job.cancelled', data: { duration_ms } }));
+      await CancellationScope.nonCancellable(() =>
+        log.record({ type: 'job.cancelled', data: { duration_ms } }),
+      );
       setStatus('cancelled');
       throw err;
     }
@@ -95,7 +98,14 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
     await log.record(
       {
         type: 'page.failed',
-        data: { page_id: pageId, url: input.url, depth: 0, parent_url: null, error_category: category, error_message: message },
+        data: {
+          page_id: pageId,
+          url: input.url,
+          depth: 0,
+          parent_url: null,
+          error_category: category,
+          error_message: message,
+        },
       },
       { type: 'job.failed', data: { error_category: category, error_message: message, duration_ms } },
     );

@@ -7,6 +7,7 @@ export function categoryOf(err: unknown): { category: ErrorCategory; message: st
   if (cause instanceof ApplicationFailure) {
     return { category: isErrorCategory(cause.type) ? cause.type : 'unknown', message: cause.message };
   }
-  if (cause instanceof Error && cause.name === 'TimeoutFailure') return { category: 'timeout', message: cause.message };
+  if (cause instanceof Error && cause.name === 'TimeoutFailure')
+    return { category: 'timeout', message: cause.message };
   return { category: 'unknown', message: cause instanceof Error ? cause.message : String(cause) };
 }

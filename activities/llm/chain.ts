@@ -22,7 +22,8 @@ export function operatorChain(config: Config): ResolvedEntry[] {
 
 function operatorCredentials(config: Config, provider: string): { apiKey?: string; baseUrl?: string } {
   if (provider === 'openai') return { apiKey: config.OPENAI_API_KEY, baseUrl: config.OPENAI_BASE_URL };
-  if (provider === 'anthropic') return { apiKey: config.ANTHROPIC_API_KEY, baseUrl: config.ANTHROPIC_BASE_URL };
+  if (provider === 'anthropic')
+    return { apiKey: config.ANTHROPIC_API_KEY, baseUrl: config.ANTHROPIC_BASE_URL };
   return {};
 }
 

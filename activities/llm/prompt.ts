@@ -20,9 +20,12 @@ export function userPrompt(args: {
     parts.push(`What to extract: ${args.schema.prompt}`, 'Answer with a JSON object.');
   } else {
     if (args.schema.description) parts.push(`About this data: ${args.schema.description}`);
-    parts.push(`Answer with JSON that matches this JSON Schema:\n\`\`\`json\n${JSON.stringify(args.jsonSchema)}\n\`\`\``);
+    parts.push(
+      `Answer with JSON that matches this JSON Schema:\n\`\`\`json\n${JSON.stringify(args.jsonSchema)}\n\`\`\``,
+    );
   }
-  if (args.feedback) parts.push(`Your previous answer was not valid: ${args.feedback}. Answer again, correctly.`);
+  if (args.feedback)
+    parts.push(`Your previous answer was not valid: ${args.feedback}. Answer again, correctly.`);
   parts.push(`Page content (markdown):\n<page>\n${args.content}\n</page>`);
   return parts.join('\n\n');
 }

@@ -61,7 +61,10 @@ async function callOpenAi(target: ModelTarget, call: ModelCall): Promise<ModelAn
       { role: 'user', content: call.user },
     ],
     response_format: structured
-      ? { type: 'json_schema', json_schema: { name: call.schemaName, schema: call.jsonSchema, strict: false } }
+      ? {
+          type: 'json_schema',
+          json_schema: { name: call.schemaName, schema: call.jsonSchema, strict: false },
+        }
       : { type: 'json_object' },
   });
   const choice = res.choices[0];
@@ -86,11 +89,19 @@ async function callAnthropic(target: ModelTarget, call: ModelCall): Promise<Mode
     max_tokens: target.maxTokens,
     system: call.system,
     messages: [{ role: 'user', content: call.user }],
-    tools: [{ name: 'record_extraction', description: 'Record the extracted data.', input_schema: toolSchema(call) }],
+    tools: [
+      {
+        name: 'record_extraction',
+        description: 'Record the extracted data.',
+        input_schema: toolSchema(call),
+      },
+    ],
     tool_choice: { type: 'tool', name: 'record_extraction' },
   });
   const tool = res.content.find((b) => b.type === 'tool_use');
-  const text = tool ? JSON.stringify(tool.input) : res.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  const text = tool
+    ? JSON.stringify(tool.input)
+    : res.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   return {
     text,
     inputTokens: res.usage.input_tokens,
@@ -115,7 +126,8 @@ function mapSdkError(err: unknown): Error {
     if (status === 401 || status === 403) return cat('invalid_key', false);
     if (status === 429) return cat('rate_limit', true);
     if (status === 404) return cat('model_unsupported', false);
-    if (status === 400 && /context|too long|maximum/i.test(err.message)) return cat('content_too_long', false);
+    if (status === 400 && /context|too long|maximum/i.test(err.message))
+      return cat('content_too_long', false);
     return cat('provider_error', true);
   }
   return err instanceof Error ? cat('provider_error', true) : new CategorizedError('unknown', String(err));

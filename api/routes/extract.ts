@@ -2,8 +2,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CATEGORY_HTTP_STATUS, CategorizedError } from '../../shared/errors.js';
 import { type NormalizedSchema, normalizeSchema } from '../../shared/schema-input.js';
-import { AcceptedJobSchema, ExtractRequestSchema, ExtractResponseSchema } from '../../shared/schemas/extract.js';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
+import {
+  AcceptedJobSchema,
+  ExtractRequestSchema,
+  ExtractResponseSchema,
+} from '../../shared/schemas/extract.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { ExtractWorkflowInput } from '../../workflows/extract.js';
@@ -92,4 +96,3 @@ export const extractRoutes =
       },
     );
   };
-

@@ -2,13 +2,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
-import { ApiKeyListSchema, CreateApiKeyRequestSchema, CreatedApiKeySchema } from '../../shared/schemas/keys.js';
+import {
+  ApiKeyListSchema,
+  CreateApiKeyRequestSchema,
+  CreatedApiKeySchema,
+} from '../../shared/schemas/keys.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
 import type { ApiKeyDoc } from '../../shared/store/tenants.js';
 import type { ApiDeps } from '../deps.js';
 import { notFound } from '../problem.js';
 
-const keyResource = (doc: ApiKeyDoc) => ({ id: doc._id, name: doc.name, prefix: doc.prefix, created_at: doc.created_at });
+const keyResource = (doc: ApiKeyDoc) => ({
+  id: doc._id,
+  name: doc.name,
+  prefix: doc.prefix,
+  created_at: doc.created_at,
+});
 
 export const keyRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>

@@ -13,14 +13,22 @@ export async function startTemporal(opts: {
 }): Promise<Child> {
   mkdirSync(opts.dataDir, { recursive: true });
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(opts.port),
-    '--ui-port', String(opts.uiPort),
-    '--http-port', String(opts.port + 10),
-    '--metrics-port', String(opts.port + 20),
-    '--db-filename', resolve(opts.dataDir, 'temporal.sqlite'),
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--ui-port',
+    String(opts.uiPort),
+    '--http-port',
+    String(opts.port + 10),
+    '--metrics-port',
+    String(opts.port + 20),
+    '--db-filename',
+    resolve(opts.dataDir, 'temporal.sqlite'),
+    '--log-level',
+    'warn',
     ...Object.values(SEARCH_ATTRIBUTES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
   ];
   if (opts.uiPort <= 0) args.push('--headless');
@@ -29,7 +37,11 @@ export async function startTemporal(opts: {
   return child;
 }
 
-export async function startFerretDb(opts: { dataDir: string; port: number; quiet?: boolean }): Promise<Child> {
+export async function startFerretDb(opts: {
+  dataDir: string;
+  port: number;
+  quiet?: boolean;
+}): Promise<Child> {
   const dir = resolve(opts.dataDir, 'ferretdb');
   mkdirSync(dir, { recursive: true });
   const child = startChild(
@@ -48,4 +60,3 @@ export async function startFerretDb(opts: { dataDir: string; port: number; quiet
   await waitForPort(opts.port, '127.0.0.1', 60_000, child);
   return child;
 }
-

@@ -22,7 +22,8 @@ export function startChild(
   });
   const prefix = (chunk: Buffer) => {
     if (opts.quiet) return;
-    for (const line of chunk.toString().split('\n')) if (line.trim()) process.stderr.write(`[${name}] ${line}\n`);
+    for (const line of chunk.toString().split('\n'))
+      if (line.trim()) process.stderr.write(`[${name}] ${line}\n`);
   };
   proc.stdout?.on('data', prefix);
   proc.stderr?.on('data', prefix);
@@ -40,10 +41,16 @@ export function startChild(
   };
 }
 
-export async function waitForPort(port: number, host = '127.0.0.1', timeoutMs = 60_000, child?: Child): Promise<void> {
+export async function waitForPort(
+  port: number,
+  host = '127.0.0.1',
+  timeoutMs = 60_000,
+  child?: Child,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child && child.proc.exitCode !== null) throw new Error(`${child.name} exited with code ${child.proc.exitCode}`);
+    if (child && child.proc.exitCode !== null)
+      throw new Error(`${child.name} exited with code ${child.proc.exitCode}`);
     const ok = await new Promise<boolean>((resolve) => {
       const socket = connect(port, host);
       socket.once('connect', () => {

@@ -119,7 +119,9 @@ export function isFinal(status: JobStatus): boolean {
 
 /** Rebuilds a job from its full event history (sorted by seq). Returns null without a creation event. */
 export function reduceJob(events: readonly JobEvent[]): JobView | null {
-  const created = events.find((e) => e.type === 'job.created');
-  if (!created || created.type !== 'job.created') return null;
+  const created = events.find(
+    (e): e is Extract<JobEvent, { type: 'job.created' }> => e.type === 'job.created',
+  );
+  if (!created) return null;
   return events.reduce(applyJobEvent, initialJob(created));
 }

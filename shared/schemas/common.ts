@@ -13,7 +13,8 @@ export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES).meta({
 });
 
 export const FetchModeSchema = z.enum(['auto', 'static', 'dynamic']).meta({
-  description: 'How to fetch the page: static HTTP, a headless browser, or auto (static, switching when needed).',
+  description:
+    'How to fetch the page: static HTTP, a headless browser, or auto (static, switching when needed).',
 });
 
 export const IdParamsSchema = z.object({ id: z.string().min(1).max(200) });

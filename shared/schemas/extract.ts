@@ -2,16 +2,14 @@ import { z } from 'zod';
 import { INPUT_FORMATS } from '../schema-input.js';
 import { FetchModeSchema, HttpUrlSchema, TimestampSchema } from './common.js';
 
-export const SchemaInputSchema = z
-  .union([z.string().min(1), z.record(z.string(), z.unknown())])
-  .meta({
-    id: 'SchemaInput',
-    description:
-      'What to extract. One of: a {field: type} map (types string, number, integer, boolean, array/[type], ' +
-      'nested objects); a structured schema (YAML or JSON text, or an object) with name and fields ' +
-      '[{name, type, description?, required?, items?, properties?}]; or a free-form prompt. Detected in that ' +
-      'order; the response reports the format in input_format.',
-  });
+export const SchemaInputSchema = z.union([z.string().min(1), z.record(z.string(), z.unknown())]).meta({
+  id: 'SchemaInput',
+  description:
+    'What to extract. One of: a {field: type} map (types string, number, integer, boolean, array/[type], ' +
+    'nested objects); a structured schema (YAML or JSON text, or an object) with name and fields ' +
+    '[{name, type, description?, required?, items?, properties?}]; or a free-form prompt. Detected in that ' +
+    'order; the response reports the format in input_format.',
+});
 
 export const CleanerStepSchema = z
   .object({
@@ -30,7 +28,9 @@ export const ExtractRequestSchema = z
       .min(1)
       .max(10)
       .default([{ name: 'markdown' }])
-      .meta({ description: 'Ordered content cleaners applied before the model sees the page; default [markdown].' }),
+      .meta({
+        description: 'Ordered content cleaners applied before the model sees the page; default [markdown].',
+      }),
     capture_debug: z.boolean().default(false),
   })
   .strict()
@@ -60,7 +60,9 @@ export const ExtractResponseSchema = z
       fetch_mode: z.string(),
       final_url: z.string(),
       fallback_position: z.number().int(),
-      price_known: z.boolean().meta({ description: 'false when the model has no known price (cost reported as 0)' }),
+      price_known: z
+        .boolean()
+        .meta({ description: 'false when the model has no known price (cost reported as 0)' }),
     }),
     usage: UsageSchema,
   })

@@ -10,7 +10,9 @@ export const ApiKeySchema = z
   })
   .meta({ id: 'ApiKey' });
 
-export const CreateApiKeyRequestSchema = z.object({ name: z.string().min(1).max(64).default('api key') }).strict();
+export const CreateApiKeyRequestSchema = z
+  .object({ name: z.string().min(1).max(64).default('api key') })
+  .strict();
 
 export const CreatedApiKeySchema = ApiKeySchema.extend({
   key: z.string().meta({ description: 'The key itself. Shown only in this response; store it now.' }),

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 export const ProblemErrorSchema = z.object({
-  location: z.string().meta({ description: 'Where the bad value is, e.g. body.options.max_pages or header.authorization' }),
+  location: z
+    .string()
+    .meta({ description: 'Where the bad value is, e.g. body.options.max_pages or header.authorization' }),
   message: z.string(),
   value: z.unknown().optional(),
 });

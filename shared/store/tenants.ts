@@ -95,6 +95,10 @@ export class TenantStore {
     return tenant ? { tenant, key } : null;
   }
 
+  async hasAnyKey(): Promise<boolean> {
+    return (await this.keys.countDocuments({}, { limit: 1 })) > 0;
+  }
+
   async listKeys(tenantId: string): Promise<ApiKeyDoc[]> {
     return this.keys.find({ tenant_id: tenantId }).sort({ created_at: 1 }).toArray();
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
-import { html, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
+import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -18,7 +18,9 @@ before(async () => {
         'quietly, with an automatic shut-off and a removable filter. Holds 1.7 litres.</p></main>',
     ),
   );
-  site.route('/gone', (_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>gone</h1>'));
+  site.route('/gone', (_req, res) =>
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>gone</h1>'),
+  );
 });
 after(async () => {
   await site?.close();
@@ -26,11 +28,19 @@ after(async () => {
 });
 
 const post = (body: unknown, headers: Record<string, string> = {}) =>
-  svc.app.inject({ method: 'POST', url: '/api/v1/extract', headers: { ...svc.auth(), ...headers }, payload: body as object });
+  svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/extract',
+    headers: { ...svc.auth(), ...headers },
+    payload: body as object,
+  });
 
 describe('POST /api/v1/extract', () => {
   test('extracts a page end to end and records the job', async () => {
-    const res = await post({ url: `${site.url}/product`, schema: { name: 'string', price: 'number', brand: 'string' } });
+    const res = await post({
+      url: `${site.url}/product`,
+      schema: { name: 'string', price: 'number', brand: 'string' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.deepEqual(body.data, { name: 'Blue Kettle', price: 24.5, brand: 'Acme' });
@@ -48,7 +58,11 @@ describe('POST /api/v1/extract', () => {
     assert.equal(call?.api, 'openai');
     assert.match(JSON.stringify(call?.body), /Blue Kettle/);
 
-    const job = await svc.app.inject({ method: 'GET', url: `/api/v1/jobs/${body.job_id}`, headers: svc.auth() });
+    const job = await svc.app.inject({
+      method: 'GET',
+      url: `/api/v1/jobs/${body.job_id}`,
+      headers: svc.auth(),
+    });
     assert.equal(job.statusCode, 200);
     const j = job.json();
     assert.equal(j.status, 'completed');
@@ -58,7 +72,9 @@ describe('POST /api/v1/extract', () => {
     assert.equal(j.token_usage_output, body.usage.output_tokens);
     assert.equal(j.cost_usd, body.usage.cost_usd);
     assert.equal(j.workflow_id, `extract-${body.job_id}`);
-    assert.ok(j.started_at && j.completed_at && j.created_at <= j.started_at && j.started_at <= j.completed_at);
+    assert.ok(
+      j.started_at && j.completed_at && j.created_at <= j.started_at && j.started_at <= j.completed_at,
+    );
 
     const events = await svc.deps.events.list(body.job_id);
     assert.deepEqual(

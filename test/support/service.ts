@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../../api/app.js';
 import type { ApiDeps } from '../../api/deps.js';
+import { type Infra, startInfra } from '../../scripts/lib/stack.js';
 import { type Config, loadConfig } from '../../shared/config.js';
 import { EventStore } from '../../shared/store/event-store.js';
 import { JobReader } from '../../shared/store/jobs.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../../shared/store/mongo.js';
 import { TenantStore } from '../../shared/store/tenants.js';
 import { buildWorker, type RunningWorker } from '../../worker/build.js';
-import { type Infra, startInfra } from '../../scripts/lib/stack.js';
 import { type FakeLlmServer, startFakeLlmServer } from './fake-llm-server.js';
 
 export interface InfraHandle {
@@ -86,7 +86,7 @@ export async function startTestService(
     return { tenantId: tenant._id, apiKey: key };
   };
   const main = await newTenant('tenant-a');
-  let worker: RunningWorker | null = null;
+  const worker: RunningWorker | null = null;
   const service: TestService = {
     config,
     mongo,

@@ -1,0 +1,61 @@
+// Operator commands: `npm run --silent admin -- <command>`.
+//   create-key --tenant <name> [--name <label>]   prints only the new key on stdout
+//   set-rate-limit --tenant <name> --per-minute <n|default>
+//   rebuild-projections                           derives jobs and results again from the event log
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../shared/config.js';
+import { EventStore } from '../shared/store/event-store.js';
+import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
+import { TenantStore } from '../shared/store/tenants.js';
+
+const USAGE = `usage: npm run --silent admin -- <command>
+  create-key --tenant <name> [--name <label>]       create a tenant (if new) and an API key; prints the key
+  set-rate-limit --tenant <name> --per-minute <n>   per-tenant request limit ("default" resets it)
+  rebuild-projections                               rebuild jobs and results from the job event log`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { tenant: { type: 'string' }, name: { type: 'string' }, 'per-minute': { type: 'string' } },
+});
+const fail = (msg: string): never => {
+  process.stderr.write(`${msg}\n${USAGE}\n`);
+  process.exit(2);
+};
+const command = positionals[0] ?? fail('no command given');
+const config = loadConfig();
+const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB).catch((err: Error) =>
+  fail(`cannot reach MongoDB at ${config.MONGODB_URI} (is "npm start" running?): ${err.message}`),
+);
+try {
+  await ensureIndexes(mongo.db);
+  const tenants = new TenantStore(mongo.db);
+  switch (command) {
+    case 'create-key': {
+      const tenant = await tenants.ensureTenant(values.tenant ?? fail('--tenant is required'));
+      const { key } = await tenants.createKey(tenant._id, values.name ?? 'admin');
+      process.stdout.write(`${key}\n`);
+      break;
+    }
+    case 'set-rate-limit': {
+      const tenant = await tenants.ensureTenant(values.tenant ?? fail('--tenant is required'));
+      const raw = values['per-minute'] ?? fail('--per-minute is required');
+      const perMinute = raw === 'default' ? null : Number(raw);
+      if (perMinute !== null && !(Number.isInteger(perMinute) && perMinute > 0))
+        fail('--per-minute must be a positive integer');
+      await tenants.setRateLimit(tenant._id, perMinute);
+      process.stderr.write(
+        `rate limit of "${tenant.name}": ${perMinute ?? `default (${config.RATE_LIMIT_PER_MINUTE})`}/min\n`,
+      );
+      break;
+    }
+    case 'rebuild-projections': {
+      const { jobs } = await new EventStore(mongo.db).rebuildAll();
+      process.stderr.write(`rebuilt the projections of ${jobs} jobs from the event log\n`);
+      break;
+    }
+    default:
+      fail(`unknown command "${command}"`);
+  }
+} finally {
+  await mongo.close();
+}

@@ -1,0 +1,117 @@
+// `npm start` after setup: the whole service on this machine. Starts FerretDB (unless MONGODB_URI is set),
+// the Temporal dev server with its Web UI (unless TEMPORAL_ADDRESS is set), the worker and the API, and
+// stops them all on Ctrl-C / SIGTERM. Data lives in DATA_DIR (default ./data), so jobs survive a restart.
+import { resolve } from 'node:path';
+import { loadConfig } from '../shared/config.js';
+import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
+import { TenantStore } from '../shared/store/tenants.js';
+import { startFerretDb, startTemporal } from './lib/infra.js';
+import { isPortFree } from './lib/ports.js';
+import { type Child, startChild, waitForPort } from './lib/processes.js';
+
+const DEFAULT_FERRETDB_PORT = 27017;
+const log = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
+
+const env = { ...process.env };
+const config = loadConfig(env);
+const dataDir = resolve(config.DATA_DIR);
+const children: Child[] = [];
+let stopping = false;
+
+async function stopAll(code: number) {
+  if (stopping) return;
+  stopping = true;
+  log('stopping…');
+  // API first (no new work), then the worker (drains), then the servers they use.
+  for (const name of ['api', 'worker', 'temporal', 'ferretdb']) {
+    await children.find((c) => c.name === name)?.stop();
+  }
+  log('stopped');
+  process.exit(code);
+}
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+
+function watch(child: Child) {
+  children.push(child);
+  child.proc.once('exit', (code, signal) => {
+    if (stopping) return;
+    log(`${child.name} exited unexpectedly (${signal ?? `code ${code}`}); stopping everything`);
+    void stopAll(1);
+  });
+}
+
+async function requireFree(port: number, what: string, variable: string) {
+  if (!(await isPortFree(port))) {
+    log(`port ${port} (${what}) is already in use. Stop whatever uses it, or set ${variable}.`);
+    process.exit(1);
+  }
+}
+
+try {
+  if (!process.env.MONGODB_URI) {
+    await requireFree(DEFAULT_FERRETDB_PORT, 'FerretDB', 'MONGODB_URI to use your own MongoDB');
+    log(`starting FerretDB (SQLite in ${dataDir}/ferretdb)`);
+    watch(await startFerretDb({ dataDir, port: DEFAULT_FERRETDB_PORT }));
+    env.MONGODB_URI = `mongodb://127.0.0.1:${DEFAULT_FERRETDB_PORT}/`;
+  } else log('using the MongoDB at MONGODB_URI');
+
+  const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+  if (!process.env.TEMPORAL_ADDRESS) {
+    const port = 7233;
+    await requireFree(port, 'Temporal', 'TEMPORAL_ADDRESS to use your own Temporal cluster');
+    log(`starting the Temporal dev server (SQLite in ${dataDir}/temporal.sqlite)`);
+    watch(await startTemporal({ dataDir, port, uiPort }));
+    env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
+  } else log(`using the Temporal server at ${process.env.TEMPORAL_ADDRESS}`);
+
+  const firstKey = await ensureFirstKey(env.MONGODB_URI ?? config.MONGODB_URI);
+
+  await requireFree(config.PORT, 'API', 'PORT');
+  const node = (entry: string): [string, string[]] => [process.execPath, ['--import', 'tsx', resolve(entry)]];
+  watch(startChild('worker', ...node('worker/main.ts'), { env }));
+  watch(startChild('api', ...node('api/main.ts'), { env }));
+  await waitForPort(config.PORT, config.HOST, 120_000);
+
+  const api = `http://${config.HOST}:${config.PORT}`;
+  const lines = [
+    '',
+    'The service is running.',
+    `  API          ${api}/api/v1`,
+    `  API docs     ${api}/docs   (OpenAPI: ${api}/api/v1/openapi.json)`,
+    process.env.TEMPORAL_ADDRESS
+      ? "  Temporal UI  (your Temporal cluster's UI)"
+      : `  Temporal UI  http://127.0.0.1:${uiPort}`,
+    '',
+    firstKey
+      ? `  Your API key (tenant "default", shown once): ${firstKey}`
+      : '  API key: create one with  npm run --silent admin -- create-key --tenant <name>',
+    `  Try:  curl -s ${api}/api/v1/extract -H "Authorization: Bearer <key>" -H 'Content-Type: application/json' \\`,
+    `          -d '{"url":"https://example.com","schema":{"title":"string"}}'`,
+    '',
+    'Ctrl-C stops everything.',
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+} catch (err) {
+  log(`could not start: ${(err as Error).message}`);
+  await stopAll(1);
+}
+
+/**
+ * On the very first start (no API key in the database and no SERVICE_BOOTSTRAP_API_KEY) a key for the
+ * "default" tenant is made and printed once, so a newcomer can call the API straight away.
+ */
+async function ensureFirstKey(mongoUri: string): Promise<string | null> {
+  if (config.SERVICE_BOOTSTRAP_API_KEY) return null;
+  const mongo = await connectMongo(mongoUri, config.MONGODB_DB);
+  try {
+    await ensureIndexes(mongo.db);
+    const tenants = new TenantStore(mongo.db);
+    if (await tenants.hasAnyKey()) return null;
+    const tenant = await tenants.ensureTenant('default');
+    return (await tenants.createKey(tenant._id, 'first key')).key;
+  } finally {
+    await mongo.close();
+  }
+}
