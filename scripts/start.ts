@@ -9,7 +9,8 @@ import { startFerretDb, startTemporal } from './lib/infra.js';
 import { isPortFree } from './lib/ports.js';
 import { type Child, startChild, waitForPort } from './lib/processes.js';
 
-const DEFAULT_FERRETDB_PORT = 27017;
+const FERRETDB_PORT = Number(process.env.FERRETDB_PORT ?? 27017);
+const TEMPORAL_PORT = Number(process.env.TEMPORAL_PORT ?? 7233);
 const log = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
 
 const env = { ...process.env };
@@ -50,15 +51,15 @@ async function requireFree(port: number, what: string, variable: string) {
 
 try {
   if (!process.env.MONGODB_URI) {
-    await requireFree(DEFAULT_FERRETDB_PORT, 'FerretDB', 'MONGODB_URI to use your own MongoDB');
+    await requireFree(FERRETDB_PORT, 'FerretDB', 'MONGODB_URI to use your own MongoDB');
     log(`starting FerretDB (SQLite in ${dataDir}/ferretdb)`);
-    watch(await startFerretDb({ dataDir, port: DEFAULT_FERRETDB_PORT }));
-    env.MONGODB_URI = `mongodb://127.0.0.1:${DEFAULT_FERRETDB_PORT}/`;
+    watch(await startFerretDb({ dataDir, port: FERRETDB_PORT }));
+    env.MONGODB_URI = `mongodb://127.0.0.1:${FERRETDB_PORT}/`;
   } else log('using the MongoDB at MONGODB_URI');
 
   const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
   if (!process.env.TEMPORAL_ADDRESS) {
-    const port = 7233;
+    const port = TEMPORAL_PORT;
     await requireFree(port, 'Temporal', 'TEMPORAL_ADDRESS to use your own Temporal cluster');
     log(`starting the Temporal dev server (SQLite in ${dataDir}/temporal.sqlite)`);
     watch(await startTemporal({ dataDir, port, uiPort }));
