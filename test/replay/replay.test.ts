@@ -1,0 +1,29 @@
+// CI replays the recorded workflow histories against the current workflow code, so a change that would
+// break running workflows fails the build. Record new ones with:
+//   npm run --silent replay -- --save test/replay/histories <job-id>
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { loadHistoryDir, replayHistories } from '../../worker/replay.js';
+import { installRuntime } from '../../worker/runtime.js';
+
+const dir = fileURLToPath(new URL('./histories', import.meta.url));
+const histories = loadHistoryDir(dir);
+installRuntime('silent');
+
+test('every recorded history replays against the current workflow code', { timeout: 120_000 }, async () => {
+  assert.ok(histories.length >= 2, 'histories are recorded');
+  const outcomes = await replayHistories(histories);
+  assert.equal(outcomes.length, histories.length);
+  for (const o of outcomes) assert.ok(o.ok, `${o.workflowId}: ${o.error}`);
+});
+
+test('a non-deterministic change to a workflow is caught by replay', { timeout: 120_000 }, async () => {
+  const changed = fileURLToPath(new URL('./fixtures/changed-workflows.ts', import.meta.url));
+  const outcomes = await replayHistories(histories, changed);
+  assert.ok(outcomes.length > 0);
+  for (const o of outcomes) {
+    assert.equal(o.ok, false, `${o.workflowId} should not replay`);
+    assert.match(o.error ?? '', /Determinism|nondetermin/i);
+  }
+});
