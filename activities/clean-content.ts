@@ -34,9 +34,10 @@ function markdown(html: string): string {
     bulletListMarker: '-',
   });
   service.remove((node) => NOISE.has(node.nodeName.toUpperCase()));
+  // Runs of blank lines, including the whitespace-only ones turndown leaves for <br>, become one.
   return service
     .turndown(html)
-    .replace(/\n{3,}/g, '\n\n')
+    .replace(/\n(?:[ \t]*\n){2,}/g, '\n\n')
     .trim();
 }
 
@@ -47,7 +48,8 @@ export const CLEANERS: Record<string, Cleaner> = {
 
 export function runChain(content: string, chain: CleanerStep[]): string {
   return chain.reduce((acc, step) => {
-    const cleaner = CLEANERS[step.name];
+    // Own keys only: "toString" or "constructor" are not cleaners.
+    const cleaner = Object.hasOwn(CLEANERS, step.name) ? CLEANERS[step.name] : undefined;
     if (!cleaner) throw new CategorizedError('invalid_input', `unknown cleaner "${step.name}"`);
     return cleaner(acc, step.options ?? {});
   }, content);

@@ -48,7 +48,7 @@ export async function registerAuth(app: FastifyInstance, deps: ApiDeps) {
       });
     }
     request.tenant = found.tenant;
-    request.apiKeyId = found.key._id;
+    request.apiKeyId = found.key.id;
   });
 
   await app.register(rateLimit, {

@@ -45,6 +45,7 @@ export async function startJob(deps: ApiDeps, job: NewJob): Promise<{ job: JobVi
     const existing = await deps.jobs.get(job.tenantId, jobId);
     if (existing) return { job: existing, created: false };
   }
+  const tenantSeq = await deps.jobs.nextTenantSeq(job.tenantId);
   const created: JobEvent = {
     type: 'job.created',
     job_id: jobId,
@@ -58,6 +59,7 @@ export async function startJob(deps: ApiDeps, job: NewJob): Promise<{ job: JobVi
       capture_debug: job.captureDebug,
       workflow_id: workflowId,
       idempotency_key: job.idempotencyKey,
+      tenant_seq: tenantSeq,
     },
   };
   await deps.events.append([created]);

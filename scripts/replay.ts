@@ -45,16 +45,22 @@ if (positionals.length > 0) {
     if (values.save) {
       mkdirSync(values.save, { recursive: true });
       const file = join(values.save, `${fetched.workflowId}.json`);
-      writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(fetched.history as never)), null, 1)}\n`);
+      writeFileSync(
+        file,
+        `${JSON.stringify(JSON.parse(historyToJSON(fetched.history as never)), null, 1)}\n`,
+      );
       process.stderr.write(`saved ${file}\n`);
     }
   }
   await connection.close();
 }
 if (histories.length === 0) {
-  process.stderr.write('usage: npm run --silent replay -- [--save <dir>] [--dir <dir>] <job-id|workflow-id>...\n');
+  process.stderr.write(
+    'usage: npm run --silent replay -- [--save <dir>] [--dir <dir>] <job-id|workflow-id>...\n',
+  );
   process.exit(2);
 }
 const outcomes = await replayHistories(histories);
-for (const o of outcomes) process.stdout.write(`${o.ok ? 'ok  ' : 'FAIL'} ${o.workflowId}${o.error ? `\n     ${o.error}` : ''}\n`);
+for (const o of outcomes)
+  process.stdout.write(`${o.ok ? 'ok  ' : 'FAIL'} ${o.workflowId}${o.error ? `\n     ${o.error}` : ''}\n`);
 process.exit(outcomes.every((o) => o.ok) ? 0 : 1);

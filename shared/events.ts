@@ -17,6 +17,8 @@ export interface JobCreatedData {
   capture_debug: boolean;
   workflow_id: string;
   idempotency_key: string | null;
+  /** The job's number among its tenant's jobs (1, 2, …), for newest-first lists and queue positions. */
+  tenant_seq?: number;
 }
 
 export interface PageCompletedData {
@@ -64,7 +66,12 @@ export type JobEventBody =
 
 export type JobEventType = JobEventBody['type'];
 
-/** One stored event. `seq` is a per-job sequence number made by the writer; (job_id, seq) is unique. */
+/**
+ * One stored event. `seq` is a per-job sequence number made by the writer; (job_id, seq) is unique, and
+ * seqs are gap-free: every seq a workflow reserves is eventually written exactly once (a page whose
+ * extraction fails records its page.failed under the seq reserved for its result). Readers rely on this:
+ * they read a job's log by probing consecutive seqs.
+ */
 export type JobEvent = JobEventBody & {
   job_id: string;
   tenant_id: string;

@@ -164,7 +164,15 @@ function structuredField(raw: unknown, path: string): Field {
               properties: structuredFields(items.properties ?? items.fields, `${path}.items.properties`),
             }
           : structuredField({ name: 'item', ...items }, `${path}.items`);
-    } else field.items = { name: 'item', type: typeName(raw.items) ?? 'string', required: false };
+    } else {
+      // A list without `items` holds strings; a misspelt item type is an error, not a silent string.
+      const itemType = raw.items === undefined ? 'string' : typeName(raw.items);
+      if (!itemType)
+        throw invalid(
+          `${path}.items: unknown type ${JSON.stringify(raw.items)} (use ${FIELD_TYPES.join(', ')})`,
+        );
+      field.items = { name: 'item', type: itemType, required: false };
+    }
   }
   if (type === 'object') {
     const props = raw.properties ?? raw.fields;
@@ -192,9 +200,12 @@ function objectSchema(fields: Field[]): JsonSchema {
 }
 
 function fieldSchema(field: Field): JsonSchema {
+  // A bare `object` (no properties named) is any object, not one that must stay empty.
   const base: JsonSchema =
     field.type === 'object'
-      ? objectSchema(field.properties ?? [])
+      ? field.properties?.length
+        ? objectSchema(field.properties)
+        : { type: 'object' }
       : field.type === 'array'
         ? { type: 'array', items: field.items ? fieldSchema({ ...field.items, required: true }) : {} }
         : { type: field.type };

@@ -3,8 +3,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
-import { type ReplayResult, Worker } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
+import { type ReplayResult, Worker } from '@temporalio/worker';
 import { WORKFLOWS_PATH } from './build.js';
 
 export type History = temporal.api.history.v1.IHistory;

@@ -124,6 +124,7 @@ function mapSdkError(err: unknown): Error {
   if (err instanceof OpenAI.APIError || err instanceof Anthropic.APIError) {
     const status = err.status ?? 0;
     if (status === 401 || status === 403) return cat('invalid_key', false);
+    if (isQuotaError(err)) return cat('quota_exceeded', false);
     if (status === 429) return cat('rate_limit', true);
     if (status === 404) return cat('model_unsupported', false);
     if (status === 400 && /context|too long|maximum/i.test(err.message))
@@ -131,4 +132,15 @@ function mapSdkError(err: unknown): Error {
     return cat('provider_error', true);
   }
   return err instanceof Error ? cat('provider_error', true) : new CategorizedError('unknown', String(err));
+}
+
+/** Out of credit or over a spending limit: unlike a rate limit (also a 429 at OpenAI), waiting does not help. */
+function isQuotaError(err: InstanceType<typeof OpenAI.APIError> | InstanceType<typeof Anthropic.APIError>) {
+  const code = err instanceof OpenAI.APIError ? err.code : null;
+  return (
+    err.status === 402 ||
+    err.type === 'insufficient_quota' ||
+    err.type === 'billing_error' ||
+    code === 'insufficient_quota'
+  );
 }

@@ -73,7 +73,7 @@ export const extractRoutes =
         });
         const done = await awaitJob(deps, job, deps.config.EXTRACT_WAIT_SECONDS * 1000);
         if (done.status === 'completed') {
-          const [page] = (await deps.jobs.results(done.id)).filter((r) => r.status === 'completed');
+          const [page] = (await deps.jobs.results(done)).filter((r) => r.status === 'completed');
           if (page) return reply.code(200).send(extractResponse(done, page));
         }
         if (done.status === 'failed' || done.status === 'cancelled') {

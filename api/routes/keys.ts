@@ -13,7 +13,7 @@ import type { ApiDeps } from '../deps.js';
 import { notFound } from '../problem.js';
 
 const keyResource = (doc: ApiKeyDoc) => ({
-  id: doc._id,
+  id: doc.id,
   name: doc.name,
   prefix: doc.prefix,
   created_at: doc.created_at,

@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../../shared/temporal-names.js';
+import { DEV_SERVER_DYNAMIC_CONFIG, DEV_SERVER_NAMESPACE } from '../../temporal-config/dev-server.js';
 import { ferretdbBinary, temporalBinary } from './binaries.js';
 import { type Child, startChild, waitForPort } from './processes.js';
 
@@ -29,7 +30,13 @@ export async function startTemporal(opts: {
     resolve(opts.dataDir, 'temporal.sqlite'),
     '--log-level',
     'warn',
+    '--namespace',
+    DEV_SERVER_NAMESPACE,
     ...Object.values(SEARCH_ATTRIBUTES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+    ...Object.entries(DEV_SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) => [
+      '--dynamic-config-value',
+      `${key}=${JSON.stringify(value)}`,
+    ]),
   ];
   if (opts.uiPort <= 0) args.push('--headless');
   const child = startChild('temporal', temporalBinary(), args, { quiet: opts.quiet });
@@ -50,6 +57,7 @@ export async function startFerretDb(opts: {
     [
       '--handler=sqlite',
       `--sqlite-url=file:${dir}/`,
+      `--state-dir=${dir}`,
       `--listen-addr=127.0.0.1:${opts.port}`,
       '--telemetry=disable',
       '--debug-addr=-',

@@ -16,6 +16,7 @@ export interface JobView {
   workflow_id: string;
   capture_debug: boolean;
   idempotency_key: string | null;
+  tenant_seq: number | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
@@ -43,6 +44,7 @@ export function initialJob(event: Extract<JobEvent, { type: 'job.created' }>): J
     workflow_id: event.data.workflow_id,
     capture_debug: event.data.capture_debug,
     idempotency_key: event.data.idempotency_key,
+    tenant_seq: event.data.tenant_seq ?? null,
     created_at: event.at,
     started_at: null,
     completed_at: null,

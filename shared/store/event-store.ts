@@ -1,14 +1,31 @@
-// The append-only job event log and the projector that derives `jobs` and `results` from it.
+// The append-only job event log and the projector that derives the read models from it: `jobs`, `results`
+// (chunked by seq), the tenant's job list and pending set. Every read and write is by `_id`.
 import type { Db } from 'mongodb';
 import type { JobEvent } from '../events.js';
 import { applyJobEvent, type JobView, reduceJob } from '../reducers/job.js';
-import { resultFromEvent } from '../reducers/results.js';
-import { COLLECTIONS, isDuplicateKey } from './mongo.js';
+import { type ResultView, resultFromEvent } from '../reducers/results.js';
+import { COLLECTIONS, isDuplicateKey, pad, retryOnDuplicate } from './mongo.js';
 
 type EventDoc = JobEvent & { _id: string };
 type JobDoc = JobView & { _id: string };
+export interface ResultChunkDoc {
+  _id: string;
+  job_id: string;
+  pages: Record<string, ResultView>;
+}
+export interface TenantCounterDoc {
+  _id: string;
+  job_seq: number;
+  pending: number[];
+}
 
-const eventKey = (jobId: string, seq: number) => `${jobId}:${String(seq).padStart(8, '0')}`;
+export const RESULTS_PER_CHUNK = 50;
+const PROJECT_BATCH = 200;
+const PROBE_PARALLELISM = 16;
+
+export const eventKey = (jobId: string, seq: number) => `${jobId}:${pad(seq, 8)}`;
+export const resultChunkKey = (jobId: string, chunk: number) => `${jobId}:${pad(chunk, 6)}`;
+export const tenantJobKey = (tenantId: string, n: number) => `${tenantId}:${pad(n, 10)}`;
 
 export class EventStore {
   constructor(private readonly db: Db) {}
@@ -18,6 +35,9 @@ export class EventStore {
   }
   private get jobs() {
     return this.db.collection<JobDoc>(COLLECTIONS.jobs);
+  }
+  private get results() {
+    return this.db.collection<ResultChunkDoc>(COLLECTIONS.results);
   }
 
   /** Appends events; an event already stored (same job and seq) is skipped, so retries are harmless. */
@@ -29,30 +49,66 @@ export class EventStore {
         if (!isDuplicateKey(err)) throw err;
       }
     }
-    for (const jobId of new Set(events.map((e) => e.job_id))) await this.project(jobId);
+    for (const jobId of new Set(events.map((e) => e.job_id))) {
+      await this.project(
+        jobId,
+        events.filter((e) => e.job_id === jobId),
+      );
+    }
   }
 
-  async list(jobId: string, afterSeq = -1, limit = 1000): Promise<JobEvent[]> {
-    const docs = await this.events
-      .find({ job_id: jobId, seq: { $gt: afterSeq } })
-      .sort({ seq: 1 })
-      .limit(limit)
-      .toArray();
-    return docs.map(({ _id, ...e }) => e as JobEvent);
+  async get(jobId: string, seq: number): Promise<JobEvent | null> {
+    const doc = await this.events.findOne({ _id: eventKey(jobId, seq) });
+    if (!doc) return null;
+    const { _id, ...event } = doc;
+    return event as JobEvent;
   }
 
-  /** Brings the job's read models up to date with its log. Safe to run concurrently (optimistic check). */
-  async project(jobId: string): Promise<JobView | null> {
-    for (let attempt = 0; attempt < 20; attempt++) {
+  /**
+   * The job's events after `afterSeq`, in order, up to the first seq not yet written (seqs are gap-free, so
+   * a missing one is still on its way; it and those after it come in a later call).
+   */
+  async list(
+    jobId: string,
+    afterSeq = -1,
+    limit = 1000,
+    known?: ReadonlyMap<number, JobEvent>,
+  ): Promise<JobEvent[]> {
+    const out: JobEvent[] = [];
+    let next = afterSeq + 1;
+    // Probe one seq, then twice as many each time they all exist: a job whose log is up to date costs a
+    // single lookup, a long backlog is read in parallel batches.
+    let width = 1;
+    while (out.length < limit) {
+      const seqs = Array.from({ length: Math.min(width, limit - out.length) }, (_, i) => next + i);
+      const batch = await Promise.all(seqs.map((seq) => known?.get(seq) ?? this.get(jobId, seq)));
+      for (const event of batch) {
+        if (!event) return out;
+        out.push(event);
+      }
+      next += seqs.length;
+      width = Math.min(width * 2, PROBE_PARALLELISM);
+    }
+    return out;
+  }
+
+  /**
+   * Brings the job's read models up to date with its log. Safe to run concurrently: the job document is
+   * replaced only if nobody advanced it meanwhile, and only the winner applies the side projections.
+   */
+  async project(jobId: string, inHand: readonly JobEvent[] = []): Promise<JobView | null> {
+    const known = new Map(inHand.map((e) => [e.seq, e]));
+    for (let attempt = 0; attempt < 50; attempt++) {
       const current = await this.jobs.findOne({ _id: jobId });
       const after = current?.last_seq ?? -1;
-      const pending = await this.list(jobId, after);
-      if (pending.length === 0) return current;
-      await this.projectResults(pending);
+      const pending = await this.list(jobId, after, PROJECT_BATCH, known);
+      if (pending.length === 0) return current ? stripId(current) : null;
       const next = current ? pending.reduce(applyJobEvent, stripId(current)) : reduceJob(pending);
-      if (!next) return null;
+      if (!next) return null; // no job.created yet
+      await this.projectResults(pending);
       if (await this.writeJob(next, current)) {
-        if (pending.length < 1000) return next;
+        await this.projectTenant(current ? stripId(current) : null, next, pending);
+        if (pending.length < PROJECT_BATCH) return next;
       }
     }
     throw new Error(`could not project job ${jobId}: too much contention`);
@@ -72,26 +128,56 @@ export class EventStore {
     return res.matchedCount === 1;
   }
 
+  /** Page results, idempotent: each page event owns one slot of its chunk. */
   private async projectResults(events: readonly JobEvent[]) {
-    const results = this.db.collection(COLLECTIONS.results);
     for (const event of events) {
       const view = resultFromEvent(event);
       if (!view) continue;
-      const _id = `${view.job_id}:${view.url}`;
+      const chunk = Math.floor(view.seq / RESULTS_PER_CHUNK);
+      await retryOnDuplicate(() =>
+        this.results.updateOne(
+          { _id: resultChunkKey(view.job_id, chunk) },
+          { $set: { job_id: view.job_id, [`pages.${view.seq}`]: view } },
+          { upsert: true },
+        ),
+      );
+    }
+  }
+
+  /** The tenant's newest-first job list entry and its pending set (for queue_position). */
+  private async projectTenant(before: JobView | null, after: JobView, events: readonly JobEvent[]) {
+    const created = events.find((e) => e.type === 'job.created');
+    const n = after.tenant_seq;
+    if (n === null) return;
+    if (created) {
       try {
-        // Only a newer event replaces a page's result; an older replay loses the race harmlessly.
-        await results.replaceOne({ _id, seq: { $lt: view.seq } } as object, view, { upsert: true });
+        await this.db
+          .collection(COLLECTIONS.tenantJobs)
+          .insertOne({ _id: tenantJobKey(after.tenant_id, n) as never, job_id: after.id });
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
       }
+    }
+    const counters = this.db.collection<TenantCounterDoc>(COLLECTIONS.tenantCounters);
+    const wasPending = before?.status === 'pending';
+    const isPending = after.status === 'pending';
+    if (isPending && !wasPending) {
+      await retryOnDuplicate(() =>
+        counters.updateOne({ _id: after.tenant_id }, { $addToSet: { pending: n } }, { upsert: true }),
+      );
+    } else if (!isPending && (wasPending || !before)) {
+      await counters.updateOne({ _id: after.tenant_id }, { $pull: { pending: n } });
     }
   }
 
   /** Drops the read models and derives them again from the event log. */
   async rebuildAll(): Promise<{ jobs: number }> {
-    await this.jobs.deleteMany({});
-    await this.db.collection(COLLECTIONS.results).deleteMany({});
-    const jobIds = await this.events.distinct('job_id');
+    for (const name of [COLLECTIONS.jobs, COLLECTIONS.results, COLLECTIONS.tenantJobs]) {
+      await this.db.collection(name).deleteMany({});
+    }
+    await this.db.collection(COLLECTIONS.tenantCounters).updateMany({}, { $set: { pending: [] } });
+    // The one full scan: rebuilding is an offline operator command.
+    const jobIds = await this.events.distinct('job_id', { seq: 0 });
     for (const jobId of jobIds) await this.project(jobId);
     return { jobs: jobIds.length };
   }

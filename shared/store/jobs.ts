@@ -1,11 +1,18 @@
-// Reads of the `jobs` and `results` projections, always scoped to one tenant.
+// Reads of the job projections, always scoped to one tenant, all by `_id`.
 import type { Db } from 'mongodb';
 import type { JobView } from '../reducers/job.js';
 import type { ResultView } from '../reducers/results.js';
-import { COLLECTIONS } from './mongo.js';
+import {
+  RESULTS_PER_CHUNK,
+  type ResultChunkDoc,
+  resultChunkKey,
+  type TenantCounterDoc,
+  tenantJobKey,
+} from './event-store.js';
+import { COLLECTIONS, retryOnDuplicate } from './mongo.js';
 
 type JobDoc = JobView & { _id: string };
-type ResultDoc = ResultView & { _id: string };
+const PARALLEL = 16;
 
 export class JobReader {
   constructor(private readonly db: Db) {}
@@ -13,48 +20,74 @@ export class JobReader {
   private get jobs() {
     return this.db.collection<JobDoc>(COLLECTIONS.jobs);
   }
+  private get counters() {
+    return this.db.collection<TenantCounterDoc>(COLLECTIONS.tenantCounters);
+  }
 
   async get(tenantId: string, jobId: string): Promise<JobView | null> {
-    const doc = await this.jobs.findOne({ _id: jobId, tenant_id: tenantId });
-    return doc ? strip(doc) : null;
+    const doc = await this.jobs.findOne({ _id: jobId });
+    if (!doc || doc.tenant_id !== tenantId) return null;
+    const { _id, ...view } = doc;
+    return view;
   }
 
+  /** Reserves the next job number of the tenant (1, 2, …). */
+  async nextTenantSeq(tenantId: string): Promise<number> {
+    const doc = await retryOnDuplicate(() =>
+      this.counters.findOneAndUpdate(
+        { _id: tenantId },
+        { $inc: { job_seq: 1 } },
+        { upsert: true, returnDocument: 'after' },
+      ),
+    );
+    return doc?.job_seq ?? 1;
+  }
+
+  /** The tenant's jobs, newest first, walking its job numbers down (numbers never used are skipped). */
   async list(tenantId: string, limit: number, offset: number): Promise<JobView[]> {
-    const docs = await this.jobs
-      .find({ tenant_id: tenantId })
-      .sort({ created_at: -1, _id: -1 })
-      .skip(offset)
-      .limit(limit)
-      .toArray();
-    return docs.map(strip);
-  }
-
-  async findByIdempotencyKey(tenantId: string, key: string): Promise<JobView | null> {
-    const doc = await this.jobs.findOne({ tenant_id: tenantId, idempotency_key: key });
-    return doc ? strip(doc) : null;
+    const counter = await this.counters.findOne({ _id: tenantId });
+    const ids: string[] = [];
+    let skipped = 0;
+    for (let n = counter?.job_seq ?? 0; n >= 1 && ids.length < limit; n -= PARALLEL) {
+      const numbers = Array.from({ length: Math.min(PARALLEL, n) }, (_, i) => n - i);
+      const entries = await Promise.all(
+        numbers.map((k) =>
+          this.db
+            .collection<{ _id: string; job_id: string }>(COLLECTIONS.tenantJobs)
+            .findOne({ _id: tenantJobKey(tenantId, k) }),
+        ),
+      );
+      for (const entry of entries) {
+        if (!entry) continue;
+        if (skipped < offset) skipped++;
+        else if (ids.length < limit) ids.push(entry.job_id);
+      }
+    }
+    const jobs = await Promise.all(ids.map((id) => this.get(tenantId, id)));
+    return jobs.filter((j): j is JobView => j !== null);
   }
 
   /** Number of the tenant's pending jobs created before this one (0 when running or finished). */
   async queuePosition(job: JobView): Promise<number> {
-    if (job.status !== 'pending') return 0;
-    return this.jobs.countDocuments({
-      tenant_id: job.tenant_id,
-      status: 'pending',
-      created_at: { $lt: job.created_at },
-    });
+    if (job.status !== 'pending' || job.tenant_seq === null) return 0;
+    const counter = await this.counters.findOne({ _id: job.tenant_id });
+    return (counter?.pending ?? []).filter((n) => n < (job.tenant_seq ?? 0)).length;
   }
 
-  async results(jobId: string): Promise<ResultView[]> {
-    const docs = await this.db
-      .collection<ResultDoc>(COLLECTIONS.results)
-      .find({ job_id: jobId })
-      .sort({ seq: 1 })
-      .toArray();
-    return docs.map(strip);
+  /** Page results of a job in event order. */
+  async results(job: JobView): Promise<ResultView[]> {
+    const chunks = Math.floor(job.last_seq / RESULTS_PER_CHUNK) + 1;
+    const out: ResultView[] = [];
+    for (let start = 0; start < chunks; start += PARALLEL) {
+      const docs = await Promise.all(
+        Array.from({ length: Math.min(PARALLEL, chunks - start) }, (_, i) =>
+          this.db
+            .collection<ResultChunkDoc>(COLLECTIONS.results)
+            .findOne({ _id: resultChunkKey(job.id, start + i) }),
+        ),
+      );
+      for (const doc of docs) if (doc) out.push(...Object.values(doc.pages));
+    }
+    return out.sort((a, b) => a.seq - b.seq);
   }
-}
-
-function strip<T extends { _id: string }>(doc: T): Omit<T, '_id'> {
-  const { _id, ...rest } = doc;
-  return rest;
 }

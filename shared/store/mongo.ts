@@ -1,13 +1,23 @@
-// MongoDB connection and indexes. Works on a real MongoDB and on FerretDB (no transactions, no change
-// streams, no TTL or partial indexes), so every write is a single-document operation.
+// MongoDB connection and indexes. Works on a real MongoDB and on FerretDB v1 over SQLite, which has no
+// transactions or change streams and pushes down only `_id` equality: any other filter reads the whole
+// collection. So every hot path (API key lookup, job reads, event log, results, job lists) is a lookup by a
+// composed `_id`, and every write is a single-document operation.
 import { type Db, MongoClient, MongoServerError } from 'mongodb';
 
 export const COLLECTIONS = {
+  /** `_id` = `<job id>:<seq, 8 digits>`; seqs are gap-free per job (see shared/events.ts). */
   events: 'job_events',
+  /** `_id` = job id. Projection of the job's events. */
   jobs: 'jobs',
+  /** `_id` = `<job id>:<chunk>`; the page results of RESULTS_PER_CHUNK consecutive seqs. Projection. */
   results: 'results',
+  /** `_id` = `<tenant id>:<tenant job number, 10 digits>` → job id, for newest-first job lists. Projection. */
+  tenantJobs: 'tenant_jobs',
+  /** `_id` = tenant id: the tenant's job counter and the numbers of its pending jobs. */
+  tenantCounters: 'tenant_counters',
   contents: 'contents',
   tenants: 'tenants',
+  /** `_id` = SHA-256 of the key. */
   apiKeys: 'api_keys',
 } as const;
 
@@ -24,22 +34,28 @@ export async function connectMongo(uri: string, dbName: string): Promise<Mongo> 
   return { client, db, close: () => client.close() };
 }
 
+/** Indexes for the rare non-`_id` queries (management lists, clean-up, unique names). */
 export async function ensureIndexes(db: Db): Promise<void> {
   const c = (name: string) => db.collection(name);
-  await c(COLLECTIONS.events).createIndex({ job_id: 1, seq: 1 }, { unique: true, name: 'job_seq' });
-  await c(COLLECTIONS.jobs).createIndex({ tenant_id: 1, created_at: -1 }, { name: 'tenant_created' });
-  await c(COLLECTIONS.jobs).createIndex(
-    { tenant_id: 1, status: 1, created_at: 1 },
-    { name: 'tenant_status' },
-  );
-  await c(COLLECTIONS.jobs).createIndex({ tenant_id: 1, idempotency_key: 1 }, { name: 'tenant_idem' });
-  await c(COLLECTIONS.results).createIndex({ job_id: 1, seq: 1 }, { name: 'job_seq' });
   await c(COLLECTIONS.contents).createIndex({ job_id: 1 }, { name: 'job' });
-  await c(COLLECTIONS.apiKeys).createIndex({ hash: 1 }, { unique: true, name: 'hash' });
   await c(COLLECTIONS.apiKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
+  await c(COLLECTIONS.apiKeys).createIndex({ id: 1 }, { unique: true, name: 'public_id' });
   await c(COLLECTIONS.tenants).createIndex({ name: 1 }, { unique: true, name: 'name' });
 }
 
 export function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === 11000;
+}
+
+export const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+/** Runs an upsert again when a concurrent upsert of the same `_id` won the insert (both MongoDB and FerretDB). */
+export async function retryOnDuplicate<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isDuplicateKey(err) || i >= attempts) throw err;
+    }
+  }
 }

@@ -10,12 +10,14 @@ export interface Tenant {
   created_at: string;
 }
 
+/** `_id` is the key's SHA-256, so authenticating a request is one lookup by `_id`. */
 export interface ApiKeyDoc {
   _id: string;
+  /** Public id, shown in lists and used to delete the key. */
+  id: string;
   tenant_id: string;
   name: string;
   prefix: string;
-  hash: string;
   created_at: string;
   last_used_at: string | null;
 }
@@ -66,11 +68,11 @@ export class TenantStore {
     plain = newApiKey(),
   ): Promise<{ key: string; doc: ApiKeyDoc }> {
     const doc: ApiKeyDoc = {
-      _id: `key_${randomUUID().replaceAll('-', '')}`,
+      _id: hashApiKey(plain),
+      id: `key_${randomUUID().replaceAll('-', '')}`,
       tenant_id: tenantId,
       name,
       prefix: plain.slice(0, 7),
-      hash: hashApiKey(plain),
       created_at: new Date().toISOString(),
       last_used_at: null,
     };
@@ -80,7 +82,7 @@ export class TenantStore {
 
   /** Registers a key the operator chose (bootstrap); a key already registered is left as it is. */
   async ensureKey(tenantId: string, name: string, plain: string): Promise<void> {
-    if (await this.keys.findOne({ hash: hashApiKey(plain) })) return;
+    if (await this.keys.findOne({ _id: hashApiKey(plain) })) return;
     try {
       await this.createKey(tenantId, name, plain);
     } catch (err) {
@@ -89,7 +91,7 @@ export class TenantStore {
   }
 
   async findByKey(plain: string): Promise<{ tenant: Tenant; key: ApiKeyDoc } | null> {
-    const key = await this.keys.findOne({ hash: hashApiKey(plain) });
+    const key = await this.keys.findOne({ _id: hashApiKey(plain) });
     if (!key) return null;
     const tenant = await this.getTenant(key.tenant_id);
     return tenant ? { tenant, key } : null;
@@ -104,7 +106,7 @@ export class TenantStore {
   }
 
   async deleteKey(tenantId: string, keyId: string): Promise<boolean> {
-    const res = await this.keys.deleteOne({ _id: keyId, tenant_id: tenantId });
+    const res = await this.keys.deleteOne({ id: keyId, tenant_id: tenantId });
     return res.deletedCount === 1;
   }
 }

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { freePort, isPortFree } from '../../scripts/lib/ports.js';
-import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-server.js';
-import { html, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
+import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server.js';
+import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 
 let llm: FakeLlmServer;
 let site: FixtureSite;
@@ -18,9 +18,22 @@ let ports: { api: number; ferret: number; temporal: number; ui: number };
 before(async () => {
   llm = await startFakeLlmServer();
   site = await startFixtureSite();
-  site.route('/book', html('A Book', '<h1>The Long Road</h1><p>Author: Ada Lovelace</p><p>Pages: 312</p><p>' + 'A story. '.repeat(20) + '</p>'));
+  site.route(
+    '/book',
+    html(
+      'A Book',
+      '<h1>The Long Road</h1><p>Author: Ada Lovelace</p><p>Pages: 312</p><p>' +
+        'A story. '.repeat(20) +
+        '</p>',
+    ),
+  );
   dataDir = mkdtempSync(join(tmpdir(), 'extract-e2e-'));
-  ports = { api: await freePort(), ferret: await freePort(), temporal: await freePort([10, 20]), ui: await freePort() };
+  ports = {
+    api: await freePort(),
+    ferret: await freePort(),
+    temporal: await freePort([10, 20]),
+    ui: await freePort(),
+  };
 });
 after(async () => {
   await site?.close();
@@ -61,7 +74,10 @@ async function npmStart(): Promise<Started> {
   };
   proc.stderr?.resume();
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "running" banner; got:\n${started.stdout}`)), 180_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no "running" banner; got:\n${started.stdout}`)),
+      180_000,
+    );
     proc.stdout?.on('data', (chunk: Buffer) => {
       started.stdout += chunk.toString();
       if (started.stdout.includes('Ctrl-C stops everything')) {
@@ -81,7 +97,9 @@ async function stop(started: Started) {
   for (const port of Object.values(ports)) assert.ok(await isPortFree(port), `port ${port} is released`);
 }
 
-test('npm start runs the whole service; a stop releases everything; jobs survive a restart', { timeout: 600_000 }, async () => {
+test('npm start runs the whole service; a stop releases everything; jobs survive a restart', {
+  timeout: 600_000,
+}, async () => {
   const first = await npmStart();
   const api = `http://127.0.0.1:${ports.api}`;
   assert.match(first.stdout, new RegExp(`${api}/api/v1`));
@@ -96,7 +114,10 @@ test('npm start runs the whole service; a stop releases everything; jobs survive
   const res = await fetch(`${api}/api/v1/extract`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: `${site.url}/book`, schema: { title: 'string', author: 'string', pages: 'integer' } }),
+    body: JSON.stringify({
+      url: `${site.url}/book`,
+      schema: { title: 'string', author: 'string', pages: 'integer' },
+    }),
   });
   const body = (await res.json()) as { job_id: string; data: unknown };
   assert.equal(res.status, 200, JSON.stringify(body));
@@ -105,7 +126,9 @@ test('npm start runs the whole service; a stop releases everything; jobs survive
 
   const second = await npmStart();
   assert.doesNotMatch(second.stdout, /sk_/, 'a key is printed on the first start only');
-  const job = await fetch(`${api}/api/v1/jobs/${body.job_id}`, { headers: { authorization: `Bearer ${key}` } });
+  const job = await fetch(`${api}/api/v1/jobs/${body.job_id}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   assert.equal(job.status, 200);
   assert.equal(((await job.json()) as { status: string }).status, 'completed');
   await stop(second);

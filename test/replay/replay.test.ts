@@ -2,8 +2,8 @@
 // break running workflows fails the build. Record new ones with:
 //   npm run --silent replay -- --save test/replay/histories <job-id>
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { loadHistoryDir, replayHistories } from '../../worker/replay.js';
 import { installRuntime } from '../../worker/runtime.js';
 

@@ -1,0 +1,11 @@
+// Settings of the embedded Temporal dev server (scripts/lib/infra.ts). A production cluster is configured
+// by its operators; these only make the local server behave like one for this service.
+export const DEV_SERVER_NAMESPACE = 'default';
+
+/** Passed as --dynamic-config-value; values are JSON. */
+export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, unknown> = {
+  // Workflow ids are `<type>-job_<32 hex>`; keep room for longer ids of child workflows.
+  'limit.maxIDLength': 255,
+  // Same history limits as a default cluster, so continue-as-new is exercised as in production.
+  'limit.historyCount.suggestContinueAsNew': 4096,
+};

@@ -1,0 +1,71 @@
+// The operator's model chain from configuration, and which failures move on to the next entry.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { operatorChain, shouldFallBack } from '../../activities/llm/chain.js';
+import { loadConfig } from '../../shared/config.js';
+import { ERROR_CATEGORIES, type ErrorCategory } from '../../shared/errors.js';
+
+describe('operatorChain', () => {
+  test('entries in order, with the operator keys of their provider and fixed settings', () => {
+    const config = loadConfig({
+      DEFAULT_LLM_CHAIN:
+        ' openai/gpt-4o-mini , anthropic/claude-haiku-4-5,openrouter/meta/llama-3,ollama/qwen',
+      OPENAI_API_KEY: 'sk-op',
+      OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+      ANTHROPIC_API_KEY: 'sk-ant-op',
+      ANTHROPIC_BASE_URL: '',
+    });
+    const common = { temperature: 0, maxTokens: 4096, isByok: false };
+    assert.deepEqual(operatorChain(config), [
+      {
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        apiKey: 'sk-op',
+        baseUrl: 'http://127.0.0.1:1/v1',
+        position: 0,
+        ...common,
+      },
+      {
+        provider: 'anthropic',
+        model: 'claude-haiku-4-5',
+        apiKey: 'sk-ant-op',
+        baseUrl: undefined,
+        position: 1,
+        ...common,
+      },
+      { provider: 'openrouter', model: 'meta/llama-3', position: 2, ...common },
+      { provider: 'ollama', model: 'qwen', position: 3, ...common },
+    ]);
+  });
+
+  test('an empty chain has no entries; a malformed entry is a configuration error', () => {
+    assert.deepEqual(operatorChain(loadConfig({ DEFAULT_LLM_CHAIN: ' , ' })), []);
+    assert.throws(() => operatorChain(loadConfig({ DEFAULT_LLM_CHAIN: 'gpt-4o-mini' })), /provider\/model/);
+    assert.throws(() => operatorChain(loadConfig({ DEFAULT_LLM_CHAIN: 'openai/' })), /provider\/model/);
+  });
+});
+
+describe('shouldFallBack', () => {
+  test('falls back on rate limits, provider errors, timeouts, unsupported models, truncation, bad output', () => {
+    const fallBack: ErrorCategory[] = [
+      'rate_limit',
+      'quota_exceeded',
+      'provider_error',
+      'timeout',
+      'model_unsupported',
+      'content_too_long',
+      'llm_truncation',
+      'parse_error',
+      'schema_mismatch',
+    ];
+    for (const category of ERROR_CATEGORIES) {
+      assert.equal(shouldFallBack(category), fallBack.includes(category), category);
+    }
+  });
+
+  test('stops on invalid keys and fetch errors', () => {
+    for (const category of ['invalid_key', 'fetch_error', 'fetch_timeout', 'invalid_input'] as const) {
+      assert.equal(shouldFallBack(category), false, category);
+    }
+  });
+});
