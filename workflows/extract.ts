@@ -9,6 +9,8 @@ import {
 } from '@temporalio/workflow';
 import type { CleanerStep } from '../activities/clean-content.js';
 import type { Activities } from '../activities/index.js';
+import type { ErrorCategory } from '../shared/errors.js';
+import type { JobEventBody } from '../shared/events.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
 import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import { categoryOf } from './failures.js';
@@ -47,6 +49,8 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
   setStatus('running');
   await log.record({ type: 'job.started', data: {} });
   const pageId = uuid4();
+  // The page's result event (page.completed by the model activity, or page.failed here) owns this seq.
+  const pageSlot = log.reserve();
   try {
     const fetched = await fetchPage({
       jobId: input.jobId,
@@ -60,7 +64,6 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
       targetId: uuid4(),
       chain: input.cleanerChain,
     });
-    const event = log.reserve();
     const answer = await extractWithModel({
       jobId: input.jobId,
       tenantId: input.tenantId,
@@ -72,8 +75,8 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
       schema: input.schema,
       fetch: fetched,
       cleanDurationMs: cleaned.durationMs,
-      eventSeq: event.seq,
-      eventId: event.eventId,
+      eventSeq: pageSlot.seq,
+      eventId: pageSlot.eventId,
     });
     await log.record({ type: 'job.completed', data: { duration_ms: Date.now() - started } });
     setStatus('completed');
@@ -89,27 +92,35 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
     const duration_ms = Date.now() - started;
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(() =>
-        log.record({ type: 'job.cancelled', data: { duration_ms } }),
+        log.record(
+          // Fills the page's seq unless the model activity already wrote its result there.
+          { slot: pageSlot, body: pageFailed(input.url, pageId, 'cancelled', 'the job was cancelled') },
+          { type: 'job.cancelled', data: { duration_ms } },
+        ),
       );
       setStatus('cancelled');
       throw err;
     }
     const { category, message } = categoryOf(err);
     await log.record(
-      {
-        type: 'page.failed',
-        data: {
-          page_id: pageId,
-          url: input.url,
-          depth: 0,
-          parent_url: null,
-          error_category: category,
-          error_message: message,
-        },
-      },
+      { slot: pageSlot, body: pageFailed(input.url, pageId, category, message) },
       { type: 'job.failed', data: { error_category: category, error_message: message, duration_ms } },
     );
     setStatus('failed');
     throw ApplicationFailure.nonRetryable(message, category);
   }
+}
+
+function pageFailed(url: string, pageId: string, category: ErrorCategory, message: string): JobEventBody {
+  return {
+    type: 'page.failed',
+    data: {
+      page_id: pageId,
+      url,
+      depth: 0,
+      parent_url: null,
+      error_category: category,
+      error_message: message,
+    },
+  };
 }

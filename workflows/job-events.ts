@@ -15,7 +15,7 @@ export class JobLog {
   ) {}
 
   /** Reserves a sequence number and an event id for an event another activity will write. */
-  reserve(): { seq: number; eventId: string } {
+  reserve(): Slot {
     return { seq: this.nextSeq++, eventId: uuid4() };
   }
 
@@ -23,17 +23,26 @@ export class JobLog {
     return this.nextSeq;
   }
 
-  async record(...bodies: JobEventBody[]): Promise<void> {
+  /** Records events, each under a new seq, or under a seq reserved earlier (`{ slot, body }`). */
+  async record(...items: (JobEventBody | { slot: Slot; body: JobEventBody })[]): Promise<void> {
     const at = new Date().toISOString();
-    const events = bodies.map(
-      (body) =>
-        ({ ...body, job_id: this.jobId, tenant_id: this.tenantId, at, ...this.reserveEvent() }) as JobEvent,
-    );
+    const events = items.map((item) => {
+      const { slot, body } = 'slot' in item ? item : { slot: this.reserve(), body: item };
+      return {
+        ...body,
+        job_id: this.jobId,
+        tenant_id: this.tenantId,
+        at,
+        seq: slot.seq,
+        event_id: slot.eventId,
+      } as JobEvent;
+    });
     await recordEvents(events);
   }
+}
 
-  private reserveEvent() {
-    const { seq, eventId } = this.reserve();
-    return { seq, event_id: eventId };
-  }
+/** A seq (and event id) reserved for an event: it must be written exactly once, or readers stall there. */
+export interface Slot {
+  seq: number;
+  eventId: string;
 }

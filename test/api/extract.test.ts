@@ -83,7 +83,7 @@ describe('POST /api/v1/extract', () => {
     );
     assert.deepEqual(
       events.map((e) => e.seq),
-      [...events.keys()].map((i) => events[i]!.seq).sort((a, b) => a - b),
+      [0, 1, 2, 3],
     );
   });
 
@@ -109,6 +109,28 @@ describe('POST /api/v1/extract', () => {
     assert.equal(job.status, 'failed');
     assert.equal(job.error_category, 'http_status');
     assert.match(job.error_message, /404/);
+  });
+
+  test('a model failure after the fetch fails the job on the page result seq, and the job reads failed', async () => {
+    svc.llm.enqueueFailure({ kind: '401', count: 1 });
+    const res = await post({ url: `${site.url}/product`, schema: { name: 'string' } });
+    assert.equal(res.statusCode, 401, res.body);
+    const problem = res.json();
+    assert.equal(problem.error_category, 'invalid_key');
+    const job = (await svc.app.inject({ url: `/api/v1/jobs/${problem.job_id}`, headers: svc.auth() })).json();
+    assert.equal(job.status, 'failed');
+    assert.equal(job.error_category, 'invalid_key');
+    assert.equal(job.failed_count, 1);
+    const events = await svc.deps.events.list(problem.job_id);
+    assert.deepEqual(
+      events.map((e) => [e.seq, e.type]),
+      [
+        [0, 'job.created'],
+        [1, 'job.started'],
+        [2, 'page.failed'],
+        [3, 'job.failed'],
+      ],
+    );
   });
 
   test('Idempotency-Key returns the same job instead of starting another', async () => {
@@ -147,5 +169,45 @@ describe('POST /api/v1/extract', () => {
     const res = await post({ url: 'ftp://example.com/x', schema: { title: 'string' } });
     assert.equal(res.statusCode, 422, res.body);
     assert.equal(res.json().errors[0].location, 'body.url');
+  });
+});
+
+describe('jobs list and projections', () => {
+  test('lists newest first with limit and offset', async () => {
+    const other = await svc.newTenant('lister');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await svc.app.inject({
+        method: 'POST',
+        url: '/api/v1/extract',
+        headers: svc.auth(other.apiKey),
+        payload: { url: `${site.url}/product`, schema: { name: 'string' } },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      ids.push(res.json().job_id);
+    }
+    const list = async (q: string) =>
+      (await svc.app.inject({ url: `/api/v1/jobs?${q}`, headers: svc.auth(other.apiKey) }))
+        .json()
+        .jobs.map((j: { id: string }) => j.id);
+    assert.deepEqual(await list('limit=20'), [...ids].reverse());
+    assert.deepEqual(await list('limit=2'), [ids[2], ids[1]]);
+    assert.deepEqual(await list('limit=2&offset=2'), [ids[0]]);
+    assert.deepEqual(await list('offset=3'), []);
+  });
+
+  test('rebuilding the projections from the event log gives the same jobs and results', async () => {
+    const db = svc.mongo.db;
+    const snapshot = async () => ({
+      jobs: await db.collection(COLLECTIONS.jobs).find().sort({ _id: 1 }).toArray(),
+      results: await db.collection(COLLECTIONS.results).find().sort({ _id: 1 }).toArray(),
+      index: await db.collection(COLLECTIONS.tenantJobs).find().sort({ _id: 1 }).toArray(),
+    });
+    const before = await snapshot();
+    assert.ok(before.jobs.length >= 5, 'earlier tests made jobs');
+    await db.collection(COLLECTIONS.jobs).deleteMany({});
+    const { jobs } = await svc.deps.events.rebuildAll();
+    assert.equal(jobs, before.jobs.length);
+    assert.deepEqual(await snapshot(), before);
   });
 });
