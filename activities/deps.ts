@@ -1,10 +1,16 @@
 // What activities need from the outside world; built once by the worker and passed to createActivities.
 import type { Config } from '../shared/config.js';
 import type { ContentStore } from '../shared/store/contents.js';
+import type { DebugCaptureStore } from '../shared/store/debug-captures.js';
 import type { EventStore } from '../shared/store/event-store.js';
+import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
 
 export interface ActivityDeps {
   config: Config;
   events: EventStore;
   contents: ContentStore;
+  /** Tenants' model keys and chains (BYOK); without it only the operator's chain is used. */
+  llm?: LlmSettingsStore;
+  /** Where capture_debug stores model requests and responses. */
+  debug?: DebugCaptureStore;
 }

@@ -6,11 +6,13 @@ import { CategorizedError } from '../shared/errors.js';
 import type { PageCompletedData } from '../shared/events.js';
 import { priceOf } from '../shared/pricing.js';
 import { type NormalizedSchema, toJsonSchema } from '../shared/schema-input.js';
+import { redactSecrets } from '../shared/secrets.js';
+import type { DebugCapture } from '../shared/store/debug-captures.js';
 import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
-import { operatorChain, type ResolvedEntry, shouldFallBack } from './llm/chain.js';
+import { type JobLlmConfig, type ResolvedEntry, resolveChain, shouldFallBack } from './llm/chain.js';
 import { parseAnswer, SYSTEM_PROMPT, userPrompt } from './llm/prompt.js';
-import { callModel } from './llm/providers.js';
+import { callModel, type ModelAnswer } from './llm/providers.js';
 
 export interface ExtractWithModelInput {
   jobId: string;
@@ -26,6 +28,10 @@ export interface ExtractWithModelInput {
   /** Sequence number of the page.completed event, made by the workflow. */
   eventSeq: number;
   eventId: string;
+  jobType?: string;
+  captureDebug?: boolean;
+  /** The request's llm_config, without its key (the key is stored with the job). */
+  llm?: JobLlmConfig;
 }
 
 export interface ExtractWithModelResult {
@@ -39,13 +45,21 @@ export interface ExtractWithModelResult {
   durationMs: number;
 }
 
-interface Attempt {
-  data: unknown;
+/** Tokens and cost spent on one page, over every model call (failed ones cost money too). */
+interface Spend {
   inputTokens: number;
   outputTokens: number;
+  llmCostUsd: number;
+  priceKnown: boolean;
+}
+
+interface Attempt {
+  data: unknown;
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });
+const API_VERSION = 'v1';
+const round9 = (n: number) => Math.round(n * 1e9) / 1e9;
 
 export function makeExtractWithModel(deps: ActivityDeps) {
   const { config } = deps;
@@ -54,41 +68,66 @@ export function makeExtractWithModel(deps: ActivityDeps) {
     entry: ResolvedEntry,
     input: ExtractWithModelInput,
     content: string,
+    spend: Spend,
+    capture: (c: CaptureInput) => Promise<void>,
   ): Promise<Attempt> {
     const jsonSchema = toJsonSchema(input.schema);
     const validate = ajv.compile(jsonSchema);
-    let tokensIn = 0;
-    let tokensOut = 0;
     let feedback: string | undefined;
     for (let round = 0; round < 2; round++) {
-      const answer = await callModel(entry, {
-        system: SYSTEM_PROMPT,
-        user: userPrompt({ url: input.url, schema: input.schema, jsonSchema, content, feedback }),
-        jsonSchema,
-        schemaName: safeName(input.schema.name),
-        timeoutMs: config.LLM_TIMEOUT_MS,
-      });
-      tokensIn += answer.inputTokens;
-      tokensOut += answer.outputTokens;
-      if (answer.truncated)
-        throw new CategorizedError('llm_truncation', 'the model ran out of output tokens', true);
+      const user = userPrompt({ url: input.url, schema: input.schema, jsonSchema, content, feedback });
+      const started = Date.now();
+      const record = { entry, user, content, jsonSchema, isRetry: round > 0, started };
+      let answer: ModelAnswer;
+      try {
+        answer = await callModel(entry, {
+          system: SYSTEM_PROMPT,
+          user,
+          jsonSchema,
+          schemaName: safeName(input.schema.name),
+          timeoutMs: config.LLM_TIMEOUT_MS,
+          allowPrivate: config.ALLOW_PRIVATE_ADDRESSES,
+        });
+      } catch (err) {
+        const failure =
+          err instanceof CategorizedError ? err : new CategorizedError('provider_error', String(err));
+        await capture({ ...record, error: failure });
+        throw redacted(failure, entry);
+      }
+      const cost = priceOf(entry.model, answer.inputTokens, answer.outputTokens, entry.provider);
+      spend.inputTokens += answer.inputTokens;
+      spend.outputTokens += answer.outputTokens;
+      spend.llmCostUsd = round9(spend.llmCostUsd + cost.llm_cost_usd);
+      spend.priceKnown &&= cost.price_known;
+      const done = (result: { data?: unknown; error?: CategorizedError; parseError?: string }) =>
+        capture({ ...record, answer, cost: cost.llm_cost_usd, ...result });
+      if (answer.truncated) {
+        const error = new CategorizedError('llm_truncation', 'the model ran out of output tokens', true);
+        await done({ error });
+        throw error;
+      }
       let data: unknown;
       try {
         data = parseAnswer(answer.text);
-      } catch {
+      } catch (err) {
         feedback = 'it was not parseable JSON';
-        if (round === 1)
-          throw new CategorizedError('parse_error', 'the model did not answer with JSON', true);
+        const error = new CategorizedError('parse_error', 'the model did not answer with JSON', true);
+        await done({ error: round === 1 ? error : undefined, parseError: (err as Error).message });
+        if (round === 1) throw error;
         continue;
       }
-      if (validate(data)) return { data, inputTokens: tokensIn, outputTokens: tokensOut };
+      if (validate(data)) {
+        await done({ data });
+        return { data };
+      }
       feedback = describe(validate.errors ?? []);
-      if (round === 1)
-        throw new CategorizedError(
-          'schema_mismatch',
-          `the answer did not match the schema: ${feedback}`,
-          true,
-        );
+      const error = new CategorizedError(
+        'schema_mismatch',
+        `the answer did not match the schema: ${feedback}`,
+        true,
+      );
+      await done({ data, error });
+      if (round === 1) throw error;
     }
     throw new CategorizedError('unknown', 'unreachable');
   }
@@ -98,13 +137,25 @@ export function makeExtractWithModel(deps: ActivityDeps) {
       const started = Date.now();
       const source = await deps.contents.get(input.contentId);
       const content = source.body.slice(0, config.LLM_MAX_CONTENT_CHARS);
-      const chain = operatorChain(config);
-      if (chain.length === 0) throw new CategorizedError('no_models', 'no model is configured');
+      const chain = await resolveChain({
+        config,
+        llm: deps.llm,
+        tenantId: input.tenantId,
+        jobId: input.jobId,
+        request: input.llm,
+      });
+      const spend: Spend = { inputTokens: 0, outputTokens: 0, llmCostUsd: 0, priceKnown: true };
+      let attempt = 0;
+      const capture = async (c: CaptureInput) => {
+        attempt++;
+        if (input.captureDebug && deps.debug)
+          await deps.debug.add(input.jobId, toCapture(input, c, attempt, source.body));
+      };
       let lastError: CategorizedError | undefined;
       for (const entry of chain) {
         try {
-          const attempt = await tryEntry(entry, input, content);
-          return await recordSuccess(input, entry, attempt, Date.now() - started);
+          const result = await tryEntry(entry, input, content, spend, capture);
+          return await recordSuccess(input, entry, result, spend, Date.now() - started);
         } catch (err) {
           if (!(err instanceof CategorizedError) || !shouldFallBack(err.category)) throw err;
           lastError = err;
@@ -118,10 +169,11 @@ export function makeExtractWithModel(deps: ActivityDeps) {
     input: ExtractWithModelInput,
     entry: ResolvedEntry,
     attempt: Attempt,
+    spend: Spend,
     durationMs: number,
   ): Promise<ExtractWithModelResult> {
-    const price = priceOf(entry.model, attempt.inputTokens, attempt.outputTokens);
-    const costUsd = entry.isByok ? 0 : Math.round(price.llm_cost_usd * (1 + config.PRICE_MARKUP) * 1e9) / 1e9;
+    // BYOK runs pay the provider themselves: the service fee (PRICE_MARKUP applies to our keys only) is 0.
+    const costUsd = entry.isByok ? 0 : round9(spend.llmCostUsd * (1 + config.PRICE_MARKUP));
     const data: PageCompletedData = {
       page_id: input.pageId,
       url: input.url,
@@ -139,13 +191,13 @@ export function makeExtractWithModel(deps: ActivityDeps) {
       model: entry.model,
       fallback_position: entry.position,
       usage: {
-        input_tokens: attempt.inputTokens,
-        output_tokens: attempt.outputTokens,
-        llm_cost_usd: price.llm_cost_usd,
+        input_tokens: spend.inputTokens,
+        output_tokens: spend.outputTokens,
+        llm_cost_usd: spend.llmCostUsd,
         cost_usd: costUsd,
         is_byok: entry.isByok,
       },
-      price_known: price.price_known,
+      price_known: spend.priceKnown,
     };
     await deps.events.append([
       {
@@ -162,13 +214,84 @@ export function makeExtractWithModel(deps: ActivityDeps) {
       provider: entry.provider,
       model: entry.model,
       fallbackPosition: entry.position,
-      inputTokens: attempt.inputTokens,
-      outputTokens: attempt.outputTokens,
-      llmCostUsd: price.llm_cost_usd,
+      inputTokens: spend.inputTokens,
+      outputTokens: spend.outputTokens,
+      llmCostUsd: spend.llmCostUsd,
       costUsd,
       durationMs,
     };
   }
+}
+
+interface CaptureInput {
+  entry: ResolvedEntry;
+  user: string;
+  content: string;
+  jsonSchema: Record<string, unknown>;
+  isRetry: boolean;
+  started: number;
+  answer?: ModelAnswer;
+  cost?: number;
+  data?: unknown;
+  error?: CategorizedError;
+  parseError?: string;
+}
+
+/** A provider's error text may echo the key it was sent: never let it reach a job or a log. */
+function redacted(err: CategorizedError, entry: ResolvedEntry): CategorizedError {
+  const message = redactSecrets(err.message, entry.apiKey ? [entry.apiKey] : []);
+  return message === err.message
+    ? err
+    : new CategorizedError(err.category, message, err.retryable, err.details);
+}
+
+function toCapture(
+  input: ExtractWithModelInput,
+  c: CaptureInput,
+  attempt: number,
+  rawPage: string,
+): DebugCapture {
+  const secrets = c.entry.apiKey ? [c.entry.apiKey] : [];
+  const clean = (text: string) => redactSecrets(text, secrets);
+  return {
+    id: `${input.jobId}:${input.pageId}:${String(attempt).padStart(3, '0')}`,
+    api_version: API_VERSION,
+    job_type: input.jobType ?? 'extract',
+    timestamp: new Date(c.started).toISOString(),
+    url: input.url,
+    is_byok: c.entry.isByok,
+    sequence: attempt,
+    request: {
+      content_size: rawPage.length,
+      fallback_position: c.entry.position,
+      max_tokens: c.entry.maxTokens,
+      prompt_size: SYSTEM_PROMPT.length + c.user.length,
+      fetch_mode: input.fetch.fetchMode,
+      model: c.entry.model,
+      page_content: clean(c.content),
+      prompt: clean(input.schema.prompt ?? ''),
+      provider: c.entry.provider,
+      schema: JSON.stringify(c.jsonSchema),
+      system_prompt: SYSTEM_PROMPT,
+      user_prompt: clean(c.user),
+      hints_applied: {},
+      is_retry: c.isRetry,
+      json_mode: true,
+      temperature: c.entry.temperature,
+    },
+    response: {
+      cost_usd: c.cost ?? 0,
+      duration_ms: Date.now() - c.started,
+      input_tokens: c.answer?.inputTokens ?? 0,
+      output_tokens: c.answer?.outputTokens ?? 0,
+      error: c.error ? clean(c.error.message) : '',
+      error_category: c.error?.category ?? '',
+      parse_error: c.parseError ?? '',
+      raw_output: clean(c.answer?.text ?? ''),
+      parsed_output: c.data ?? null,
+      success: !c.error && c.data !== undefined && !c.parseError,
+    },
+  };
 }
 
 const safeName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'extraction';

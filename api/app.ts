@@ -19,10 +19,12 @@ import {
   problemTypeUri,
   registerProblemHandlers,
 } from './problem.js';
+import { debugRoutes } from './routes/debug.js';
 import { extractRoutes } from './routes/extract.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
+import { llmRoutes } from './routes/llm.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -90,6 +92,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await v1.register(extractRoutes(deps));
       await v1.register(jobRoutes(deps));
       await v1.register(keyRoutes(deps));
+      await v1.register(llmRoutes(deps));
+      await v1.register(debugRoutes(deps));
     },
     { prefix: API_PREFIX },
   );

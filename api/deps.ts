@@ -2,8 +2,10 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import type { Config } from '../shared/config.js';
+import type { DebugCaptureStore } from '../shared/store/debug-captures.js';
 import type { EventStore } from '../shared/store/event-store.js';
 import type { JobReader } from '../shared/store/jobs.js';
+import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
 import type { TenantStore } from '../shared/store/tenants.js';
 
 export interface ApiDeps {
@@ -13,4 +15,6 @@ export interface ApiDeps {
   events: EventStore;
   jobs: JobReader;
   tenants: TenantStore;
+  llm: LlmSettingsStore;
+  debug: DebugCaptureStore;
 }

@@ -17,6 +17,8 @@ export interface NewJob {
   workflowType: string;
   /** The workflow's single argument, given the minted job id. */
   input: (jobId: string) => unknown;
+  /** Runs after job.created is recorded and before the workflow starts (e.g. to store a job secret). */
+  beforeStart?: (jobId: string) => Promise<void>;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function startJob(deps: ApiDeps, job: NewJob): Promise<{ job: JobVi
   };
   await deps.events.append([created]);
   try {
+    await job.beforeStart?.(jobId);
     await deps.temporal.workflow.start(job.workflowType, {
       workflowId,
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,

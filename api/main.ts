@@ -1,10 +1,8 @@
 // API entry point: config from the environment, connections, bootstrap key, listen.
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../shared/config.js';
-import { EventStore } from '../shared/store/event-store.js';
-import { JobReader } from '../shared/store/jobs.js';
+import { createStores } from '../shared/store/index.js';
 import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
-import { TenantStore } from '../shared/store/tenants.js';
 import { buildApp } from './app.js';
 
 export const DEFAULT_TENANT = 'default';
@@ -12,21 +10,15 @@ export const DEFAULT_TENANT = 'default';
 const config = loadConfig();
 const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
 await ensureIndexes(mongo.db);
-const tenants = new TenantStore(mongo.db);
+const stores = createStores(mongo.db, config);
+const { tenants } = stores;
 if (config.SERVICE_BOOTSTRAP_API_KEY) {
   const tenant = await tenants.ensureTenant(DEFAULT_TENANT);
   await tenants.ensureKey(tenant._id, 'bootstrap', config.SERVICE_BOOTSTRAP_API_KEY);
 }
 const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
 const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-const app = await buildApp({
-  config,
-  db: mongo.db,
-  temporal,
-  events: new EventStore(mongo.db),
-  jobs: new JobReader(mongo.db),
-  tenants,
-});
+const app = await buildApp({ config, db: mongo.db, temporal, ...stores });
 
 let stopping = false;
 async function stop(signal: string) {

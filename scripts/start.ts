@@ -1,6 +1,8 @@
 // `npm start` after setup: the whole service on this machine. Starts FerretDB (unless MONGODB_URI is set),
 // the Temporal dev server with its Web UI (unless TEMPORAL_ADDRESS is set), the worker and the API, and
 // stops them all on Ctrl-C / SIGTERM. Data lives in DATA_DIR (default ./data), so jobs survive a restart.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../shared/config.js';
 import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
@@ -66,6 +68,7 @@ try {
     env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
   } else log(`using the Temporal server at ${process.env.TEMPORAL_ADDRESS}`);
 
+  env.SECRETS_KEY = env.SECRETS_KEY || ensureSecretsKey();
   const firstKey = await ensureFirstKey(env.MONGODB_URI ?? config.MONGODB_URI);
 
   await requireFree(config.PORT, 'API', 'PORT');
@@ -97,6 +100,17 @@ try {
 } catch (err) {
   log(`could not start: ${(err as Error).message}`);
   await stopAll(1);
+}
+
+/** Provider keys are sealed with SECRETS_KEY; for the local service it is made once and kept in DATA_DIR. */
+function ensureSecretsKey(): string {
+  const file = resolve(dataDir, 'secrets.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  log(`made a SECRETS_KEY for provider keys in ${file} (set SECRETS_KEY in production)`);
+  return key;
 }
 
 /**

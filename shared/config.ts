@@ -18,6 +18,8 @@ export const ConfigSchema = z.object({
   MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/'),
   MONGODB_DB: z.string().default('extract_service'),
   SERVICE_BOOTSTRAP_API_KEY: optionalString,
+  /** 32 bytes (base64 or hex) sealing tenants' provider keys at rest. npm start generates one in DATA_DIR. */
+  SECRETS_KEY: optionalString,
   EXTRACT_WAIT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
   ALLOW_PRIVATE_ADDRESSES: bool.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),

@@ -4,8 +4,7 @@ import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import type { Config } from '../shared/config.js';
-import { ContentStore } from '../shared/store/contents.js';
-import { EventStore } from '../shared/store/event-store.js';
+import { createStores } from '../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes.js';
 import { installRuntime } from './runtime.js';
@@ -27,11 +26,8 @@ export async function buildWorker(config: Config): Promise<RunningWorker> {
   await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
   await client.close();
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const activities = createActivities({
-    config,
-    events: new EventStore(mongo.db),
-    contents: new ContentStore(mongo.db),
-  });
+  const { events, contents, llm, debug } = createStores(mongo.db, config);
+  const activities = createActivities({ config, events, contents, llm, debug });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

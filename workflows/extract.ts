@@ -8,6 +8,7 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { CleanerStep } from '../activities/clean-content.js';
+import type { JobLlmConfig } from '../activities/llm/chain.js';
 import type { Activities } from '../activities/index.js';
 import type { ErrorCategory } from '../shared/errors.js';
 import type { JobEventBody } from '../shared/events.js';
@@ -25,6 +26,8 @@ export interface ExtractWorkflowInput {
   cleanerChain: CleanerStep[];
   schema: NormalizedSchema;
   captureDebug: boolean;
+  /** The request's llm_config without its key (a key given in the request is stored with the job). */
+  llm?: JobLlmConfig;
   /** The API recorded job.created as seq 0; the workflow continues from here. */
   firstSeq: number;
 }
@@ -77,6 +80,9 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
       cleanDurationMs: cleaned.durationMs,
       eventSeq: pageSlot.seq,
       eventId: pageSlot.eventId,
+      jobType: 'extract',
+      captureDebug: input.captureDebug,
+      llm: input.llm,
     });
     await log.record({ type: 'job.completed', data: { duration_ms: Date.now() - started } });
     setStatus('completed');

@@ -1,7 +1,16 @@
-// Which models to try, in order, and with which keys. This slice knows the operator's default chain
-// (DEFAULT_LLM_CHAIN with the SDKs' own key variables); tenant chains and BYOK plug in here.
+// Which models to try, in order, and with which keys (decisions.md "Models and keys"):
+// a request's llm_config (one entry), else the tenant's chain with the tenant's keys (BYOK), else the
+// operator's DEFAULT_LLM_CHAIN (on the tenant's own key for a provider when stored, else the keys from the
+// environment). Keys are looked up here, in the
+// activity, by reference: they never travel through workflow inputs or history.
 import { type Config, parseChain } from '../../shared/config.js';
-import type { ErrorCategory } from '../../shared/errors.js';
+import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
+import { providerInfo } from '../../shared/llm/catalog.js';
+import {
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_TEMPERATURE,
+  type LlmSettingsStore,
+} from '../../shared/store/llm-settings.js';
 import type { ModelTarget } from './providers.js';
 
 export interface ResolvedEntry extends ModelTarget {
@@ -9,22 +18,144 @@ export interface ResolvedEntry extends ModelTarget {
   isByok: boolean;
 }
 
-export function operatorChain(config: Config): ResolvedEntry[] {
-  return parseChain(config.DEFAULT_LLM_CHAIN).map((entry, position) => ({
-    ...entry,
-    ...operatorCredentials(config, entry.provider),
-    temperature: 0,
-    maxTokens: 4096,
-    position,
-    isByok: false,
-  }));
+/** The model settings a job carries: no key, only whether the request gave one (stored with the job). */
+export interface JobLlmConfig {
+  provider: string;
+  model: string;
+  baseUrl?: string;
+  temperature?: number;
+  maxTokens?: number;
+  hasKey: boolean;
 }
 
-function operatorCredentials(config: Config, provider: string): { apiKey?: string; baseUrl?: string } {
+export interface ChainContext {
+  config: Config;
+  llm?: LlmSettingsStore;
+  tenantId: string;
+  jobId: string;
+  request?: JobLlmConfig;
+}
+
+export function operatorCredentials(config: Config, provider: string): { apiKey?: string; baseUrl?: string } {
   if (provider === 'openai') return { apiKey: config.OPENAI_API_KEY, baseUrl: config.OPENAI_BASE_URL };
   if (provider === 'anthropic')
     return { apiKey: config.ANTHROPIC_API_KEY, baseUrl: config.ANTHROPIC_BASE_URL };
   return {};
+}
+
+export function operatorChain(config: Config): ResolvedEntry[] {
+  return parseChain(config.DEFAULT_LLM_CHAIN)
+    .map((entry, position) => ({
+      ...entry,
+      ...operatorCredentials(config, entry.provider),
+      temperature: DEFAULT_TEMPERATURE,
+      maxTokens: DEFAULT_MAX_TOKENS,
+      position,
+      isByok: false,
+      guarded: false,
+    }))
+    .filter((e) => e.apiKey || providerInfo(e.provider)?.requires_key === false);
+}
+
+/** A tenant's own key (and base_url) for a provider, when stored and enabled. */
+async function tenantCredentials(ctx: ChainContext, provider: string) {
+  const doc = ctx.llm ? await ctx.llm.getKey(ctx.tenantId, provider) : null;
+  if (!doc || !doc.is_enabled) return null;
+  const apiKey = (await ctx.llm?.openKey(doc)) ?? undefined;
+  if (!apiKey && !doc.base_url) return null;
+  return { apiKey, baseUrl: doc.base_url ?? undefined };
+}
+
+async function entryFor(
+  ctx: ChainContext,
+  e: {
+    provider: string;
+    model: string;
+    temperature: number;
+    maxTokens: number;
+    position: number;
+    baseUrl?: string;
+  },
+  requestKey?: string,
+): Promise<ResolvedEntry | null> {
+  const info = providerInfo(e.provider);
+  if (!info || info.status === 'decommissioned') return null;
+  const own = requestKey
+    ? { apiKey: requestKey, baseUrl: undefined }
+    : await tenantCredentials(ctx, e.provider);
+  const operator = operatorCredentials(ctx.config, e.provider);
+  const apiKey = own?.apiKey ?? (own ? undefined : operator.apiKey);
+  if (info.requires_key && !apiKey) return null;
+  // A base_url the caller chose is checked against the address policy on every connection.
+  const callerBaseUrl = e.baseUrl ?? own?.baseUrl;
+  return {
+    provider: e.provider,
+    model: e.model,
+    apiKey,
+    baseUrl: callerBaseUrl ?? (own ? undefined : operator.baseUrl) ?? info.default_base_url,
+    guarded: callerBaseUrl !== undefined,
+    temperature: e.temperature,
+    maxTokens: e.maxTokens,
+    position: e.position,
+    isByok: own !== null,
+  };
+}
+
+export async function resolveChain(ctx: ChainContext): Promise<ResolvedEntry[]> {
+  if (ctx.request) {
+    const r = ctx.request;
+    const key = r.hasKey ? ((await ctx.llm?.openJobKey(ctx.jobId)) ?? undefined) : undefined;
+    const entry = await entryFor(
+      ctx,
+      {
+        provider: r.provider,
+        model: r.model,
+        temperature: r.temperature ?? DEFAULT_TEMPERATURE,
+        maxTokens: r.maxTokens ?? DEFAULT_MAX_TOKENS,
+        position: 0,
+        baseUrl: r.baseUrl,
+      },
+      key,
+    );
+    if (!entry) {
+      throw new CategorizedError(
+        'no_models',
+        `no usable key for provider "${r.provider}": give llm_config.api_key, or store one with PUT /api/v1/llm/keys`,
+      );
+    }
+    return [entry];
+  }
+  const tenantChain = ctx.llm ? (await ctx.llm.getChain(ctx.tenantId)).filter((e) => e.is_enabled) : [];
+  if (tenantChain.length > 0) {
+    const entries = await Promise.all(
+      tenantChain.map((e) =>
+        entryFor(ctx, {
+          provider: e.provider,
+          model: e.model,
+          temperature: e.temperature,
+          maxTokens: e.max_tokens,
+          position: e.position,
+        }),
+      ),
+    );
+    const usable = entries.filter((e): e is ResolvedEntry => e !== null);
+    if (usable.length === 0) {
+      throw new CategorizedError(
+        'no_models',
+        'no entry of your model chain is usable: store a key for its providers (PUT /api/v1/llm/keys) or enable an entry',
+      );
+    }
+    return usable;
+  }
+  // The service's default chain, each entry on the tenant's own key for its provider when one is stored.
+  const defaults = await Promise.all(
+    parseChain(ctx.config.DEFAULT_LLM_CHAIN).map((e, position) =>
+      entryFor(ctx, { ...e, temperature: DEFAULT_TEMPERATURE, maxTokens: DEFAULT_MAX_TOKENS, position }),
+    ),
+  );
+  const chain = defaults.filter((e): e is ResolvedEntry => e !== null);
+  if (chain.length === 0) throw new CategorizedError('no_models', 'no model is configured for this service');
+  return chain;
 }
 
 /** Failures after which the next chain entry is tried; others (invalid key, …) end the attempt. */

@@ -1,13 +1,18 @@
 // One call to a model through the provider's real SDK, with errors mapped to our categories.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { fetch as undiciFetch } from 'undici';
 import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
+import { providerInfo } from '../../shared/llm/catalog.js';
+import { guardedDispatcher } from '../../shared/net/guarded-fetch.js';
 
 export interface ModelTarget {
   provider: string;
   model: string;
   apiKey?: string;
   baseUrl?: string;
+  /** The base URL came from a caller: connections pass the private-address policy. */
+  guarded?: boolean;
   temperature: number;
   maxTokens: number;
 }
@@ -18,6 +23,16 @@ export interface ModelCall {
   jsonSchema: Record<string, unknown>;
   schemaName: string;
   timeoutMs: number;
+  /** ALLOW_PRIVATE_ADDRESSES, for guarded targets. */
+  allowPrivate?: boolean;
+}
+
+/** The SDKs' fetch, through the guarded dispatcher when the endpoint was chosen by a caller. */
+function sdkFetch(target: ModelTarget, call: ModelCall): typeof fetch | undefined {
+  if (!target.guarded) return undefined;
+  const dispatcher = guardedDispatcher(call.allowPrivate ?? false);
+  return ((url: string | URL, init?: RequestInit) =>
+    undiciFetch(url as string, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
 }
 
 export interface ModelAnswer {
@@ -27,29 +42,28 @@ export interface ModelAnswer {
   truncated: boolean;
 }
 
-const OPENAI_COMPATIBLE_BASE: Record<string, string | undefined> = {
-  openai: undefined,
-  openrouter: 'https://openrouter.ai/api/v1',
-  ollama: 'http://127.0.0.1:11434/v1',
-  openai_compatible: undefined,
-};
-
 export async function callModel(target: ModelTarget, call: ModelCall): Promise<ModelAnswer> {
+  const info = providerInfo(target.provider);
+  if (!info || info.status === 'decommissioned') {
+    throw new CategorizedError(
+      'model_unsupported',
+      `unknown or decommissioned provider "${target.provider}"`,
+    );
+  }
   try {
-    if (target.provider === 'anthropic') return await callAnthropic(target, call);
-    if (target.provider in OPENAI_COMPATIBLE_BASE) return await callOpenAi(target, call);
+    return info.api === 'anthropic' ? await callAnthropic(target, call) : await callOpenAi(target, call);
   } catch (err) {
     throw mapSdkError(err);
   }
-  throw new CategorizedError('model_unsupported', `unknown provider "${target.provider}"`);
 }
 
 async function callOpenAi(target: ModelTarget, call: ModelCall): Promise<ModelAnswer> {
   const client = new OpenAI({
     apiKey: target.apiKey || 'no-key',
-    baseURL: target.baseUrl ?? OPENAI_COMPATIBLE_BASE[target.provider],
+    baseURL: target.baseUrl,
     timeout: call.timeoutMs,
     maxRetries: 0, // fallback and retries are ours
+    fetch: sdkFetch(target, call),
   });
   const structured = Object.keys(call.jsonSchema).length > 1 || 'properties' in call.jsonSchema;
   const res = await client.chat.completions.create({
@@ -82,6 +96,7 @@ async function callAnthropic(target: ModelTarget, call: ModelCall): Promise<Mode
     baseURL: target.baseUrl,
     timeout: call.timeoutMs,
     maxRetries: 0,
+    fetch: sdkFetch(target, call),
   });
   // A forced tool is Anthropic's structured-output mode: the input must match the schema.
   const res = await client.messages.create({
@@ -116,6 +131,9 @@ function toolSchema(call: ModelCall): Anthropic.Tool.InputSchema {
 
 function mapSdkError(err: unknown): Error {
   if (err instanceof CategorizedError) return err;
+  // A refused connection to a caller's endpoint (private address) surfaces through the SDK's own error.
+  const refusal = findCause(err, (e) => e instanceof CategorizedError && e.category === 'ssrf_blocked');
+  if (refusal) return refusal;
   const cat = (category: ErrorCategory, retryable: boolean) =>
     new CategorizedError(category, (err as Error).message, retryable);
   if (err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError) {
@@ -143,4 +161,10 @@ function isQuotaError(err: InstanceType<typeof OpenAI.APIError> | InstanceType<t
     err.type === 'billing_error' ||
     code === 'insufficient_quota'
   );
+}
+
+function findCause(err: unknown, match: (e: unknown) => boolean, depth = 0): Error | null {
+  if (!err || depth > 5) return null;
+  if (match(err)) return err as Error;
+  return findCause((err as { cause?: unknown }).cause, match, depth + 1);
 }

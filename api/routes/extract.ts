@@ -15,16 +15,26 @@ import type { ApiDeps } from '../deps.js';
 import { awaitJob, startJob } from '../job-runner.js';
 import { ProblemError } from '../problem.js';
 import { extractResponse } from '../views.js';
+import { checkBaseUrl } from './llm.js';
 
+/** Parses a schema field; an unusable schema is a 422 whose `errors[0].location` points inside it. */
 export function parseSchemaField(schema: unknown, location: string): NormalizedSchema {
   try {
     return normalizeSchema(schema);
   } catch (err) {
     if (!(err instanceof CategorizedError)) throw err;
+    const details = err.details ?? {};
+    const path = typeof details.location === 'string' ? details.location : '';
     throw new ProblemError({
       slug: 'validation-error',
       detail: `The schema cannot be used: ${err.message}`,
-      errors: [{ location, message: err.message, value: schema }],
+      errors: [
+        {
+          location: path ? `${location}.${path}` : location,
+          message: typeof details.reason === 'string' ? details.reason : err.message,
+          value: 'location' in details ? details.value : schema,
+        },
+      ],
     });
   }
 }
@@ -53,6 +63,8 @@ export const extractRoutes =
       async (request, reply) => {
         const body = request.body;
         const schema = parseSchemaField(body.schema, 'body.schema');
+        const llm = body.llm_config;
+        if (llm) await checkBaseUrl(deps, llm.provider, llm.base_url, 'body.llm_config.base_url');
         const { job } = await startJob(deps, {
           tenantId: request.tenant._id,
           type: 'extract',
@@ -60,6 +72,8 @@ export const extractRoutes =
           captureDebug: body.capture_debug,
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           workflowType: WORKFLOW_TYPES.extract,
+          // A key given for this job is sealed with the job before the workflow starts; only a flag travels.
+          beforeStart: llm?.api_key ? (jobId) => deps.llm.putJobKey(jobId, llm.api_key as string) : undefined,
           input: (jobId): ExtractWorkflowInput => ({
             jobId,
             tenantId: request.tenant._id,
@@ -68,6 +82,14 @@ export const extractRoutes =
             cleanerChain: body.cleaner_chain,
             schema,
             captureDebug: body.capture_debug,
+            llm: llm && {
+              provider: llm.provider,
+              model: llm.model,
+              baseUrl: llm.base_url || undefined,
+              temperature: llm.temperature,
+              maxTokens: llm.max_tokens,
+              hasKey: Boolean(llm.api_key),
+            },
             firstSeq: 1,
           }),
         });

@@ -54,6 +54,11 @@ export interface GuardedRequest {
   userAgent?: string;
   /** Name resolution for this call (tests); the default is dns.lookup with { all: true }. */
   lookup?: LookupFn;
+  /**
+   * Sees the final response's status and headers before its body is read; throwing refuses the response
+   * without downloading it (a PDF need not be read to be turned down).
+   */
+  inspectResponse?: (status: number, headers: Record<string, string>) => void;
 }
 
 export interface GuardedResponse {
@@ -85,6 +90,7 @@ interface CallContext {
   maxBytes: number;
   /** The hop in flight, so transport errors can name the host they concern. */
   current: URL;
+  inspect?: GuardedRequest['inspectResponse'];
 }
 
 export async function guardedFetch(req: GuardedRequest): Promise<GuardedResponse> {
@@ -100,6 +106,7 @@ export async function guardedFetch(req: GuardedRequest): Promise<GuardedResponse
     deadline,
     maxBytes: req.maxBytes ?? DEFAULT_MAX_BYTES,
     current: url,
+    inspect: req.inspectResponse,
   };
   try {
     const res = await followRedirects(firstHop(req, url), req.maxRedirects ?? DEFAULT_MAX_REDIRECTS, ctx);
@@ -125,8 +132,14 @@ async function followRedirects(
     const { res, remoteAddress } = await send(hop, ctx);
     const location = maxRedirects > 0 ? redirectLocation(res) : null;
     if (location === null) {
-      const body = await readBody(res, ctx.maxBytes);
       const headers = flattenHeaders(res.headers);
+      try {
+        ctx.inspect?.(res.statusCode, headers);
+      } catch (err) {
+        res.body.destroy(); // refused unread: abort the download
+        throw err;
+      }
+      const body = await readBody(res, ctx.maxBytes);
       return {
         url: hop.url.href,
         status: res.statusCode,
@@ -338,6 +351,14 @@ function categorize(err: unknown, deadline: Deadline, url: URL): CategorizedErro
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return new CategorizedError('fetch_timeout', `${url.host} timed out (${code})`, true, { code });
   }
+  if (code !== undefined && isTlsCode(code)) {
+    // A bad certificate or a broken handshake will be the same on the next try.
+    return new CategorizedError('fetch_error', `TLS error from ${url.host}: ${code}`, false, {
+      code,
+      host: url.host,
+      reason: 'tls',
+    });
+  }
   const message =
     code === 'ENOTFOUND'
       ? `could not resolve ${url.hostname}`
@@ -346,6 +367,11 @@ function categorize(err: unknown, deadline: Deadline, url: URL): CategorizedErro
     code,
     host: url.host,
   });
+}
+
+/** Node's certificate codes (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, …) and OpenSSL's ERR_SSL_*. */
+function isTlsCode(code: string): boolean {
+  return /CERT|SSL|TLS|UNABLE_TO_(GET|VERIFY)/.test(code);
 }
 
 /** Undici and net wrap the real cause (err.cause, AggregateError.errors); prefer a code we know. */
@@ -529,3 +555,11 @@ function tagged<T>(tag: SocketTag, start: () => T): T {
 }
 
 function noop(): void {}
+
+/**
+ * The shared guarded dispatcher, for clients that bring their own HTTP stack (the model SDKs take a
+ * `fetch`): every connection it opens is resolved and checked against the address policy first.
+ */
+export function guardedDispatcher(allowPrivate: boolean): Dispatcher {
+  return leaseAgent({ allowPrivate }).agent;
+}

@@ -1,14 +1,32 @@
 import { z } from 'zod';
 import { INPUT_FORMATS } from '../schema-input.js';
 import { FetchModeSchema, HttpUrlSchema, TimestampSchema } from './common.js';
+import { LlmConfigSchema } from './llm.js';
 
 export const SchemaInputSchema = z.union([z.string().min(1), z.record(z.string(), z.unknown())]).meta({
   id: 'SchemaInput',
   description:
-    'What to extract. One of: a {field: type} map (types string, number, integer, boolean, array/[type], ' +
-    'nested objects); a structured schema (YAML or JSON text, or an object) with name and fields ' +
-    '[{name, type, description?, required?, items?, properties?}]; or a free-form prompt. Detected in that ' +
-    'order; the response reports the format in input_format.',
+    'What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields and 5 levels of ' +
+    'nesting. Three forms, detected in this order; the response reports which in input_format. (1) ' +
+    'structured: an object (or YAML/JSON text) with name and fields, where fields is a list of field ' +
+    'definitions [{name, type?, description?, required?, items?, properties?}] or a map of field names ' +
+    'to types or definitions; optional description, and required: [field names] as in JSON Schema. ' +
+    'Types: string, number, integer, boolean, array, object (aliases str, text, date, datetime, url, ' +
+    'email, float, double, decimal, int, bool, list). A definition without type is an object when it has ' +
+    'properties, an array when it has items, else a string; an array without items holds strings; an ' +
+    'object definition needs properties; required is true/false, or on an object a list of its ' +
+    'properties. Inside a definition, fields is another name for properties. Unknown keys and duplicate ' +
+    'names are errors. name + fields is structured only when fields holds field definitions: {name: ' +
+    'string, fields: [string]} is a fields map. (2) fields: any other object; each value is a type name, ' +
+    'type[] or [type] for a list ([] a list of anything), a nested map for an object ({} any object), ' +
+    '[{...}] for a list of objects, or a definition map {type, description?, required?, items?, ' +
+    'properties?} (only those keys, with type or properties); a key required listing sibling keys marks ' +
+    'them required. An object that fits neither form is a 422 whose errors[0].location names the ' +
+    'offending key (e.g. body.schema.price, body.schema.fields.2.type) and whose message lists the valid ' +
+    'types; an object is never read as a prompt. (3) prompt: any other text. Text is a schema when it is ' +
+    'a JSON object, or YAML with a type name among its values (or name + fields); YAML-shaped prose such ' +
+    'as "Extract: the title" stays a prompt, while broken JSON, or broken multi-line YAML, that was ' +
+    'meant as a schema is a 422.',
 });
 
 export const CleanerStepSchema = z
@@ -31,7 +49,10 @@ export const ExtractRequestSchema = z
       .meta({
         description: 'Ordered content cleaners applied before the model sees the page; default [markdown].',
       }),
-    capture_debug: z.boolean().default(false),
+    llm_config: LlmConfigSchema.optional(),
+    capture_debug: z.boolean().default(false).meta({
+      description: 'Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.',
+    }),
   })
   .strict()
   .meta({ id: 'ExtractRequest' });

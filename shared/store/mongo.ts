@@ -19,6 +19,16 @@ export const COLLECTIONS = {
   tenants: 'tenants',
   /** `_id` = SHA-256 of the key. */
   apiKeys: 'api_keys',
+  /** `_id` = `<tenant id>:<provider>`; the key sealed with SECRETS_KEY. */
+  llmKeys: 'llm_keys',
+  /** `_id` = tenant id; the ordered fallback chain. */
+  llmChains: 'llm_chains',
+  /** `_id` = job id; a sealed one-job key from a request's llm_config. */
+  jobSecrets: 'job_secrets',
+  /** `_id` = `<job id>:<page id>:<attempt>`; model request/response captures (capture_debug). */
+  debugCaptures: 'debug_captures',
+  /** `_id` = job id; the ids of the job's captures in order. */
+  debugIndex: 'debug_capture_index',
 } as const;
 
 export interface Mongo {
@@ -41,6 +51,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await c(COLLECTIONS.apiKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
   await c(COLLECTIONS.apiKeys).createIndex({ id: 1 }, { unique: true, name: 'public_id' });
   await c(COLLECTIONS.tenants).createIndex({ name: 1 }, { unique: true, name: 'name' });
+  await c(COLLECTIONS.llmKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
 }
 
 export function isDuplicateKey(err: unknown): boolean {

@@ -1,16 +1,14 @@
 // A whole service for a test file: the shared embedded FerretDB + Temporal (started once by `npm test`, or
 // here when a file runs alone), a real worker on its own task queue, the Fastify app, a fake model server,
 // and a tenant with an API key. Each call gets a fresh database, so test files never see each other's data.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../../api/app.js';
 import type { ApiDeps } from '../../api/deps.js';
 import { type Infra, startInfra } from '../../scripts/lib/stack.js';
 import { type Config, loadConfig } from '../../shared/config.js';
-import { EventStore } from '../../shared/store/event-store.js';
-import { JobReader } from '../../shared/store/jobs.js';
+import { createStores } from '../../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../../shared/store/mongo.js';
-import { TenantStore } from '../../shared/store/tenants.js';
 import { buildWorker, type RunningWorker } from '../../worker/build.js';
 import { type FakeLlmServer, startFakeLlmServer } from './fake-llm-server.js';
 
@@ -64,21 +62,16 @@ export async function startTestService(
     ANTHROPIC_BASE_URL: llm.anthropicBaseUrl,
     LOG_LEVEL: 'silent',
     PORT: '0',
+    SECRETS_KEY: randomBytes(32).toString('base64'),
     ...opts.env,
   });
   const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
   await ensureIndexes(mongo.db);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const tenants = new TenantStore(mongo.db);
-  const deps: ApiDeps = {
-    config,
-    db: mongo.db,
-    temporal,
-    events: new EventStore(mongo.db),
-    jobs: new JobReader(mongo.db),
-    tenants,
-  };
+  const stores = createStores(mongo.db, config);
+  const { tenants } = stores;
+  const deps: ApiDeps = { config, db: mongo.db, temporal, ...stores };
   const app = await buildApp(deps);
   const newTenant = async (name: string) => {
     const tenant = await tenants.ensureTenant(name);

@@ -1,0 +1,161 @@
+// Model configuration of the caller's tenant: provider keys (BYOK), the fallback chain, the providers.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { PROVIDERS, providerInfo } from '../../shared/llm/catalog.js';
+import { resolveAndCheck } from '../../shared/net/address-policy.js';
+import {
+  ChainRequestSchema,
+  ChainSchema,
+  LlmKeyListSchema,
+  LlmKeyRequestSchema,
+  LlmKeySchema,
+  ProviderListSchema,
+  ProviderParamsSchema,
+  ProvidersQuerySchema,
+} from '../../shared/schemas/llm.js';
+import { standardErrors } from '../../shared/schemas/problem.js';
+import type { ChainEntryDoc, LlmKeyDoc } from '../../shared/store/llm-settings.js';
+import type { ApiDeps } from '../deps.js';
+import { notFound, ProblemError } from '../problem.js';
+
+const keyResource = (doc: LlmKeyDoc) => ({
+  id: doc.id,
+  provider: doc.provider,
+  base_url: doc.base_url,
+  created_at: doc.created_at,
+  updated_at: doc.updated_at,
+  has_key: doc.sealed_key !== null,
+  is_enabled: doc.is_enabled,
+});
+
+const chainResource = (entries: ChainEntryDoc[]) => ({ chain: entries });
+
+/**
+ * A caller-chosen endpoint must be a public address (unless the operator allows private ones) and the
+ * provider must allow overriding its endpoint. Checked when saved; connections are checked again.
+ */
+export async function checkBaseUrl(
+  deps: ApiDeps,
+  provider: string,
+  baseUrl: string | undefined,
+  location: string,
+) {
+  if (!baseUrl) return;
+  const fail = (message: string) =>
+    new ProblemError({
+      slug: 'validation-error',
+      detail: message,
+      errors: [{ location, message, value: baseUrl }],
+    });
+  if (providerInfo(provider)?.allow_base_url_override === false) {
+    throw fail(`provider "${provider}" does not take a base_url`);
+  }
+  if (deps.config.ALLOW_PRIVATE_ADDRESSES) return;
+  try {
+    await resolveAndCheck(new URL(baseUrl).hostname, { allowPrivate: false });
+  } catch (err) {
+    throw fail(`base_url is not allowed: ${(err as Error).message}`);
+  }
+}
+
+export const llmRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.get(
+      '/llm/keys',
+      {
+        schema: {
+          summary: "List your tenant's provider keys (has_key only, never the key)",
+          tags: ['llm'],
+          response: { 200: LlmKeyListSchema, ...standardErrors },
+        },
+      },
+      async (request) => ({ keys: (await deps.llm.listKeys(request.tenant._id)).map(keyResource) }),
+    );
+
+    app.put(
+      '/llm/keys',
+      {
+        schema: {
+          summary: 'Create or update your key for a provider (bring your own key)',
+          description:
+            'The key is stored sealed (AES-256-GCM with the operator key) and only reported as has_key. An empty ' +
+            'or missing api_key keeps the stored key, so base_url or is_enabled can change alone. Jobs whose chain ' +
+            'uses this provider then run on your key (is_byok=true, cost_usd 0).',
+          tags: ['llm'],
+          body: LlmKeyRequestSchema,
+          response: { 200: LlmKeySchema, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        await checkBaseUrl(deps, body.provider, body.base_url, 'body.base_url');
+        return keyResource(await deps.llm.putKey(request.tenant._id, body));
+      },
+    );
+
+    app.delete(
+      '/llm/keys/:provider',
+      {
+        schema: {
+          summary: 'Delete your key for a provider',
+          tags: ['llm'],
+          params: ProviderParamsSchema,
+          response: { 204: z.null().meta({ description: 'Deleted' }), ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        if (!(await deps.llm.deleteKey(request.tenant._id, request.params.provider))) {
+          throw notFound(`key for provider ${request.params.provider}`);
+        }
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/llm/chain',
+      {
+        schema: {
+          summary: "Your tenant's model fallback chain",
+          description: 'Empty means the service default chain is used.',
+          tags: ['llm'],
+          response: { 200: ChainSchema, ...standardErrors },
+        },
+      },
+      async (request) => chainResource(await deps.llm.getChain(request.tenant._id)),
+    );
+
+    app.put(
+      '/llm/chain',
+      {
+        schema: {
+          summary: 'Replace your model fallback chain',
+          description:
+            'Entries are tried in order (position 0 first). The next entry is tried after rate limits, provider ' +
+            'errors, timeouts, unsupported models, truncation and unparseable or non-matching output; an invalid ' +
+            'key stops the chain. Each entry uses your key for its provider when stored, else the service key.',
+          tags: ['llm'],
+          body: ChainRequestSchema,
+          response: { 200: ChainSchema, ...standardErrors },
+        },
+      },
+      async (request) => chainResource(await deps.llm.putChain(request.tenant._id, request.body.chain)),
+    );
+
+    app.get(
+      '/llm/providers',
+      {
+        schema: {
+          summary: 'The model providers the service can call',
+          tags: ['llm'],
+          querystring: ProvidersQuerySchema,
+          response: { 200: ProviderListSchema, ...standardErrors },
+        },
+      },
+      async (request) => ({
+        providers: PROVIDERS.filter(
+          (p) => request.query.include_decommissioned || p.status !== 'decommissioned',
+        ).map(({ api, default_base_url, ...p }) => p),
+      }),
+    );
+  };

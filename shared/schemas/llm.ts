@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { PROVIDER_NAMES, PROVIDER_STATUSES, providerInfo } from '../llm/catalog.js';
+import { TimestampSchema } from './common.js';
+
+const ProviderNameSchema = z
+  .string()
+  .refine((name) => PROVIDER_NAMES.includes(name), {
+    message: `unknown provider; one of ${PROVIDER_NAMES.join(', ')} (see GET /api/v1/llm/providers)`,
+  })
+  .refine((name) => providerInfo(name)?.status !== 'decommissioned', {
+    message: 'this provider is decommissioned; see successor_provider in GET /api/v1/llm/providers',
+  })
+  .meta({ description: 'A provider name from GET /api/v1/llm/providers (not decommissioned).' });
+
+const BaseUrlSchema = z
+  .string()
+  .max(2048)
+  .refine((v) => v === '' || /^https?:\/\/[^\s]+$/i.test(v), { message: 'must be an http(s) URL' })
+  .meta({
+    description:
+      'Endpoint for a local runtime or a custom OpenAI-compatible server. It must not point to a private, ' +
+      'loopback or metadata address (checked when saved and on every connection). Empty clears it.',
+  });
+
+const TemperatureSchema = z.number().min(0).max(2);
+const MaxTokensSchema = z.number().int().min(1).max(200_000);
+
+export const LlmConfigSchema = z
+  .object({
+    provider: ProviderNameSchema,
+    model: z.string().min(1).max(200),
+    api_key: z.string().min(1).max(1000).optional().meta({
+      description: 'Used for this job only; stored sealed with the job, never returned, logged or captured.',
+    }),
+    base_url: BaseUrlSchema.optional(),
+    temperature: TemperatureSchema.optional(),
+    max_tokens: MaxTokensSchema.optional(),
+  })
+  .strict()
+  .meta({
+    id: 'LlmConfig',
+    description:
+      'A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the ' +
+      'provider (PUT /llm/keys) is used, else the service key for that provider.',
+  });
+export type LlmConfig = z.infer<typeof LlmConfigSchema>;
+
+export const LlmKeyRequestSchema = z
+  .object({
+    provider: ProviderNameSchema,
+    api_key: z.string().max(1000).optional().meta({ description: 'Empty or missing keeps the stored key.' }),
+    base_url: BaseUrlSchema.optional(),
+    is_enabled: z.boolean(),
+  })
+  .strict()
+  .meta({ id: 'LlmKeyRequest' });
+
+export const LlmKeySchema = z
+  .object({
+    id: z.string(),
+    provider: z.string(),
+    base_url: z.string().nullable(),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+    has_key: z.boolean(),
+    is_enabled: z.boolean(),
+  })
+  .meta({ id: 'LlmKey', description: 'A provider key of the tenant. The key itself is never returned.' });
+
+export const LlmKeyListSchema = z.object({ keys: z.array(LlmKeySchema) }).meta({ id: 'LlmKeyList' });
+
+export const ChainEntryRequestSchema = z
+  .object({
+    provider: ProviderNameSchema,
+    model: z.string().min(1).max(200),
+    is_enabled: z.boolean().default(true),
+    temperature: TemperatureSchema.default(0),
+    max_tokens: MaxTokensSchema.default(4096),
+  })
+  .strict();
+
+export const ChainRequestSchema = z
+  .object({ chain: z.array(ChainEntryRequestSchema).max(10) })
+  .strict()
+  .meta({
+    id: 'LlmChainRequest',
+    description: 'The ordered fallback chain; an empty chain means the service default chain.',
+  });
+
+export const ChainEntrySchema = z
+  .object({
+    id: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+    is_enabled: z.boolean(),
+    max_tokens: z.number().int(),
+    position: z.number().int().meta({ description: '0-based order in which entries are tried' }),
+    temperature: z.number(),
+  })
+  .meta({ id: 'LlmChainEntry' });
+
+export const ChainSchema = z.object({ chain: z.array(ChainEntrySchema) }).meta({ id: 'LlmChain' });
+
+export const ProviderSchema = z
+  .object({
+    name: z.string(),
+    display_name: z.string(),
+    description: z.string(),
+    docs_url: z.string(),
+    key_placeholder: z.string(),
+    base_url_hint: z.string(),
+    decommission_note: z.string(),
+    successor_provider: z.string(),
+    status: z.enum(PROVIDER_STATUSES),
+    allow_base_url_override: z.boolean(),
+    requires_key: z.boolean(),
+    required_features: z.array(z.string()),
+  })
+  .meta({ id: 'LlmProvider' });
+
+export const ProviderListSchema = z
+  .object({ providers: z.array(ProviderSchema) })
+  .meta({ id: 'LlmProviderList' });
+
+export const ProvidersQuerySchema = z.object({
+  include_decommissioned: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .meta({ description: 'Also list decommissioned providers' }),
+});
+
+export const ProviderParamsSchema = z.object({ provider: z.string().min(1).max(100) });

@@ -1,0 +1,28 @@
+// Every store over one database, built the same way by the API, the worker and the tests.
+import type { Db } from 'mongodb';
+import type { Config } from '../config.js';
+import { SecretBox } from '../secrets.js';
+import { ContentStore } from './contents.js';
+import { DebugCaptureStore } from './debug-captures.js';
+import { EventStore } from './event-store.js';
+import { JobReader } from './jobs.js';
+import { LlmSettingsStore } from './llm-settings.js';
+import { TenantStore } from './tenants.js';
+
+export function createStores(db: Db, config: Config) {
+  let box: SecretBox | undefined;
+  // Built on first use, so a service without SECRETS_KEY runs and only BYOK answers that it is missing.
+  const secrets = () => {
+    box ??= new SecretBox(config.SECRETS_KEY);
+    return box;
+  };
+  return {
+    events: new EventStore(db),
+    jobs: new JobReader(db),
+    tenants: new TenantStore(db),
+    contents: new ContentStore(db),
+    llm: new LlmSettingsStore(db, secrets),
+    debug: new DebugCaptureStore(db),
+  };
+}
+export type Stores = ReturnType<typeof createStores>;
