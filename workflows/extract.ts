@@ -8,8 +8,8 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { CleanerStep } from '../activities/clean-content.js';
-import type { JobLlmConfig } from '../activities/llm/chain.js';
 import type { Activities } from '../activities/index.js';
+import type { JobLlmConfig } from '../activities/llm/chain.js';
 import type { ErrorCategory } from '../shared/errors.js';
 import type { JobEventBody } from '../shared/events.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
