@@ -1,21 +1,25 @@
-// Schema input (spec 2.1): a {field: type} map, a structured schema (YAML/JSON with name + fields), or a
-// free-form prompt. Detected in that order of precedence (decisions.md) and normalised into fields.
+// Schema input (spec 2.1): a structured schema (name + fields), a {field: type} map, or a free-form prompt,
+// detected in that order (decisions.md) and normalised into fields. The rules are documented on
+// SchemaInputSchema (shared/schemas/extract.ts); the field syntax itself lives in schema-fields.ts.
 import * as yaml from 'js-yaml';
-import { CategorizedError } from './errors.js';
+import {
+  applyRequired,
+  type Field,
+  FieldBudget,
+  type FieldType,
+  fieldsFromList,
+  fieldsFromMap,
+  isPlainObject,
+  isTypeLike,
+  SCHEMA_LIMITS,
+  schemaError,
+  typeName,
+} from './schema-fields.js';
 
-export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+export { FIELD_TYPES, SCHEMA_LIMITS } from './schema-fields.js';
+export type { Field, FieldType };
 export const INPUT_FORMATS = ['fields', 'structured', 'prompt'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
-
-export interface Field {
-  name: string;
-  type: FieldType;
-  description?: string;
-  required: boolean;
-  items?: Field;
-  properties?: Field[];
-}
 
 export interface NormalizedSchema {
   input_format: InputFormat;
@@ -25,161 +29,174 @@ export interface NormalizedSchema {
   prompt?: string;
 }
 
-const ALIASES: Record<string, FieldType> = {
-  string: 'string',
-  str: 'string',
-  text: 'string',
-  date: 'string',
-  datetime: 'string',
-  url: 'string',
-  email: 'string',
-  number: 'number',
-  float: 'number',
-  double: 'number',
-  decimal: 'number',
-  integer: 'integer',
-  int: 'integer',
-  boolean: 'boolean',
-  bool: 'boolean',
-  array: 'array',
-  list: 'array',
-  object: 'object',
-};
+const STRUCTURED_KEYS = ['name', 'description', 'fields', 'required'];
 
-const invalid = (msg: string) => new CategorizedError('invalid_input', msg);
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Parses the caller's schema. Throws `invalid_input` when it parses but names no usable field. */
+/**
+ * Parses the caller's schema. Throws an `invalid_input` CategorizedError whose `details.location` is the
+ * dot path of the problem inside the schema ('' for the schema as a whole) and `details.reason` says why.
+ */
 export function normalizeSchema(input: unknown): NormalizedSchema {
-  const value = typeof input === 'string' ? parseText(input) : input;
-  if (isPlainObject(value) && 'name' in value && 'fields' in value) return fromStructured(value);
-  if (isPlainObject(value) && isFieldsMap(value)) {
-    const fields = fieldsFromMap(value, 'schema');
-    if (fields.length === 0) throw invalid('the schema names no field');
-    return { input_format: 'fields', name: 'extraction', fields };
+  checkSize(input);
+  if (typeof input === 'string') {
+    const text = input.trim();
+    if (!text) throw schemaError('', 'the schema is empty');
+    const parsed = schemaInText(text);
+    return parsed
+      ? fromObject(parsed)
+      : { input_format: 'prompt', name: 'extraction', fields: [], prompt: text };
   }
-  if (isPlainObject(value) && Object.keys(value).length === 0) throw invalid('the schema names no field');
-  const prompt = typeof input === 'string' ? input.trim() : JSON.stringify(input);
-  if (!prompt) throw invalid('the schema is empty');
-  return { input_format: 'prompt', name: 'extraction', fields: [], prompt };
+  if (isPlainObject(input)) return fromObject(input);
+  throw schemaError('', 'the schema must be text or an object', input);
 }
 
-function parseText(text: string): unknown {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+/**
+ * The parser for stored schemas (`schema_yaml`): YAML (or JSON) text holding a structured schema or a
+ * {field: type} map. Unlike `normalizeSchema` it never falls back to a prompt: a YAML syntax error or text
+ * that is not a mapping throws the same `invalid_input` error.
+ */
+export function validateSchemaYaml(text: string): NormalizedSchema {
+  checkSize(text);
+  if (!text.trim()) throw schemaError('', 'the schema is empty');
+  const value = loadYaml(text);
+  if (!isPlainObject(value))
+    throw schemaError('', 'the schema must be a YAML mapping: name + fields, or a {field: type} map');
+  return fromObject(value);
+}
+
+function checkSize(input: unknown): void {
+  let text: string;
+  try {
+    text = typeof input === 'string' ? input : JSON.stringify(input ?? null);
+  } catch {
+    throw schemaError('', `the schema is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels`);
+  }
+  if (new TextEncoder().encode(text).length > SCHEMA_LIMITS.maxBytes)
+    throw schemaError('', `the schema is larger than ${SCHEMA_LIMITS.maxBytes / 1024} kB`);
+}
+
+function loadYaml(text: string): unknown {
+  try {
+    return yaml.load(text, { schema: yaml.JSON_SCHEMA });
+  } catch (err) {
+    if (!(err instanceof yaml.YAMLException)) throw err;
+    const at = err.mark ? ` at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : '';
+    throw schemaError('', `YAML syntax error${at}: ${err.reason}`);
+  }
+}
+
+/**
+ * The object a text schema holds, or null when the text is a prompt. JSON object text is always a schema;
+ * YAML is one only when it looks like one (a type name among its values, or name + fields), so prose such
+ * as "Extract: the title" stays a prompt. Broken JSON/YAML that clearly meant to be a schema is a 422.
+ */
+function schemaInText(text: string): Record<string, unknown> | null {
+  if (text.startsWith('{')) {
     try {
-      return JSON.parse(trimmed);
-    } catch {
-      // not JSON: maybe YAML flow style, else a prompt
+      const value: unknown = JSON.parse(text);
+      return isPlainObject(value) ? value : null;
+    } catch (err) {
+      try {
+        const value = yaml.load(text, { schema: yaml.JSON_SCHEMA });
+        if (isPlainObject(value)) return value;
+      } catch {
+        // neither JSON nor YAML flow style
+      }
+      if (/^\{\s*["']?[\w -]+["']?\s*:/.test(text))
+        throw schemaError('', `the schema looks like JSON but does not parse: ${(err as Error).message}`);
+      return null;
     }
   }
+  if (text.startsWith('[')) return null; // a list is not a schema form: read as a prompt
+  let value: unknown;
   try {
-    const parsed = yaml.load(trimmed, { schema: yaml.JSON_SCHEMA });
-    return isPlainObject(parsed) ? parsed : text;
+    value = yaml.load(text, { schema: yaml.JSON_SCHEMA });
   } catch {
-    return text;
+    if (looksLikeYaml(text)) loadYaml(text); // throws the located YAML error
+    return null;
   }
+  if (!isPlainObject(value)) return null;
+  const seen = new WeakSet<object>();
+  const schemaLike =
+    ('name' in value && 'fields' in value) || Object.values(value).some((v) => isTypeLike(v, seen));
+  return schemaLike ? value : null;
 }
 
-function typeName(value: unknown): FieldType | null {
-  return typeof value === 'string' ? (ALIASES[value.trim().toLowerCase()] ?? null) : null;
+/** Several lines, each a `key:` entry, a list item or a comment: YAML meant as a schema, not prose. */
+function looksLikeYaml(text: string): boolean {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
+  return lines.length >= 2 && lines.every((l) => /^\s*(#|-(\s|$)|[\w"'][^:]*:(\s|$))/.test(l));
 }
 
-/** A value in a {field: type} map: a type name, a nested map, or a one-element list `[type]`. */
-function isTypeSpec(value: unknown): boolean {
-  if (typeName(value)) return true;
-  if (typeof value === 'string' && /^\w+\[\]$/.test(value.trim()))
-    return typeName(value.trim().slice(0, -2)) !== null;
-  if (Array.isArray(value)) return value.length === 1 && isTypeSpec(value[0]);
-  return isPlainObject(value) && Object.keys(value).length > 0 && isFieldsMap(value);
+/** Structured when `fields` holds field definitions (a map, or a list that is not a `[type]` list). */
+function isStructured(value: Record<string, unknown>): boolean {
+  if (!('name' in value) || !('fields' in value)) return false;
+  const { fields } = value;
+  if (isPlainObject(fields)) return true;
+  if (!Array.isArray(fields)) return false;
+  const [only] = fields;
+  const listType =
+    fields.length === 1 && (isPlainObject(only) ? !('name' in only) && !('type' in only) : isTypeLike(only));
+  return !listType;
 }
 
-function isFieldsMap(value: Record<string, unknown>): boolean {
-  const entries = Object.values(value);
-  return entries.length > 0 && entries.every(isTypeSpec);
-}
-
-function fieldsFromMap(map: Record<string, unknown>, path: string): Field[] {
-  return Object.entries(map).map(([name, spec]) => fieldFromSpec(name, spec, `${path}.${name}`));
-}
-
-function fieldFromSpec(name: string, spec: unknown, path: string): Field {
-  const simple = typeName(spec);
-  if (simple) return { name, type: simple, required: false };
-  if (typeof spec === 'string' && spec.trim().endsWith('[]')) {
+function fromObject(value: Record<string, unknown>): NormalizedSchema {
+  if (isStructured(value)) return fromStructured(value);
+  if (Object.keys(value).length === 0) throw schemaError('', 'the schema names no field');
+  try {
     return {
-      name,
-      type: 'array',
-      required: false,
-      items: fieldFromSpec('item', spec.trim().slice(0, -2), path),
+      input_format: 'fields',
+      name: 'extraction',
+      fields: fieldsFromMap(value, '', 1, new FieldBudget()),
     };
+  } catch (err) {
+    throw withStructuredHint(value, err);
   }
-  if (Array.isArray(spec))
-    return { name, type: 'array', required: false, items: fieldFromSpec('item', spec[0], path) };
-  if (isPlainObject(spec))
-    return { name, type: 'object', required: false, properties: fieldsFromMap(spec, path) };
-  throw invalid(`${path}: unknown type ${JSON.stringify(spec)}`);
+}
+
+/** {name: 'title'} or {type: …}: a structured field, not an object of a {field: type} map. */
+const isFieldDefinition = (f: unknown) =>
+  isPlainObject(f) && ('type' in f || (typeof f.name === 'string' && typeName(f.name) === null));
+
+/** Errors of a map that was probably meant as a structured schema say so. */
+function withStructuredHint(value: Record<string, unknown>, err: unknown): unknown {
+  if (!('fields' in value)) return err;
+  if (!('name' in value))
+    return Array.isArray(value.fields) && value.fields.some(isFieldDefinition)
+      ? schemaError('name', 'a structured schema needs a name next to its fields')
+      : err;
+  // A name that is no type cannot be a {field: type} map entry: the caller meant a structured schema.
+  if (!isTypeLike(value.name))
+    return schemaError(
+      'fields',
+      'must be a list of field definitions or a map of field names to types',
+      value.fields,
+    );
+  const { location, reason, value: bad } = (err as { details?: Record<string, unknown> }).details ?? {};
+  if (typeof location !== 'string' || typeof reason !== 'string') return err;
+  const hint =
+    ' (name + fields is a structured schema only when fields is a list or map of field definitions)';
+  return schemaError(location, reason + hint, bad);
 }
 
 function fromStructured(value: Record<string, unknown>): NormalizedSchema {
+  for (const key of Object.keys(value)) {
+    if (!STRUCTURED_KEYS.includes(key))
+      throw schemaError(key, `unknown key; a structured schema has ${STRUCTURED_KEYS.join(', ')}`);
+  }
   if (typeof value.name !== 'string' || !value.name.trim())
-    throw invalid('schema.name must be a non-empty string');
-  const fields = structuredFields(value.fields, 'schema.fields');
-  if (fields.length === 0) throw invalid('schema.fields names no field');
-  const description = typeof value.description === 'string' ? value.description : undefined;
-  return { input_format: 'structured', name: value.name, description, fields };
-}
-
-function structuredFields(raw: unknown, path: string): Field[] {
-  if (Array.isArray(raw)) return raw.map((f, i) => structuredField(f, `${path}[${i}]`));
-  if (isPlainObject(raw)) {
-    return Object.entries(raw).map(([name, f]) =>
-      isPlainObject(f)
-        ? structuredField({ name, ...f }, `${path}.${name}`)
-        : fieldFromSpec(name, f, `${path}.${name}`),
-    );
-  }
-  throw invalid(`${path} must be a list of fields or a map of field names`);
-}
-
-function structuredField(raw: unknown, path: string): Field {
-  if (!isPlainObject(raw)) throw invalid(`${path} must be an object with name and type`);
-  if (typeof raw.name !== 'string' || !raw.name.trim())
-    throw invalid(`${path}.name must be a non-empty string`);
-  const type = raw.type === undefined ? 'string' : typeName(raw.type);
-  if (!type)
-    throw invalid(`${path}.type: unknown type ${JSON.stringify(raw.type)} (use ${FIELD_TYPES.join(', ')})`);
-  const field: Field = { name: raw.name, type, required: raw.required === true };
-  if (typeof raw.description === 'string') field.description = raw.description;
-  if (type === 'array') {
-    if (isPlainObject(raw.items)) {
-      const items = raw.items;
-      field.items =
-        'properties' in items || 'fields' in items
-          ? {
-              name: 'item',
-              type: 'object',
-              required: false,
-              properties: structuredFields(items.properties ?? items.fields, `${path}.items.properties`),
-            }
-          : structuredField({ name: 'item', ...items }, `${path}.items`);
-    } else {
-      // A list without `items` holds strings; a misspelt item type is an error, not a silent string.
-      const itemType = raw.items === undefined ? 'string' : typeName(raw.items);
-      if (!itemType)
-        throw invalid(
-          `${path}.items: unknown type ${JSON.stringify(raw.items)} (use ${FIELD_TYPES.join(', ')})`,
-        );
-      field.items = { name: 'item', type: itemType, required: false };
-    }
-  }
-  if (type === 'object') {
-    const props = raw.properties ?? raw.fields;
-    if (props === undefined) throw invalid(`${path}: an object field needs properties`);
-    field.properties = structuredFields(props, `${path}.properties`);
-  }
-  return field;
+    throw schemaError('name', 'must be a non-empty string', value.name);
+  if (value.description !== undefined && typeof value.description !== 'string')
+    throw schemaError('description', 'must be text', value.description);
+  const budget = new FieldBudget();
+  let fields = Array.isArray(value.fields)
+    ? fieldsFromList(value.fields, 'fields', 1, budget)
+    : fieldsFromMap(value.fields as Record<string, unknown>, 'fields', 1, budget);
+  // Like {}, a schema without fields is unusable as a whole (reported at the schema itself).
+  if (fields.length === 0) throw schemaError('', 'the schema names no field: fields is empty');
+  if (value.required !== undefined) fields = applyRequired(fields, value.required, 'required');
+  const schema: NormalizedSchema = { input_format: 'structured', name: value.name, fields };
+  if (value.description !== undefined) schema.description = value.description;
+  return schema;
 }
 
 type JsonSchema = Record<string, unknown>;

@@ -43,20 +43,6 @@ export function operatorCredentials(config: Config, provider: string): { apiKey?
   return {};
 }
 
-export function operatorChain(config: Config): ResolvedEntry[] {
-  return parseChain(config.DEFAULT_LLM_CHAIN)
-    .map((entry, position) => ({
-      ...entry,
-      ...operatorCredentials(config, entry.provider),
-      temperature: DEFAULT_TEMPERATURE,
-      maxTokens: DEFAULT_MAX_TOKENS,
-      position,
-      isByok: false,
-      guarded: false,
-    }))
-    .filter((e) => e.apiKey || providerInfo(e.provider)?.requires_key === false);
-}
-
 /** A tenant's own key (and base_url) for a provider, when stored and enabled. */
 async function tenantCredentials(ctx: ChainContext, provider: string) {
   const doc = ctx.llm ? await ctx.llm.getKey(ctx.tenantId, provider) : null;

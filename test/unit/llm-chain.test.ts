@@ -1,12 +1,12 @@
 // The operator's model chain from configuration, and which failures move on to the next entry.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { operatorChain, shouldFallBack } from '../../activities/llm/chain.js';
+import { resolveChain, shouldFallBack } from '../../activities/llm/chain.js';
 import { loadConfig } from '../../shared/config.js';
-import { ERROR_CATEGORIES, type ErrorCategory } from '../../shared/errors.js';
+import { type CategorizedError, ERROR_CATEGORIES, type ErrorCategory } from '../../shared/errors.js';
 
-describe('operatorChain', () => {
-  test('entries in order, with the operator keys of their provider and fixed settings', () => {
+describe('resolveChain', () => {
+  test('without tenant settings: the default chain in order, on the operator keys, keyless providers kept', async () => {
     const config = loadConfig({
       DEFAULT_LLM_CHAIN:
         ' openai/gpt-4o-mini , anthropic/claude-haiku-4-5,openrouter/meta/llama-3,ollama/qwen',
@@ -15,8 +15,8 @@ describe('operatorChain', () => {
       ANTHROPIC_API_KEY: 'sk-ant-op',
       ANTHROPIC_BASE_URL: '',
     });
-    const common = { temperature: 0, maxTokens: 4096, isByok: false };
-    assert.deepEqual(operatorChain(config), [
+    const common = { temperature: 0, maxTokens: 4096, isByok: false, guarded: false };
+    assert.deepEqual(await resolveChain({ config, tenantId: 't', jobId: 'j' }), [
       {
         provider: 'openai',
         model: 'gpt-4o-mini',
@@ -33,15 +33,27 @@ describe('operatorChain', () => {
         position: 1,
         ...common,
       },
-      { provider: 'openrouter', model: 'meta/llama-3', position: 2, ...common },
-      { provider: 'ollama', model: 'qwen', position: 3, ...common },
+      // openrouter (position 2) needs a key nobody configured: skipped.
+      {
+        provider: 'ollama',
+        model: 'qwen',
+        apiKey: undefined,
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        position: 3,
+        ...common,
+      },
     ]);
   });
 
-  test('an empty chain has no entries; a malformed entry is a configuration error', () => {
-    assert.deepEqual(operatorChain(loadConfig({ DEFAULT_LLM_CHAIN: ' , ' })), []);
-    assert.throws(() => operatorChain(loadConfig({ DEFAULT_LLM_CHAIN: 'gpt-4o-mini' })), /provider\/model/);
-    assert.throws(() => operatorChain(loadConfig({ DEFAULT_LLM_CHAIN: 'openai/' })), /provider\/model/);
+  test('an empty chain is no_models; a malformed entry is a configuration error', async () => {
+    const ctx = (chain: string) => ({
+      config: loadConfig({ DEFAULT_LLM_CHAIN: chain }),
+      tenantId: 't',
+      jobId: 'j',
+    });
+    await assert.rejects(resolveChain(ctx(' , ')), (err: CategorizedError) => err.category === 'no_models');
+    await assert.rejects(resolveChain(ctx('gpt-4o-mini')), /provider\/model/);
+    await assert.rejects(resolveChain(ctx('openai/')), /provider\/model/);
   });
 });
 

@@ -4,15 +4,21 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import { CategorizedError } from '../../shared/errors.js';
-import { normalizeSchema, toJsonSchema } from '../../shared/schema-input.js';
+import { normalizeSchema, toJsonSchema, validateSchemaYaml } from '../../shared/schema-input.js';
 
-/** Asserts an `invalid_input` error whose message matches `why`. */
-const rejects = (input: unknown, why: RegExp) =>
+/** Asserts an `invalid_input` error at `location` (a path inside the schema) whose message matches `why`. */
+const rejectsAt = (
+  input: unknown,
+  location: string,
+  why: RegExp,
+  parse: (text: string) => unknown = normalizeSchema,
+) =>
   assert.throws(
-    () => normalizeSchema(input),
+    () => parse(input as string),
     (err: unknown) => {
       assert.ok(err instanceof CategorizedError, `expected CategorizedError, got ${String(err)}`);
       assert.equal(err.category, 'invalid_input');
+      assert.equal(err.details?.location, location, err.message);
       assert.match(err.message, why);
       return true;
     },
@@ -106,12 +112,115 @@ describe('fields map', () => {
     }
   });
 
-  test('an object whose values are not all type names is a prompt, not a fields map', () => {
-    const input = { title: 'string', price: 'the price with currency' };
-    const schema = normalizeSchema(input);
-    assert.equal(schema.input_format, 'prompt');
-    assert.deepEqual(schema.fields, []);
-    assert.equal(schema.prompt, JSON.stringify(input));
+  test('an object whose values are not all type names is a 422 naming the key, never a prompt', () => {
+    // Changed: this used to fall back to a prompt; an object is never sensibly a prompt.
+    rejectsAt(
+      { title: 'string', price: 'the price with currency' },
+      'price',
+      /^price: unknown type "the price with currency"; valid types: string, number, integer, boolean, array, object/,
+    );
+  });
+
+  test('[] is a list of anything and {} any object, not a prompt', () => {
+    const schema = normalizeSchema({ tags: [], meta: {} });
+    assert.equal(schema.input_format, 'fields');
+    assert.deepEqual(schema.fields, [
+      { name: 'tags', type: 'array', required: false },
+      { name: 'meta', type: 'object', required: false },
+    ]);
+  });
+
+  test('{tags: [string]}, lists of objects and nested maps inside lists', () => {
+    const schema = normalizeSchema({
+      product: { tags: ['string'], offers: [{ seller: 'string', price: 'number' }] },
+    });
+    assert.deepEqual(schema.fields, [
+      {
+        name: 'product',
+        type: 'object',
+        required: false,
+        properties: [
+          {
+            name: 'tags',
+            type: 'array',
+            required: false,
+            items: { name: 'item', type: 'string', required: false },
+          },
+          {
+            name: 'offers',
+            type: 'array',
+            required: false,
+            items: {
+              name: 'item',
+              type: 'object',
+              required: false,
+              properties: [
+                { name: 'seller', type: 'string', required: false },
+                { name: 'price', type: 'number', required: false },
+              ],
+            },
+          },
+        ],
+      },
+    ]);
+  });
+
+  test('a value may be a field definition; a map with other keys is a nested object', () => {
+    const schema = normalizeSchema({
+      price: { type: 'number', description: 'With tax', required: true },
+      vehicle: { type: 'string', wheels: 'integer' },
+    });
+    assert.deepEqual(schema.fields, [
+      { name: 'price', type: 'number', description: 'With tax', required: true },
+      {
+        name: 'vehicle',
+        type: 'object',
+        required: false,
+        properties: [
+          { name: 'type', type: 'string', required: false },
+          { name: 'wheels', type: 'integer', required: false },
+        ],
+      },
+    ]);
+  });
+
+  test('required: [names] marks sibling fields required, at any level; otherwise it is a field', () => {
+    const schema = normalizeSchema({
+      title: 'string',
+      price: 'number',
+      required: ['title'],
+      specs: { weight: 'number', required: ['weight'] },
+    });
+    assert.deepEqual(
+      schema.fields.map((f) => [f.name, f.required]),
+      [
+        ['title', true],
+        ['price', false],
+        ['specs', false],
+      ],
+    );
+    assert.equal(schema.fields[2]?.properties?.[0]?.required, true);
+    const field = normalizeSchema({ required: ['string'] }).fields[0];
+    assert.deepEqual(field, {
+      name: 'required',
+      type: 'array',
+      required: false,
+      items: { name: 'item', type: 'string', required: false },
+    });
+  });
+
+  test('keys literally called name and fields: a fields map unless fields holds field definitions', () => {
+    const listing = normalizeSchema({ name: 'string', fields: ['string'] });
+    assert.equal(listing.input_format, 'fields');
+    assert.deepEqual(
+      listing.fields.map((f) => [f.name, f.type]),
+      [
+        ['name', 'string'],
+        ['fields', 'array'],
+      ],
+    );
+    assert.equal(normalizeSchema({ name: 'text', fields: 'array' }).input_format, 'fields');
+    assert.equal(normalizeSchema({ name: 'string', fields: [{ label: 'string' }] }).input_format, 'fields');
   });
 });
 
@@ -231,6 +340,95 @@ describe('structured schema', () => {
     // Every value here is also a type name, so a fields-map reading would accept it too.
     assert.equal(normalizeSchema({ name: 'string', fields: { a: 'string' } }).input_format, 'structured');
   });
+
+  test('in the map form a nested map without type keeps its nesting', () => {
+    const schema = normalizeSchema({
+      name: 'product',
+      fields: { specs: { weight: 'number', dims: { w: 'number' } }, offers: [{ seller: 'string' }] },
+    });
+    assert.deepEqual(schema.fields, [
+      {
+        name: 'specs',
+        type: 'object',
+        required: false,
+        properties: [
+          { name: 'weight', type: 'number', required: false },
+          {
+            name: 'dims',
+            type: 'object',
+            required: false,
+            properties: [{ name: 'w', type: 'number', required: false }],
+          },
+        ],
+      },
+      {
+        name: 'offers',
+        type: 'array',
+        required: false,
+        items: {
+          name: 'item',
+          type: 'object',
+          required: false,
+          properties: [{ name: 'seller', type: 'string', required: false }],
+        },
+      },
+    ]);
+  });
+
+  test('JSON-Schema-style required lists: on the schema, on an object field and on list items', () => {
+    const schema = normalizeSchema({
+      name: 'p',
+      required: ['title', 'specs'],
+      fields: [
+        { name: 'title' },
+        { name: 'price', type: 'number' },
+        { name: 'specs', type: 'object', properties: { w: 'number', h: 'number' }, required: ['h'] },
+        {
+          name: 'offers',
+          type: 'array',
+          items: { type: 'object', properties: [{ name: 'seller' }, { name: 'price' }], required: ['price'] },
+        },
+      ],
+    });
+    assert.deepEqual(
+      schema.fields.map((f) => [f.name, f.required]),
+      [
+        ['title', true],
+        ['price', false],
+        ['specs', true],
+        ['offers', false],
+      ],
+    );
+    assert.deepEqual(
+      schema.fields[2]?.properties?.map((f) => f.required),
+      [false, true],
+    );
+    assert.deepEqual(
+      schema.fields[3]?.items?.properties?.map((f) => f.required),
+      [false, true],
+    );
+    const json = toJsonSchema(schema);
+    assert.deepEqual(json.required, ['title', 'specs']);
+  });
+
+  test('a missing type is inferred: properties → object, items → array', () => {
+    const schema = normalizeSchema({
+      name: 'x',
+      fields: [
+        { name: 'specs', properties: [{ name: 'w', type: 'number' }] },
+        { name: 'tags', items: 'string' },
+      ],
+    });
+    assert.deepEqual(
+      schema.fields.map((f) => f.type),
+      ['object', 'array'],
+    );
+  });
+
+  test('a JSON object text is never a prompt', () => {
+    assert.equal(normalizeSchema('{"name": "p", "fields": [{"name": "a"}]}').input_format, 'structured');
+    rejectsAt('{"title": "string", "price": "nubmer"}', 'price', /unknown type "nubmer"/);
+  });
 });
 
 describe('free-form prompt', () => {
@@ -256,53 +454,156 @@ describe('free-form prompt', () => {
   });
 });
 
-describe('errors (422)', () => {
+describe('errors (422) say where', () => {
   test('empty or blank text', () => {
-    rejects('', /empty/);
-    rejects('   \n ', /empty/);
+    rejectsAt('', '', /empty/);
+    rejectsAt('   \n ', '', /empty/);
   });
 
   test('an empty object, as object or as text', () => {
-    rejects({}, /names no field/);
-    rejects('{}', /names no field/);
+    rejectsAt({}, '', /names no field/);
+    rejectsAt('{}', '', /names no field/);
+  });
+
+  test('input that is neither text nor an object', () => {
+    rejectsAt(42, '', /must be text or an object/);
+    rejectsAt(['title'], '', /must be text or an object/);
   });
 
   test('structured with no fields', () => {
-    rejects({ name: 'x', fields: [] }, /schema\.fields names no field/);
-    rejects('name: x\nfields: {}', /schema\.fields names no field/);
+    rejectsAt({ name: 'x', fields: [] }, '', /^the schema names no field: fields is empty/);
+    rejectsAt('name: x\nfields: {}', '', /names no field: fields is empty/);
   });
 
-  test('structured with a bad name', () => {
-    rejects({ name: '  ', fields: [{ name: 'a' }] }, /schema\.name must be a non-empty string/);
-    rejects({ name: 3, fields: [{ name: 'a' }] }, /schema\.name/);
+  test('structured with a bad name or description', () => {
+    rejectsAt({ name: '  ', fields: [{ name: 'a' }] }, 'name', /^name: must be a non-empty string/);
+    rejectsAt({ name: 3, fields: [{ name: 'a' }] }, 'name', /non-empty string/);
+    rejectsAt({ name: 'x', description: 5, fields: [{ name: 'a' }] }, 'description', /must be text/);
   });
 
   test('structured fields that are neither a list nor a map', () => {
-    rejects({ name: 'x', fields: 'title' }, /schema\.fields must be a list of fields or a map/);
+    rejectsAt({ name: 'x', fields: 'title' }, 'fields', /must be a list of field definitions or a map/);
+  });
+
+  test('fields without a name next to them', () => {
+    rejectsAt({ fields: [{ name: 'title', type: 'string' }] }, 'name', /structured schema needs a name/);
   });
 
   test('a field that is not an object, or has no name', () => {
-    rejects({ name: 'x', fields: ['title'] }, /schema\.fields\[0\] must be an object with name and type/);
-    rejects({ name: 'x', fields: [{ type: 'string' }] }, /schema\.fields\[0\]\.name must be a non-empty/);
+    rejectsAt({ name: 'x', fields: ['title'] }, 'fields.0', /must be an object like \{name, type\}/);
+    rejectsAt({ name: 'x', fields: [{ type: 'string' }] }, 'fields.0.name', /needs a non-empty name/);
   });
 
   test('an unknown type names the field and the allowed types', () => {
-    rejects(
+    rejectsAt(
       { name: 'x', fields: [{ name: 'a' }, { name: 'b', type: 'nubmer' }] },
-      /schema\.fields\[1\]\.type: unknown type "nubmer" \(use string, number, integer, boolean, array, object\)/,
+      'fields.1.type',
+      /^fields\.1\.type: unknown type "nubmer"; valid types: string, number, integer, boolean, array, object \(aliases: str,/,
     );
-    rejects({ name: 'x', fields: { price: 'nubmer' } }, /schema\.fields\.price: unknown type "nubmer"/);
+    rejectsAt({ name: 'x', fields: { price: 'nubmer' } }, 'fields.price', /unknown type "nubmer"/);
+  });
+
+  test('an unknown type in a fields map is a 422, not a prompt (as object, JSON or YAML text)', () => {
+    for (const input of [{ price: 'nubmer' }, '{"price": "nubmer"}', 'title: string\nprice: nubmer']) {
+      rejectsAt(
+        input,
+        'price',
+        /^price: unknown type "nubmer"; valid types: .*\[type\] or type\[\] for a list/,
+      );
+    }
+    rejectsAt({ specs: { weight: 'kg' } }, 'specs.weight', /unknown type "kg"/);
+    rejectsAt({ tags: ['nubmer'] }, 'tags.0', /unknown type "nubmer"/);
+    rejectsAt({ offers: [{ price: 7 }] }, 'offers.0.price', /unknown type 7/);
+    rejectsAt({ tags: ['string', 'number'] }, 'tags', /exactly one item type/);
+    rejectsAt({ '': 'string' }, '', /field name must not be empty/);
   });
 
   test('an unknown list item type is an error, not a silent string', () => {
-    rejects(
+    rejectsAt(
       { name: 'x', fields: [{ name: 'tags', type: 'array', items: 'nubmer' }] },
-      /schema\.fields\[0\]\.items: unknown type "nubmer"/,
+      'fields.0.items',
+      /^fields\.0\.items: unknown type "nubmer"/,
     );
   });
 
   test('an object field without properties', () => {
-    rejects({ name: 'x', fields: [{ name: 'specs', type: 'object' }] }, /an object field needs properties/);
+    rejectsAt({ name: 'x', fields: [{ name: 'specs', type: 'object' }] }, 'fields.0', /needs properties/);
+    rejectsAt(
+      { name: 'x', fields: [{ name: 'specs', type: 'object', properties: [] }] },
+      'fields.0.properties',
+      /needs properties/,
+    );
+  });
+
+  test('keys that do not fit the field: unknown, misplaced, duplicated', () => {
+    rejectsAt({ name: 'x', fields: [{ name: 'a', requried: true }] }, 'fields.0.requried', /unknown key/);
+    rejectsAt({ name: 'x', fields: [{ name: 'a' }], version: 2 }, 'version', /unknown key/);
+    rejectsAt(
+      { name: 'x', fields: [{ name: 'a', type: 'string', items: 'string' }] },
+      'fields.0.items',
+      /array/,
+    );
+    rejectsAt(
+      { name: 'x', fields: [{ name: 'a', type: 'number', properties: { b: 'string' } }] },
+      'fields.0.properties',
+      /only applies to object fields/,
+    );
+    rejectsAt({ name: 'x', fields: [{ name: 'a' }, { name: 'a' }] }, 'fields.1.name', /duplicate field name/);
+    rejectsAt({ name: 'x', fields: [{ name: 'a', description: ['x'] }] }, 'fields.0.description', /text/);
+    rejectsAt({ name: 'x', fields: [{ name: 'a', required: 'yes' }] }, 'fields.0.required', /true, false/);
+  });
+
+  test('a required list must name existing fields', () => {
+    rejectsAt({ name: 'x', fields: [{ name: 'a' }], required: ['b'] }, 'required.0', /names no field/);
+    rejectsAt({ name: 'x', fields: [{ name: 'a' }], required: 'a' }, 'required', /list of field names/);
+    rejectsAt({ title: 'string', required: ['title', 'price'] }, 'required.1', /names no field/);
+  });
+
+  test('broken JSON or multi-line YAML meant as a schema is a 422, not a prompt', () => {
+    rejectsAt('{"title": "string", "price": "number"', '', /looks like JSON but does not parse/);
+    rejectsAt('{title: string, price: number', '', /looks like JSON/);
+    rejectsAt(
+      'name: product\nfields:\n  - name: title\n   type: string',
+      '',
+      /YAML syntax error at line 4, column 4/,
+    );
+  });
+
+  test('limits: 200 fields, 5 levels of nesting, 20 kB', () => {
+    const fields = (n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, 'string']));
+    assert.equal(normalizeSchema(fields(200)).fields.length, 200);
+    rejectsAt(fields(201), 'f200', /more than 200 fields/);
+    // a, b, 150 inside b, c: the 201st field is c.f47.
+    rejectsAt({ a: { b: fields(150) }, c: fields(60) }, 'c.f47', /more than 200 fields/);
+    assert.equal(normalizeSchema({ a: { b: { c: { d: { e: 'string' } } } } }).fields.length, 1);
+    rejectsAt({ a: { b: { c: { d: { e: { f: 'string' } } } } } }, 'a.b.c.d.e.f', /deeper than 5 levels/);
+    rejectsAt({ a: [[[[['string']]]]] }, 'a.0.0.0.0.0', /deeper than 5 levels/);
+    rejectsAt(`Extract ${'the title and '.repeat(2000)}`, '', /larger than 20 kB/);
+    rejectsAt({ notes: 'x'.repeat(21 * 1024) }, '', /larger than 20 kB/);
+  });
+});
+
+describe('validateSchemaYaml (stored schemas)', () => {
+  test('structured YAML and {field: type} YAML are accepted', () => {
+    const schema = validateSchemaYaml('name: product\nfields:\n  - name: title\n    required: true\n');
+    assert.equal(schema.input_format, 'structured');
+    assert.deepEqual(schema.fields, [{ name: 'title', type: 'string', required: true }]);
+    assert.equal(validateSchemaYaml('title: string\nprice: number').input_format, 'fields');
+  });
+
+  test('never a prompt: prose, syntax errors, non-mappings and empty text are 422s', () => {
+    rejectsAt('Extract: the title', 'Extract', /unknown type "the title"/, validateSchemaYaml);
+    rejectsAt('a: b\n  c: d', '', /YAML syntax error at line 2/, validateSchemaYaml);
+    rejectsAt('- title\n- price', '', /must be a YAML mapping/, validateSchemaYaml);
+    rejectsAt('just some words', '', /must be a YAML mapping/, validateSchemaYaml);
+    rejectsAt('  ', '', /empty/, validateSchemaYaml);
+    rejectsAt(
+      'name: p\nfields:\n  - name: a\n    type: nubmer',
+      'fields.0.type',
+      /nubmer/,
+      validateSchemaYaml,
+    );
   });
 });
 
