@@ -135,7 +135,7 @@ function mapSdkError(err: unknown): Error {
   const refusal = findCause(err, (e) => e instanceof CategorizedError && e.category === 'ssrf_blocked');
   if (refusal) return refusal;
   const cat = (category: ErrorCategory, retryable: boolean) =>
-    new CategorizedError(category, (err as Error).message, retryable);
+    new CategorizedError(category, `${providerLabel(err)}${readableMessage(err)}`, retryable);
   if (err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError) {
     return cat('timeout', true);
   }
@@ -145,6 +145,7 @@ function mapSdkError(err: unknown): Error {
     if (isQuotaError(err)) return cat('quota_exceeded', false);
     if (status === 429) return cat('rate_limit', true);
     if (status === 404) return cat('model_unsupported', false);
+    if (status === 408 || status === 504) return cat('timeout', true);
     if (status === 400 && /context|too long|maximum/i.test(err.message))
       return cat('content_too_long', false);
     return cat('provider_error', true);
@@ -167,4 +168,22 @@ function findCause(err: unknown, match: (e: unknown) => boolean, depth = 0): Err
   if (!err || depth > 5) return null;
   if (match(err)) return err as Error;
   return findCause((err as { cause?: unknown }).cause, match, depth + 1);
+}
+
+function providerLabel(err: unknown): string {
+  const status = (err as { status?: number }).status;
+  return typeof status === 'number' ? `provider answered ${status}: ` : '';
+}
+
+/**
+ * The provider's own error text: the SDKs put the raw JSON body in `message` ("429 {"type":"error",…}");
+ * the human sentence is in the parsed body.
+ */
+function readableMessage(err: unknown): string {
+  const body = (err as { error?: unknown }).error as
+    | { message?: unknown; error?: { message?: unknown } }
+    | undefined;
+  const nested = body?.error?.message ?? body?.message;
+  if (typeof nested === 'string' && nested.trim()) return nested.trim();
+  return err instanceof Error ? err.message : String(err);
 }
