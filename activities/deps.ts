@@ -4,6 +4,7 @@ import type { ContentStore } from '../shared/store/contents.js';
 import type { DebugCaptureStore } from '../shared/store/debug-captures.js';
 import type { EventStore } from '../shared/store/event-store.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
+import type { BrowserPool } from './browser/browser-pool.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -13,4 +14,6 @@ export interface ActivityDeps {
   llm?: LlmSettingsStore;
   /** Where capture_debug stores model requests and responses. */
   debug?: DebugCaptureStore;
+  /** The worker's headless browser pool; without it there is no dynamic mode (auto then fails on app shells). */
+  browser?: BrowserPool;
 }

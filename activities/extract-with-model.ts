@@ -32,6 +32,8 @@ export interface ExtractWithModelInput {
   captureDebug?: boolean;
   /** The request's llm_config, without its key (the key is stored with the job). */
   llm?: JobLlmConfig;
+  /** Crawl-map node of the page (crawls). */
+  node?: number;
 }
 
 export interface ExtractWithModelResult {
@@ -175,6 +177,7 @@ export function makeExtractWithModel(deps: ActivityDeps) {
     // BYOK runs pay the provider themselves: the service fee (PRICE_MARKUP applies to our keys only) is 0.
     const costUsd = entry.isByok ? 0 : round9(spend.llmCostUsd * (1 + config.PRICE_MARKUP));
     const data: PageCompletedData = {
+      ...(input.node === undefined ? {} : { node: input.node }),
       page_id: input.pageId,
       url: input.url,
       final_url: input.fetch.finalUrl,

@@ -1,8 +1,18 @@
-// Static fetch through the guarded dispatcher; the body is stored and only its id returns to the workflow.
+// The fetchPage activity: fetch modes are a registry ({ static, dynamic }) and auto chooses between them.
+// The body is stored and only its id returns to the workflow.
+import { Context } from '@temporalio/activity';
 import { CategorizedError } from '../shared/errors.js';
-import { guardedFetch } from '../shared/net/guarded-fetch.js';
+import { renderPage } from './browser/render-page.js';
 import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
+import { fetchStatic } from './fetch-static.js';
+import {
+  type Assessment,
+  assess,
+  type FetchedDocument,
+  refuseEmpty,
+  refuseUnusable,
+} from './page-document.js';
 
 export interface FetchPageInput {
   jobId: string;
@@ -22,54 +32,60 @@ export interface FetchPageResult {
   durationMs: number;
 }
 
-const TEXT_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
+type Mode = 'static' | 'dynamic';
+type Fetcher = (url: string, signal?: AbortSignal) => Promise<FetchedDocument>;
+
+interface Fetched {
+  doc: FetchedDocument;
+  mode: Mode;
+}
+
+/** The fetch modes this worker can run; dynamic only when it has a browser. */
+export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fetcher } {
+  const { config, browser } = deps;
+  const limits = {
+    timeoutMs: config.FETCH_TIMEOUT_MS,
+    maxBytes: config.FETCH_MAX_BYTES,
+    maxRedirects: config.FETCH_MAX_REDIRECTS,
+  };
+  return {
+    static: (url, signal) =>
+      fetchStatic(url, { ...limits, policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES }, signal }),
+    dynamic: browser
+      ? (url, signal) => renderPage(browser, url, { ...limits, waitMs: config.DYNAMIC_WAIT_MS, signal })
+      : undefined,
+  };
+}
 
 export function makeFetchPage(deps: ActivityDeps) {
-  const { config } = deps;
+  const modes = fetchModes(deps);
   return async function fetchPage(input: FetchPageInput): Promise<FetchPageResult> {
     return categorized(async () => {
       const started = Date.now();
-      const res = await guardedFetch({
-        url: input.url,
-        timeoutMs: config.FETCH_TIMEOUT_MS,
-        maxBytes: config.FETCH_MAX_BYTES,
-        maxRedirects: config.FETCH_MAX_REDIRECTS,
-        policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES },
-        headers: { accept: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5' },
-      });
-      if (res.status >= 400) {
-        // 429 and 5xx may pass; other 4xx will not change on a retry.
-        const retryable = res.status === 429 || res.status >= 500;
-        throw new CategorizedError('http_status', `the page answered HTTP ${res.status}`, retryable, {
-          status: res.status,
-        });
-      }
-      const contentType = (res.headers['content-type'] ?? 'text/html').toLowerCase();
-      const mime = contentType.split(';')[0]!.trim();
-      if (!TEXT_TYPES.includes(mime)) {
-        throw new CategorizedError('unsupported_content', `the page is ${mime}, not HTML or text`);
-      }
-      const body = decode(res.body, contentType);
-      if (!body.trim()) throw new CategorizedError('insufficient_content', 'the page is empty');
+      const signal = cancellationSignal();
+      const { doc, mode } =
+        input.fetchMode === 'auto'
+          ? await fetchAuto(modes, input.url, signal)
+          : await fetchOnly(modes, input.fetchMode, input.url, signal);
       const fetchedAt = new Date().toISOString();
       await deps.contents.put({
         _id: input.contentId,
         job_id: input.jobId,
         kind: 'raw',
         url: input.url,
-        final_url: res.url,
-        content_type: mime,
-        status_code: res.status,
-        body,
+        final_url: doc.url,
+        content_type: doc.contentType,
+        status_code: doc.status,
+        body: doc.body,
         created_at: fetchedAt,
       });
       return {
         contentId: input.contentId,
-        finalUrl: res.url,
-        statusCode: res.status,
-        contentType: mime,
-        bytes: res.body.length,
-        fetchMode: 'static',
+        finalUrl: doc.url,
+        statusCode: doc.status,
+        contentType: doc.contentType,
+        bytes: doc.bytes,
+        fetchMode: mode,
         fetchedAt,
         durationMs: Date.now() - started,
       };
@@ -77,18 +93,69 @@ export function makeFetchPage(deps: ActivityDeps) {
   };
 }
 
-/** Decodes with the charset named by the header, else a <meta charset>, else UTF-8. */
-function decode(body: Buffer, contentType: string): string {
-  const fromHeader = /charset=["']?([\w-]+)/i.exec(contentType)?.[1];
-  const head = body.subarray(0, 2048).toString('latin1');
-  const fromMeta = /<meta[^>]+charset=["']?([\w-]+)/i.exec(head)?.[1];
-  for (const label of [fromHeader, fromMeta, 'utf-8']) {
-    if (!label) continue;
-    try {
-      return new TextDecoder(label).decode(body);
-    } catch {
-      // unknown label: try the next one
-    }
+/**
+ * One mode, as asked. A static page whose content is evidently missing (an empty app mount point, a noscript
+ * wall, no text) is a failure, not an empty success; a short page that merely has scripts is taken as it is.
+ */
+async function fetchOnly(
+  modes: ReturnType<typeof fetchModes>,
+  mode: Mode,
+  url: string,
+  signal?: AbortSignal,
+): Promise<Fetched> {
+  const fetcher = modes[mode] ?? unavailable();
+  const doc = await fetcher(url, signal);
+  const assessment = assess(doc);
+  if (mode === 'static') return acceptStatic(doc, assessment);
+  refuseUnusable(doc, assessment);
+  refuseEmpty(doc, assessment);
+  return { doc, mode };
+}
+
+function acceptStatic(doc: FetchedDocument, assessment: Assessment, hint?: string): Fetched {
+  refuseUnusable(doc, assessment);
+  const missing = assessment.scriptNeed !== null && assessment.scriptNeed !== 'script_shell';
+  if (missing) throw needsBrowser(assessment, hint);
+  refuseEmpty(doc, assessment);
+  return { doc, mode: 'static' };
+}
+
+/**
+ * Static first; the browser when the static page needs scripts (an app shell, an empty body, a noscript wall)
+ * or met a bot wall that a browser may get past (a JavaScript challenge).
+ */
+async function fetchAuto(
+  modes: ReturnType<typeof fetchModes>,
+  url: string,
+  signal?: AbortSignal,
+): Promise<Fetched> {
+  const doc = await modes.static(url, signal);
+  const assessment = assess(doc);
+  const render = assessment.wall !== null || (doc.status < 400 && assessment.scriptNeed !== null);
+  if (!render) return acceptStatic(doc, assessment);
+  if (!modes.dynamic) return acceptStatic(doc, assessment, ' and this worker has no browser');
+  return fetchOnly(modes, 'dynamic', url, signal);
+}
+
+function needsBrowser(assessment: Assessment, suffix = '; use fetch_mode dynamic or auto'): CategorizedError {
+  return new CategorizedError(
+    'insufficient_content',
+    `the page needs JavaScript to show its content (${assessment.scriptNeed})${suffix}`,
+    false,
+    { scriptNeed: assessment.scriptNeed },
+  );
+}
+
+function unavailable(): never {
+  const message = 'dynamic fetching is not available on this worker (no browser)';
+  throw new CategorizedError('fetch_error', message, false, { reason: 'browser_unavailable' });
+}
+
+/** The activity's cancellation signal; none when called outside an activity (tests, scripts). */
+function cancellationSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
   }
-  return body.toString('utf8');
 }

@@ -1,5 +1,6 @@
 // createActivities(deps): the worker registers these; workflows import their types only.
 import { makeCleanContent } from './clean-content.js';
+import { makeCrawlPage } from './crawl-page.js';
 import type { ActivityDeps } from './deps.js';
 import { makeExtractWithModel } from './extract-with-model.js';
 import { makeFetchPage } from './fetch-page.js';
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps) {
     fetchPage: makeFetchPage(deps),
     cleanContent: makeCleanContent(deps),
     extractWithModel: makeExtractWithModel(deps),
+    crawlPage: makeCrawlPage(deps),
   };
 }
 

@@ -19,12 +19,16 @@ import {
   problemTypeUri,
   registerProblemHandlers,
 } from './problem.js';
+import { cleanerRoutes } from './routes/cleaners.js';
+import { crawlRoutes } from './routes/crawl.js';
 import { debugRoutes } from './routes/debug.js';
 import { extractRoutes } from './routes/extract.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
+import { resultRoutes } from './routes/results.js';
+import { streamRoutes } from './routes/stream.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -90,10 +94,14 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
         problemMediaTypes(structuredClone(app.swagger()) as never),
       );
       await v1.register(extractRoutes(deps));
+      await v1.register(crawlRoutes(deps));
+      await v1.register(cleanerRoutes(deps));
       await v1.register(jobRoutes(deps));
+      await v1.register(resultRoutes(deps));
       await v1.register(keyRoutes(deps));
       await v1.register(llmRoutes(deps));
       await v1.register(debugRoutes(deps));
+      await v1.register(streamRoutes(deps));
     },
     { prefix: API_PREFIX },
   );

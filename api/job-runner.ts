@@ -17,6 +17,8 @@ export interface NewJob {
   workflowType: string;
   /** The workflow's single argument, given the minted job id. */
   input: (jobId: string) => unknown;
+  /** Crawls: the max_depth option, kept with the job for the crawl map. */
+  maxDepth?: number;
   /** Runs after job.created is recorded and before the workflow starts (e.g. to store a job secret). */
   beforeStart?: (jobId: string) => Promise<void>;
 }
@@ -62,6 +64,7 @@ export async function startJob(deps: ApiDeps, job: NewJob): Promise<{ job: JobVi
       workflow_id: workflowId,
       idempotency_key: job.idempotencyKey,
       tenant_seq: tenantSeq,
+      ...(job.maxDepth === undefined ? {} : { max_depth: job.maxDepth }),
     },
   };
   await deps.events.append([created]);

@@ -28,6 +28,11 @@ export const PROBLEM_TYPES = {
     title: 'Not found',
     description: 'No such route, or no such resource for this tenant.',
   },
+  'not-acceptable': {
+    status: 406,
+    title: 'Not acceptable',
+    description: 'The Accept header allows none of the media types the resource is available in.',
+  },
   conflict: { status: 409, title: 'Conflict', description: 'The resource conflicts with an existing one.' },
   'payload-too-large': {
     status: 413,

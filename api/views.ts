@@ -3,6 +3,7 @@ import type { JobView } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
 import type { ExtractResponse } from '../shared/schemas/extract.js';
 import type { Job } from '../shared/schemas/job.js';
+import type { JobResult } from '../shared/schemas/results.js';
 import type { ApiDeps } from './deps.js';
 
 export async function jobResource(deps: ApiDeps, job: JobView): Promise<Job> {
@@ -55,5 +56,17 @@ export function extractResponse(job: JobView, page: ResultView): ExtractResponse
       cost_usd: page.cost_usd,
       is_byok: page.is_byok,
     },
+  };
+}
+
+/** A page result as the results endpoint (and the stream's result events) show it: spec fields first. */
+export function jobResult(page: ResultView): JobResult {
+  return {
+    id: page.id,
+    url: page.url,
+    status: page.status,
+    data: page.data ?? null,
+    error_category: page.error_category,
+    error_message: page.error_message,
   };
 }

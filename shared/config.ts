@@ -21,6 +21,8 @@ export const ConfigSchema = z.object({
   /** 32 bytes (base64 or hex) sealing tenants' provider keys at rest. npm start generates one in DATA_DIR. */
   SECRETS_KEY: optionalString,
   EXTRACT_WAIT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
+  /** How often a job stream (SSE) sends its `: heartbeat` comment. */
+  SSE_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
   ALLOW_PRIVATE_ADDRESSES: bool.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   BODY_LIMIT_BYTES: z.coerce
@@ -35,6 +37,13 @@ export const ConfigSchema = z.object({
     .min(1024)
     .default(5 * 1024 * 1024),
   FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
+  CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
+  /** Browser pages rendering at once; more dynamic fetches wait for a page. */
+  BROWSER_MAX_PAGES: z.coerce.number().int().min(1).max(32).default(2),
+  /** Pages one browser renders before it is replaced, to bound leaks. */
+  BROWSER_RECYCLE_AFTER: z.coerce.number().int().min(1).default(100),
+  /** After the document loads, how long scripts may keep fetching before the page is read. */
+  DYNAMIC_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   DEFAULT_LLM_CHAIN: z.string().default('openai/gpt-4o-mini'),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,

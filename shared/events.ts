@@ -19,9 +19,24 @@ export interface JobCreatedData {
   idempotency_key: string | null;
   /** The job's number among its tenant's jobs (1, 2, …), for newest-first lists and queue positions. */
   tenant_seq?: number;
+  /** Crawls: the max_depth option, for the crawl map. */
+  max_depth?: number;
+}
+
+/** A URL a crawl found: queued (pending) or not followed (skipped, with the reason). */
+export interface CrawlNode {
+  /** Discovery number within the job (0 = seed): the crawl map's key for this URL. */
+  node: number;
+  url: string;
+  parent_url: string | null;
+  depth: number;
+  status: 'pending' | 'skipped';
+  reason?: string;
 }
 
 export interface PageCompletedData {
+  /** The page's crawl-map node (crawls). */
+  node?: number;
   page_id: string;
   url: string;
   final_url: string;
@@ -42,6 +57,7 @@ export interface PageCompletedData {
 }
 
 export interface PageFailedData {
+  node?: number;
   page_id: string;
   url: string;
   depth: number;
@@ -60,6 +76,9 @@ export type JobEventBody =
   | { type: 'job.started'; data: Record<string, never> }
   | { type: 'page.completed'; data: PageCompletedData }
   | { type: 'page.failed'; data: PageFailedData }
+  /** Not processed: robots.txt, not HTML, out of limits, or the job ended first. */
+  | { type: 'page.skipped'; data: PageFailedData }
+  | { type: 'crawl.discovered'; data: { nodes: CrawlNode[] } }
   | { type: 'job.completed'; data: { duration_ms: number } }
   | { type: 'job.failed'; data: JobFailedData & { duration_ms: number } }
   | { type: 'job.cancelled'; data: { duration_ms: number } };

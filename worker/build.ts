@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { createBrowserPool } from '../activities/browser/browser-pool.js';
 import { createActivities } from '../activities/index.js';
 import type { Config } from '../shared/config.js';
 import { createStores } from '../shared/store/index.js';
@@ -27,7 +28,8 @@ export async function buildWorker(config: Config): Promise<RunningWorker> {
   await client.close();
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const { events, contents, llm, debug } = createStores(mongo.db, config);
-  const activities = createActivities({ config, events, contents, llm, debug });
+  const browser = createBrowserPool(config); // launches Chromium on the first dynamic fetch, not here
+  const activities = createActivities({ config, events, contents, llm, debug, browser });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -48,6 +50,7 @@ export async function buildWorker(config: Config): Promise<RunningWorker> {
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running?.catch(() => undefined);
+      await browser?.close();
       await connection.close();
       await mongo.close();
     },

@@ -1,2 +1,4 @@
 // Every workflow the worker runs; the bundler starts from this file.
+
+export { crawlWorkflow } from './crawl.js';
 export { extractWorkflow } from './extract.js';

@@ -44,3 +44,19 @@ export const modelPolicy: ActivityOptions = {
     nonRetryableErrorTypes: NEVER_RETRY,
   },
 };
+
+/**
+ * One crawl page (fetch + clean + model + links). Heartbeats every few seconds, so a page whose worker died
+ * is retried after the heartbeat timeout instead of the long start-to-close timeout.
+ */
+export const crawlPagePolicy: ActivityOptions = {
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '30s',
+  retry: {
+    initialInterval: '2s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: NEVER_RETRY,
+  },
+};

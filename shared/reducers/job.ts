@@ -17,6 +17,9 @@ export interface JobView {
   capture_debug: boolean;
   idempotency_key: string | null;
   tenant_seq: number | null;
+  /** Crawls: URLs discovered (crawl-map entries) and the max_depth option. */
+  discovered_count: number;
+  max_depth: number | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
@@ -45,6 +48,8 @@ export function initialJob(event: Extract<JobEvent, { type: 'job.created' }>): J
     capture_debug: event.data.capture_debug,
     idempotency_key: event.data.idempotency_key,
     tenant_seq: event.data.tenant_seq ?? null,
+    discovered_count: 0,
+    max_depth: event.data.max_depth ?? null,
     created_at: event.at,
     started_at: null,
     completed_at: null,
@@ -78,6 +83,7 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
       return {
         ...next,
         page_count: job.page_count + 1,
+        urls_queued: Math.max(0, job.urls_queued - (event.data.node === undefined ? 0 : 1)),
         token_usage_input: job.token_usage_input + u.input_tokens,
         token_usage_output: job.token_usage_output + u.output_tokens,
         llm_cost_usd: round(job.llm_cost_usd + u.llm_cost_usd),
@@ -85,10 +91,19 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
         is_byok: job.is_byok || u.is_byok,
       };
     }
+    case 'crawl.discovered':
+      return {
+        ...next,
+        urls_queued: job.urls_queued + event.data.nodes.filter((n) => n.status === 'pending').length,
+        discovered_count: Math.max(job.discovered_count, ...event.data.nodes.map((n) => n.node + 1)),
+      };
+    case 'page.skipped':
+      return { ...next, urls_queued: Math.max(0, job.urls_queued - (event.data.node === undefined ? 0 : 1)) };
     case 'page.failed':
       return {
         ...next,
         failed_count: job.failed_count + 1,
+        urls_queued: Math.max(0, job.urls_queued - (event.data.node === undefined ? 0 : 1)),
         error_category: event.data.error_category,
         error_message: event.data.error_message,
       };

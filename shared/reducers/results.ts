@@ -67,14 +67,14 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
       error_message: null,
     };
   }
-  if (event.type === 'page.failed') {
+  if (event.type === 'page.failed' || event.type === 'page.skipped') {
     const d = event.data;
     return {
       ...base,
       id: d.page_id,
       url: d.url,
       final_url: d.url,
-      status: 'failed',
+      status: event.type === 'page.failed' ? 'failed' : 'skipped',
       depth: d.depth,
       parent_url: d.parent_url,
       data: null,

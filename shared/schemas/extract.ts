@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { INPUT_FORMATS } from '../schema-input.js';
+import { CleanerStepSchema } from './cleaners.js';
 import { FetchModeSchema, HttpUrlSchema, TimestampSchema } from './common.js';
 import { LlmConfigSchema } from './llm.js';
 
@@ -29,12 +30,7 @@ export const SchemaInputSchema = z.union([z.string().min(1), z.record(z.string()
     'meant as a schema is a 422.',
 });
 
-export const CleanerStepSchema = z
-  .object({
-    name: z.enum(['markdown', 'noop']).meta({ description: 'Cleaner name; see GET /api/v1/cleaners' }),
-    options: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict();
+export { CleanerStepSchema };
 
 export const ExtractRequestSchema = z
   .object({

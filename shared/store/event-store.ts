@@ -20,15 +20,47 @@ export interface TenantCounterDoc {
 }
 
 export const RESULTS_PER_CHUNK = 50;
+export const CRAWL_MAP_PER_CHUNK = 200;
+
+export interface CrawlMapEntry {
+  id: string;
+  node: number;
+  url: string;
+  parent_url: string | null;
+  status: string;
+  depth: number;
+  discovered_at: string;
+  completed_at: string | null;
+  error_category: string | null;
+  error_details: string | null;
+  error_message: string | null;
+  llm_model: string | null;
+  llm_provider: string | null;
+  extract_duration_ms: number | null;
+  fetch_duration_ms: number | null;
+  token_usage_input: number;
+  token_usage_output: number;
+}
+export interface CrawlMapChunkDoc {
+  _id: string;
+  job_id: string;
+  entries: Record<string, CrawlMapEntry>;
+}
 const PROJECT_BATCH = 200;
 const PROBE_PARALLELISM = 16;
 
 export const eventKey = (jobId: string, seq: number) => `${jobId}:${pad(seq, 8)}`;
 export const resultChunkKey = (jobId: string, chunk: number) => `${jobId}:${pad(chunk, 6)}`;
+export const crawlMapChunkKey = (jobId: string, chunk: number) => `${jobId}:${pad(chunk, 6)}`;
 export const tenantJobKey = (tenantId: string, n: number) => `${tenantId}:${pad(n, 10)}`;
 
 export class EventStore {
   constructor(private readonly db: Db) {}
+
+  /** The database the log lives in (for activities keeping job-scoped records next to it). */
+  database(): Db {
+    return this.db;
+  }
 
   private get events() {
     return this.db.collection<EventDoc>(COLLECTIONS.events);
@@ -106,6 +138,7 @@ export class EventStore {
       const next = current ? pending.reduce(applyJobEvent, stripId(current)) : reduceJob(pending);
       if (!next) return null; // no job.created yet
       await this.projectResults(pending);
+      await this.projectCrawlMap(pending);
       if (await this.writeJob(next, current)) {
         await this.projectTenant(current ? stripId(current) : null, next, pending);
         if (pending.length < PROJECT_BATCH) return next;
@@ -144,6 +177,68 @@ export class EventStore {
     }
   }
 
+  /** Crawl-map entries: created by crawl.discovered, completed by the page's own event. Idempotent. */
+  private async projectCrawlMap(events: readonly JobEvent[]) {
+    const col = this.db.collection<CrawlMapChunkDoc>(COLLECTIONS.crawlMap);
+    const write = (jobId: string, node: number, set: Record<string, unknown>) =>
+      retryOnDuplicate(() =>
+        col.updateOne(
+          { _id: crawlMapChunkKey(jobId, Math.floor(node / CRAWL_MAP_PER_CHUNK)) },
+          {
+            $set: {
+              job_id: jobId,
+              ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`entries.${node}.${k}`, v])),
+            },
+          },
+          { upsert: true },
+        ),
+      );
+    for (const event of events) {
+      if (event.type === 'crawl.discovered') {
+        for (const n of event.data.nodes) {
+          const entry: CrawlMapEntry = {
+            id: `${event.job_id}-${n.node}`,
+            node: n.node,
+            url: n.url,
+            parent_url: n.parent_url,
+            status: n.status,
+            depth: n.depth,
+            discovered_at: event.at,
+            completed_at: null,
+            error_category: null,
+            error_details: n.reason ?? null,
+            error_message: null,
+            llm_model: null,
+            llm_provider: null,
+            extract_duration_ms: null,
+            fetch_duration_ms: null,
+            token_usage_input: 0,
+            token_usage_output: 0,
+          };
+          await write(event.job_id, n.node, entry as unknown as Record<string, unknown>);
+        }
+      } else if (
+        (event.type === 'page.completed' || event.type === 'page.failed' || event.type === 'page.skipped') &&
+        event.data.node !== undefined
+      ) {
+        const view = resultFromEvent(event);
+        if (!view) continue;
+        await write(event.job_id, event.data.node, {
+          status: view.status,
+          completed_at: event.at,
+          error_category: view.error_category,
+          error_message: view.error_message,
+          llm_model: view.model,
+          llm_provider: view.provider,
+          extract_duration_ms: view.extract_duration_ms,
+          fetch_duration_ms: view.fetch_duration_ms,
+          token_usage_input: view.input_tokens,
+          token_usage_output: view.output_tokens,
+        });
+      }
+    }
+  }
+
   /** The tenant's newest-first job list entry and its pending set (for queue_position). */
   private async projectTenant(before: JobView | null, after: JobView, events: readonly JobEvent[]) {
     const created = events.find((e) => e.type === 'job.created');
@@ -172,7 +267,12 @@ export class EventStore {
 
   /** Drops the read models and derives them again from the event log. */
   async rebuildAll(): Promise<{ jobs: number }> {
-    for (const name of [COLLECTIONS.jobs, COLLECTIONS.results, COLLECTIONS.tenantJobs]) {
+    for (const name of [
+      COLLECTIONS.jobs,
+      COLLECTIONS.results,
+      COLLECTIONS.tenantJobs,
+      COLLECTIONS.crawlMap,
+    ]) {
       await this.db.collection(name).deleteMany({});
     }
     await this.db.collection(COLLECTIONS.tenantCounters).updateMany({}, { $set: { pending: [] } });

@@ -3,6 +3,10 @@ import type { Db } from 'mongodb';
 import type { JobView } from '../reducers/job.js';
 import type { ResultView } from '../reducers/results.js';
 import {
+  CRAWL_MAP_PER_CHUNK,
+  type CrawlMapChunkDoc,
+  type CrawlMapEntry,
+  crawlMapChunkKey,
   RESULTS_PER_CHUNK,
   type ResultChunkDoc,
   resultChunkKey,
@@ -72,6 +76,23 @@ export class JobReader {
     if (job.status !== 'pending' || job.tenant_seq === null) return 0;
     const counter = await this.counters.findOne({ _id: job.tenant_id });
     return (counter?.pending ?? []).filter((n) => n < (job.tenant_seq ?? 0)).length;
+  }
+
+  /** The crawl map's entries, by discovery order. */
+  async crawlMap(job: JobView): Promise<CrawlMapEntry[]> {
+    const chunks = Math.ceil(job.discovered_count / CRAWL_MAP_PER_CHUNK);
+    const out: CrawlMapEntry[] = [];
+    for (let start = 0; start < chunks; start += PARALLEL) {
+      const docs = await Promise.all(
+        Array.from({ length: Math.min(PARALLEL, chunks - start) }, (_, i) =>
+          this.db
+            .collection<CrawlMapChunkDoc>(COLLECTIONS.crawlMap)
+            .findOne({ _id: crawlMapChunkKey(job.id, start + i) }),
+        ),
+      );
+      for (const doc of docs) if (doc) out.push(...Object.values(doc.entries));
+    }
+    return out.sort((a, b) => a.node - b.node);
   }
 
   /** Page results of a job in event order. */

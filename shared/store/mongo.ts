@@ -11,6 +11,10 @@ export const COLLECTIONS = {
   jobs: 'jobs',
   /** `_id` = `<job id>:<chunk>`; the page results of RESULTS_PER_CHUNK consecutive seqs. Projection. */
   results: 'results',
+  /** `_id` = `<job id>:<chunk>`; crawl-map entries of CRAWL_MAP_PER_CHUNK consecutive nodes. Projection. */
+  crawlMap: 'crawl_map',
+  /** `_id` = `<job id>:<sha256 of the normalised URL>`: a crawl's seen-set, so no URL is queued twice. */
+  crawlUrls: 'crawl_urls',
   /** `_id` = `<tenant id>:<tenant job number, 10 digits>` → job id, for newest-first job lists. Projection. */
   tenantJobs: 'tenant_jobs',
   /** `_id` = tenant id: the tenant's job counter and the numbers of its pending jobs. */

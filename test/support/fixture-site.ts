@@ -14,7 +14,8 @@ export interface FixtureSite {
 export const html = (title: string, body: string) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
 
-export async function startFixtureSite(): Promise<FixtureSite> {
+/** On 127.0.0.1 unless told otherwise (another loopback address stands in for a private host). */
+export async function startFixtureSite(host = '127.0.0.1'): Promise<FixtureSite> {
   const routes = new Map<string, Handler>();
   const hits: string[] = [];
   const server = createServer((req, res) => {
@@ -27,10 +28,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     }
     handler(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     hits,
     route(path, handler) {
       routes.set(

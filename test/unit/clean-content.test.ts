@@ -1,8 +1,18 @@
-// The cleaner chain's pure parts: the markdown and noop cleaners and the chain runner.
+// The clean activity and what it exports: the markdown and noop cleaners and the chain runner (each
+// cleaner's steps are tested under test/unit/cleaners/).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CLEANERS, runChain } from '../../activities/clean-content.js';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import {
+  CLEANERS,
+  type CleanContentResult,
+  makeCleanContent,
+  runChain,
+} from '../../activities/clean-content.js';
+import type { ActivityDeps } from '../../activities/deps.js';
 import { CategorizedError } from '../../shared/errors.js';
+import type { ContentDoc, ContentStore } from '../../shared/store/contents.js';
 
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><style>body { color: red }</style><script>var tracking = 1;</script></head>
@@ -72,7 +82,14 @@ describe('markdown cleaner', () => {
 describe('noop cleaner', () => {
   test('returns its input unchanged', () => {
     assert.equal(CLEANERS.noop!(PAGE, {}), PAGE);
-    assert.equal(CLEANERS.noop!('', { anything: true }), '');
+    assert.equal(CLEANERS.noop!(''), '');
+  });
+
+  test('takes no options', () => {
+    assert.throws(
+      () => CLEANERS.noop!('', { anything: true }),
+      (err: unknown) => err instanceof CategorizedError && err.details?.location === 'options.anything',
+    );
   });
 });
 
@@ -105,5 +122,65 @@ describe('runChain', () => {
         name,
       );
     }
+  });
+});
+
+describe('cleanContent activity', () => {
+  function setup(source: Partial<ContentDoc>) {
+    const docs = new Map<string, ContentDoc>();
+    docs.set('raw_1', {
+      _id: 'raw_1',
+      job_id: 'job_1',
+      kind: 'raw',
+      url: 'https://shop.example/w',
+      final_url: 'https://shop.example/products/w',
+      content_type: 'text/html',
+      status_code: 200,
+      body: PAGE,
+      created_at: '2026-11-23T10:00:00.000Z',
+      ...source,
+    });
+    const contents = {
+      get: async (id: string) => docs.get(id) ?? assert.fail(`no content ${id}`),
+      put: async (doc: ContentDoc) => void docs.set(doc._id, doc),
+    } as unknown as ContentStore;
+    const cleanContent = makeCleanContent({ contents } as unknown as ActivityDeps);
+    const run = (chain: { name: string; options?: Record<string, unknown> }[]): Promise<CleanContentResult> =>
+      new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR', () => {}) }).run(cleanContent, {
+        jobId: 'job_1',
+        sourceId: 'raw_1',
+        targetId: 'clean_1',
+        chain,
+      });
+    return { docs, run };
+  }
+
+  test('stores the cleaned page under the target id and reports its size', async () => {
+    const { docs, run } = setup({});
+    const result = await run([{ name: 'markdown' }]);
+    const cleaned = docs.get('clean_1')!;
+    assert.equal(cleaned.kind, 'cleaned');
+    assert.equal(result.contentId, 'clean_1');
+    assert.equal(result.chars, cleaned.body.length);
+    assert.ok(cleaned.body.startsWith('# Blue Widget'));
+  });
+
+  test("relative URLs resolve against the page's final URL", async () => {
+    const { docs, run } = setup({});
+    await run([{ name: 'markdown' }]);
+    assert.ok(docs.get('clean_1')!.body.includes('![the widget](https://shop.example/w.png)'));
+  });
+
+  test('plain text pages skip the chain', async () => {
+    const { docs, run } = setup({ content_type: 'text/plain', body: 'just <b>text</b>' });
+    await run([{ name: 'markdown' }]);
+    assert.equal(docs.get('clean_1')!.body, 'just <b>text</b>');
+  });
+
+  test('a page that cleans to nothing is insufficient_content; a bad chain is invalid_input', async () => {
+    await assert.rejects(setup({ body: '<script>x()</script>' }).run([{ name: 'markdown' }]), {
+      type: 'insufficient_content',
+    });
+    await assert.rejects(setup({}).run([{ name: 'sparkle' }]), { type: 'invalid_input', nonRetryable: true });
   });
 });

@@ -1,0 +1,187 @@
+// One headless Chromium owned by the worker, lent out one isolated page at a time. A bounded number of pages
+// run at once; each lives in its own incognito context, closed after use. The browser is replaced when it
+// dies and after a number of pages (to bound leaks), and closed with the worker. All its traffic goes
+// through the filtering proxy, which the pool starts with the first browser and stops when it closes.
+import { existsSync } from 'node:fs';
+import type { Browser, Page } from 'puppeteer-core';
+import type { Config } from '../../shared/config.js';
+import { CategorizedError } from '../../shared/errors.js';
+import type { AddressPolicy, LookupFn } from '../../shared/net/address-policy.js';
+import { type FilteringProxy, type ProxyDecision, startFilteringProxy } from './filtering-proxy.js';
+import { launchBrowser, stopBrowser, withTimeout } from './launch-browser.js';
+import { PageSlots } from './page-slots.js';
+
+export interface BrowserPoolOptions {
+  executablePath: string;
+  /** Pages open at once; further callers wait their turn. */
+  maxPages: number;
+  /** Pages one browser serves before it is replaced. */
+  recycleAfter: number;
+  policy: AddressPolicy;
+  /** Name resolution for the proxy (tests). */
+  lookup?: LookupFn;
+  /** Sees each of the proxy's decisions (logs, tests). */
+  onProxyDecision?: (decision: ProxyDecision) => void;
+  launchTimeoutMs?: number;
+}
+
+export interface PoolStats {
+  launches: number;
+  pagesServed: number;
+  activePages: number;
+  waiting: number;
+  /** Process ids of the browsers still running (each leads its own process group). */
+  browserPids: number[];
+}
+
+const CLOSE_TIMEOUT_MS = 5_000;
+
+interface Generation {
+  browser: Browser;
+  served: number;
+  active: number;
+  retiring: boolean;
+}
+
+export class BrowserPool {
+  private current: Generation | undefined;
+  private launching: Promise<Generation> | undefined;
+  private proxyStart: Promise<FilteringProxy> | undefined;
+  private readonly generations = new Set<Generation>();
+  /** Browsers being closed (retired ones close in the background); close() waits for them too. */
+  private readonly stopping = new Set<Promise<void>>();
+  private readonly slots: PageSlots;
+  private closed = false;
+  private launches = 0;
+  private pagesServed = 0;
+
+  constructor(private readonly opts: BrowserPoolOptions) {
+    this.slots = new PageSlots(opts.maxPages);
+  }
+
+  /** Runs fn with a fresh page in its own browser context; the context is closed afterwards, whatever fn did. */
+  async withPage<T>(fn: (page: Page, proxy: FilteringProxy) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (this.closed) throw closedError();
+    await this.slots.acquire(signal);
+    try {
+      const proxy = await this.proxy();
+      const gen = await this.generation();
+      gen.active += 1;
+      gen.served += 1;
+      this.pagesServed += 1;
+      if (gen.served >= this.opts.recycleAfter) this.retire(gen);
+      try {
+        const context = await gen.browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+        try {
+          const page = await context.newPage();
+          return await fn(page, proxy);
+        } finally {
+          // A browser that cannot close a context is not trusted with another page.
+          await withTimeout(context.close(), CLOSE_TIMEOUT_MS).catch(() => this.retire(gen));
+        }
+      } finally {
+        gen.active -= 1;
+        if (gen.retiring && gen.active === 0) void this.shutdown(gen);
+      }
+    } finally {
+      this.slots.release();
+    }
+  }
+
+  stats(): PoolStats {
+    const pids = [...this.generations].map((g) => g.browser.process()?.pid);
+    return {
+      launches: this.launches,
+      pagesServed: this.pagesServed,
+      activePages: this.slots.active,
+      waiting: this.slots.waiting,
+      browserPids: pids.filter((pid): pid is number => pid !== undefined),
+    };
+  }
+
+  /** Closes every browser and the proxy; callers still waiting for a page are refused. Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.slots.rejectWaiting(closedError());
+    await this.launching?.catch(() => undefined);
+    this.current = undefined;
+    await Promise.all([...this.generations].map((gen) => this.shutdown(gen)));
+    await Promise.all(this.stopping);
+    const proxy = await this.proxyStart?.catch(() => undefined);
+    this.proxyStart = undefined;
+    await proxy?.close();
+  }
+
+  // ---- Browsers ------------------------------------------------------------------------------------------
+
+  private async generation(): Promise<Generation> {
+    if (this.closed) throw closedError();
+    if (this.current?.browser.connected && !this.current.retiring) return this.current;
+    this.launching ??= this.launch().finally(() => {
+      this.launching = undefined;
+    });
+    return this.launching;
+  }
+
+  private async launch(): Promise<Generation> {
+    const proxy = await this.proxy();
+    const browser = await launchBrowser(
+      this.opts.executablePath,
+      proxy.url,
+      this.opts.launchTimeoutMs ?? 30_000,
+    );
+    const gen: Generation = { browser, served: 0, active: 0, retiring: false };
+    this.launches += 1;
+    this.generations.add(gen);
+    browser.once('disconnected', () => {
+      // Died or closed: forget it; the next page launches a new one.
+      if (this.current === gen) this.current = undefined;
+      this.generations.delete(gen);
+    });
+    if (this.closed) {
+      await this.shutdown(gen);
+      throw closedError();
+    }
+    this.current = gen;
+    return gen;
+  }
+
+  private retire(gen: Generation): void {
+    gen.retiring = true;
+    if (this.current === gen) this.current = undefined;
+  }
+
+  private async shutdown(gen: Generation): Promise<void> {
+    this.retire(gen);
+    this.generations.delete(gen);
+    const stopped = stopBrowser(gen.browser);
+    this.stopping.add(stopped);
+    await stopped.finally(() => this.stopping.delete(stopped));
+  }
+
+  private proxy(): Promise<FilteringProxy> {
+    this.proxyStart ??= startFilteringProxy({
+      policy: this.opts.policy,
+      lookup: this.opts.lookup,
+      onDecision: this.opts.onProxyDecision,
+    });
+    return this.proxyStart;
+  }
+}
+
+/** The worker's pool, or none when the configured Chromium is not installed (no dynamic mode then). */
+export function createBrowserPool(config: Config): BrowserPool | undefined {
+  if (!existsSync(config.CHROMIUM_PATH)) return undefined;
+  return new BrowserPool({
+    executablePath: config.CHROMIUM_PATH,
+    maxPages: config.BROWSER_MAX_PAGES,
+    recycleAfter: config.BROWSER_RECYCLE_AFTER,
+    policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES },
+  });
+}
+
+function closedError(): CategorizedError {
+  return new CategorizedError('fetch_error', 'the browser pool is closed (the worker is stopping)', true, {
+    reason: 'browser_closed',
+  });
+}

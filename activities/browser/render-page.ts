@@ -1,0 +1,145 @@
+// Dynamic mode: render the page in a pooled browser page and return the DOM after scripts ran. Every request
+// the page makes goes through the filtering proxy (addresses); PageTraffic checks schemes, redirects, size
+// and type as they happen. Each failure ends the render at once, in its own category.
+import type { HTTPResponse, Page } from 'puppeteer-core';
+import { CategorizedError } from '../../shared/errors.js';
+import { checkUrl } from '../../shared/net/address-policy.js';
+import { mediaType } from '../fetch-static.js';
+import { DOCUMENT_TYPES, type FetchedDocument, unsupportedContent } from '../page-document.js';
+import type { BrowserPool } from './browser-pool.js';
+import { type FilteringProxy, REFUSAL_HEADER } from './filtering-proxy.js';
+import { hostOf, navigationFailure, tooLarge } from './navigation-errors.js';
+import { PageTraffic } from './page-traffic.js';
+
+export interface RenderOptions {
+  /** For the main document to arrive and parse (DOMContentLoaded). */
+  timeoutMs: number;
+  /** At most this long afterwards for scripts and their requests to settle (network idle). */
+  waitMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  signal?: AbortSignal;
+}
+
+const IDLE_MS = 500;
+const GRACE_MS = 5_000;
+
+export async function renderPage(
+  pool: BrowserPool,
+  url: string,
+  opts: RenderOptions,
+): Promise<FetchedDocument> {
+  const target = checkUrl(url);
+  return pool.withPage(async (page, proxy) => {
+    const budget = opts.timeoutMs + opts.waitMs + GRACE_MS;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = () => {};
+    // A page stuck in a script loop never answers page.content(); closing its context (withPage) ends it.
+    // So does the activity's cancellation.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(renderTimeout(target.host, budget)), budget);
+      onAbort = () => reject(new CategorizedError('cancelled', 'the fetch was cancelled'));
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.signal?.aborted) onAbort();
+    });
+    try {
+      return await Promise.race([new Render(page, proxy, opts).run(target.href), deadline]);
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }, opts.signal);
+}
+
+class Render {
+  private failure: CategorizedError | undefined;
+  private readonly traffic: PageTraffic;
+  private readonly started = Date.now();
+  /** Rejects with the first failure, so a doomed navigation is not waited out. */
+  private readonly failed: Promise<never>;
+  private rejectFailed: (err: CategorizedError) => void = () => {};
+
+  constructor(
+    private readonly page: Page,
+    private readonly proxy: FilteringProxy,
+    private readonly opts: RenderOptions,
+  ) {
+    this.failed = new Promise<never>((_, reject) => {
+      this.rejectFailed = reject;
+    });
+    this.failed.catch(() => undefined); // raced below; never unhandled
+    this.traffic = new PageTraffic(page, opts, {
+      onFailure: (err) => this.fail(err),
+      // A script that sent the page somewhere refused or unreachable leaves an error page, not the page.
+      onNavigationFailed: (errorText) => this.fail(this.navigationError(new Error(errorText))),
+    });
+  }
+
+  async run(url: string): Promise<FetchedDocument> {
+    this.traffic.mainUrl = url;
+    this.page.setDefaultTimeout(this.opts.timeoutMs);
+    this.page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+    await this.traffic.start();
+    let response: HTTPResponse | null;
+    try {
+      const loading = this.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.opts.timeoutMs });
+      loading.catch(() => undefined); // when the failure wins the race
+      response = await Promise.race([loading, this.failed]);
+    } catch (err) {
+      throw this.failure ?? this.navigationError(err);
+    }
+    await Promise.race([this.settle(), this.failed]);
+    if (this.page.url().startsWith('chrome-error:')) throw this.navigationError(new Error('net::ERR_FAILED'));
+    const main = this.traffic.mainResponse ?? response;
+    if (!main) throw new CategorizedError('fetch_error', `${hostOf(url)} produced no document`, true);
+    return this.document(main);
+  }
+
+  private async document(main: HTTPResponse): Promise<FetchedDocument> {
+    const headers = main.headers();
+    const refused = headers[REFUSAL_HEADER];
+    if (refused !== undefined) throw this.navigationError(new Error(`proxy refused (${refused})`));
+    const status = main.status();
+    if (status >= 590 && status <= 599) {
+      // proxy-chain's own answers when it could not reach the site (594 refused, 595 reset, 599 other).
+      const message = `${hostOf(main.url())} could not be reached (${status})`;
+      throw new CategorizedError('fetch_error', message, true, { status });
+    }
+    const mime = mediaType(headers['content-type']) ?? 'text/html';
+    if (status < 400 && !DOCUMENT_TYPES.includes(mime)) throw unsupportedContent(mime);
+    const body =
+      mime === 'text/plain'
+        ? await this.page.evaluate(() => document.body?.textContent ?? '')
+        : await this.page.content();
+    const bytes = Buffer.byteLength(body);
+    if (bytes > this.opts.maxBytes) throw tooLarge(this.opts.maxBytes, { renderedBytes: bytes });
+    return { url: this.page.url(), status, headers, contentType: mime, body, bytes };
+  }
+
+  /** Lets scripts fetch and render: waits for the network to go quiet, within the wait budget. */
+  private async settle(): Promise<void> {
+    const left = this.opts.timeoutMs + this.opts.waitMs - (Date.now() - this.started);
+    const timeout = Math.max(0, Math.min(this.opts.waitMs, left));
+    if (timeout === 0 || this.failure) return;
+    await this.page.waitForNetworkIdle({ idleTime: IDLE_MS, timeout }).catch(() => undefined);
+  }
+
+  private navigationError(err: unknown): CategorizedError {
+    const url = this.traffic.mainUrl;
+    const refusal = this.proxy.refusalFor(url);
+    return navigationFailure(err, { url, timeoutMs: this.opts.timeoutMs, refusal });
+  }
+
+  /** Keeps the first reason the page is unusable and ends the render with it. */
+  private fail(err: CategorizedError): void {
+    if (this.failure) return;
+    this.failure = err;
+    this.rejectFailed(err);
+  }
+}
+
+function renderTimeout(host: string, ms: number): CategorizedError {
+  return new CategorizedError('fetch_timeout', `${host} did not finish rendering within ${ms} ms`, true, {
+    timeoutMs: ms,
+  });
+}

@@ -1,0 +1,15 @@
+// Markdown tables have no spans: a cell spanning n columns becomes itself plus n-1 empty cells, so every
+// row keeps its columns under the right headings.
+import type { CheerioAPI } from 'cheerio';
+
+const MAX_SPAN = 50;
+
+export function expandColspans($: CheerioAPI) {
+  $('th[colspan], td[colspan]').each((_, element) => {
+    const $cell = $(element);
+    const span = Math.min(Number.parseInt($cell.attr('colspan') ?? '1', 10) || 1, MAX_SPAN);
+    $cell.removeAttr('colspan');
+    const tag = element.tagName;
+    for (let i = 1; i < span; i++) $cell.after(`<${tag}></${tag}>`);
+  });
+}

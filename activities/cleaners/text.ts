@@ -1,0 +1,23 @@
+// HTML to plain text with html-to-text: block structure kept as lines, no markup.
+import { compile } from 'html-to-text';
+
+const headings = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
+  selector,
+  options: { uppercase: false },
+}));
+
+// Links and images that should go are already gone (document.ts); what is left is written out.
+const convert = compile({
+  wordwrap: false,
+  selectors: [
+    ...headings,
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true, noAnchorUrl: true } },
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+  ],
+});
+
+export function htmlToText(html: string): string {
+  return convert(html)
+    .replace(/\n(?:[ \t]*\n){2,}/g, '\n\n')
+    .replace(/^\n+|\s+$/g, '');
+}

@@ -1,0 +1,70 @@
+// Serves one job stream: polls the job's event log (by `_id` probes, so any API instance can serve any
+// job), writes the events a JobStreamCursor yields, and sends heartbeats until the job ends or the client
+// goes away. Idle streams back off to one probe per POLL_MAX_MS.
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import { formatSseFrame, HEARTBEAT_FRAME, type JobStreamCursor } from '../shared/sse-events.js';
+import type { EventStore } from '../shared/store/event-store.js';
+
+export const POLL_MIN_MS = 100;
+export const POLL_MAX_MS = 1000;
+const BATCH = 200;
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+} as const;
+
+export interface JobStreamRun {
+  events: Pick<EventStore, 'list'>;
+  jobId: string;
+  cursor: JobStreamCursor;
+  res: ServerResponse;
+  heartbeatMs: number;
+  /** Aborted when the client disconnects or the server shuts down. */
+  signal: AbortSignal;
+  log: FastifyBaseLogger;
+}
+
+/** Runs until the job's `complete` is sent, the client leaves, or the log cannot be read; then ends `res`. */
+export async function runJobStream(run: JobStreamRun): Promise<void> {
+  const { res, signal } = run;
+  const write = async (chunk: string) => {
+    if (signal.aborted || res.writableEnded) return;
+    // Respect backpressure: a slow client replaying a long history must not make us buffer all of it.
+    if (!res.write(chunk)) await once(res, 'drain', { signal });
+  };
+  const heartbeat = setInterval(() => {
+    if (!signal.aborted && !res.writableEnded) res.write(HEARTBEAT_FRAME);
+  }, run.heartbeatMs);
+  try {
+    await pollLog(run, write);
+  } catch (err) {
+    // The client left (abort) or the log was unreadable: the client reconnects with Last-Event-ID.
+    if (!signal.aborted) run.log.warn({ err, jobId: run.jobId }, 'job stream stopped');
+  } finally {
+    clearInterval(heartbeat);
+    if (!res.writableEnded) res.end();
+  }
+}
+
+async function pollLog(run: JobStreamRun, write: (chunk: string) => Promise<void>) {
+  const { cursor, signal } = run;
+  let idleDelay = POLL_MIN_MS;
+  while (!signal.aborted && !cursor.done) {
+    const batch = await run.events.list(run.jobId, cursor.lastSeq, BATCH);
+    for (const event of batch) {
+      for (const out of cursor.next(event)) await write(formatSseFrame(out));
+      if (cursor.done) return;
+    }
+    if (batch.length === BATCH) continue; // more backlog: read on at once
+    for (const out of cursor.caughtUp()) await write(formatSseFrame(out));
+    if (cursor.done) return;
+    idleDelay = batch.length > 0 ? POLL_MIN_MS : Math.min(idleDelay * 2, POLL_MAX_MS);
+    await sleep(idleDelay, undefined, { signal });
+  }
+}

@@ -1,0 +1,199 @@
+// POST /crawl (a durable crawl job, optionally waited on), cancelling jobs, and the crawl map.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { isFinal, type JobView } from '../../shared/reducers/job.js';
+import { IdParamsSchema } from '../../shared/schemas/common.js';
+import {
+  CrawlMapSchema,
+  CrawlQuerySchema,
+  CrawlRequestSchema,
+  CrawlResponseSchema,
+  parseDuration,
+} from '../../shared/schemas/crawl.js';
+import { JobSchema } from '../../shared/schemas/job.js';
+import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
+import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
+import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
+import type { ApiDeps } from '../deps.js';
+import { awaitJob, startJob } from '../job-runner.js';
+import { notFound, ProblemError } from '../problem.js';
+import { jobResource } from '../views.js';
+import { parseSchemaField } from './extract.js';
+import { checkBaseUrl } from './llm.js';
+
+async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
+  const data = withData
+    ? (await deps.jobs.results(job)).map((r) => ({
+        id: r.id,
+        url: r.url,
+        status: r.status,
+        data: r.data,
+        ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
+      }))
+    : undefined;
+  return {
+    job_id: job.id,
+    status: job.status,
+    status_url: `/api/v1/jobs/${job.id}`,
+    queue_position: await deps.jobs.queuePosition(job),
+    page_count: job.page_count,
+    duration_ms: job.duration_ms,
+    cost_usd: job.cost_usd,
+    token_usage: { input: job.token_usage_input, output: job.token_usage_output },
+    ...(data ? { data } : {}),
+    error_message: job.error_message,
+  };
+}
+
+export const crawlRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/crawl',
+      {
+        schema: {
+          summary: 'Crawl a site from a seed URL and extract from every page',
+          description:
+            'Starts a durable crawl job. Without wait: 202 at once with job_id, status, status_url and ' +
+            'queue_position. With wait=true: 200 with data (the page results) if the job ends within timeout ' +
+            'seconds (10..120, default 120), else 202 and the job goes on. A client that disconnects while ' +
+            'waiting does not affect the job. Links are followed by follow_selector / follow_pattern on the same ' +
+            'site, next_selector paginates at the same depth; robots.txt is obeyed by default; URLs are normalised ' +
+            'and never processed twice. Send an Idempotency-Key header to make retries safe.',
+          tags: ['crawl'],
+          querystring: CrawlQuerySchema,
+          body: CrawlRequestSchema,
+          response: { 200: CrawlResponseSchema, 202: CrawlResponseSchema, ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const schema = parseSchemaField(body.schema, 'body.schema');
+        const llm = body.llm_config;
+        if (llm) await checkBaseUrl(deps, llm.provider, llm.base_url, 'body.llm_config.base_url');
+        const { delay, ...rules } = body.options;
+        const { job } = await startJob(deps, {
+          tenantId: request.tenant._id,
+          type: 'crawl',
+          url: body.url,
+          captureDebug: body.capture_debug,
+          idempotencyKey: (request.headers['idempotency-key'] as string | undefined) ?? null,
+          workflowType: WORKFLOW_TYPES.crawl,
+          maxDepth: rules.max_depth,
+          beforeStart: llm?.api_key ? (jobId) => deps.llm.putJobKey(jobId, llm.api_key as string) : undefined,
+          input: (jobId): CrawlWorkflowInput => ({
+            jobId,
+            tenantId: request.tenant._id,
+            url: body.url,
+            fetchMode: body.fetch_mode,
+            cleanerChain: body.cleaner_chain,
+            schema,
+            captureDebug: body.capture_debug,
+            llm: llm && {
+              provider: llm.provider,
+              model: llm.model,
+              baseUrl: llm.base_url || undefined,
+              temperature: llm.temperature,
+              maxTokens: llm.max_tokens,
+              hasKey: Boolean(llm.api_key),
+            },
+            options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
+            firstSeq: 1,
+          }),
+        });
+        if (!request.query.wait) return reply.code(202).send(await crawlResponse(deps, job, false));
+        const done = await awaitJob(deps, job, request.query.timeout * 1000);
+        const finished = isFinal(done.status);
+        return reply.code(finished ? 200 : 202).send(await crawlResponse(deps, done, finished));
+      },
+    );
+
+    app.post(
+      '/jobs/:id/cancel',
+      {
+        schema: {
+          summary: 'Cancel a pending or running job',
+          description:
+            "Cancels the job's workflow: pages in flight end cleanly (recorded as skipped) and the job ends " +
+            'cancelled. Answers the job; a job that already ended is a 409 problem.',
+          tags: ['jobs'],
+          params: IdParamsSchema,
+          response: { 200: JobSchema, 409: ProblemSchema, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const job = await deps.jobs.get(request.tenant._id, request.params.id);
+        if (!job) throw notFound(`job ${request.params.id}`);
+        if (isFinal(job.status)) {
+          throw new ProblemError({
+            slug: 'conflict',
+            detail: `the job already ended (${job.status})`,
+            extra: { job_id: job.id },
+          });
+        }
+        await deps.temporal.workflow.getHandle(job.workflow_id).cancel();
+        const after = await awaitJob(deps, job, 10_000);
+        return jobResource(deps, after);
+      },
+    );
+
+    app.get(
+      '/jobs/:id/crawl-map',
+      {
+        schema: {
+          summary: 'Every URL a crawl discovered, with its parent, depth, status, timings, tokens and model',
+          description:
+            'Entries are in discovery order. Status: pending, completed, failed, skipped (robots.txt, not HTML, ' +
+            'out of limits — error_details says which — or the job ended first). At most 50 skipped links are ' +
+            'recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map.',
+          tags: ['jobs'],
+          params: IdParamsSchema,
+          response: { 200: CrawlMapSchema, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const job = await deps.jobs.get(request.tenant._id, request.params.id);
+        if (!job) throw notFound(`job ${request.params.id}`);
+        const entries = job.type === 'crawl' ? await deps.jobs.crawlMap(job) : await singlePageMap(deps, job);
+        const failed = entries.filter((e) => e.status === 'failed');
+        const byCategory: Record<string, number> = {};
+        for (const e of failed)
+          if (e.error_category) byCategory[e.error_category] = (byCategory[e.error_category] ?? 0) + 1;
+        return {
+          job_id: job.id,
+          seed_url: job.url,
+          max_depth: job.max_depth ?? 0,
+          total: entries.length,
+          completed: entries.filter((e) => e.status === 'completed').length,
+          failed: failed.length,
+          error_summary: {
+            total: failed.length,
+            has_rate_limit: 'rate_limit' in byCategory,
+            by_category: byCategory,
+          },
+          entries: entries.map(({ node, ...e }) => e),
+        };
+      },
+    );
+  };
+
+async function singlePageMap(deps: ApiDeps, job: JobView) {
+  return (await deps.jobs.results(job)).map((r, node) => ({
+    id: r.id,
+    node,
+    url: r.url,
+    parent_url: r.parent_url,
+    status: r.status,
+    depth: r.depth,
+    discovered_at: job.created_at,
+    completed_at: r.completed_at,
+    error_category: r.error_category,
+    error_details: null,
+    error_message: r.error_message,
+    llm_model: r.model,
+    llm_provider: r.provider,
+    extract_duration_ms: r.extract_duration_ms,
+    fetch_duration_ms: r.fetch_duration_ms,
+    token_usage_input: r.input_tokens,
+    token_usage_output: r.output_tokens,
+  }));
+}

@@ -1,0 +1,88 @@
+// GET /jobs/{id}/stream: a job's progress as Server-Sent Events, read from the event log.
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { IdParamsSchema } from '../../shared/schemas/common.js';
+import { standardErrors } from '../../shared/schemas/problem.js';
+import { StreamEventSchema, StreamHeadersSchema, StreamQuerySchema } from '../../shared/schemas/stream.js';
+import { JobStreamCursor, resumePoint } from '../../shared/sse-events.js';
+import { API_PREFIX } from '../auth.js';
+import type { ApiDeps } from '../deps.js';
+import { runJobStream, SSE_HEADERS } from '../job-stream.js';
+import { notFound } from '../problem.js';
+
+const DESCRIPTION = `Server-Sent Events (send \`Accept: text/event-stream\`). Every event has \`id\` (the job's event
+sequence number) and \`retry\`; its \`data\` line is JSON (JobStreamEvent describes each kind).
+
+- \`status\` first (the job as of the resume point), then again when the job starts and after each page;
+- \`result\` per finished page: \`{id, url, status, data, error_category, error_message}\`;
+- \`error\` when a page of a multi-page job fails and the job goes on;
+- \`complete\` when the job is completed, failed or cancelled; the stream then ends.
+
+Reconnect with \`Last-Event-ID\` (or \`?last_event_id=\`) to resume after that event. A client connecting after
+the job ended gets its whole history, then \`complete\`. A \`: heartbeat\` comment comes every 15 seconds.`;
+
+/** OpenAPI 3.1 has no event-stream type: the 200 body is documented as a stream of JobStreamEvent items. */
+const EventStreamResponse = z.string().meta({
+  description: 'The event stream',
+  content: {
+    'text/event-stream': {
+      schema: { $ref: `#/components/schemas/${z.globalRegistry.get(StreamEventSchema)?.id}` },
+    },
+  },
+});
+
+/** Headers Fastify already set on the reply (rate limit, ...), for a response written by hand. */
+function replyHeaders(reply: FastifyReply) {
+  return Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, value]) => value !== undefined));
+}
+
+export const streamRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    // Open streams would keep server.close() waiting: end them when the server shuts down.
+    const open = new Map<AbortController, Promise<void>>();
+    app.addHook('onClose', async () => {
+      for (const controller of open.keys()) controller.abort();
+      await Promise.allSettled(open.values());
+    });
+
+    app.get(
+      '/jobs/:id/stream',
+      {
+        schema: {
+          summary: "Follow a job's progress live (Server-Sent Events)",
+          description: DESCRIPTION,
+          tags: ['jobs'],
+          params: IdParamsSchema,
+          querystring: StreamQuerySchema,
+          headers: StreamHeadersSchema,
+          response: { 200: EventStreamResponse, ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const job = await deps.jobs.get(request.tenant._id, request.params.id);
+        if (!job) throw notFound(`job ${request.params.id}`);
+        const resumeAfter = resumePoint(request.headers['last-event-id'], request.query.last_event_id);
+
+        reply.hijack();
+        const res = reply.raw;
+        const controller = new AbortController();
+        res.on('close', () => controller.abort());
+        res.writeHead(200, { ...replyHeaders(reply), ...SSE_HEADERS });
+        res.flushHeaders();
+        const run = runJobStream({
+          events: deps.events,
+          jobId: job.id,
+          cursor: new JobStreamCursor(resumeAfter, `${API_PREFIX}/jobs/${job.id}/results`),
+          res,
+          heartbeatMs: deps.config.SSE_HEARTBEAT_MS,
+          signal: controller.signal,
+          log: request.log,
+        });
+        open.set(controller, run);
+        await run.finally(() => open.delete(controller));
+        return reply;
+      },
+    );
+  };

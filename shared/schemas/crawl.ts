@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { ExtractRequestSchema } from './extract.js';
+
+export const MAX_DELAY_MS = 60_000;
+
+/** "1s", "500ms", "1.5s", "2m" → milliseconds. */
+export function parseDuration(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)\s*$/i.exec(text);
+  if (!match) return null;
+  const unit = { ms: 1, s: 1000, m: 60_000 }[(match[2] as string).toLowerCase() as 'ms' | 's' | 'm'];
+  return Math.round(Number(match[1]) * unit);
+}
+
+const RegexSchema = z
+  .string()
+  .min(1)
+  .max(1000)
+  .refine(
+    (v) => {
+      try {
+        new RegExp(v);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'not a valid regular expression' },
+  );
+
+export const CrawlOptionsSchema = z
+  .object({
+    follow_selector: z.string().min(1).max(1000).optional().meta({
+      description: 'CSS selector of links to follow (or of elements containing them).',
+    }),
+    follow_pattern: RegexSchema.optional().meta({
+      description:
+        'Regular expression on the absolute URL; with follow_selector it filters those links, alone it picks among all links.',
+    }),
+    next_selector: z.string().min(1).max(1000).optional().meta({
+      description: 'CSS selector of the next-page link; the next page continues at the same depth.',
+    }),
+    max_pages: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(50)
+      .meta({ description: 'Pages processed at most (1..10000).' }),
+    max_depth: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(2)
+      .meta({ description: 'Link depth from the seed (0..10).' }),
+    same_domain_only: z
+      .boolean()
+      .default(true)
+      .meta({ description: 'Follow only links on the seed host (www. ignored).' }),
+    delay: z
+      .string()
+      .refine(
+        (v) => {
+          const ms = parseDuration(v);
+          return ms !== null && ms <= MAX_DELAY_MS;
+        },
+        { message: 'must be a duration such as 500ms, 1s or 1.5s, at most 60s' },
+      )
+      .optional()
+      .meta({
+        description: 'Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.',
+      }),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .default(3)
+      .meta({ description: 'Pages in flight at once (1..20).' }),
+    respect_robots: z.boolean().default(true).meta({
+      description: 'Obey robots.txt (disallowed pages are skipped). Turn off only for sites you own.',
+    }),
+  })
+  .strict()
+  .meta({ id: 'CrawlOptions' });
+
+const e = ExtractRequestSchema.shape;
+export const CrawlRequestSchema = z
+  .object({
+    url: e.url,
+    schema: e.schema,
+    options: CrawlOptionsSchema.default(CrawlOptionsSchema.parse({})),
+    fetch_mode: e.fetch_mode,
+    cleaner_chain: e.cleaner_chain,
+    llm_config: e.llm_config,
+    capture_debug: e.capture_debug,
+  })
+  .strict()
+  .meta({ id: 'CrawlRequest' });
+export type CrawlRequest = z.infer<typeof CrawlRequestSchema>;
+
+export const CrawlQuerySchema = z.object({
+  wait: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .meta({ description: 'Block until the job finishes or timeout passes.' }),
+  timeout: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(120)
+    .default(120)
+    .meta({ description: 'Seconds to wait (10..120) with wait=true.' }),
+});
+
+export const CrawlResponseSchema = z
+  .object({
+    job_id: z.string(),
+    status: z.string(),
+    status_url: z.string(),
+    queue_position: z.number().int(),
+    page_count: z.number().int(),
+    duration_ms: z.number().int().nullable(),
+    cost_usd: z.number(),
+    token_usage: z.object({ input: z.number().int(), output: z.number().int() }),
+    data: z.array(z.unknown()).optional().meta({
+      description:
+        'The page results ({id, url, status, data}), present when the call waited and the job finished.',
+    }),
+    error_message: z.string().nullable(),
+  })
+  .meta({ id: 'CrawlResponse' });
+
+export const CrawlMapSchema = z
+  .object({
+    job_id: z.string(),
+    seed_url: z.string(),
+    max_depth: z.number().int(),
+    total: z.number().int(),
+    completed: z.number().int(),
+    failed: z.number().int(),
+    error_summary: z.object({
+      total: z.number().int(),
+      has_rate_limit: z.boolean(),
+      by_category: z.record(z.string(), z.number().int()),
+    }),
+    entries: z.array(
+      z.object({
+        id: z.string(),
+        url: z.string(),
+        parent_url: z.string().nullable(),
+        status: z.string(),
+        discovered_at: z.string(),
+        completed_at: z.string().nullable(),
+        error_category: z.string().nullable(),
+        error_details: z.string().nullable(),
+        error_message: z.string().nullable(),
+        llm_model: z.string().nullable(),
+        llm_provider: z.string().nullable(),
+        depth: z.number().int(),
+        extract_duration_ms: z.number().int().nullable(),
+        fetch_duration_ms: z.number().int().nullable(),
+        token_usage_input: z.number().int(),
+        token_usage_output: z.number().int(),
+      }),
+    ),
+  })
+  .meta({ id: 'CrawlMap' });

@@ -1,0 +1,86 @@
+// GET /jobs/{id}/results: a job's page results as JSON, JSON Lines or YAML, optionally merged (spec 2.7).
+import { z } from 'zod';
+import { PAGE_STATUSES } from '../reducers/results.js';
+import { ErrorCategorySchema } from './common.js';
+
+export const RESULT_FORMATS = ['json', 'jsonl', 'yaml'] as const;
+export type ResultFormat = (typeof RESULT_FORMATS)[number];
+
+/**
+ * The media types each format answers to in Accept. The first of each is what `format=` answers with;
+ * an Accept match answers with the type matched. Order matters: `*\/*` picks the first, JSON.
+ */
+export const RESULT_MEDIA_TYPES = {
+  json: ['application/json'],
+  jsonl: ['application/x-ndjson', 'application/jsonl', 'application/x-jsonlines'],
+  yaml: ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'],
+} as const satisfies Record<ResultFormat, readonly string[]>;
+
+export const PageStatusSchema = z.enum(PAGE_STATUSES).meta({
+  id: 'PageStatus',
+  description:
+    'Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, ' +
+    'not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.',
+});
+
+export const JobResultSchema = z
+  .object({
+    id: z.string().meta({ description: 'Page result id' }),
+    url: z.string().meta({ description: 'The page URL as requested or discovered' }),
+    status: PageStatusSchema,
+    data: z.unknown().meta({ description: 'The extracted data; null unless status is completed' }),
+    error_category: ErrorCategorySchema.nullable().meta({
+      description: 'Why the page failed or was skipped',
+    }),
+    error_message: z.string().nullable(),
+  })
+  .meta({
+    id: 'JobResult',
+    description:
+      "One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, " +
+      'model, depth, parent) is in the crawl map and the debug capture, not here.',
+  });
+export type JobResult = z.infer<typeof JobResultSchema>;
+
+export const JobResultListSchema = z
+  .array(JobResultSchema)
+  .meta({ id: 'JobResultList', description: 'The page results of a job, in the order the pages finished' });
+
+export const MergedResultsSchema = z.array(z.unknown()).meta({
+  id: 'MergedResults',
+  description:
+    "merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).",
+});
+
+export const ResultsQuerySchema = z.object({
+  format: z.enum(RESULT_FORMATS).optional().meta({
+    description:
+      'json, jsonl (JSON Lines) or yaml. Overrides the Accept header; without it, Accept chooses (default json).',
+  }),
+  merge: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .meta({ description: "Merge the pages' data into one de-duplicated array of records." }),
+});
+
+const ref = (schema: z.ZodType) => ({ $ref: `#/components/schemas/${z.globalRegistry.get(schema)?.id}` });
+const listOrMerged = { oneOf: [ref(JobResultListSchema), ref(MergedResultsSchema)] };
+
+/**
+ * The 200 body. JSON is serialized (and checked) through this schema; JSON Lines and YAML are sent as
+ * text. The OpenAPI document shows one entry per media type (`content`), as Fastify's schema can't.
+ */
+export const ResultsResponseSchema = z.union([JobResultListSchema, MergedResultsSchema, z.string()]).meta({
+  description: 'The results, in the negotiated format',
+  content: {
+    'application/json': { schema: listOrMerged },
+    'application/x-ndjson': {
+      schema: {
+        ...ref(JobResultSchema),
+        description: 'JSON Lines: one JobResult per line (merge=true: one merged record per line)',
+      },
+    },
+    'application/yaml': { schema: { ...listOrMerged, description: 'A YAML sequence of the same items' } },
+  },
+});

@@ -1,0 +1,82 @@
+// The job stream's events (GET /jobs/{id}/stream, Server-Sent Events). Each SSE event is an envelope
+// (`event`, `id`, `retry`) whose `data` line holds the JSON described here.
+import { z } from 'zod';
+import { PAGE_STATUSES } from '../reducers/results.js';
+import { ErrorCategorySchema } from './common.js';
+import { JobStatusSchema } from './job.js';
+
+export const StreamStatusDataSchema = z.object({
+  job_id: z.string(),
+  status: JobStatusSchema,
+  page_count: z.number().int(),
+  urls_queued: z.number().int(),
+  failed_count: z.number().int(),
+  token_usage_input: z.number().int(),
+  token_usage_output: z.number().int(),
+  cost_usd: z.number(),
+});
+
+export const StreamResultDataSchema = z.object({
+  id: z.string().meta({ description: 'Page result id' }),
+  url: z.string(),
+  status: z.enum(PAGE_STATUSES),
+  data: z.unknown().meta({ description: 'The extracted data (null unless completed)' }),
+  error_category: ErrorCategorySchema.nullable(),
+  error_message: z.string().nullable(),
+});
+
+export const StreamErrorDataSchema = z.object({
+  job_id: z.string(),
+  url: z.string(),
+  error_category: ErrorCategorySchema,
+  error_message: z.string(),
+});
+
+export const StreamCompleteDataSchema = z.object({
+  job_id: z.string(),
+  status: JobStatusSchema,
+  page_count: z.number().int(),
+  failed_count: z.number().int(),
+  cost_usd: z.number(),
+  error_category: ErrorCategorySchema.nullable(),
+  error_message: z.string().nullable(),
+  results_url: z.string(),
+});
+
+const envelope = <E extends string, D extends z.ZodType>(event: E, data: D, description: string) =>
+  z
+    .object({
+      event: z.literal(event),
+      id: z.number().int().meta({
+        description: "The job's event sequence number; send it back as Last-Event-ID to resume after it",
+      }),
+      retry: z.number().int().meta({ description: 'Milliseconds a client waits before reconnecting' }),
+      data,
+    })
+    .meta({ description });
+
+export const StreamEventSchema = z
+  .discriminatedUnion('event', [
+    envelope('status', StreamStatusDataSchema, 'Job status: first on every connection, then on progress'),
+    envelope('result', StreamResultDataSchema, 'A page finished (completed, failed or skipped)'),
+    envelope('error', StreamErrorDataSchema, 'A page failed; the job goes on'),
+    envelope('complete', StreamCompleteDataSchema, 'The job ended; the stream closes after this event'),
+  ])
+  .meta({ id: 'JobStreamEvent', description: 'One Server-Sent Event of a job stream' });
+export type StreamEvent = z.infer<typeof StreamEventSchema>;
+export type StreamStatusData = z.infer<typeof StreamStatusDataSchema>;
+export type StreamResultData = z.infer<typeof StreamResultDataSchema>;
+export type StreamErrorData = z.infer<typeof StreamErrorDataSchema>;
+export type StreamCompleteData = z.infer<typeof StreamCompleteDataSchema>;
+
+export const StreamQuerySchema = z.object({
+  last_event_id: z.coerce.number().int().min(0).optional().meta({
+    description: 'Resume after this event id, for clients that cannot send the Last-Event-ID header',
+  }),
+});
+
+export const StreamHeadersSchema = z.object({
+  'last-event-id': z.string().optional().meta({
+    description: 'Resume after this event id (sent by EventSource when it reconnects)',
+  }),
+});

@@ -1,0 +1,83 @@
+// Main-content extraction on a real-shaped page: an article between navigation, ads, a sidebar and a footer.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { load } from 'cheerio';
+import { prepareDocument } from '../../../activities/cleaners/document.js';
+import { MIN_ARTICLE_CHARS, mainContent } from '../../../activities/cleaners/readability.js';
+
+const ARTICLE = readFileSync(new URL('../../fixtures/pages/article.html', import.meta.url), 'utf8');
+const NO_SELECTORS = { remove_selectors: [], keep_selectors: [] };
+
+const prepared = (html: string, keep: string[] = []) =>
+  prepareDocument(
+    html,
+    { remove_selectors: [], keep_selectors: keep },
+    { baseUrl: 'https://widgets.example/' },
+  );
+
+describe('mainContent', () => {
+  test('keeps the article: paragraphs, table, list, links and images', () => {
+    const $ = load(mainContent(prepared(ARTICLE), [])!);
+    const text = $.root().text();
+    for (const kept of [
+      'smallest widget on the market',
+      'Specifications',
+      'Blue Widget Pro',
+      'No waterproofing',
+    ])
+      assert.ok(text.includes(kept), kept);
+    assert.equal($('table tr').length, 4);
+    assert.equal($('a[href="https://widgets.example/guides/widget-setup"]').text(), 'setup guide');
+    assert.equal($('img').attr('src'), 'https://widgets.example/reviews/blue-widget.jpg');
+  });
+
+  test('drops navigation, the leaderboard ad, the sidebar and the footer', () => {
+    const text = load(mainContent(prepared(ARTICLE), [])!)
+      .root()
+      .text();
+    for (const gone of [
+      'About us',
+      'GadgetMart',
+      'Related reviews',
+      'summer sale',
+      'All rights reserved',
+      'Subscribe',
+    ])
+      assert.ok(!text.includes(gone), gone);
+  });
+
+  test('the title comes first as a heading, then the byline Readability took out', () => {
+    const $ = load(mainContent(prepared(ARTICLE), [])!);
+    assert.equal($('body > :first-child').prop('tagName'), 'H1');
+    assert.equal($('h1').first().text(), 'Blue Widget review: small, quiet and worth it');
+    assert.equal($('body > :nth-child(2)').text(), 'By Ana Lima · 12 March 2026');
+    assert.equal($('#readability-page-1').length, 0);
+  });
+
+  test('kept elements Readability left out are appended, without marks', () => {
+    const html = mainContent(prepared(ARTICLE, ['.pagination .next']), ['.pagination .next'])!;
+    const $ = load(html);
+    assert.equal($('a.next').attr('href'), 'https://widgets.example/reviews/page-2.html');
+    assert.equal($('a.next').length, 1);
+    assert.ok(!html.includes('data-cleaner-keep'));
+  });
+
+  test('kept elements already in the article are not repeated', () => {
+    const html = mainContent(prepared(ARTICLE, ['.review table']), ['.review table'])!;
+    assert.equal(load(html)('table').length, 1);
+  });
+
+  test(`less than ${MIN_ARTICLE_CHARS} characters of article is no main content`, () => {
+    const short =
+      '<nav><a href="/">Home</a></nav><main><h1>Widget</h1><p>Price: $19.99</p></main><footer>x</footer>';
+    assert.equal(mainContent(prepareDocument(short, NO_SELECTORS, {}), []), null);
+    assert.equal(mainContent(prepareDocument('', NO_SELECTORS, {}), []), null);
+  });
+
+  test('a document without main content is left without marks, for the caller to take whole', () => {
+    const $ = prepareDocument('<p><a class="next" href="/2">next</a></p>', NO_SELECTORS, {});
+    assert.equal(mainContent($, ['a.next']), null);
+    assert.equal($('body').html(), '<p><a class="next" href="/2">next</a></p>');
+  });
+});

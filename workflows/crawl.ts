@@ -1,0 +1,313 @@
+// crawlWorkflow: a breadth-first crawl from a seed URL. Pages run as activities, at most `concurrency` at
+// a time, each domain's page starts at least `delay` apart (durable timers); new links come back from the
+// page activity already de-duplicated. History stays bounded: the workflow continues as new, carrying the
+// frontier and counters, whenever Temporal suggests it.
+import {
+  ApplicationFailure,
+  CancellationScope,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  sleep,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { CleanerStep } from '../activities/clean-content.js';
+import type { CrawlPageResult } from '../activities/crawl-page.js';
+import type { Activities } from '../activities/index.js';
+import type { JobLlmConfig } from '../activities/llm/chain.js';
+import type { FollowRules } from '../shared/crawl/links.js';
+import type { ErrorCategory } from '../shared/errors.js';
+import type { CrawlNode, JobEventBody } from '../shared/events.js';
+import type { NormalizedSchema } from '../shared/schema-input.js';
+import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
+import { categoryOf } from './failures.js';
+import { JobLog, type Slot } from './job-events.js';
+import { crawlPagePolicy } from './policies.js';
+
+export interface CrawlOptions extends FollowRules {
+  max_pages: number;
+  max_depth: number;
+  delay_ms: number;
+  concurrency: number;
+  respect_robots: boolean;
+}
+
+interface QueuedPage {
+  node: number;
+  url: string;
+  depth: number;
+  parentUrl: string | null;
+}
+
+export interface CrawlState {
+  nextSeq: number;
+  nextNode: number;
+  admitted: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+  frontier: QueuedPage[];
+  startedAt: number;
+  lastFailure: { category: ErrorCategory; message: string } | null;
+  domainNextStart: Record<string, number>;
+  runs: number;
+}
+
+export interface CrawlWorkflowInput {
+  jobId: string;
+  tenantId: string;
+  url: string;
+  fetchMode: 'auto' | 'static' | 'dynamic';
+  cleanerChain: CleanerStep[];
+  schema: NormalizedSchema;
+  captureDebug: boolean;
+  llm?: JobLlmConfig;
+  options: CrawlOptions;
+  firstSeq: number;
+  /** Carried over continue-as-new. */
+  state?: CrawlState;
+}
+
+export interface CrawlWorkflowResult {
+  jobId: string;
+  status: 'completed';
+  completed: number;
+  failed: number;
+  skipped: number;
+  runs: number;
+}
+
+const { crawlPage } = proxyActivities<Activities>(crawlPagePolicy);
+
+/** Skipped links recorded per page at most: a trap of endless links must not flood the log. */
+const MAX_SKIPPED_RECORDED_PER_PAGE = 50;
+/** Continue as new well before Temporal's limits, even if the server does not suggest it. */
+const MAX_HISTORY_EVENTS = 8000;
+
+export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWorkflowResult> {
+  const fresh = !input.state;
+  const state: CrawlState = input.state ?? {
+    nextSeq: input.firstSeq,
+    nextNode: 1,
+    admitted: 1,
+    completed: 0,
+    failed: 0,
+    skipped: 0,
+    frontier: [{ node: 0, url: input.url, depth: 0, parentUrl: null }],
+    startedAt: Date.now(),
+    lastFailure: null,
+    domainNextStart: {},
+    runs: 1,
+  };
+  const log = new JobLog(input.jobId, input.tenantId, state.nextSeq);
+  const setStatus = (status: string) =>
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
+  const opts = input.options;
+  if (fresh) {
+    setStatus('running');
+    await log.record(
+      { type: 'job.started', data: {} },
+      {
+        type: 'crawl.discovered',
+        data: { nodes: [{ node: 0, url: input.url, parent_url: null, depth: 0, status: 'pending' }] },
+      },
+    );
+  }
+
+  const inflight = new Map<
+    number,
+    { promise: Promise<void>; slot: Slot; page: QueuedPage; pageId: string }
+  >();
+  const pageEvent = (
+    type: 'page.failed' | 'page.skipped',
+    page: QueuedPage,
+    pageId: string,
+    category: ErrorCategory,
+    message: string,
+  ): JobEventBody => ({
+    type,
+    data: {
+      node: page.node,
+      page_id: pageId,
+      url: page.url,
+      depth: page.depth,
+      parent_url: page.parentUrl,
+      error_category: category,
+      error_message: message,
+    },
+  });
+
+  async function admitLinks(
+    page: QueuedPage,
+    links: Extract<CrawlPageResult, { outcome: 'completed' }>['links'],
+  ) {
+    const nodes: CrawlNode[] = [];
+    let skippedRecorded = 0;
+    for (const link of links) {
+      const depth = link.kind === 'next' ? page.depth : page.depth + 1;
+      const reason =
+        depth > opts.max_depth ? 'max_depth' : state.admitted >= opts.max_pages ? 'max_pages' : null;
+      if (reason) {
+        if (skippedRecorded++ >= MAX_SKIPPED_RECORDED_PER_PAGE) continue;
+        nodes.push({
+          node: state.nextNode++,
+          url: link.url,
+          parent_url: page.url,
+          depth,
+          status: 'skipped',
+          reason,
+        });
+        continue;
+      }
+      state.admitted++;
+      const node = state.nextNode++;
+      nodes.push({ node, url: link.url, parent_url: page.url, depth, status: 'pending' });
+      state.frontier.push({ node, url: link.url, depth, parentUrl: page.url });
+    }
+    if (nodes.length > 0) await log.record({ type: 'crawl.discovered', data: { nodes } });
+  }
+
+  /**
+   * Per-domain turns: a page starts only after the previous page of its domain started and `delay` more
+   * has passed on a durable timer. Chained timers (not precomputed offsets): the dev server fires timers
+   * on a coarse tick, so offsets scheduled together could fire together; a chain never fires early.
+   */
+  const domainTurns = new Map<string, Promise<void>>();
+  function turnFor(domain: string): Promise<void> {
+    const previous =
+      domainTurns.get(domain) ??
+      (async () => {
+        // A page of the previous run (before continue-as-new) may have started moments ago.
+        const wait = (state.domainNextStart[domain] ?? 0) - Date.now();
+        if (wait > 0) await sleep(wait);
+      })();
+    const mine = previous.then(() => {
+      state.domainNextStart[domain] = Date.now() + opts.delay_ms;
+    });
+    domainTurns.set(
+      domain,
+      mine.then(() => (opts.delay_ms > 0 ? sleep(opts.delay_ms) : undefined)),
+    );
+    return mine;
+  }
+
+  function start(page: QueuedPage) {
+    const slot = log.reserve();
+    const pageId = uuid4();
+    const turn = turnFor(hostOf(page.url));
+    const promise = (async () => {
+      try {
+        await turn;
+        const result = await crawlPage({
+          jobId: input.jobId,
+          tenantId: input.tenantId,
+          node: page.node,
+          pageId,
+          url: page.url,
+          depth: page.depth,
+          parentUrl: page.parentUrl,
+          seedUrl: input.url,
+          fetchMode: input.fetchMode,
+          cleanerChain: input.cleanerChain,
+          schema: input.schema,
+          captureDebug: input.captureDebug,
+          llm: input.llm,
+          rules: opts,
+          respectRobots: opts.respect_robots,
+          discover: { follow: page.depth < opts.max_depth, next: true },
+          rawId: uuid4(),
+          cleanId: uuid4(),
+          eventSeq: slot.seq,
+          eventId: slot.eventId,
+        });
+        if (result.outcome === 'skipped') {
+          state.skipped++;
+          await log.record({
+            slot,
+            body: pageEvent('page.skipped', page, pageId, result.category, result.message),
+          });
+        } else {
+          state.completed++;
+          await admitLinks(page, result.links);
+        }
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        const { category, message } = categoryOf(err);
+        state.failed++;
+        state.lastFailure = { category, message };
+        await log.record({ slot, body: pageEvent('page.failed', page, pageId, category, message) });
+      } finally {
+        inflight.delete(page.node);
+      }
+    })();
+    inflight.set(page.node, { promise, slot, page, pageId });
+  }
+
+  const historyFull = () =>
+    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
+  try {
+    while (state.frontier.length > 0 || inflight.size > 0) {
+      while (inflight.size < opts.concurrency && state.frontier.length > 0 && !historyFull()) {
+        start(state.frontier.shift() as QueuedPage);
+      }
+      if (inflight.size === 0) break; // history full and drained: continue as new below
+      await Promise.race([...inflight.values()].map((f) => f.promise));
+    }
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    await CancellationScope.nonCancellable(async () => {
+      // Pages in flight end as skipped in their own seq (unless their activity already wrote a result).
+      const ended = [...inflight.values()].map((f) => ({
+        slot: f.slot,
+        body: pageEvent('page.skipped', f.page, f.pageId, 'cancelled', 'the job was cancelled'),
+      }));
+      await log.record(...ended, {
+        type: 'job.cancelled',
+        data: { duration_ms: Date.now() - state.startedAt },
+      });
+      setStatus('cancelled');
+    });
+    throw err;
+  }
+
+  if (state.frontier.length > 0) {
+    state.nextSeq = log.seq;
+    state.runs++;
+    await continueAsNew<typeof crawlWorkflow>({ ...input, state });
+  }
+
+  const duration_ms = Date.now() - state.startedAt;
+  if (state.completed === 0 && state.failed > 0) {
+    const failure = state.lastFailure ?? {
+      category: 'unknown' as const,
+      message: 'no page could be extracted',
+    };
+    await log.record({
+      type: 'job.failed',
+      data: {
+        error_category: failure.category,
+        error_message: `no page was extracted: ${failure.message}`,
+        duration_ms,
+      },
+    });
+    setStatus('failed');
+    throw ApplicationFailure.nonRetryable(failure.message, failure.category);
+  }
+  await log.record({ type: 'job.completed', data: { duration_ms } });
+  setStatus('completed');
+  return {
+    jobId: input.jobId,
+    status: 'completed',
+    completed: state.completed,
+    failed: state.failed,
+    skipped: state.skipped,
+    runs: state.runs,
+  };
+}
+
+function hostOf(url: string): string {
+  const match = /^https?:\/\/([^/?#]+)/i.exec(url);
+  return (match?.[1] ?? url).toLowerCase();
+}
