@@ -1,5 +1,6 @@
 // POST /crawl (a durable crawl job, optionally waited on), cancelling jobs, and the crawl map.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { keepInChain } from '../../shared/cleaners.js';
 import { isFinal, type JobView } from '../../shared/reducers/job.js';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
 import {
@@ -85,7 +86,11 @@ export const crawlRoutes =
             tenantId: request.tenant._id,
             url: body.url,
             fetchMode: body.fetch_mode,
-            cleanerChain: body.cleaner_chain,
+            // The links the crawl follows stay visible to the model whatever the cleaners remove.
+            cleanerChain: keepInChain(
+              body.cleaner_chain,
+              [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
+            ),
             schema,
             captureDebug: body.capture_debug,
             llm: llm && {

@@ -42,7 +42,7 @@ export const streamRoutes =
   async (app) => {
     // Open streams would keep server.close() waiting: end them when the server shuts down.
     const open = new Map<AbortController, Promise<void>>();
-    app.addHook('onClose', async () => {
+    app.addHook('preClose', async () => {
       for (const controller of open.keys()) controller.abort();
       await Promise.allSettled(open.values());
     });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidSelector } from '../cleaners.js';
 import { ExtractRequestSchema } from './extract.js';
 
 export const MAX_DELAY_MS = 60_000;
@@ -27,16 +28,22 @@ const RegexSchema = z
     { message: 'not a valid regular expression' },
   );
 
+const SelectorSchema = z
+  .string()
+  .min(1)
+  .max(1000)
+  .refine((v) => isValidSelector(v), { message: 'not a valid CSS selector' });
+
 export const CrawlOptionsSchema = z
   .object({
-    follow_selector: z.string().min(1).max(1000).optional().meta({
+    follow_selector: SelectorSchema.optional().meta({
       description: 'CSS selector of links to follow (or of elements containing them).',
     }),
     follow_pattern: RegexSchema.optional().meta({
       description:
         'Regular expression on the absolute URL; with follow_selector it filters those links, alone it picks among all links.',
     }),
-    next_selector: z.string().min(1).max(1000).optional().meta({
+    next_selector: SelectorSchema.optional().meta({
       description: 'CSS selector of the next-page link; the next page continues at the same depth.',
     }),
     max_pages: z

@@ -77,8 +77,8 @@ export const ResultsResponseSchema = z.union([JobResultListSchema, MergedResults
     'application/json': { schema: listOrMerged },
     'application/x-ndjson': {
       schema: {
-        ...ref(JobResultSchema),
-        description: 'JSON Lines: one JobResult per line (merge=true: one merged record per line)',
+        description: 'JSON Lines: each line is one JobResult (merge=true: one merged record)',
+        anyOf: [ref(JobResultSchema), { description: 'A merged record (merge=true)' }],
       },
     },
     'application/yaml': { schema: { ...listOrMerged, description: 'A YAML sequence of the same items' } },

@@ -19,8 +19,8 @@ export interface TenantCounterDoc {
   pending: number[];
 }
 
-export const RESULTS_PER_CHUNK = 50;
-export const CRAWL_MAP_PER_CHUNK = 200;
+export const RESULTS_PER_CHUNK = 10;
+export const CRAWL_MAP_PER_CHUNK = 25;
 
 export interface CrawlMapEntry {
   id: string;
@@ -55,6 +55,8 @@ export const crawlMapChunkKey = (jobId: string, chunk: number) => `${jobId}:${pa
 export const tenantJobKey = (tenantId: string, n: number) => `${tenantId}:${pad(n, 10)}`;
 
 export class EventStore {
+  private readonly lanes = new Map<string, { dirty: boolean; done: Promise<JobView | null> }>();
+
   constructor(private readonly db: Db) {}
 
   /** The database the log lives in (for activities keeping job-scoped records next to it). */
@@ -129,6 +131,35 @@ export class EventStore {
    * replaced only if nobody advanced it meanwhile, and only the winner applies the side projections.
    */
   async project(jobId: string, inHand: readonly JobEvent[] = []): Promise<JobView | null> {
+    // Within one process, projections of a job run one at a time, and callers arriving while one runs
+    // share a single follow-up run (their events are already stored, so it sees them). Without this, a
+    // crawl's concurrent pages would race on the job document and redo each other's work.
+    const running = this.lanes.get(jobId);
+    if (running) {
+      running.dirty = true;
+      return running.done;
+    }
+    const lane: { dirty: boolean; done: Promise<JobView | null> } = {
+      dirty: false,
+      done: Promise.resolve(null),
+    };
+    this.lanes.set(jobId, lane);
+    lane.done = (async () => {
+      try {
+        let view = await this.projectNow(jobId, inHand);
+        while (lane.dirty) {
+          lane.dirty = false;
+          view = await this.projectNow(jobId, []);
+        }
+        return view;
+      } finally {
+        this.lanes.delete(jobId);
+      }
+    })();
+    return lane.done;
+  }
+
+  private async projectNow(jobId: string, inHand: readonly JobEvent[]): Promise<JobView | null> {
     const known = new Map(inHand.map((e) => [e.seq, e]));
     for (let attempt = 0; attempt < 50; attempt++) {
       const current = await this.jobs.findOne({ _id: jobId });

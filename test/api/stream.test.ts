@@ -290,7 +290,9 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
     }
   });
 
-  test('shutting the server down ends open streams instead of waiting for them', async () => {
+  test('shutting the server down ends open streams instead of waiting for them', {
+    timeout: 20_000,
+  }, async () => {
     const other = await startTestService({ worker: false });
     try {
       const otherBase = await other.app.listen({ port: 0, host: '127.0.0.1' });

@@ -199,6 +199,7 @@ describe('POST /api/v1/crawl', () => {
         [{ concurrency: 21 }, 'body.options.concurrency'],
         [{ delay: 'soon' }, 'body.options.delay'],
         [{ follow_pattern: '(' }, 'body.options.follow_pattern'],
+        [{ follow_selector: 'a[' }, 'body.options.follow_selector'],
       ] as const) {
         const res = await crawl(site, options);
         assert.equal(res.statusCode, 422, JSON.stringify(options));

@@ -1,0 +1,147 @@
+// Crawl benchmark: a generated local site of N pages, crawled with the fake model at zero latency.
+//   npm run bench:crawl -- [--pages 1000] [--concurrency 10]
+// Reports pages per second, per-page time p50/p99 (activity start to result, from the crawl map), history
+// events per page over every continue-as-new run, and the worker process's peak RSS.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { startTestService } from '../test/support/service.js';
+
+const { values } = parseArgs({
+  options: { pages: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '10' } },
+});
+const pages = Number(values.pages);
+const concurrency = Number(values.concurrency);
+const PER_LISTING = 20;
+
+// The site: /list/1..L link 20 items each and the next listing; /item/k are detail pages.
+const listings = Math.ceil((pages - 1) / (PER_LISTING + 1)) + 1;
+const server = createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://x');
+  const list = /^\/list\/(\d+)$/.exec(url.pathname);
+  const item = /^\/item\/(\d+)$/.exec(url.pathname);
+  res.setHeader('content-type', 'text/html; charset=utf-8');
+  if (list) {
+    const n = Number(list[1]);
+    const items = Array.from({ length: PER_LISTING }, (_, i) => (n - 1) * PER_LISTING + i + 1);
+    const next = n < listings ? `<a class="next" href="/list/${n + 1}">next</a>` : '';
+    res.end(
+      `<html><head><title>List ${n}</title></head><body><h1>List ${n}</h1>${items.map((k) => `<a class="item" href="/item/${k}">Item ${k}</a>`).join(' ')}${next}</body></html>`,
+    );
+  } else if (item) {
+    res.end(
+      `<html><head><title>Item</title></head><body><h1>Item ${item[1]}</h1><p>Price: ${Number(item[1]) % 97}</p><p>${'Words about the item. '.repeat(30)}</p></body></html>`,
+    );
+  } else if (url.pathname === '/robots.txt') {
+    res.end('User-agent: *\nAllow: /\n');
+  } else {
+    res.statusCode = 404;
+    res.end('not found');
+  }
+});
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+const siteUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+const svc = await startTestService({ worker: false, env: { LOG_LEVEL: 'silent' } });
+const env: Record<string, string> = {};
+for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
+const worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  env: {
+    ...process.env,
+    ...env,
+    LOG_LEVEL: 'error',
+    WORKER_MAX_ACTIVITIES: String(Math.max(20, concurrency * 2)),
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+let peakRss = 0;
+const sampler = setInterval(() => {
+  try {
+    const status = readFileSync(`/proc/${worker.pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    peakRss = Math.max(peakRss, kb * 1024);
+  } catch {
+    // not started yet, or gone
+  }
+}, 250);
+await new Promise((r) => setTimeout(r, 3000)); // worker start-up (bundling) is not part of the crawl
+
+const started = performance.now();
+const res = await svc.app.inject({
+  method: 'POST',
+  url: '/api/v1/crawl',
+  headers: svc.auth(),
+  payload: {
+    url: `${siteUrl}/list/1`,
+    schema: { title: 'string', price: 'number' },
+    fetch_mode: 'static',
+    options: {
+      follow_selector: 'a.item',
+      next_selector: 'a.next',
+      max_pages: pages,
+      max_depth: 1,
+      concurrency,
+      respect_robots: true,
+    },
+  },
+});
+const jobId = res.json().job_id as string;
+let job: { status: string; page_count: number; failed_count: number } = {
+  status: 'pending',
+  page_count: 0,
+  failed_count: 0,
+};
+while (!['completed', 'failed', 'cancelled'].includes(job.status)) {
+  await new Promise((r) => setTimeout(r, 500));
+  job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
+  if (process.env.BENCH_PROGRESS) process.stderr.write(`${job.status} ${job.page_count} pages\n`);
+}
+const seconds = (performance.now() - started) / 1000;
+clearInterval(sampler);
+
+const map = (
+  await svc.app.inject({ url: `/api/v1/jobs/${jobId}/crawl-map`, headers: svc.auth() })
+).json() as {
+  entries: { fetch_duration_ms: number | null; extract_duration_ms: number | null; status: string }[];
+};
+let historyEvents = 0;
+let runs = 0;
+for await (const wf of svc.deps.temporal.workflow.list({ query: `WorkflowId = 'crawl-${jobId}'` })) {
+  runs++;
+  historyEvents += wf.historyLength;
+}
+const work = map.entries
+  .filter((e) => e.status === 'completed')
+  .map((e) => (e.fetch_duration_ms ?? 0) + (e.extract_duration_ms ?? 0))
+  .sort((a, b) => a - b);
+const pct = (p: number) => work[Math.min(work.length - 1, Math.floor((p / 100) * work.length))] ?? 0;
+const report = {
+  pages_requested: pages,
+  concurrency,
+  status: job.status,
+  pages_done: job.page_count,
+  pages_failed: job.failed_count,
+  seconds: Number(seconds.toFixed(1)),
+  pages_per_second: Number((job.page_count / seconds).toFixed(1)),
+  per_page_fetch_plus_model_ms: { p50: pct(50), p99: pct(99) },
+  wall_ms_per_page_per_slot: Number(
+    ((seconds * 1000 * concurrency) / Math.max(1, job.page_count)).toFixed(1),
+  ),
+  workflow_runs: runs,
+  history_events_per_page: Number((historyEvents / Math.max(1, job.page_count)).toFixed(2)),
+  worker_peak_rss_mb: Math.round(peakRss / 1024 / 1024),
+  targets: { pages_per_second_at_c10: 50, worker_rss_mb_at_10k: 600 },
+};
+process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+mkdirSync('bench/results', { recursive: true });
+writeFileSync(
+  `bench/results/crawl-${new Date().toISOString().replaceAll(':', '-')}.json`,
+  JSON.stringify(report),
+);
+worker.kill('SIGTERM');
+await new Promise((r) => worker.once('exit', r));
+await svc.close();
+server.close();
+process.exit(0);

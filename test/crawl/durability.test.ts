@@ -1,0 +1,81 @@
+// A crawl survives its worker being killed (SIGKILL) mid-crawl: a new worker finishes it, and every page
+// ends up in the results exactly once.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { after, before, test } from 'node:test';
+import { startTestService, type TestService } from '../support/service.js';
+import { type ShopSite, startShopSite } from '../support/shop-site.js';
+
+let svc: TestService;
+let site: ShopSite;
+
+before(async () => {
+  svc = await startTestService({ worker: false });
+  site = await startShopSite({ productDelayMs: 700 });
+});
+after(async () => {
+  await site?.close();
+  await svc?.close();
+});
+
+function workerProcess(): ChildProcess {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.resume();
+  return child;
+}
+
+test('killing the worker mid-crawl loses no page and extracts none twice', { timeout: 240_000 }, async () => {
+  const first = workerProcess();
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/crawl',
+    headers: svc.auth(),
+    payload: {
+      url: `${site.url}/`,
+      schema: { name: 'string', price: 'number' },
+      options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 2 },
+    },
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  const jobId = res.json().job_id as string;
+  // Kill it while product pages are being fetched.
+  for (let i = 0; i < 300 && site.productStarts.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(site.productStarts.length >= 3, 'the crawl got going');
+  first.kill('SIGKILL');
+  await new Promise((r) => first.once('exit', r));
+
+  const second = workerProcess();
+  try {
+    let job: { status: string } = { status: 'pending' };
+    for (let i = 0; i < 1800 && !['completed', 'failed', 'cancelled'].includes(job.status); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
+    }
+    assert.equal(job.status, 'completed');
+    const results = (
+      await svc.app.inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() })
+    ).json() as {
+      url: string;
+      status: string;
+    }[];
+    const urls = results.map((r) => r.url);
+    assert.equal(new Set(urls).size, urls.length, 'every page once in the results');
+    const products = results.filter((r) => r.url.includes('/product/'));
+    assert.equal(products.length, 10, urls.join(' '));
+    assert.equal(products.filter((r) => r.status === 'completed').length, 8);
+    const events = await svc.deps.events.list(jobId, -1, 10_000);
+    const pageEvents = events.filter(
+      (e) => e.type === 'page.completed' || e.type === 'page.failed' || e.type === 'page.skipped',
+    );
+    const pageUrls = pageEvents.map((e) => (e.data as { url: string }).url);
+    assert.equal(new Set(pageUrls).size, pageUrls.length, 'one result event per page');
+  } finally {
+    second.kill('SIGTERM');
+    await new Promise((r) => second.once('exit', r));
+  }
+});
