@@ -32,6 +32,8 @@ export interface CrawlOptions extends FollowRules {
   delay_ms: number;
   concurrency: number;
   respect_robots: boolean;
+  /** Continue as new after this many history events (default MAX_HISTORY_EVENTS; lowered by tests). */
+  history_limit?: number;
 }
 
 interface QueuedPage {
@@ -245,8 +247,9 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     inflight.set(page.node, { promise, slot, page, pageId });
   }
 
+  const historyLimit = opts.history_limit ?? MAX_HISTORY_EVENTS;
   const historyFull = () =>
-    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
+    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
   try {
     while (state.frontier.length > 0 || inflight.size > 0) {
       while (inflight.size < opts.concurrency && state.frontier.length > 0 && !historyFull()) {
