@@ -14,7 +14,11 @@ export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES).meta({
 
 export const FetchModeSchema = z.enum(['auto', 'static', 'dynamic']).meta({
   description:
-    'How to fetch the page: static HTTP, a headless browser, or auto (static, switching when needed).',
+    'How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the ' +
+    'network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs ' +
+    'scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text ' +
+    'with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including ' +
+    "the browser's, passes the private-address policy.",
 });
 
 export const IdParamsSchema = z.object({ id: z.string().min(1).max(200) });
