@@ -1,0 +1,56 @@
+// A crawl survives a restart of the Temporal server itself (same data file): the worker reconnects and the
+// finished crawl has every page exactly once.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type Infra, startInfra } from '../../scripts/lib/stack.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { type ShopSite, startShopSite } from '../support/shop-site.js';
+
+let infra: Infra;
+let svc: TestService;
+let site: ShopSite;
+
+before(async () => {
+  infra = await startInfra();
+  svc = await startTestService({ infra });
+  site = await startShopSite({ productDelayMs: 500 });
+});
+after(async () => {
+  await site?.close();
+  await svc?.close();
+  await infra?.stop();
+});
+
+test('restarting the Temporal dev server mid-crawl loses and repeats nothing', {
+  timeout: 240_000,
+}, async () => {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/crawl',
+    headers: svc.auth(),
+    payload: {
+      url: `${site.url}/`,
+      schema: { name: 'string', price: 'number' },
+      options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 2 },
+    },
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  const jobId = res.json().job_id as string;
+  for (let i = 0; i < 300 && site.productStarts.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+  await infra.restartTemporal();
+
+  let job = { status: 'pending' };
+  for (let i = 0; i < 1200 && !['completed', 'failed', 'cancelled'].includes(job.status); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
+  }
+  assert.equal(job.status, 'completed');
+  const results = (
+    await svc.app.inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() })
+  ).json() as {
+    url: string;
+  }[];
+  const urls = results.map((r) => r.url);
+  assert.equal(urls.length, 12, urls.join(' '));
+  assert.equal(new Set(urls).size, 12, 'every page once');
+});
