@@ -28,6 +28,7 @@ import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
 import { resultRoutes } from './routes/results.js';
+import { retryRoutes } from './routes/retry.js';
 import { streamRoutes } from './routes/stream.js';
 
 export const API_VERSION = '1.0.0';
@@ -95,6 +96,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       );
       await v1.register(extractRoutes(deps));
       await v1.register(crawlRoutes(deps));
+      await v1.register(retryRoutes(deps));
       await v1.register(cleanerRoutes(deps));
       await v1.register(jobRoutes(deps));
       await v1.register(resultRoutes(deps));

@@ -19,6 +19,8 @@ export interface NewJob {
   input: (jobId: string) => unknown;
   /** Crawls: the max_depth option, kept with the job for the crawl map. */
   maxDepth?: number;
+  /** The job this one retries. */
+  retryOf?: string;
   /** Runs after job.created is recorded and before the workflow starts (e.g. to store a job secret). */
   beforeStart?: (jobId: string) => Promise<void>;
 }
@@ -65,6 +67,8 @@ export async function startJob(deps: ApiDeps, job: NewJob): Promise<{ job: JobVi
       idempotency_key: job.idempotencyKey,
       tenant_seq: tenantSeq,
       ...(job.maxDepth === undefined ? {} : { max_depth: job.maxDepth }),
+      ...(job.retryOf ? { retry_of: job.retryOf } : {}),
+      request: requestOf(job.input(jobId)),
     },
   };
   await deps.events.append([created]);
@@ -118,4 +122,10 @@ export async function awaitJob(deps: ApiDeps, job: JobView, timeoutMs: number): 
     await deps.temporal.withDeadline(Date.now() + timeoutMs, () => handle.result()).catch(() => undefined); // failure or deadline: the projection says which
   }
   return (await deps.jobs.get(job.tenant_id, job.id)) ?? job;
+}
+
+/** The workflow input as the job's stored request: ids dropped (they belong to the job), no secrets in it. */
+function requestOf(input: unknown): Record<string, unknown> {
+  const { jobId, tenantId, firstSeq, state, ...request } = input as Record<string, unknown>;
+  return request;
 }

@@ -29,6 +29,7 @@ export async function jobResource(deps: ApiDeps, job: JobView): Promise<Job> {
     capture_debug: job.capture_debug,
     queue_position: await deps.jobs.queuePosition(job),
     workflow_id: job.workflow_id,
+    retry_of: job.retry_of ?? null,
   };
 }
 

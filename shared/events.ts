@@ -21,6 +21,10 @@ export interface JobCreatedData {
   tenant_seq?: number;
   /** Crawls: the max_depth option, for the crawl map. */
   max_depth?: number;
+  /** The job's workflow input without ids (never a secret), so the job can be retried as it ran. */
+  request?: Record<string, unknown>;
+  /** The job this one retries (POST /jobs/{id}/retry). */
+  retry_of?: string;
 }
 
 /** A URL a crawl found: queued (pending) or not followed (skipped, with the reason). */

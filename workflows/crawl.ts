@@ -68,6 +68,8 @@ export interface CrawlWorkflowInput {
   llm?: JobLlmConfig;
   options: CrawlOptions;
   firstSeq: number;
+  /** Start from these pages instead of the seed URL alone (retries of failed pages). */
+  seeds?: { url: string; depth: number; parentUrl: string | null }[];
   /** Carried over continue-as-new. */
   state?: CrawlState;
 }
@@ -90,14 +92,15 @@ const MAX_HISTORY_EVENTS = 8000;
 
 export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWorkflowResult> {
   const fresh = !input.state;
+  const seeds = input.seeds ?? [{ url: input.url, depth: 0, parentUrl: null }];
   const state: CrawlState = input.state ?? {
     nextSeq: input.firstSeq,
-    nextNode: 1,
-    admitted: 1,
+    nextNode: seeds.length,
+    admitted: seeds.length,
     completed: 0,
     failed: 0,
     skipped: 0,
-    frontier: [{ node: 0, url: input.url, depth: 0, parentUrl: null }],
+    frontier: seeds.map((seed, node) => ({ node, ...seed })),
     startedAt: Date.now(),
     lastFailure: null,
     domainNextStart: {},
@@ -113,7 +116,15 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
       { type: 'job.started', data: {} },
       {
         type: 'crawl.discovered',
-        data: { nodes: [{ node: 0, url: input.url, parent_url: null, depth: 0, status: 'pending' }] },
+        data: {
+          nodes: seeds.map((seed, node) => ({
+            node,
+            url: seed.url,
+            parent_url: seed.parentUrl,
+            depth: seed.depth,
+            status: 'pending' as const,
+          })),
+        },
       },
     );
   }

@@ -20,6 +20,7 @@ export interface JobView {
   /** Crawls: URLs discovered (crawl-map entries) and the max_depth option. */
   discovered_count: number;
   max_depth: number | null;
+  retry_of: string | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
@@ -50,6 +51,7 @@ export function initialJob(event: Extract<JobEvent, { type: 'job.created' }>): J
     tenant_seq: event.data.tenant_seq ?? null,
     discovered_count: 0,
     max_depth: event.data.max_depth ?? null,
+    retry_of: event.data.retry_of ?? null,
     created_at: event.at,
     started_at: null,
     completed_at: null,

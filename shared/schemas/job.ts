@@ -33,6 +33,7 @@ export const JobSchema = z
     capture_debug: z.boolean(),
     queue_position: z.number().int().meta({ description: "The tenant's pending jobs ahead of this one" }),
     workflow_id: z.string().meta({ description: 'Temporal workflow id (derived from the job id)' }),
+    retry_of: z.string().nullable().meta({ description: 'The job this one retries (POST /jobs/{id}/retry)' }),
   })
   .meta({ id: 'Job' });
 export type Job = z.infer<typeof JobSchema>;

@@ -1,0 +1,101 @@
+// POST /jobs/{id}/retry: a new job that re-processes only the failed pages of a finished job, with the
+// same options, linked to the original (retry_of). The original keeps its history.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { isFinal } from '../../shared/reducers/job.js';
+import { IdParamsSchema } from '../../shared/schemas/common.js';
+import { JobSchema } from '../../shared/schemas/job.js';
+import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
+import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
+import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
+import type { ExtractWorkflowInput } from '../../workflows/extract.js';
+import type { ApiDeps } from '../deps.js';
+import { startJob } from '../job-runner.js';
+import { notFound, ProblemError } from '../problem.js';
+import { jobResource } from '../views.js';
+
+export const retryRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/jobs/:id/retry',
+      {
+        schema: {
+          summary: 'Re-run the failed pages of a finished job',
+          description:
+            'Starts a new job (202, the new job) that processes only the pages that failed, with the same ' +
+            'schema, cleaners, model settings and fetch mode, without following links again. The new job has ' +
+            'retry_of set to the original, which is left as it was. 409 when the job has not ended or has no ' +
+            'failed page.',
+          tags: ['jobs'],
+          params: IdParamsSchema,
+          response: { 202: JobSchema, 409: ProblemSchema, ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const tenantId = request.tenant._id;
+        const original = await deps.jobs.get(tenantId, request.params.id);
+        if (!original) throw notFound(`job ${request.params.id}`);
+        if (!isFinal(original.status)) {
+          throw new ProblemError({ slug: 'conflict', detail: `the job has not ended (${original.status})` });
+        }
+        const failed = (await deps.jobs.results(original)).filter((r) => r.status === 'failed');
+        const stored = await deps.events.get(original.id, 0);
+        const req = stored?.type === 'job.created' ? stored.data.request : undefined;
+        if (failed.length === 0 || !req) {
+          throw new ProblemError({ slug: 'conflict', detail: 'the job has no failed page to retry' });
+        }
+        const hasKey = Boolean((req as { llm?: { hasKey?: boolean } }).llm?.hasKey);
+        const copyKey = hasKey
+          ? async (jobId: string) => {
+              const key = await deps.llm.openJobKey(original.id);
+              if (key) await deps.llm.putJobKey(jobId, key);
+            }
+          : undefined;
+        const common = {
+          tenantId,
+          type: original.type === 'extract' ? ('extract' as const) : ('crawl' as const),
+          url: original.url,
+          captureDebug: original.capture_debug,
+          idempotencyKey: null,
+          retryOf: original.id,
+          beforeStart: copyKey,
+        };
+        const { job } =
+          original.type === 'extract'
+            ? await startJob(deps, {
+                ...common,
+                workflowType: WORKFLOW_TYPES.extract,
+                input: (jobId): ExtractWorkflowInput => ({
+                  ...(req as unknown as ExtractWorkflowInput),
+                  jobId,
+                  tenantId,
+                  firstSeq: 1,
+                }),
+              })
+            : await startJob(deps, {
+                ...common,
+                workflowType: WORKFLOW_TYPES.crawl,
+                maxDepth: original.max_depth ?? 0,
+                input: (jobId): CrawlWorkflowInput => {
+                  const crawl = req as unknown as CrawlWorkflowInput;
+                  return {
+                    ...crawl,
+                    jobId,
+                    tenantId,
+                    firstSeq: 1,
+                    seeds: failed.map((r) => ({ url: r.url, depth: r.depth, parentUrl: r.parent_url })),
+                    // Only the failed pages: no new links are followed.
+                    options: {
+                      ...crawl.options,
+                      follow_selector: undefined,
+                      follow_pattern: undefined,
+                      next_selector: undefined,
+                      max_pages: failed.length,
+                    },
+                  };
+                },
+              });
+        return reply.code(202).send(await jobResource(deps, job));
+      },
+    );
+  };

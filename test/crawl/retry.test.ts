@@ -1,0 +1,89 @@
+// POST /jobs/{id}/retry re-runs only the failed pages of a crawl, with the same options, as a new job
+// linked to the original.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { html } from '../support/fixture-site.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { type ShopSite, startShopSite } from '../support/shop-site.js';
+
+let svc: TestService;
+let site: ShopSite;
+
+before(async () => {
+  svc = await startTestService();
+  site = await startShopSite();
+});
+after(async () => {
+  await site?.close();
+  await svc?.close();
+});
+
+async function finished(jobId: string) {
+  for (let i = 0; i < 600; i++) {
+    const job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
+    if (['completed', 'failed', 'cancelled'].includes(job.status)) return job;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('job did not finish');
+}
+
+test('retry re-processes only the failed pages; the original keeps its history', {
+  timeout: 120_000,
+}, async () => {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/crawl?wait=true&timeout=60',
+    headers: svc.auth(),
+    payload: {
+      url: `${site.url}/`,
+      schema: { name: 'string', price: 'number' },
+      options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1 },
+    },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  const original = res.json();
+  assert.equal(original.data.filter((r: { status: string }) => r.status === 'failed').length, 1);
+  const eventsBefore = (await svc.deps.events.list(original.job_id)).length;
+
+  // The failing product is fixed; a retry should fetch it, and only it.
+  site.route(
+    '/product/7',
+    html('Product 7', '<h1>Product 7</h1><p>Price: 70</p><p>' + 'Back in stock. '.repeat(20) + '</p>'),
+  );
+  const hitsBefore = site.hits.length;
+  const retry = await svc.app.inject({
+    method: 'POST',
+    url: `/api/v1/jobs/${original.job_id}/retry`,
+    headers: svc.auth(),
+  });
+  assert.equal(retry.statusCode, 202, retry.body);
+  assert.equal(retry.json().retry_of, original.job_id);
+  const job = await finished(retry.json().id);
+  assert.equal(job.status, 'completed');
+  assert.equal(job.page_count, 1);
+  const results = (
+    await svc.app.inject({ url: `/api/v1/jobs/${job.id}/results`, headers: svc.auth() })
+  ).json();
+  assert.deepEqual(
+    results.map((r: { url: string; status: string; data: { price: number } }) => [
+      r.url,
+      r.status,
+      r.data.price,
+    ]),
+    [[`${site.url}/product/7`, 'completed', 70]],
+  );
+  const fetched = site.hits.slice(hitsBefore).filter((h) => h !== '/robots.txt');
+  assert.deepEqual(fetched, ['/product/7'], 'only the failed page is fetched again');
+  assert.equal(
+    (await svc.deps.events.list(original.job_id)).length,
+    eventsBefore,
+    'the original is untouched',
+  );
+
+  const again = await svc.app.inject({
+    method: 'POST',
+    url: `/api/v1/jobs/${job.id}/retry`,
+    headers: svc.auth(),
+  });
+  assert.equal(again.statusCode, 409, 'nothing failed in the retry');
+});
