@@ -172,6 +172,30 @@ describe('POST /api/v1/extract', () => {
   });
 });
 
+describe('operators', () => {
+  test('workflows are findable by tenant, job type, domain and status, with the URL in the memo', async () => {
+    const res = await post({ url: `${site.url}/product`, schema: { name: 'string' } });
+    assert.equal(res.statusCode, 200, res.body);
+    const jobId = res.json().job_id;
+    const query =
+      `ExtractTenant = '${svc.tenantId}' AND ExtractJobType = 'extract' AND ` +
+      `ExtractDomain = '127.0.0.1' AND ExtractJobStatus = 'completed'`;
+    let found: string[] = [];
+    for (let i = 0; i < 50 && !found.includes(`extract-${jobId}`); i++) {
+      found = [];
+      for await (const wf of svc.deps.temporal.workflow.list({ query })) found.push(wf.workflowId);
+      if (!found.includes(`extract-${jobId}`)) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(found.includes(`extract-${jobId}`), `found ${found.join(', ')}`);
+    const description = await svc.deps.temporal.workflow.getHandle(`extract-${jobId}`).describe();
+    assert.equal(description.memo?.url, `${site.url}/product`);
+    const failedQuery = `ExtractTenant = '${svc.tenantId}' AND ExtractJobStatus = 'failed'`;
+    for await (const wf of svc.deps.temporal.workflow.list({ query: failedQuery })) {
+      assert.notEqual(wf.workflowId, `extract-${jobId}`);
+    }
+  });
+});
+
 describe('jobs list and projections', () => {
   test('lists newest first with limit and offset', async () => {
     const other = await svc.newTenant('lister');
