@@ -3,7 +3,9 @@ import type { Config } from '../shared/config.js';
 import type { ContentStore } from '../shared/store/contents.js';
 import type { DebugCaptureStore } from '../shared/store/debug-captures.js';
 import type { EventStore } from '../shared/store/event-store.js';
+import type { JobReader } from '../shared/store/jobs.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
+import type { WebhookStore } from '../shared/store/webhooks.js';
 import type { BrowserPool } from './browser/browser-pool.js';
 
 export interface ActivityDeps {
@@ -16,4 +18,8 @@ export interface ActivityDeps {
   debug?: DebugCaptureStore;
   /** The worker's headless browser pool; without it there is no dynamic mode (auto then fails on app shells). */
   browser?: BrowserPool;
+  /** Webhook destinations and deliveries; without it webhook deliveries fail. */
+  webhooks?: WebhookStore;
+  /** Job projections, read to build webhook bodies. */
+  jobs?: JobReader;
 }

@@ -1,6 +1,7 @@
 // createActivities(deps): the worker registers these; workflows import their types only.
 import { makeCleanContent } from './clean-content.js';
 import { makeCrawlPage } from './crawl-page.js';
+import { makeDeliverWebhook } from './deliver-webhook.js';
 import type { ActivityDeps } from './deps.js';
 import { makeExtractWithModel } from './extract-with-model.js';
 import { makeFetchPage } from './fetch-page.js';
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps) {
     cleanContent: makeCleanContent(deps),
     extractWithModel: makeExtractWithModel(deps),
     crawlPage: makeCrawlPage(deps),
+    deliverWebhook: makeDeliverWebhook(deps),
   };
 }
 

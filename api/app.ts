@@ -30,6 +30,7 @@ import { llmRoutes } from './routes/llm.js';
 import { resultRoutes } from './routes/results.js';
 import { retryRoutes } from './routes/retry.js';
 import { streamRoutes } from './routes/stream.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -104,6 +105,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await v1.register(llmRoutes(deps));
       await v1.register(debugRoutes(deps));
       await v1.register(streamRoutes(deps));
+      await v1.register(webhookRoutes(deps));
     },
     { prefix: API_PREFIX },
   );

@@ -7,6 +7,7 @@ import type { EventStore } from '../shared/store/event-store.js';
 import type { JobReader } from '../shared/store/jobs.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
 import type { TenantStore } from '../shared/store/tenants.js';
+import type { WebhookStore } from '../shared/store/webhooks.js';
 
 export interface ApiDeps {
   config: Config;
@@ -17,4 +18,5 @@ export interface ApiDeps {
   tenants: TenantStore;
   llm: LlmSettingsStore;
   debug: DebugCaptureStore;
+  webhooks: WebhookStore;
 }

@@ -53,6 +53,14 @@ export const ConfigSchema = z.object({
   LLM_MAX_CONTENT_CHARS: z.coerce.number().int().min(1000).default(120_000),
   PRICE_MARKUP: z.coerce.number().min(0).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Waits before webhook delivery attempts 2 and 3 (ms, comma-separated); tests shorten them. */
+  WEBHOOK_RETRY_DELAYS_MS: z
+    .string()
+    .default('60000,300000')
+    .transform((v) => v.split(',').map((s) => Number(s.trim())))
+    .refine((v) => v.length <= 10 && v.every((n) => Number.isInteger(n) && n >= 0), {
+      message: 'must be comma-separated non-negative integers (milliseconds)',
+    }),
   WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).default(20),
   WORKER_MAX_WORKFLOW_TASKS: z.coerce.number().int().min(1).default(10),
 });

@@ -27,9 +27,9 @@ export async function buildWorker(config: Config): Promise<RunningWorker> {
   await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
   await client.close();
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const { events, contents, llm, debug } = createStores(mongo.db, config);
+  const { events, contents, llm, debug, webhooks, jobs } = createStores(mongo.db, config);
   const browser = createBrowserPool(config); // launches Chromium on the first dynamic fetch, not here
-  const activities = createActivities({ config, events, contents, llm, debug, browser });
+  const activities = createActivities({ config, events, contents, llm, debug, browser, webhooks, jobs });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

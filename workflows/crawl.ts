@@ -22,8 +22,10 @@ import type { ErrorCategory } from '../shared/errors.js';
 import type { CrawlNode, JobEventBody } from '../shared/events.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
 import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
+import type { WebhookPlan } from '../shared/webhooks.js';
 import { categoryOf } from './failures.js';
 import { JobLog, type Slot } from './job-events.js';
+import { JobWebhooks } from './job-webhooks.js';
 import { crawlPagePolicy } from './policies.js';
 
 export interface CrawlOptions extends FollowRules {
@@ -72,6 +74,8 @@ export interface CrawlWorkflowInput {
   seeds?: { url: string; depth: number; parentUrl: string | null }[];
   /** Carried over continue-as-new. */
   state?: CrawlState;
+  /** Present only when the job has webhook destinations (stored with the job; no URLs or secrets here). */
+  webhooks?: WebhookPlan;
 }
 
 export interface CrawlWorkflowResult {
@@ -107,6 +111,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     runs: 1,
   };
   const log = new JobLog(input.jobId, input.tenantId, state.nextSeq);
+  const hooks = new JobWebhooks(input.jobId, input.tenantId, input.webhooks);
   const setStatus = (status: string) =>
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
   const opts = input.options;
@@ -127,6 +132,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
         },
       },
     );
+    await hooks.emit('job.started');
   }
 
   const inflight = new Map<
@@ -268,6 +274,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
       }
       if (inflight.size === 0) break; // history full and drained: continue as new below
       await Promise.race([...inflight.values()].map((f) => f.promise));
+      await hooks.progress(state.completed + state.failed + state.skipped);
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
@@ -307,10 +314,12 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
       },
     });
     setStatus('failed');
+    await hooks.emit('job.failed');
     throw ApplicationFailure.nonRetryable(failure.message, failure.category);
   }
   await log.record({ type: 'job.completed', data: { duration_ms } });
   setStatus('completed');
+  await hooks.emit('job.completed');
   return {
     jobId: input.jobId,
     status: 'completed',

@@ -14,8 +14,10 @@ import type { ErrorCategory } from '../shared/errors.js';
 import type { JobEventBody } from '../shared/events.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
 import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
+import type { WebhookPlan } from '../shared/webhooks.js';
 import { categoryOf } from './failures.js';
 import { JobLog } from './job-events.js';
+import { JobWebhooks } from './job-webhooks.js';
 import { fetchPolicy, modelPolicy } from './policies.js';
 
 export interface ExtractWorkflowInput {
@@ -30,6 +32,8 @@ export interface ExtractWorkflowInput {
   llm?: JobLlmConfig;
   /** The API recorded job.created as seq 0; the workflow continues from here. */
   firstSeq: number;
+  /** Present only when the job has webhook destinations (stored with the job; no URLs or secrets here). */
+  webhooks?: WebhookPlan;
 }
 
 export interface ExtractWorkflowResult {
@@ -46,11 +50,13 @@ const { extractWithModel } = proxyActivities<Activities>(modelPolicy);
 
 export async function extractWorkflow(input: ExtractWorkflowInput): Promise<ExtractWorkflowResult> {
   const log = new JobLog(input.jobId, input.tenantId, input.firstSeq);
+  const hooks = new JobWebhooks(input.jobId, input.tenantId, input.webhooks);
   const started = Date.now();
   const setStatus = (status: string) =>
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
   setStatus('running');
   await log.record({ type: 'job.started', data: {} });
+  await hooks.emit('job.started');
   const pageId = uuid4();
   // The page's result event (page.completed by the model activity, or page.failed here) owns this seq.
   const pageSlot = log.reserve();
@@ -86,6 +92,7 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
     });
     await log.record({ type: 'job.completed', data: { duration_ms: Date.now() - started } });
     setStatus('completed');
+    await hooks.emit('job.completed');
     return {
       jobId: input.jobId,
       status: 'completed',
@@ -113,6 +120,7 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
       { type: 'job.failed', data: { error_category: category, error_message: message, duration_ms } },
     );
     setStatus('failed');
+    await hooks.emit('job.failed');
     throw ApplicationFailure.nonRetryable(message, category);
   }
 }

@@ -2,3 +2,4 @@
 
 export { crawlWorkflow } from './crawl.js';
 export { extractWorkflow } from './extract.js';
+export { webhookDeliveryWorkflow } from './webhook-delivery.js';

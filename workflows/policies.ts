@@ -60,3 +60,9 @@ export const crawlPagePolicy: ActivityOptions = {
     nonRetryableErrorTypes: NEVER_RETRY,
   },
 };
+
+/** One webhook attempt (a 30 s POST and its record): never retried here, the delivery workflow retries. */
+export const webhookPolicy: ActivityOptions = {
+  startToCloseTimeout: '90s',
+  retry: { maximumAttempts: 1 },
+};

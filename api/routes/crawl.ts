@@ -18,6 +18,7 @@ import type { ApiDeps } from '../deps.js';
 import { awaitJob, startJob } from '../job-runner.js';
 import { notFound, ProblemError } from '../problem.js';
 import { jobResource } from '../views.js';
+import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
 import { parseSchemaField } from './extract.js';
 import { checkBaseUrl } from './llm.js';
 
@@ -71,6 +72,7 @@ export const crawlRoutes =
         const schema = parseSchemaField(body.schema, 'body.schema');
         const llm = body.llm_config;
         if (llm) await checkBaseUrl(deps, llm.provider, llm.base_url, 'body.llm_config.base_url');
+        const hooks = await resolveWebhooks(deps, request.tenant._id, body);
         const { delay, ...rules } = body.options;
         const { job } = await startJob(deps, {
           tenantId: request.tenant._id,
@@ -80,7 +82,10 @@ export const crawlRoutes =
           idempotencyKey: (request.headers['idempotency-key'] as string | undefined) ?? null,
           workflowType: WORKFLOW_TYPES.crawl,
           maxDepth: rules.max_depth,
-          beforeStart: llm?.api_key ? (jobId) => deps.llm.putJobKey(jobId, llm.api_key as string) : undefined,
+          beforeStart: withWebhooks(
+            llm?.api_key ? (jobId) => deps.llm.putJobKey(jobId, llm.api_key as string) : undefined,
+            hooks,
+          ),
           input: (jobId): CrawlWorkflowInput => ({
             jobId,
             tenantId: request.tenant._id,
@@ -103,6 +108,7 @@ export const crawlRoutes =
             },
             options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
             firstSeq: 1,
+            ...(hooks ? { webhooks: hooks.plan } : {}),
           }),
         });
         if (!request.query.wait) return reply.code(202).send(await crawlResponse(deps, job, false));

@@ -15,6 +15,7 @@ import type { ApiDeps } from '../deps.js';
 import { awaitJob, startJob } from '../job-runner.js';
 import { ProblemError } from '../problem.js';
 import { extractResponse } from '../views.js';
+import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
 import { checkBaseUrl } from './llm.js';
 
 /** Parses a schema field; an unusable schema is a 422 whose `errors[0].location` points inside it. */
@@ -65,6 +66,7 @@ export const extractRoutes =
         const schema = parseSchemaField(body.schema, 'body.schema');
         const llm = body.llm_config;
         if (llm) await checkBaseUrl(deps, llm.provider, llm.base_url, 'body.llm_config.base_url');
+        const hooks = await resolveWebhooks(deps, request.tenant._id, body);
         const { job } = await startJob(deps, {
           tenantId: request.tenant._id,
           type: 'extract',
@@ -73,7 +75,10 @@ export const extractRoutes =
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           workflowType: WORKFLOW_TYPES.extract,
           // A key given for this job is sealed with the job before the workflow starts; only a flag travels.
-          beforeStart: llm?.api_key ? (jobId) => deps.llm.putJobKey(jobId, llm.api_key as string) : undefined,
+          beforeStart: withWebhooks(
+            llm?.api_key ? (jobId) => deps.llm.putJobKey(jobId, llm.api_key as string) : undefined,
+            hooks,
+          ),
           input: (jobId): ExtractWorkflowInput => ({
             jobId,
             tenantId: request.tenant._id,
@@ -91,6 +96,7 @@ export const extractRoutes =
               hasKey: Boolean(llm.api_key),
             },
             firstSeq: 1,
+            ...(hooks ? { webhooks: hooks.plan } : {}),
           }),
         });
         const done = await awaitJob(deps, job, deps.config.EXTRACT_WAIT_SECONDS * 1000);

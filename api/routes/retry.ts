@@ -45,12 +45,14 @@ export const retryRoutes =
           throw new ProblemError({ slug: 'conflict', detail: 'the job has no failed page to retry' });
         }
         const hasKey = Boolean((req as { llm?: { hasKey?: boolean } }).llm?.hasKey);
-        const copyKey = hasKey
-          ? async (jobId: string) => {
-              const key = await deps.llm.openJobKey(original.id);
-              if (key) await deps.llm.putJobKey(jobId, key);
-            }
-          : undefined;
+        // What the original job kept beside its request: its one-job model key and webhook destinations.
+        const copyKey = async (jobId: string) => {
+          if (hasKey) {
+            const key = await deps.llm.openJobKey(original.id);
+            if (key) await deps.llm.putJobKey(jobId, key);
+          }
+          await deps.webhooks.copyJobDestinations(original.id, jobId);
+        };
         const common = {
           tenantId,
           type: original.type === 'extract' ? ('extract' as const) : ('crawl' as const),

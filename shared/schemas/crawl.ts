@@ -101,6 +101,9 @@ export const CrawlRequestSchema = z
     cleaner_chain: e.cleaner_chain,
     llm_config: e.llm_config,
     capture_debug: e.capture_debug,
+    webhook: e.webhook,
+    webhook_id: e.webhook_id,
+    webhook_url: e.webhook_url,
   })
   .strict()
   .meta({ id: 'CrawlRequest' });

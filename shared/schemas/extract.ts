@@ -3,6 +3,7 @@ import { INPUT_FORMATS } from '../schema-input.js';
 import { CleanerStepSchema } from './cleaners.js';
 import { FetchModeSchema, HttpUrlSchema, TimestampSchema } from './common.js';
 import { LlmConfigSchema } from './llm.js';
+import { WebhookSourceFields } from './webhooks.js';
 
 export const SchemaInputSchema = z.union([z.string().min(1), z.record(z.string(), z.unknown())]).meta({
   id: 'SchemaInput',
@@ -49,6 +50,7 @@ export const ExtractRequestSchema = z
     capture_debug: z.boolean().default(false).meta({
       description: 'Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.',
     }),
+    ...WebhookSourceFields,
   })
   .strict()
   .meta({ id: 'ExtractRequest' });

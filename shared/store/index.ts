@@ -8,6 +8,7 @@ import { EventStore } from './event-store.js';
 import { JobReader } from './jobs.js';
 import { LlmSettingsStore } from './llm-settings.js';
 import { TenantStore } from './tenants.js';
+import { WebhookStore } from './webhooks.js';
 
 export function createStores(db: Db, config: Config) {
   let box: SecretBox | undefined;
@@ -23,6 +24,7 @@ export function createStores(db: Db, config: Config) {
     contents: new ContentStore(db),
     llm: new LlmSettingsStore(db, secrets),
     debug: new DebugCaptureStore(db),
+    webhooks: new WebhookStore(db, secrets),
   };
 }
 export type Stores = ReturnType<typeof createStores>;

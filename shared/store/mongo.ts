@@ -33,6 +33,14 @@ export const COLLECTIONS = {
   debugCaptures: 'debug_captures',
   /** `_id` = job id; the ids of the job's captures in order. */
   debugIndex: 'debug_capture_index',
+  /** `_id` = webhook id; a tenant's saved webhooks (secret sealed). Listed per tenant by a (small) scan. */
+  webhooks: 'webhooks',
+  /** `_id` = job id; the job's webhook destinations resolved when it was created (secrets sealed). */
+  jobWebhooks: 'job_webhooks',
+  /** `_id` = delivery id; one delivery of one event to one destination, with every attempt. */
+  webhookDeliveries: 'webhook_deliveries',
+  /** `_id` = `job:<job id>` or `webhook:<webhook id>`; the delivery ids in creation order. */
+  webhookDeliveryIndex: 'webhook_delivery_index',
 } as const;
 
 export interface Mongo {
@@ -56,6 +64,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await c(COLLECTIONS.apiKeys).createIndex({ id: 1 }, { unique: true, name: 'public_id' });
   await c(COLLECTIONS.tenants).createIndex({ name: 1 }, { unique: true, name: 'name' });
   await c(COLLECTIONS.llmKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
+  await c(COLLECTIONS.webhooks).createIndex({ tenant_id: 1, name: 1 }, { unique: true, name: 'tenant_name' });
 }
 
 export function isDuplicateKey(err: unknown): boolean {

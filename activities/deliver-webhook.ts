@@ -1,0 +1,186 @@
+// deliverWebhook: one attempt of one delivery. The first attempt builds the body from the job's projection
+// and stores it, so every attempt sends the same bytes; each attempt is recorded. Receiver failures are
+// answered as 'failed' (the delivery workflow schedules the next attempt), never thrown.
+import { createHmac } from 'node:crypto';
+import { CategorizedError } from '../shared/errors.js';
+import { guardedFetch } from '../shared/net/guarded-fetch.js';
+import type { DeliveryDoc, Destination } from '../shared/store/webhooks.js';
+import type { WebhookEvent } from '../shared/webhooks.js';
+import type { ActivityDeps } from './deps.js';
+
+export type DeliverOutcome = 'success' | 'failed' | 'no_destination';
+
+export interface DeliverWebhookInput {
+  deliveryId: string;
+  jobId: string;
+  tenantId: string;
+  event: WebhookEvent;
+  destination: number;
+  timestamp: string;
+  attempt: number;
+  maxAttempts: number;
+}
+
+const TIMEOUT_MS = 30_000;
+/** The receiver's answer is not needed; read at most this much of it. */
+const MAX_RESPONSE_BYTES = 4096;
+
+export function makeDeliverWebhook(deps: ActivityDeps) {
+  return async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliverOutcome> {
+    const store = deps.webhooks;
+    if (!store) throw new Error('the worker has no webhook store');
+    const destination = await store.jobDestination(input.jobId, input.destination);
+    if (!destination) return 'no_destination'; // e.g. a retried job that copied the plan but not the destinations
+    const delivery =
+      (await store.getDelivery(input.deliveryId)) ??
+      (await store.createDelivery(await newDelivery(deps, input, destination)));
+    const at = new Date().toISOString();
+    const result = await post(deps, delivery, destination);
+    const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
+    const status = ok ? 'success' : input.attempt < input.maxAttempts ? 'retrying' : 'failed';
+    await store.recordAttempt(
+      delivery._id,
+      { attempt_number: input.attempt, ...result, at },
+      status,
+      ok ? new Date().toISOString() : null,
+    );
+    return ok ? 'success' : 'failed';
+  };
+}
+
+async function newDelivery(
+  deps: ActivityDeps,
+  input: DeliverWebhookInput,
+  destination: Destination,
+): Promise<DeliveryDoc> {
+  const data = await eventData(deps, input);
+  const body = JSON.stringify({ event: input.event, timestamp: input.timestamp, job_id: input.jobId, data });
+  return {
+    _id: input.deliveryId,
+    id: input.deliveryId,
+    tenant_id: input.tenantId,
+    job_id: input.jobId,
+    webhook_id: destination.webhook_id,
+    destination: input.destination,
+    url: destination.url,
+    event_type: input.event,
+    status: 'pending',
+    attempt_number: 0,
+    max_attempts: input.maxAttempts,
+    status_code: null,
+    response_time_ms: null,
+    created_at: new Date().toISOString(),
+    delivered_at: null,
+    error_message: null,
+    body,
+    attempts: [],
+  };
+}
+
+/** The `data` of each event (decisions.md), read from the job's projection. */
+async function eventData(deps: ActivityDeps, input: DeliverWebhookInput): Promise<Record<string, unknown>> {
+  const job = await deps.jobs?.get(input.tenantId, input.jobId);
+  if (!job) return {};
+  switch (input.event) {
+    case 'job.started':
+      return { job_type: job.type, url: job.url, status: 'running' };
+    case 'job.progress':
+      return {
+        job_type: job.type,
+        status: 'running',
+        page_count: job.page_count,
+        urls_queued: job.urls_queued,
+        failed_count: job.failed_count,
+        cost_usd: job.cost_usd,
+      };
+    case 'job.failed':
+      return {
+        job_type: job.type,
+        status: 'failed',
+        error_category: job.error_category,
+        error_message: job.error_message,
+      };
+    case 'job.completed': {
+      const results = (await deps.jobs?.results(job)) ?? [];
+      return {
+        job_type: job.type,
+        status: job.status,
+        page_count: job.page_count,
+        cost_usd: job.cost_usd,
+        results: results.map((r) => ({
+          id: r.id,
+          url: r.url,
+          status: r.status,
+          data: r.data,
+          ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
+        })),
+      };
+    }
+  }
+}
+
+/**
+ * Signing headers. X-Service-Signature: lowercase hex HMAC-SHA256 of the body keyed by the secret's UTF-8
+ * bytes. Standard Webhooks: base64 HMAC-SHA256 of "id.timestamp.body" keyed by the secret's bytes — the
+ * UTF-8 bytes, or for a "whsec_<base64>" secret the decoded bytes, as the standardwebhooks library does.
+ */
+export function signatureHeaders(secret: string, id: string, body: string, unixSeconds: number) {
+  const key = secret.startsWith('whsec_')
+    ? Buffer.from(secret.slice(6), 'base64')
+    : Buffer.from(secret, 'utf8');
+  const signed = createHmac('sha256', key).update(`${id}.${unixSeconds}.${body}`).digest('base64');
+  return {
+    'x-service-signature': createHmac('sha256', secret).update(body).digest('hex'),
+    'webhook-id': id,
+    'webhook-timestamp': String(unixSeconds),
+    'webhook-signature': `v1,${signed}`,
+  };
+}
+
+async function post(deps: ActivityDeps, delivery: DeliveryDoc, destination: Destination) {
+  const headers: Record<string, string> = {};
+  for (const h of destination.headers) headers[h.name] = h.value;
+  Object.assign(headers, {
+    'content-type': 'application/json',
+    'x-service-event': delivery.event_type,
+    'x-service-delivery': delivery.id,
+    ...(destination.secret
+      ? signatureHeaders(destination.secret, delivery.id, delivery.body, Math.floor(Date.now() / 1000))
+      : {}),
+  });
+  const started = performance.now();
+  let statusCode: number | null = null;
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const res = await guardedFetch({
+      url: destination.url,
+      method: 'POST',
+      headers,
+      body: delivery.body,
+      timeoutMs: TIMEOUT_MS,
+      maxBytes: MAX_RESPONSE_BYTES,
+      maxRedirects: 0,
+      policy: { allowPrivate: deps.config.ALLOW_PRIVATE_ADDRESSES },
+      inspectResponse: (status) => {
+        statusCode = status;
+      },
+    });
+    const ok = res.status >= 200 && res.status < 300;
+    return {
+      status_code: res.status,
+      response_time_ms: elapsed(),
+      error_message: ok ? null : `the receiver answered HTTP ${res.status}`,
+    };
+  } catch (err) {
+    // A larger answer than we read is still an answer: its status decides.
+    if (statusCode !== null && err instanceof CategorizedError && err.category === 'content_too_large') {
+      const ok = statusCode >= 200 && statusCode < 300;
+      return {
+        status_code: statusCode,
+        response_time_ms: elapsed(),
+        error_message: ok ? null : `the receiver answered HTTP ${statusCode}`,
+      };
+    }
+    return { status_code: null, response_time_ms: elapsed(), error_message: (err as Error).message };
+  }
+}

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../webhooks.js';
+import { HttpUrlSchema, TimestampSchema } from './common.js';
+
+// Header names a caller may not set: they carry the delivery's own framing and signatures.
+const RESERVED_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'host',
+  'transfer-encoding',
+  'connection',
+  'x-service-event',
+  'x-service-delivery',
+  'x-service-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]);
+
+export const WebhookHeaderSchema = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(256)
+      .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: 'not a valid header name' })
+      .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()), {
+        message: 'this header is set by the service',
+      }),
+    value: z
+      .string()
+      .max(4096)
+      .refine((v) => !/[\r\n\0]/.test(v), { message: 'header values cannot contain line breaks' }),
+  })
+  .strict()
+  .meta({ id: 'WebhookHeader' });
+
+const HeadersSchema = z
+  .array(WebhookHeaderSchema)
+  .max(10)
+  .meta({ description: 'Custom headers, at most 10.' });
+
+export const WebhookEventNameSchema = z.enum(['*', ...WEBHOOK_EVENTS]).meta({
+  id: 'WebhookEventName',
+  description:
+    'job.started, job.progress (crawls, at most one per second), job.completed, job.failed; * = all.',
+});
+
+const EventsSchema = z
+  .array(WebhookEventNameSchema)
+  .max(10)
+  .nullable()
+  .meta({ description: 'Events delivered; empty, null or ["*"] means all.' });
+
+const SecretSchema = z
+  .string()
+  .max(256)
+  .meta({
+    description:
+      'Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery ' +
+      'carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers ' +
+      'webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The ' +
+      'Standard Webhooks key is the secret\'s UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes.',
+  });
+
+export const InlineWebhookSchema = z
+  .object({
+    url: HttpUrlSchema.meta({ description: 'Endpoint receiving POST requests.' }),
+    secret: SecretSchema.optional(),
+    headers: HeadersSchema.optional(),
+    events: EventsSchema.optional(),
+  })
+  .strict()
+  .meta({ id: 'InlineWebhook', description: 'A webhook for this job only.' });
+
+/** The webhook fields of extract and crawl requests. */
+export const WebhookSourceFields = {
+  webhook: InlineWebhookSchema.optional(),
+  webhook_id: z.string().min(1).max(200).optional().meta({
+    description: "A saved webhook of yours that receives this job's events (422 when it does not exist).",
+  }),
+  webhook_url: HttpUrlSchema.optional().meta({
+    description: 'An unsigned webhook for this job (all events). Active saved webhooks also receive the job.',
+  }),
+};
+
+export const WebhookRequestSchema = z
+  .object({
+    name: z.string().min(1).max(64),
+    url: HttpUrlSchema,
+    secret: SecretSchema.optional(),
+    events: EventsSchema.optional(),
+    headers: HeadersSchema.nullable().optional(),
+    is_active: z.boolean(),
+  })
+  .strict()
+  .meta({ id: 'WebhookRequest' });
+export type WebhookRequest = z.infer<typeof WebhookRequestSchema>;
+
+export const WebhookSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    url: z.string(),
+    has_secret: z.boolean(),
+    events: z.array(z.string()).nullable(),
+    headers: z.array(z.object({ name: z.string(), value: z.string() })).nullable(),
+    is_active: z.boolean(),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  })
+  .meta({ id: 'Webhook' });
+
+export const WebhookListSchema = z.object({ webhooks: z.array(WebhookSchema) }).meta({ id: 'WebhookList' });
+
+export const WebhookDeliverySchema = z
+  .object({
+    id: z.string().meta({ description: 'The X-Service-Delivery id, the same on every attempt.' }),
+    webhook_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The saved webhook, null for inline or webhook_url.' }),
+    job_id: z.string(),
+    url: z.string(),
+    event_type: z.string(),
+    status: z.enum(DELIVERY_STATUSES),
+    attempt_number: z.number().int().meta({ description: 'Attempts made so far.' }),
+    max_attempts: z.number().int(),
+    status_code: z.number().int().nullable().meta({ description: 'HTTP status of the last attempt.' }),
+    response_time_ms: z.number().int().nullable(),
+    created_at: TimestampSchema,
+    delivered_at: TimestampSchema.nullable(),
+    error_message: z.string().nullable(),
+    attempts: z
+      .array(
+        z.object({
+          attempt_number: z.number().int(),
+          status_code: z.number().int().nullable(),
+          response_time_ms: z.number().int(),
+          error_message: z.string().nullable(),
+          at: TimestampSchema,
+        }),
+      )
+      .meta({ description: 'Every attempt, in order.' }),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+
+export const WebhookDeliveryListSchema = z
+  .object({ deliveries: z.array(WebhookDeliverySchema), total: z.number().int() })
+  .meta({ id: 'WebhookDeliveryList' });
+
+export const JobDeliveriesSchema = z
+  .object({ deliveries: z.array(WebhookDeliverySchema), job_id: z.string() })
+  .meta({ id: 'JobWebhookDeliveries' });

@@ -1,0 +1,262 @@
+// Saved webhooks, the destinations each job resolved at creation, and delivery records. Every hot read is by
+// `_id`: deliveries by their id, a job's or a webhook's deliveries through an index doc of ids. Secrets are
+// sealed with the operator's SECRETS_KEY and only opened by the delivery activity.
+import { randomUUID } from 'node:crypto';
+import type { Db } from 'mongodb';
+import type { SecretBox } from '../secrets.js';
+import type { DeliveryStatus, WebhookEvent } from '../webhooks.js';
+import { COLLECTIONS, isDuplicateKey, retryOnDuplicate } from './mongo.js';
+
+export interface WebhookHeader {
+  name: string;
+  value: string;
+}
+
+export interface WebhookDoc {
+  _id: string;
+  tenant_id: string;
+  name: string;
+  url: string;
+  sealed_secret: string | null;
+  events: string[] | null;
+  headers: WebhookHeader[] | null;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookInput {
+  name: string;
+  url: string;
+  secret?: string;
+  events?: string[] | null;
+  headers?: WebhookHeader[] | null;
+  is_active: boolean;
+}
+
+/** One place a job's events go; `secret` is plain only before it is stored. */
+export interface Destination {
+  webhook_id: string | null;
+  url: string;
+  secret: string | null;
+  headers: WebhookHeader[];
+  events: WebhookEvent[];
+}
+
+interface StoredDestination extends Omit<Destination, 'secret'> {
+  sealed_secret: string | null;
+}
+
+interface JobWebhooksDoc {
+  _id: string;
+  tenant_id: string;
+  destinations: StoredDestination[];
+}
+
+export interface DeliveryAttempt {
+  attempt_number: number;
+  status_code: number | null;
+  response_time_ms: number;
+  error_message: string | null;
+  at: string;
+}
+
+export interface DeliveryDoc {
+  _id: string;
+  id: string;
+  tenant_id: string;
+  job_id: string;
+  webhook_id: string | null;
+  destination: number;
+  url: string;
+  event_type: WebhookEvent;
+  status: DeliveryStatus;
+  attempt_number: number;
+  max_attempts: number;
+  status_code: number | null;
+  response_time_ms: number | null;
+  created_at: string;
+  delivered_at: string | null;
+  error_message: string | null;
+  /** The exact body bytes every attempt sends. */
+  body: string;
+  attempts: DeliveryAttempt[];
+}
+
+export class WebhookStore {
+  constructor(
+    private readonly db: Db,
+    private readonly box: () => SecretBox,
+  ) {}
+
+  private get webhooks() {
+    return this.db.collection<WebhookDoc>(COLLECTIONS.webhooks);
+  }
+  private get jobWebhooks() {
+    return this.db.collection<JobWebhooksDoc>(COLLECTIONS.jobWebhooks);
+  }
+  private get deliveries() {
+    return this.db.collection<DeliveryDoc>(COLLECTIONS.webhookDeliveries);
+  }
+  private get index() {
+    return this.db.collection<{ _id: string; ids: string[] }>(COLLECTIONS.webhookDeliveryIndex);
+  }
+
+  private seal(secret: string | null | undefined): string | null {
+    return secret ? this.box().seal(secret) : null;
+  }
+
+  /** A tenant has few webhooks, so this scan is fine. */
+  async list(tenantId: string): Promise<WebhookDoc[]> {
+    return this.webhooks.find({ tenant_id: tenantId }).sort({ created_at: 1 }).toArray();
+  }
+
+  async get(tenantId: string, id: string): Promise<WebhookDoc | null> {
+    const doc = await this.webhooks.findOne({ _id: id });
+    return doc && doc.tenant_id === tenantId ? doc : null;
+  }
+
+  /** Creates a webhook; null when the tenant already has one with that name. */
+  async create(tenantId: string, input: WebhookInput): Promise<WebhookDoc | null> {
+    const now = new Date().toISOString();
+    const doc: WebhookDoc = {
+      _id: `wh_${randomUUID().replaceAll('-', '')}`,
+      tenant_id: tenantId,
+      name: input.name,
+      url: input.url,
+      sealed_secret: this.seal(input.secret),
+      events: input.events ?? null,
+      headers: input.headers ?? null,
+      is_active: input.is_active,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.webhooks.insertOne(doc);
+      return doc;
+    } catch (err) {
+      if (isDuplicateKey(err)) return null;
+      throw err;
+    }
+  }
+
+  /** Replaces the fields of a webhook; a missing secret keeps the stored one, an empty one removes it. */
+  async update(existing: WebhookDoc, input: WebhookInput): Promise<WebhookDoc | 'conflict'> {
+    const doc: WebhookDoc = {
+      ...existing,
+      name: input.name,
+      url: input.url,
+      sealed_secret: input.secret === undefined ? existing.sealed_secret : this.seal(input.secret),
+      events: input.events === undefined ? existing.events : input.events,
+      headers: input.headers === undefined ? existing.headers : input.headers,
+      is_active: input.is_active,
+      updated_at: new Date().toISOString(),
+    };
+    // Checked first (a tenant has few webhooks): not every backend reports a unique-index clash on update.
+    const clash = (await this.list(existing.tenant_id)).some((w) => w.name === doc.name && w._id !== doc._id);
+    if (clash) return 'conflict';
+    try {
+      await this.webhooks.replaceOne({ _id: existing._id }, doc);
+      return doc;
+    } catch (err) {
+      if (isDuplicateKey(err)) return 'conflict';
+      throw err;
+    }
+  }
+
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    if (!(await this.get(tenantId, id))) return false;
+    return (await this.webhooks.deleteOne({ _id: id })).deletedCount === 1;
+  }
+
+  /** The plain secret of a saved webhook, to copy into a job's destinations. */
+  openSecret(doc: WebhookDoc): string | null {
+    return doc.sealed_secret ? this.box().open(doc.sealed_secret) : null;
+  }
+
+  async putJobDestinations(jobId: string, tenantId: string, destinations: Destination[]): Promise<void> {
+    const stored = destinations.map(({ secret, ...d }) => ({ ...d, sealed_secret: this.seal(secret) }));
+    await this.jobWebhooks.replaceOne(
+      { _id: jobId },
+      { tenant_id: tenantId, destinations: stored },
+      { upsert: true },
+    );
+  }
+
+  /** Gives a new job (a retry) the destinations of another, as they were stored. */
+  async copyJobDestinations(fromJobId: string, toJobId: string): Promise<void> {
+    const doc = await this.jobWebhooks.findOne({ _id: fromJobId });
+    if (!doc) return;
+    const { _id, ...rest } = doc;
+    await this.jobWebhooks.replaceOne({ _id: toJobId }, rest, { upsert: true });
+  }
+
+  /** A job's destination with its secret opened, or null when the job has no such destination. */
+  async jobDestination(jobId: string, index: number): Promise<Destination | null> {
+    const stored = (await this.jobWebhooks.findOne({ _id: jobId }))?.destinations[index];
+    if (!stored) return null;
+    const { sealed_secret, ...rest } = stored;
+    return { ...rest, secret: sealed_secret ? this.box().open(sealed_secret) : null };
+  }
+
+  async getDelivery(id: string): Promise<DeliveryDoc | null> {
+    return this.deliveries.findOne({ _id: id });
+  }
+
+  /** Creates the delivery (or returns the one an earlier try of the same attempt created) and indexes it. */
+  async createDelivery(doc: DeliveryDoc): Promise<DeliveryDoc> {
+    let stored = doc;
+    try {
+      await this.deliveries.insertOne(doc);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      stored = (await this.getDelivery(doc._id)) ?? doc;
+    }
+    const keys = [`job:${doc.job_id}`, ...(doc.webhook_id ? [`webhook:${doc.webhook_id}`] : [])];
+    await Promise.all(
+      keys.map((key) =>
+        retryOnDuplicate(() =>
+          this.index.updateOne({ _id: key }, { $addToSet: { ids: doc._id } }, { upsert: true }),
+        ),
+      ),
+    );
+    return stored;
+  }
+
+  async recordAttempt(
+    id: string,
+    attempt: DeliveryAttempt,
+    status: DeliveryStatus,
+    deliveredAt: string | null,
+  ): Promise<void> {
+    const doc = await this.getDelivery(id);
+    if (!doc) throw new Error(`delivery ${id} not found`);
+    // Replaces an earlier record of the same attempt (a retried activity), so each attempt appears once.
+    const attempts = [...doc.attempts.filter((a) => a.attempt_number !== attempt.attempt_number), attempt];
+    await this.deliveries.updateOne(
+      { _id: id },
+      {
+        $set: {
+          attempts,
+          status,
+          attempt_number: attempt.attempt_number,
+          status_code: attempt.status_code,
+          response_time_ms: attempt.response_time_ms,
+          error_message: attempt.error_message,
+          delivered_at: deliveredAt,
+        },
+      },
+    );
+  }
+
+  /** Deliveries of a job or a webhook (`job:<id>` / `webhook:<id>`), newest first. */
+  async listDeliveries(
+    key: string,
+    page?: { limit: number; offset: number },
+  ): Promise<{ deliveries: DeliveryDoc[]; total: number }> {
+    const ids = [...((await this.index.findOne({ _id: key }))?.ids ?? [])].reverse();
+    const slice = page ? ids.slice(page.offset, page.offset + page.limit) : ids;
+    const docs = await Promise.all(slice.map((id) => this.getDelivery(id)));
+    return { deliveries: docs.filter((d): d is DeliveryDoc => d !== null), total: ids.length };
+  }
+}

@@ -1,0 +1,24 @@
+// Webhook event names and the per-job delivery plan. Pure: imported by workflows, the API and activities.
+
+export const WEBHOOK_EVENTS = ['job.started', 'job.progress', 'job.completed', 'job.failed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** Delivery statuses: created, waiting for a retry, delivered, or out of attempts. */
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'success', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * What a job workflow knows about its webhooks: per destination (by index into the job's stored
+ * destinations) the events it receives, and the retry schedule. No URLs, no secrets.
+ */
+export interface WebhookPlan {
+  destinations: { events: WebhookEvent[] }[];
+  /** Waits before attempts 2, 3, … (attempts = delays + 1). */
+  retryDelaysMs: number[];
+}
+
+/** `events` empty, null or containing "*" means every event. */
+export function expandEvents(events: readonly string[] | null | undefined): WebhookEvent[] {
+  if (!events || events.length === 0 || events.includes('*')) return [...WEBHOOK_EVENTS];
+  return WEBHOOK_EVENTS.filter((e) => events.includes(e));
+}
