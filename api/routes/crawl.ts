@@ -20,7 +20,7 @@ import { notFound, ProblemError } from '../problem.js';
 import { jobResource } from '../views.js';
 import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
 import { parseSchemaField } from './extract.js';
-import { checkBaseUrl } from './llm.js';
+import { checkBaseUrl, jobLlmConfig } from './llm.js';
 
 async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
   const data = withData
@@ -98,14 +98,7 @@ export const crawlRoutes =
             ),
             schema,
             captureDebug: body.capture_debug,
-            llm: llm && {
-              provider: llm.provider,
-              model: llm.model,
-              baseUrl: llm.base_url || undefined,
-              temperature: llm.temperature,
-              maxTokens: llm.max_tokens,
-              hasKey: Boolean(llm.api_key),
-            },
+            llm: jobLlmConfig(llm),
             options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
             firstSeq: 1,
             ...(hooks ? { webhooks: hooks.plan } : {}),

@@ -16,7 +16,7 @@ import { awaitJob, startJob } from '../job-runner.js';
 import { ProblemError } from '../problem.js';
 import { extractResponse } from '../views.js';
 import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
-import { checkBaseUrl } from './llm.js';
+import { checkBaseUrl, jobLlmConfig } from './llm.js';
 
 /** Parses a schema field; an unusable schema is a 422 whose `errors[0].location` points inside it. */
 export function parseSchemaField(schema: unknown, location: string): NormalizedSchema {
@@ -87,14 +87,7 @@ export const extractRoutes =
             cleanerChain: body.cleaner_chain,
             schema,
             captureDebug: body.capture_debug,
-            llm: llm && {
-              provider: llm.provider,
-              model: llm.model,
-              baseUrl: llm.base_url || undefined,
-              temperature: llm.temperature,
-              maxTokens: llm.max_tokens,
-              hasKey: Boolean(llm.api_key),
-            },
+            llm: jobLlmConfig(llm),
             firstSeq: 1,
             ...(hooks ? { webhooks: hooks.plan } : {}),
           }),

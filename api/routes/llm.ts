@@ -1,11 +1,13 @@
 // Model configuration of the caller's tenant: provider keys (BYOK), the fallback chain, the providers.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { JobLlmConfig } from '../../activities/llm/chain.js';
 import { PROVIDERS, providerInfo } from '../../shared/llm/catalog.js';
 import { resolveAndCheck } from '../../shared/net/address-policy.js';
 import {
   ChainRequestSchema,
   ChainSchema,
+  type LlmConfig,
   LlmKeyListSchema,
   LlmKeyRequestSchema,
   LlmKeySchema,
@@ -27,6 +29,20 @@ const keyResource = (doc: LlmKeyDoc) => ({
   has_key: doc.sealed_key !== null,
   is_enabled: doc.is_enabled,
 });
+
+/** A request's llm_config as the job carries it: everything but the key, which is stored with the job. */
+export function jobLlmConfig(llm: LlmConfig | undefined): JobLlmConfig | undefined {
+  return (
+    llm && {
+      provider: llm.provider,
+      model: llm.model,
+      baseUrl: llm.base_url || undefined,
+      temperature: llm.temperature,
+      maxTokens: llm.max_tokens,
+      hasKey: Boolean(llm.api_key),
+    }
+  );
+}
 
 const chainResource = (entries: ChainEntryDoc[]) => ({ chain: entries });
 
