@@ -2,15 +2,12 @@
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
 // versioned workflow change:  npm run --silent record-histories
 
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { normalizeSchema } from '../shared/schema-input.js';
-import { WORKFLOW_TYPES } from '../shared/temporal-names.js';
+import { startContinueAsNewCrawl } from '../test/support/crawl-jobs.js';
 import { startTestService } from '../test/support/service.js';
 import { type ShopSite, startShopSite } from '../test/support/shop-site.js';
-import type { CrawlWorkflowInput } from '../workflows/crawl.js';
 
 const OUT = 'test/replay/histories';
 const svc = await startTestService();
@@ -45,52 +42,7 @@ const crawl = await post('/api/v1/crawl?wait=true&timeout=120', {
 });
 await save('crawl-completed', `crawl-${crawl.job_id}`);
 
-const jobId = `job_${randomUUID().replaceAll('-', '')}`;
-const workflowId = `crawl-${jobId}`;
-await svc.deps.events.append([
-  {
-    type: 'job.created',
-    job_id: jobId,
-    tenant_id: svc.tenantId,
-    seq: 0,
-    event_id: randomUUID(),
-    at: new Date().toISOString(),
-    data: {
-      job_type: 'crawl',
-      url: `${site.url}/`,
-      capture_debug: false,
-      workflow_id: workflowId,
-      idempotency_key: null,
-      max_depth: 1,
-    },
-  },
-]);
-const input: CrawlWorkflowInput = {
-  jobId,
-  tenantId: svc.tenantId,
-  url: `${site.url}/`,
-  fetchMode: 'static',
-  cleanerChain: [{ name: 'markdown' }],
-  schema: normalizeSchema({ name: 'string', price: 'number' }),
-  captureDebug: false,
-  options: {
-    follow_selector: 'a.product',
-    next_selector: 'a.next',
-    same_domain_only: true,
-    max_pages: 50,
-    max_depth: 1,
-    delay_ms: 0,
-    concurrency: 2,
-    respect_robots: true,
-    history_limit: 40,
-  },
-  firstSeq: 1,
-};
-const handle = await svc.deps.temporal.workflow.start(WORKFLOW_TYPES.crawl, {
-  workflowId,
-  taskQueue: svc.config.TEMPORAL_TASK_QUEUE,
-  args: [input],
-});
+const { workflowId, handle } = await startContinueAsNewCrawl(svc, site, 40);
 await handle.result();
 const runs: string[] = [];
 for await (const wf of svc.deps.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` }))

@@ -18,9 +18,7 @@ import type { ApiDeps } from '../deps.js';
 import { awaitJob, startJob } from '../job-runner.js';
 import { notFound, ProblemError } from '../problem.js';
 import { jobResource } from '../views.js';
-import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
-import { parseSchemaField } from './extract.js';
-import { checkBaseUrl, jobLlmConfig } from './llm.js';
+import { prepareJobRequest } from './extract.js';
 
 async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
   const data = withData
@@ -69,10 +67,7 @@ export const crawlRoutes =
       },
       async (request, reply) => {
         const body = request.body;
-        const schema = parseSchemaField(body.schema, 'body.schema');
-        const llm = body.llm_config;
-        if (llm) await checkBaseUrl(deps, llm.provider, llm.base_url, 'body.llm_config.base_url');
-        const hooks = await resolveWebhooks(deps, request.tenant._id, body);
+        const prepared = await prepareJobRequest(deps, request.tenant._id, body);
         const { delay, ...rules } = body.options;
         const { job } = await startJob(deps, {
           tenantId: request.tenant._id,
@@ -82,10 +77,7 @@ export const crawlRoutes =
           idempotencyKey: (request.headers['idempotency-key'] as string | undefined) ?? null,
           workflowType: WORKFLOW_TYPES.crawl,
           maxDepth: rules.max_depth,
-          beforeStart: withWebhooks(
-            llm?.api_key ? (jobId) => deps.llm.putJobKey(jobId, llm.api_key as string) : undefined,
-            hooks,
-          ),
+          beforeStart: prepared.beforeStart,
           input: (jobId): CrawlWorkflowInput => ({
             jobId,
             tenantId: request.tenant._id,
@@ -96,12 +88,12 @@ export const crawlRoutes =
               body.cleaner_chain,
               [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
             ),
-            schema,
+            schema: prepared.schema,
             captureDebug: body.capture_debug,
-            llm: jobLlmConfig(llm),
+            llm: prepared.llm,
             options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
             firstSeq: 1,
-            ...(hooks ? { webhooks: hooks.plan } : {}),
+            ...prepared.webhooks,
           }),
         });
         if (!request.query.wait) return reply.code(202).send(await crawlResponse(deps, job, false));

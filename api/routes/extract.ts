@@ -8,6 +8,7 @@ import {
   ExtractRequestSchema,
   ExtractResponseSchema,
 } from '../../shared/schemas/extract.js';
+import type { LlmConfig } from '../../shared/schemas/llm.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { ExtractWorkflowInput } from '../../workflows/extract.js';
@@ -15,7 +16,7 @@ import type { ApiDeps } from '../deps.js';
 import { awaitJob, startJob } from '../job-runner.js';
 import { ProblemError } from '../problem.js';
 import { extractResponse } from '../views.js';
-import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
+import { resolveWebhooks, type WebhookSources, withWebhooks } from '../webhook-destinations.js';
 import { checkBaseUrl, jobLlmConfig } from './llm.js';
 
 /** Parses a schema field; an unusable schema is a 422 whose `errors[0].location` points inside it. */
@@ -38,6 +39,31 @@ export function parseSchemaField(schema: unknown, location: string): NormalizedS
       ],
     });
   }
+}
+
+/**
+ * What extract and crawl requests share before their job starts: the parsed schema (422 when unusable),
+ * the model settings (a caller's base_url checked; a one-job key sealed with the job before the workflow
+ * starts, so only a flag travels) and the webhook destinations.
+ */
+export async function prepareJobRequest(
+  deps: ApiDeps,
+  tenantId: string,
+  body: WebhookSources & { schema: unknown; llm_config?: LlmConfig },
+) {
+  const schema = parseSchemaField(body.schema, 'body.schema');
+  const llm = body.llm_config;
+  if (llm) await checkBaseUrl(deps, llm.provider, llm.base_url, 'body.llm_config.base_url');
+  const hooks = await resolveWebhooks(deps, tenantId, body);
+  const sealKey = llm?.api_key
+    ? (jobId: string) => deps.llm.putJobKey(jobId, llm.api_key as string)
+    : undefined;
+  return {
+    schema,
+    llm: jobLlmConfig(llm),
+    webhooks: hooks ? { webhooks: hooks.plan } : {},
+    beforeStart: withWebhooks(sealKey, hooks),
+  };
 }
 
 export const extractRoutes =
@@ -63,10 +89,7 @@ export const extractRoutes =
       },
       async (request, reply) => {
         const body = request.body;
-        const schema = parseSchemaField(body.schema, 'body.schema');
-        const llm = body.llm_config;
-        if (llm) await checkBaseUrl(deps, llm.provider, llm.base_url, 'body.llm_config.base_url');
-        const hooks = await resolveWebhooks(deps, request.tenant._id, body);
+        const prepared = await prepareJobRequest(deps, request.tenant._id, body);
         const { job } = await startJob(deps, {
           tenantId: request.tenant._id,
           type: 'extract',
@@ -74,22 +97,18 @@ export const extractRoutes =
           captureDebug: body.capture_debug,
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           workflowType: WORKFLOW_TYPES.extract,
-          // A key given for this job is sealed with the job before the workflow starts; only a flag travels.
-          beforeStart: withWebhooks(
-            llm?.api_key ? (jobId) => deps.llm.putJobKey(jobId, llm.api_key as string) : undefined,
-            hooks,
-          ),
+          beforeStart: prepared.beforeStart,
           input: (jobId): ExtractWorkflowInput => ({
             jobId,
             tenantId: request.tenant._id,
             url: body.url,
             fetchMode: body.fetch_mode,
             cleanerChain: body.cleaner_chain,
-            schema,
+            schema: prepared.schema,
             captureDebug: body.capture_debug,
-            llm: jobLlmConfig(llm),
+            llm: prepared.llm,
             firstSeq: 1,
-            ...(hooks ? { webhooks: hooks.plan } : {}),
+            ...prepared.webhooks,
           }),
         });
         const done = await awaitJob(deps, job, deps.config.EXTRACT_WAIT_SECONDS * 1000);

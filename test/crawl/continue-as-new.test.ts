@@ -1,11 +1,8 @@
 // A long crawl continues as new (bounded history) and still processes every page exactly once; a trap of
 // endless links and a redirect loop cannot keep a crawl from ending.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { normalizeSchema } from '../../shared/schema-input.js';
-import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
+import { startContinueAsNewCrawl } from '../support/crawl-jobs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -24,52 +21,7 @@ after(async () => {
 test('a crawl whose history fills up continues as new and processes every page once', {
   timeout: 180_000,
 }, async () => {
-  const jobId = `job_${randomUUID().replaceAll('-', '')}`;
-  const workflowId = `crawl-${jobId}`;
-  await svc.deps.events.append([
-    {
-      type: 'job.created',
-      job_id: jobId,
-      tenant_id: svc.tenantId,
-      seq: 0,
-      event_id: randomUUID(),
-      at: new Date().toISOString(),
-      data: {
-        job_type: 'crawl',
-        url: `${site.url}/`,
-        capture_debug: false,
-        workflow_id: workflowId,
-        idempotency_key: null,
-        max_depth: 1,
-      },
-    },
-  ]);
-  const input: CrawlWorkflowInput = {
-    jobId,
-    tenantId: svc.tenantId,
-    url: `${site.url}/`,
-    fetchMode: 'static',
-    cleanerChain: [{ name: 'markdown' }],
-    schema: normalizeSchema({ name: 'string', price: 'number' }),
-    captureDebug: false,
-    options: {
-      follow_selector: 'a.product',
-      next_selector: 'a.next',
-      same_domain_only: true,
-      max_pages: 50,
-      max_depth: 1,
-      delay_ms: 0,
-      concurrency: 2,
-      respect_robots: true,
-      history_limit: 40,
-    },
-    firstSeq: 1,
-  };
-  const handle = await svc.deps.temporal.workflow.start(WORKFLOW_TYPES.crawl, {
-    workflowId,
-    taskQueue: svc.config.TEMPORAL_TASK_QUEUE,
-    args: [input],
-  });
+  const { jobId, handle } = await startContinueAsNewCrawl(svc, site, 40);
   const result = (await handle.result()) as {
     runs: number;
     completed: number;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -21,15 +22,7 @@ async function crawl(site: ShopSite, options: object, query = '', extra: object 
   });
 }
 
-async function waitFinal(jobId: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
-    if (['completed', 'failed', 'cancelled'].includes(job.status)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const waitFinal = (jobId: string, timeoutMs = 60_000) => waitForJobEnd(svc, jobId, timeoutMs);
 
 const get = (url: string) => svc.app.inject({ url, headers: svc.auth() }).then((r) => r.json());
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -51,11 +52,7 @@ test('killing the worker mid-crawl loses no page and extracts none twice', { tim
 
   const second = workerProcess();
   try {
-    let job: { status: string } = { status: 'pending' };
-    for (let i = 0; i < 1800 && !['completed', 'failed', 'cancelled'].includes(job.status); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
-    }
+    const job = await waitForJobEnd(svc, jobId, 180_000);
     assert.equal(job.status, 'completed');
     const results = (
       await svc.app.inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() })

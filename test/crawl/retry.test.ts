@@ -2,6 +2,7 @@
 // linked to the original.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
@@ -17,15 +18,6 @@ after(async () => {
   await site?.close();
   await svc?.close();
 });
-
-async function finished(jobId: string) {
-  for (let i = 0; i < 600; i++) {
-    const job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
-    if (['completed', 'failed', 'cancelled'].includes(job.status)) return job;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('job did not finish');
-}
 
 test('retry re-processes only the failed pages; the original keeps its history', {
   timeout: 120_000,
@@ -58,7 +50,7 @@ test('retry re-processes only the failed pages; the original keeps its history',
   });
   assert.equal(retry.statusCode, 202, retry.body);
   assert.equal(retry.json().retry_of, original.job_id);
-  const job = await finished(retry.json().id);
+  const job = await waitForJobEnd(svc, retry.json().id);
   assert.equal(job.status, 'completed');
   assert.equal(job.page_count, 1);
   const results = (

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type Infra, startInfra } from '../../scripts/lib/stack.js';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -39,11 +40,7 @@ test('restarting the Temporal dev server mid-crawl loses and repeats nothing', {
   for (let i = 0; i < 300 && site.productStarts.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
   await infra.restartTemporal();
 
-  let job = { status: 'pending' };
-  for (let i = 0; i < 1200 && !['completed', 'failed', 'cancelled'].includes(job.status); i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
-  }
+  const job = await waitForJobEnd(svc, jobId, 120_000);
   assert.equal(job.status, 'completed');
   const results = (
     await svc.app.inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() })

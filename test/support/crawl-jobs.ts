@@ -1,0 +1,74 @@
+// Crawl-job helpers shared by tests and scripts/record-histories.ts.
+import { randomUUID } from 'node:crypto';
+import { normalizeSchema } from '../../shared/schema-input.js';
+import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
+import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
+import type { TestService } from './service.js';
+import type { ShopSite } from './shop-site.js';
+
+const FINAL = ['completed', 'failed', 'cancelled'];
+
+/** Polls GET /jobs/{id} until the job has ended; returns the job resource. */
+export async function waitForJobEnd(svc: TestService, jobId: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
+    if (FINAL.includes(job.status)) return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Starts a crawl of the shop's listing directly on Temporal (as the API would, after recording
+ * job.created) with a lowered history limit, so it continues as new.
+ */
+export async function startContinueAsNewCrawl(svc: TestService, site: ShopSite, historyLimit: number) {
+  const jobId = `job_${randomUUID().replaceAll('-', '')}`;
+  const workflowId = `crawl-${jobId}`;
+  await svc.deps.events.append([
+    {
+      type: 'job.created',
+      job_id: jobId,
+      tenant_id: svc.tenantId,
+      seq: 0,
+      event_id: randomUUID(),
+      at: new Date().toISOString(),
+      data: {
+        job_type: 'crawl',
+        url: `${site.url}/`,
+        capture_debug: false,
+        workflow_id: workflowId,
+        idempotency_key: null,
+        max_depth: 1,
+      },
+    },
+  ]);
+  const input: CrawlWorkflowInput = {
+    jobId,
+    tenantId: svc.tenantId,
+    url: `${site.url}/`,
+    fetchMode: 'static',
+    cleanerChain: [{ name: 'markdown' }],
+    schema: normalizeSchema({ name: 'string', price: 'number' }),
+    captureDebug: false,
+    options: {
+      follow_selector: 'a.product',
+      next_selector: 'a.next',
+      same_domain_only: true,
+      max_pages: 50,
+      max_depth: 1,
+      delay_ms: 0,
+      concurrency: 2,
+      respect_robots: true,
+      history_limit: historyLimit,
+    },
+    firstSeq: 1,
+  };
+  const handle = await svc.deps.temporal.workflow.start(WORKFLOW_TYPES.crawl, {
+    workflowId,
+    taskQueue: svc.config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+  });
+  return { jobId, workflowId, handle };
+}
