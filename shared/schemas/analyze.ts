@@ -1,0 +1,116 @@
+// POST /api/v1/analyze and the analysis result (spec 2.13), also stored on sites (2.17).
+import { z } from 'zod';
+import { FetchModeSchema, HttpUrlSchema } from './common.js';
+
+export const PAGE_TYPES = [
+  'listing',
+  'detail',
+  'product',
+  'article',
+  'search_results',
+  'homepage',
+  'documentation',
+  'form',
+  'other',
+] as const;
+
+export const ELEMENT_TYPES = [
+  'repeated_item',
+  'pagination',
+  'navigation',
+  'table',
+  'form',
+  'heading',
+  'image',
+  'price',
+  'date',
+  'link_list',
+  'text_block',
+] as const;
+
+export const PageTypeSchema = z.enum(PAGE_TYPES).meta({
+  id: 'PageType',
+  description:
+    'What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a ' +
+    'listing (not a product); product: one product with a price; article: one long text (news, blog post); ' +
+    'search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: ' +
+    'reference or guide text with code or a table of contents; form: a page whose main content is a form; ' +
+    'other: none of these.',
+});
+
+export const ElementTypeSchema = z.enum(ELEMENT_TYPES).meta({
+  id: 'ElementType',
+  description:
+    'repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: ' +
+    'links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; ' +
+    'heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; ' +
+    'link_list: a group of links sharing a pattern; text_block: paragraphs of body text.',
+});
+
+export const DetectedElementSchema = z
+  .object({
+    name: z.string().meta({ description: 'Short name, e.g. "product cards".' }),
+    type: ElementTypeSchema,
+    description: z
+      .string()
+      .meta({ description: 'What the element holds and where (a CSS selector is given).' }),
+    count: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: 'How many were found on the page (counted, not guessed).' }),
+  })
+  .meta({ id: 'DetectedElement' });
+
+export const FollowPatternSchema = z
+  .object({
+    pattern: z.string().meta({
+      description: 'A regular expression on absolute URLs, usable as a crawl follow_pattern as is.',
+    }),
+    description: z.string(),
+    sample_urls: z
+      .array(z.string())
+      .meta({ description: 'Links on the page that match the pattern (every one of them matches).' }),
+  })
+  .meta({ id: 'FollowPattern' });
+
+/** The analysis as stored on a site (spec 2.17: 2.13 without job_id and sample_data). */
+export const AnalysisResultSchema = z
+  .object({
+    page_type: PageTypeSchema,
+    recommended_fetch_mode: z.enum(['static', 'dynamic']).meta({
+      description:
+        'static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the ' +
+        'content only appears after scripts run.',
+    }),
+    site_summary: z.string(),
+    suggested_schema: z.string().meta({
+      description:
+        'A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema.',
+    }),
+    sample_links: z.array(z.string()),
+    detected_elements: z.array(DetectedElementSchema),
+    follow_patterns: z.array(FollowPatternSchema),
+  })
+  .meta({ id: 'AnalysisResult' });
+export type AnalysisResult = z.infer<typeof AnalysisResultSchema>;
+
+export const AnalyzeRequestSchema = z
+  .object({
+    url: HttpUrlSchema,
+    depth: z.number().int().min(0).max(1).default(0).meta({
+      description:
+        '0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.',
+    }),
+    fetch_mode: FetchModeSchema.default('auto'),
+    capture_debug: z.boolean().default(true),
+  })
+  .strict()
+  .meta({ id: 'AnalyzeRequest' });
+export type AnalyzeRequest = z.infer<typeof AnalyzeRequestSchema>;
+
+export const AnalyzeResponseSchema = AnalysisResultSchema.extend({
+  job_id: z.string(),
+  sample_data: z.unknown().meta({ description: 'suggested_schema applied to this page.' }),
+}).meta({ id: 'AnalyzeResponse' });
+export type AnalyzeResponse = z.infer<typeof AnalyzeResponseSchema>;
