@@ -29,6 +29,8 @@ import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
 import { resultRoutes } from './routes/results.js';
 import { retryRoutes } from './routes/retry.js';
+import { schemaRoutes } from './routes/schemas.js';
+import { siteRoutes } from './routes/sites.js';
 import { streamRoutes } from './routes/stream.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -106,6 +108,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       await v1.register(debugRoutes(deps));
       await v1.register(streamRoutes(deps));
       await v1.register(webhookRoutes(deps));
+      await v1.register(siteRoutes(deps));
+      await v1.register(schemaRoutes(deps));
     },
     { prefix: API_PREFIX },
   );

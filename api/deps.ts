@@ -6,6 +6,8 @@ import type { DebugCaptureStore } from '../shared/store/debug-captures.js';
 import type { EventStore } from '../shared/store/event-store.js';
 import type { JobReader } from '../shared/store/jobs.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
+import type { SchemaLibraryStore } from '../shared/store/schema-library.js';
+import type { SiteStore } from '../shared/store/sites.js';
 import type { TenantStore } from '../shared/store/tenants.js';
 import type { WebhookStore } from '../shared/store/webhooks.js';
 
@@ -19,4 +21,6 @@ export interface ApiDeps {
   llm: LlmSettingsStore;
   debug: DebugCaptureStore;
   webhooks: WebhookStore;
+  sites: SiteStore;
+  schemaLibrary: SchemaLibraryStore;
 }

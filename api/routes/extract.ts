@@ -1,7 +1,7 @@
 // POST /api/v1/extract: runs an extract job and waits for it (decisions.md: 200 with the result).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CATEGORY_HTTP_STATUS, CategorizedError } from '../../shared/errors.js';
-import { type NormalizedSchema, normalizeSchema } from '../../shared/schema-input.js';
+import { type NormalizedSchema, normalizeSchema, validateSchemaYaml } from '../../shared/schema-input.js';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
 import {
   AcceptedJobSchema,
@@ -20,9 +20,13 @@ import { resolveWebhooks, type WebhookSources, withWebhooks } from '../webhook-d
 import { checkBaseUrl, jobLlmConfig } from './llm.js';
 
 /** Parses a schema field; an unusable schema is a 422 whose `errors[0].location` points inside it. */
-export function parseSchemaField(schema: unknown, location: string): NormalizedSchema {
+export function parseSchemaField<T>(
+  schema: T,
+  location: string,
+  parse: (input: T) => NormalizedSchema = normalizeSchema,
+): NormalizedSchema {
   try {
-    return normalizeSchema(schema);
+    return parse(schema);
   } catch (err) {
     if (!(err instanceof CategorizedError)) throw err;
     const details = err.details ?? {};
@@ -41,28 +45,45 @@ export function parseSchemaField(schema: unknown, location: string): NormalizedS
   }
 }
 
+/** A stored schema the tenant may use (its own or a public one); otherwise a 422 at `location`. */
+export async function usableSchema(deps: ApiDeps, tenantId: string, id: string, location: string) {
+  const doc = await deps.schemaLibrary.readable(tenantId, id);
+  if (doc) return doc;
+  const message = `no schema ${id}`;
+  throw new ProblemError({
+    slug: 'validation-error',
+    detail: message,
+    errors: [{ location, message, value: id }],
+  });
+}
+
 /**
- * What extract and crawl requests share before their job starts: the parsed schema (422 when unusable),
- * the model settings (a caller's base_url checked; a one-job key sealed with the job before the workflow
- * starts, so only a flag travels) and the webhook destinations.
+ * What extract and crawl requests share before their job starts: the parsed schema, inline or stored
+ * (schema_id; 422 when unusable), the model settings (a caller's base_url checked; a one-job key sealed
+ * with the job before the workflow starts, so only a flag travels) and the webhook destinations.
  */
 export async function prepareJobRequest(
   deps: ApiDeps,
   tenantId: string,
-  body: WebhookSources & { schema: unknown; llm_config?: LlmConfig },
+  body: WebhookSources & { schema?: unknown; schema_id?: string; llm_config?: LlmConfig },
 ) {
-  const schema = parseSchemaField(body.schema, 'body.schema');
+  const stored = body.schema_id ? await usableSchema(deps, tenantId, body.schema_id, 'body.schema_id') : null;
+  const schema = stored
+    ? parseSchemaField(stored.schema_yaml, 'body.schema_id', validateSchemaYaml)
+    : parseSchemaField(body.schema, 'body.schema');
   const llm = body.llm_config;
   if (llm) await checkBaseUrl(deps, llm.provider, llm.base_url, 'body.llm_config.base_url');
   const hooks = await resolveWebhooks(deps, tenantId, body);
-  const sealKey = llm?.api_key
-    ? (jobId: string) => deps.llm.putJobKey(jobId, llm.api_key as string)
-    : undefined;
+  // startJob runs this only for a job it creates, so an idempotent replay neither reseals nor recounts.
+  const beforeStart = async (jobId: string) => {
+    if (llm?.api_key) await deps.llm.putJobKey(jobId, llm.api_key);
+    if (stored) await deps.schemaLibrary.countUse(stored._id);
+  };
   return {
     schema,
     llm: jobLlmConfig(llm),
     webhooks: hooks ? { webhooks: hooks.plan } : {},
-    beforeStart: withWebhooks(sealKey, hooks),
+    beforeStart: withWebhooks(beforeStart, hooks),
   };
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isValidSelector } from '../cleaners.js';
-import { ExtractRequestSchema } from './extract.js';
+import { checkSchemaSource, ExtractRequestSchema } from './extract.js';
 
 export const MAX_DELAY_MS = 60_000;
 
@@ -12,7 +12,7 @@ export function parseDuration(text: string): number | null {
   return Math.round(Number(match[1]) * unit);
 }
 
-const RegexSchema = z
+export const RegexSchema = z
   .string()
   .min(1)
   .max(1000)
@@ -28,7 +28,7 @@ const RegexSchema = z
     { message: 'not a valid regular expression' },
   );
 
-const SelectorSchema = z
+export const SelectorSchema = z
   .string()
   .min(1)
   .max(1000)
@@ -96,6 +96,7 @@ export const CrawlRequestSchema = z
   .object({
     url: e.url,
     schema: e.schema,
+    schema_id: e.schema_id,
     options: CrawlOptionsSchema.default(CrawlOptionsSchema.parse({})),
     fetch_mode: e.fetch_mode,
     cleaner_chain: e.cleaner_chain,
@@ -106,6 +107,7 @@ export const CrawlRequestSchema = z
     webhook_url: e.webhook_url,
   })
   .strict()
+  .superRefine(checkSchemaSource)
   .meta({ id: 'CrawlRequest' });
 export type CrawlRequest = z.infer<typeof CrawlRequestSchema>;
 

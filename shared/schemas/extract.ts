@@ -33,10 +33,35 @@ export const SchemaInputSchema = z.union([z.string().min(1), z.record(z.string()
 
 export { CleanerStepSchema };
 
+/** The two ways to give a request its schema; exactly one is required. */
+export const SchemaSourceFields = {
+  schema: SchemaInputSchema.optional().meta({
+    description: 'The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).',
+  }),
+  schema_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({
+      description:
+        'A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at ' +
+        "body.schema_id. Each job created with it adds one to the schema's usage_count.",
+    }),
+};
+
+/** Both schema and schema_id, or neither, is a 422 naming the field to change. */
+export function checkSchemaSource(body: { schema?: unknown; schema_id?: string }, ctx: z.RefinementCtx) {
+  if (body.schema !== undefined && body.schema_id !== undefined)
+    ctx.addIssue({ code: 'custom', path: ['schema_id'], message: 'give schema or schema_id, not both' });
+  else if (body.schema === undefined && body.schema_id === undefined)
+    ctx.addIssue({ code: 'custom', path: ['schema'], message: 'required: give schema or schema_id' });
+}
+
 export const ExtractRequestSchema = z
   .object({
     url: HttpUrlSchema.meta({ description: 'http(s) URL of the page' }),
-    schema: SchemaInputSchema,
+    ...SchemaSourceFields,
     fetch_mode: FetchModeSchema.default('auto'),
     cleaner_chain: z
       .array(CleanerStepSchema)
@@ -53,6 +78,7 @@ export const ExtractRequestSchema = z
     ...WebhookSourceFields,
   })
   .strict()
+  .superRefine(checkSchemaSource)
   .meta({ id: 'ExtractRequest' });
 export type ExtractRequest = z.infer<typeof ExtractRequestSchema>;
 

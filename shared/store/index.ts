@@ -7,6 +7,8 @@ import { DebugCaptureStore } from './debug-captures.js';
 import { EventStore } from './event-store.js';
 import { JobReader } from './jobs.js';
 import { LlmSettingsStore } from './llm-settings.js';
+import { SchemaLibraryStore } from './schema-library.js';
+import { SiteStore } from './sites.js';
 import { TenantStore } from './tenants.js';
 import { WebhookStore } from './webhooks.js';
 
@@ -25,6 +27,8 @@ export function createStores(db: Db, config: Config) {
     llm: new LlmSettingsStore(db, secrets),
     debug: new DebugCaptureStore(db),
     webhooks: new WebhookStore(db, secrets),
+    sites: new SiteStore(db),
+    schemaLibrary: new SchemaLibraryStore(db),
   };
 }
 export type Stores = ReturnType<typeof createStores>;

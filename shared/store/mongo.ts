@@ -41,6 +41,14 @@ export const COLLECTIONS = {
   webhookDeliveries: 'webhook_deliveries',
   /** `_id` = `job:<job id>` or `webhook:<webhook id>`; the delivery ids in creation order. */
   webhookDeliveryIndex: 'webhook_delivery_index',
+  /** `_id` = `<tenant id>:<site id>`; a stored site. */
+  sites: 'sites',
+  /** `_id` = tenant id; the tenant's site ids in creation order. */
+  siteIndex: 'site_index',
+  /** `_id` = schema id; a stored schema (public ones are read by other tenants, so not tenant-composed). */
+  storedSchemas: 'stored_schemas',
+  /** `_id` = `tenant:<tenant id>` or `public`; schema id → the fields schema lists filter and sort on. */
+  schemaIndex: 'schema_index',
 } as const;
 
 export interface Mongo {

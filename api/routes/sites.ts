@@ -1,0 +1,157 @@
+// Stored sites of the caller's tenant.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AnalysisResult } from '../../shared/schemas/analyze.js';
+import { IdParamsSchema, PaginationQuerySchema } from '../../shared/schemas/common.js';
+import { standardErrors } from '../../shared/schemas/problem.js';
+import {
+  type SiteCrawlOptions,
+  SiteCreateSchema,
+  SiteListSchema,
+  SiteSchema,
+  type SiteUpdate,
+  SiteUpdateSchema,
+} from '../../shared/schemas/sites.js';
+import type { SiteDoc, SiteFields } from '../../shared/store/sites.js';
+import type { ApiDeps } from '../deps.js';
+import { notFound } from '../problem.js';
+import { usableSchema } from './extract.js';
+
+const siteResource = ({ _id, tenant_id, ...doc }: SiteDoc) => ({ ...doc, organization_id: tenant_id });
+
+type CrawlOptionsInput = NonNullable<SiteUpdate['crawl_options']>;
+type AnalysisInput = SiteUpdate['analysis_result'];
+
+/** Stored options are complete: an option the caller left out is null. */
+const storedCrawlOptions = (o: CrawlOptionsInput): SiteCrawlOptions => ({
+  follow_pattern: o.follow_pattern ?? null,
+  follow_selector: o.follow_selector ?? null,
+  max_depth: o.max_depth ?? null,
+  max_pages: o.max_pages ?? null,
+});
+
+/** An analyze response is saved without its job_id and sample_data. */
+function storedAnalysis(analysis: NonNullable<AnalysisInput> | null): AnalysisResult | null {
+  if (!analysis) return null;
+  const { job_id, sample_data, ...result } = analysis;
+  return result;
+}
+
+const checkDefaultSchema = async (deps: ApiDeps, tenantId: string, id: string | null | undefined) => {
+  if (id) await usableSchema(deps, tenantId, id, 'body.default_schema_id');
+};
+
+export const siteRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    const owned = async (tenantId: string, id: string) => {
+      const doc = await deps.sites.get(tenantId, id);
+      if (!doc) throw notFound(`site ${id}`);
+      return doc;
+    };
+
+    app.get(
+      '/sites',
+      {
+        schema: {
+          summary: 'List your stored sites, newest first',
+          tags: ['sites'],
+          querystring: PaginationQuerySchema,
+          response: { 200: SiteListSchema, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const { sites, total } = await deps.sites.list(request.tenant._id, request.query);
+        return { sites: sites.map(siteResource), total };
+      },
+    );
+
+    app.post(
+      '/sites',
+      {
+        schema: {
+          summary: 'Store a site',
+          description:
+            'url is required; domain is its host. default_schema_id must name a stored schema you can use ' +
+            '(yours or a public one), else 422. The body of an analyze response can be saved as ' +
+            'analysis_result unchanged (its job_id and sample_data are dropped). 201 with the site.',
+          tags: ['sites'],
+          body: SiteCreateSchema,
+          response: { 201: SiteSchema, ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const { url, name, crawl_options, analysis_result, ...rest } = request.body;
+        await checkDefaultSchema(deps, request.tenant._id, rest.default_schema_id);
+        const domain = new URL(url).hostname.toLowerCase();
+        const doc = await deps.sites.create(request.tenant._id, request.apiKeyId, {
+          ...rest,
+          name: name ?? domain,
+          url,
+          domain,
+          crawl_options: storedCrawlOptions(crawl_options),
+          analysis_result: storedAnalysis(analysis_result),
+        });
+        return reply.code(201).send(siteResource(doc));
+      },
+    );
+
+    app.get(
+      '/sites/:id',
+      {
+        schema: {
+          summary: 'Get a stored site',
+          tags: ['sites'],
+          params: IdParamsSchema,
+          response: { 200: SiteSchema, ...standardErrors },
+        },
+      },
+      async (request) => siteResource(await owned(request.tenant._id, request.params.id)),
+    );
+
+    app.put(
+      '/sites/:id',
+      {
+        schema: {
+          summary: 'Update a stored site',
+          description:
+            'Every field is optional and a missing one keeps its value; url is ignored (a site keeps its URL ' +
+            'and domain). crawl_options replaces the stored options as a whole; null clears ' +
+            'default_schema_id or analysis_result. 200 with the site.',
+          tags: ['sites'],
+          params: IdParamsSchema,
+          body: SiteUpdateSchema,
+          response: { 200: SiteSchema, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const { url, crawl_options, analysis_result, ...rest } = request.body;
+        await owned(request.tenant._id, request.params.id);
+        await checkDefaultSchema(deps, request.tenant._id, rest.default_schema_id);
+        const fields: SiteFields = { ...rest };
+        if (crawl_options) fields.crawl_options = storedCrawlOptions(crawl_options);
+        if (analysis_result !== undefined) fields.analysis_result = storedAnalysis(analysis_result);
+        const updated = await deps.sites.update(request.tenant._id, request.params.id, fields);
+        if (!updated) throw notFound(`site ${request.params.id}`);
+        return siteResource(updated);
+      },
+    );
+
+    app.delete(
+      '/sites/:id',
+      {
+        schema: {
+          summary: 'Delete a stored site',
+          tags: ['sites'],
+          params: IdParamsSchema,
+          response: { 204: z.null().meta({ description: 'Deleted' }), ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        if (!(await deps.sites.delete(request.tenant._id, request.params.id))) {
+          throw notFound(`site ${request.params.id}`);
+        }
+        return reply.code(204).send(null);
+      },
+    );
+  };

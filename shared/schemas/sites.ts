@@ -1,0 +1,111 @@
+// Stored sites (spec 2.17): a URL with the fetch mode, crawl options, default schema and analysis that suit it.
+import { z } from 'zod';
+import { AnalysisResultSchema } from './analyze.js';
+import { FetchModeSchema, HttpUrlSchema, TimestampSchema } from './common.js';
+import { RegexSchema, SelectorSchema } from './crawl.js';
+
+const crawlOptionFields = {
+  follow_pattern: RegexSchema.meta({
+    description: 'Regular expression on absolute URLs (crawl follow_pattern).',
+  }),
+  follow_selector: SelectorSchema.meta({
+    description: 'CSS selector of links to follow (crawl follow_selector).',
+  }),
+  max_depth: z.number().int().min(0).max(10).meta({ description: 'Link depth from the seed (0..10).' }),
+  max_pages: z.number().int().min(1).max(10_000).meta({ description: 'Pages processed at most (1..10000).' }),
+};
+
+export const SiteCrawlOptionsInputSchema = z
+  .object({
+    follow_pattern: crawlOptionFields.follow_pattern.nullable().optional(),
+    follow_selector: crawlOptionFields.follow_selector.nullable().optional(),
+    max_depth: crawlOptionFields.max_depth.nullable().optional(),
+    max_pages: crawlOptionFields.max_pages.nullable().optional(),
+  })
+  .strict()
+  .meta({
+    id: 'SiteCrawlOptionsInput',
+    description: 'Crawl options for the site, with the bounds of a crawl request; a missing option is null.',
+  });
+
+export const SiteCrawlOptionsSchema = z
+  .object({
+    follow_pattern: crawlOptionFields.follow_pattern.nullable(),
+    follow_selector: crawlOptionFields.follow_selector.nullable(),
+    max_depth: crawlOptionFields.max_depth.nullable(),
+    max_pages: crawlOptionFields.max_pages.nullable(),
+  })
+  .meta({ id: 'SiteCrawlOptions', description: 'Crawl options saved with the site; null when not set.' });
+export type SiteCrawlOptions = z.infer<typeof SiteCrawlOptionsSchema>;
+
+/** An analyze response can be saved as is: its job_id and sample_data are accepted and dropped. */
+export const SiteAnalysisInputSchema = AnalysisResultSchema.extend({
+  job_id: z.string().optional().meta({ description: 'Accepted from an analyze response, not stored.' }),
+  sample_data: z.unknown().optional().meta({ description: 'Accepted from an analyze response, not stored.' }),
+}).meta({
+  id: 'SiteAnalysisInput',
+  description: 'An analysis result (2.13). The body of an analyze response can be passed unchanged.',
+});
+
+const defaultSchemaId = z.string().min(1).max(200).nullable().meta({
+  description:
+    'A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.',
+});
+
+const siteFields = {
+  name: z.string().trim().min(1).max(200),
+  fetch_mode: FetchModeSchema,
+  default_schema_id: defaultSchemaId,
+  crawl_options: SiteCrawlOptionsInputSchema,
+  analysis_result: SiteAnalysisInputSchema.nullable(),
+};
+
+export const SiteCreateSchema = z
+  .object({
+    url: HttpUrlSchema.meta({ description: 'The site entry URL; its host becomes the domain.' }),
+    name: siteFields.name.optional().meta({ description: 'Default: the domain.' }),
+    fetch_mode: siteFields.fetch_mode.default('auto'),
+    default_schema_id: siteFields.default_schema_id.default(null),
+    crawl_options: siteFields.crawl_options.default({}),
+    analysis_result: siteFields.analysis_result.default(null),
+  })
+  .strict()
+  .meta({ id: 'SiteCreateRequest' });
+export type SiteCreate = z.infer<typeof SiteCreateSchema>;
+
+export const SiteUpdateSchema = z
+  .object({
+    ...siteFields,
+    url: z.string().meta({ description: 'Ignored: a site keeps the URL (and domain) it was created with.' }),
+  })
+  .partial()
+  .strict()
+  .meta({
+    id: 'SiteUpdateRequest',
+    description:
+      'Every field is optional and a missing one keeps its value. crawl_options, when given, replaces the ' +
+      'stored options as a whole; null clears default_schema_id or analysis_result.',
+  });
+export type SiteUpdate = z.infer<typeof SiteUpdateSchema>;
+
+export const SiteSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    url: z.string(),
+    domain: z.string().meta({ description: 'The host of url, lower case.' }),
+    fetch_mode: FetchModeSchema,
+    default_schema_id: z.string().nullable(),
+    organization_id: z.string().meta({ description: 'The tenant that owns the site.' }),
+    user_id: z.string().meta({ description: 'The id of the API key that created the site.' }),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+    crawl_options: SiteCrawlOptionsSchema,
+    analysis_result: AnalysisResultSchema.nullable(),
+  })
+  .meta({ id: 'Site' });
+export type Site = z.infer<typeof SiteSchema>;
+
+export const SiteListSchema = z
+  .object({ sites: z.array(SiteSchema), total: z.number().int() })
+  .meta({ id: 'SiteList' });
