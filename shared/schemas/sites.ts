@@ -24,7 +24,7 @@ export const SiteCrawlOptionsInputSchema = z
   })
   .strict()
   .meta({
-    id: 'SiteCrawlOptionsInput',
+    id: 'SiteCrawlOptionsRequest',
     description: 'Crawl options for the site, with the bounds of a crawl request; a missing option is null.',
   });
 
@@ -43,7 +43,7 @@ export const SiteAnalysisInputSchema = AnalysisResultSchema.extend({
   job_id: z.string().optional().meta({ description: 'Accepted from an analyze response, not stored.' }),
   sample_data: z.unknown().optional().meta({ description: 'Accepted from an analyze response, not stored.' }),
 }).meta({
-  id: 'SiteAnalysisInput',
+  id: 'SiteAnalysisRequest',
   description: 'An analysis result (2.13). The body of an analyze response can be passed unchanged.',
 });
 

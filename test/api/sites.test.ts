@@ -196,4 +196,14 @@ describe('/api/v1/sites', () => {
     assert.deepEqual((await call('GET', '/sites', undefined, other.apiKey)).json(), { sites: [], total: 0 });
     assert.equal((await call('GET', `/sites/${mine.id}`)).json().name, 'private.example.com');
   });
+
+  test('sites and schemas are documented in the OpenAPI document', async () => {
+    const res = await svc.app.inject({ url: '/api/v1/openapi.json' });
+    assert.equal(res.statusCode, 200, res.body);
+    const doc = res.json();
+    for (const name of ['Site', 'SiteCreateRequest', 'StoredSchema', 'SchemaCategory', 'SchemaVisibility'])
+      assert.ok(doc.components.schemas[name], name);
+    assert.ok(doc.paths['/api/v1/sites/{id}'].put);
+    assert.ok(doc.paths['/api/v1/schemas/{id}'].delete);
+  });
 });
