@@ -1,4 +1,6 @@
 // The API's composition root: deps in, a Fastify instance (not yet listening) out.
+import type { Writable } from 'node:stream';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -10,6 +12,8 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { apiLoggerOptions, registerRequestLogContext } from '../shared/telemetry/api-logging.js';
+import type { Tracing } from '../shared/telemetry/tracing.js';
 import { API_PREFIX, registerAuth } from './auth.js';
 import type { ApiDeps } from './deps.js';
 import {
@@ -63,12 +67,16 @@ function problemMediaTypes(document: Record<string, unknown>) {
   return document;
 }
 
-export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
+export interface AppOptions {
+  /** From startTracing: a span per request (the parent of the workflow start). */
+  tracing?: Tracing | null;
+  /** Where the JSON log lines go (default stdout). */
+  logStream?: Writable;
+}
+
+export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger:
-      deps.config.LOG_LEVEL === 'silent'
-        ? false
-        : { level: deps.config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] },
+    logger: apiLoggerOptions(deps.config, options.logStream),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     trustProxy: false,
     genReqId: () => crypto.randomUUID(),
@@ -76,6 +84,13 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandlers(app);
+  if (options.tracing) {
+    const otel = new FastifyOtelInstrumentation({
+      instrumentHooks: false,
+      ignorePaths: ({ url }) => /^\/(docs|healthz|readyz)\b/.test(url),
+    });
+    await app.register(otel.plugin());
+  }
 
   await app.register(swagger, {
     openapi: {
@@ -90,6 +105,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await registerAuth(app, deps);
+  registerRequestLogContext(app);
 
   await app.register(healthRoutes(deps));
   await app.register(

@@ -53,6 +53,12 @@ export const ConfigSchema = z.object({
   LLM_MAX_CONTENT_CHARS: z.coerce.number().int().min(1000).default(120_000),
   PRICE_MARKUP: z.coerce.number().min(0).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Tracing off. On, spans go over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT when set, else to TRACES_FILE. */
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
+  OTEL_SERVICE_NAME: optionalString,
+  /** JSON lines of finished spans without an OTLP endpoint; `-` writes them to stderr. Default DATA_DIR/traces.jsonl. */
+  TRACES_FILE: optionalString,
   /** Waits before webhook delivery attempts 2 and 3 (ms, comma-separated); tests shorten them. */
   WEBHOOK_RETRY_DELAYS_MS: z
     .string()

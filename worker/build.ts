@@ -7,8 +7,10 @@ import { createActivities } from '../activities/index.js';
 import type { Config } from '../shared/config.js';
 import { createStores } from '../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
+import type { Tracing } from '../shared/telemetry/tracing.js';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes.js';
-import { installRuntime } from './runtime.js';
+import { workerInterceptors, workerSinks } from './interceptors.js';
+import { installRuntime, type LogDestination } from './runtime.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -19,8 +21,15 @@ export interface RunningWorker {
   shutdown(): Promise<void>;
 }
 
-export async function buildWorker(config: Config): Promise<RunningWorker> {
-  installRuntime(config.LOG_LEVEL);
+export interface WorkerOptions {
+  /** From startTracing: spans for workflows and activities, exported with the process's other spans. */
+  tracing?: Tracing | null;
+  /** Where the worker's JSON log lines go (default stderr); the runtime's logger is per process. */
+  logDestination?: LogDestination;
+}
+
+export async function buildWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
+  installRuntime(config.LOG_LEVEL, options.logDestination);
   const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
   await ensureIndexes(mongo.db);
   const client = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -36,6 +45,8 @@ export async function buildWorker(config: Config): Promise<RunningWorker> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
     activities,
+    interceptors: workerInterceptors(options.tracing),
+    sinks: workerSinks(options.tracing),
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS,
   });

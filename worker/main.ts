@@ -1,11 +1,17 @@
 // Worker entry point: runs until SIGINT/SIGTERM, then drains and exits.
+import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../shared/config.js';
+import { startTracing } from '../shared/telemetry/tracing.js';
 import { buildWorker } from './build.js';
 
 const config = loadConfig();
-const worker = await buildWorker(config);
-process.stderr.write(
-  `worker polling task queue "${config.TEMPORAL_TASK_QUEUE}" on ${config.TEMPORAL_ADDRESS}\n`,
-);
+const tracing = startTracing(config, { serviceName: 'extract-service-worker' });
+const worker = await buildWorker(config, { tracing });
+Runtime.instance().logger.info('worker polling', {
+  taskQueue: config.TEMPORAL_TASK_QUEUE,
+  temporalAddress: config.TEMPORAL_ADDRESS,
+  tracing: tracing ? (config.OTEL_EXPORTER_OTLP_ENDPOINT ? 'otlp' : 'file') : 'off',
+});
 await worker.run();
 await worker.shutdown();
+await tracing?.shutdown();

@@ -6,6 +6,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { temporal } from '@temporalio/proto';
 import { type ReplayResult, Worker } from '@temporalio/worker';
 import { WORKFLOWS_PATH } from './build.js';
+import { workflowInterceptorModules } from './interceptors.js';
 
 export type History = temporal.api.history.v1.IHistory;
 
@@ -33,7 +34,11 @@ export async function replayHistories(
 ): Promise<ReplayOutcome[]> {
   const outcomes: ReplayOutcome[] = [];
   const results: AsyncIterable<ReplayResult> = Worker.runReplayHistories(
-    { workflowsPath, replayName: 'extract-service-replay' },
+    {
+      workflowsPath,
+      replayName: 'extract-service-replay',
+      interceptors: { workflowModules: workflowInterceptorModules(null) },
+    },
     histories,
   );
   for await (const result of results) {

@@ -2,6 +2,7 @@
 // here when a file runs alone), a real worker on its own task queue, the Fastify app, a fake model server,
 // and a tenant with an API key. Each call gets a fresh database, so test files never see each other's data.
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../../api/app.js';
 import type { ApiDeps } from '../../api/deps.js';
@@ -9,6 +10,8 @@ import { type Infra, startInfra } from '../../scripts/lib/stack.js';
 import { type Config, loadConfig } from '../../shared/config.js';
 import { createStores } from '../../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../../shared/store/mongo.js';
+import { clientInterceptors } from '../../shared/telemetry/temporal-client.js';
+import type { Tracing } from '../../shared/telemetry/tracing.js';
 import { buildWorker, type RunningWorker } from '../../worker/build.js';
 import { type FakeLlmServer, startFakeLlmServer } from './fake-llm-server.js';
 
@@ -45,7 +48,15 @@ export interface TestService {
 }
 
 export async function startTestService(
-  opts: { env?: Record<string, string>; worker?: boolean; infra?: InfraHandle } = {},
+  opts: {
+    env?: Record<string, string>;
+    worker?: boolean;
+    infra?: InfraHandle;
+    /** From startTracing (e.g. with an in-memory exporter): the API, client and worker are traced. */
+    tracing?: Tracing;
+    /** Receives the API's and the worker's JSON log lines (the worker's only if its runtime is not yet installed). */
+    logStream?: Writable;
+  } = {},
 ): Promise<TestService> {
   const infra = opts.infra ?? (await useInfra());
   const llm = await startFakeLlmServer();
@@ -68,11 +79,15 @@ export async function startTestService(
   const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
   await ensureIndexes(mongo.db);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const temporal = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    interceptors: clientInterceptors(opts.tracing),
+  });
   const stores = createStores(mongo.db, config);
   const { tenants } = stores;
   const deps: ApiDeps = { config, db: mongo.db, temporal, ...stores };
-  const app = await buildApp(deps);
+  const app = await buildApp(deps, { tracing: opts.tracing, logStream: opts.logStream });
   const newTenant = async (name: string) => {
     const tenant = await tenants.ensureTenant(name);
     const { key } = await tenants.createKey(tenant._id, 'test');
@@ -91,7 +106,7 @@ export async function startTestService(
     tenantId: main.tenantId,
     newTenant,
     async startWorker() {
-      const w = await buildWorker(config);
+      const w = await buildWorker(config, { tracing: opts.tracing, logDestination: opts.logStream });
       void w.run();
       service.worker = w;
       return w;

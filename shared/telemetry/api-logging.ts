@@ -1,0 +1,62 @@
+// The API's log lines: pino JSON (Fastify's logger), secrets redacted, and each request's lines carrying its
+// request id (Fastify's reqId) and, once known, its tenant and job. Tenant and job are learned after the
+// request's child logger exists, so they are kept beside it and merged into each line by a pino mixin.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { JobContext } from './job-context.js';
+import { scrubSecrets } from './redact.js';
+
+const fieldsByLogger = new WeakMap<object, JobContext>();
+const requestLogger = new AsyncLocalStorage<object>();
+
+const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  '*.authorization',
+  '*.api_key',
+  '*.apiKey',
+  '*.secret',
+  '*.password',
+];
+
+/** Fastify's `logger` option: false when LOG_LEVEL is silent. */
+export function apiLoggerOptions(config: Config, stream?: Writable) {
+  if (config.LOG_LEVEL === 'silent') return false;
+  return {
+    level: config.LOG_LEVEL,
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    mixin: (_merge: object, _level: number, logger: object) => fieldsByLogger.get(logger) ?? {},
+    hooks: { streamWrite: scrubSecrets },
+    ...(stream ? { stream } : {}),
+  };
+}
+
+/** Adds job fields to every later line of this (request) logger. */
+export function annotateLog(logger: object, fields: JobContext): void {
+  fieldsByLogger.set(logger, { ...fieldsByLogger.get(logger), ...fields });
+}
+
+/** Adds job fields to the lines of the request being handled, if any (e.g. from a Temporal interceptor). */
+export function annotateCurrentRequest(fields: JobContext): void {
+  const logger = requestLogger.getStore();
+  if (logger) annotateLog(logger, fields);
+}
+
+/**
+ * After authentication: the tenant, and the job a /jobs/{id} route is about, go on the request's lines, and
+ * the request's logger is reachable from code it calls (annotateCurrentRequest).
+ */
+export function registerRequestLogContext(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const tenantId = (request as { tenant?: { _id?: string } | null }).tenant?._id;
+    const id = (request.params as { id?: unknown } | undefined)?.id;
+    annotateLog(request.log, {
+      ...(tenantId ? { tenantId } : {}),
+      ...(typeof id === 'string' && id.startsWith('job_') ? { jobId: id } : {}),
+    });
+    requestLogger.run(request.log, done);
+  });
+}

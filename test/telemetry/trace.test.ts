@@ -1,0 +1,86 @@
+// One trace from the API request through the workflow start, the workflow and its activities to the outbound
+// page fetch and model call, on the real service with an in-memory exporter.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { loadConfig } from '../../shared/config.js';
+import { startTracing, type Tracing } from '../../shared/telemetry/tracing.js';
+import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing;
+let svc: TestService;
+let site: FixtureSite;
+
+before(async () => {
+  tracing = startTracing(loadConfig({}), { serviceName: 'trace-test', exporter }) as Tracing;
+  svc = await startTestService({ tracing });
+  site = await startFixtureSite();
+  site.route(
+    '/product',
+    html(
+      'Blue Kettle',
+      '<main><h1>Blue Kettle</h1><p>Price: 24.5</p><p>A kettle that boils water.</p></main>',
+    ),
+  );
+});
+after(async () => {
+  await site?.close();
+  await svc?.close();
+  await tracing?.shutdown();
+});
+
+async function spansUntil(done: (spans: ReadableSpan[]) => boolean, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const spans = exporter.getFinishedSpans();
+    if (done(spans)) return spans;
+    if (Date.now() > deadline) throw new Error(`spans so far: ${spans.map((s) => s.name).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('an extract is one trace: request, workflow start, workflow, activities, fetch and model call', async () => {
+  exporter.reset();
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/extract',
+    headers: svc.auth(),
+    payload: { url: `${site.url}/product`, schema: { name: 'string', price: 'number' } },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  const jobId = res.json().job_id as string;
+
+  const request = (s: ReadableSpan) => s.name === 'request' && s.attributes['url.path'] === '/api/v1/extract';
+  const named = (name: string) => (s: ReadableSpan) => s.name === name;
+  const outbound = (prefix: string) => (s: ReadableSpan) =>
+    String(s.attributes['url.full']).startsWith(prefix);
+  const wanted = {
+    request,
+    start: named('StartWorkflow:extractWorkflow'),
+    run: named('RunWorkflow:extractWorkflow'),
+    fetchPage: named('RunActivity:fetchPage'),
+    cleanContent: named('RunActivity:cleanContent'),
+    extractWithModel: named('RunActivity:extractWithModel'),
+    recordEvents: named('RunActivity:recordEvents'),
+    pageFetch: outbound(`${site.url}/product`),
+    modelCall: outbound(svc.llm.openaiBaseUrl),
+  };
+  const spans = await spansUntil((all) => Object.values(wanted).every((match) => all.some(match)));
+  const found = Object.fromEntries(
+    Object.entries(wanted).map(([key, match]) => [key, spans.find(match) as ReadableSpan]),
+  );
+  const traceId = found.request?.spanContext().traceId;
+  for (const [key, span] of Object.entries(found)) {
+    assert.equal(span.spanContext().traceId, traceId, `${key} (${span.name}) is in the request's trace`);
+  }
+  // The outbound calls are children of the activities that made them.
+  assert.equal(found.pageFetch?.parentSpanId, found.fetchPage?.spanContext().spanId);
+  assert.equal(found.modelCall?.parentSpanId, found.extractWithModel?.spanContext().spanId);
+  assert.equal(found.modelCall?.attributes['http.request.method'], 'POST');
+  // Activity spans name the job.
+  assert.equal(found.fetchPage?.attributes['job.id'], jobId);
+  assert.equal(found.fetchPage?.attributes['tenant.id'], svc.tenantId);
+  assert.equal(found.run?.attributes.workflowId, `extract-${jobId}`);
+});

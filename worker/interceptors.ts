@@ -1,0 +1,66 @@
+// The worker's interceptors: job context on every activity and workflow log line, and with tracing the
+// OpenTelemetry ones (RunWorkflow/StartActivity spans in the sandbox, RunActivity spans here) plus the sink
+// that carries workflow spans out of the sandbox to this process's span processor.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { trace } from '@opentelemetry/api';
+import type { Context } from '@temporalio/activity';
+import { defaultPayloadConverter } from '@temporalio/common';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
+import type { ActivityInterceptors, InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
+import type { Sinks } from '@temporalio/workflow';
+import { JOB_HEADER, type JobContext, jobContextOf, jobIdOf } from '../shared/telemetry/job-context.js';
+import type { Tracing } from '../shared/telemetry/tracing.js';
+
+const require = createRequire(import.meta.url);
+
+/** Workflow interceptor modules, for the worker and for replay (which must bundle the same code). */
+export function workflowInterceptorModules(tracing: Tracing | null | undefined): string[] {
+  const own = fileURLToPath(new URL('./workflow-interceptors.ts', import.meta.url));
+  return tracing
+    ? [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'), own]
+    : [own];
+}
+
+/** jobId/tenantId from the workflow's header (or the input) on the activity's log lines and span. */
+function jobActivityInterceptors(ctx: Context): ActivityInterceptors {
+  const job: JobContext = { jobId: jobIdOf(ctx.info.workflowExecution?.workflowId) };
+  return {
+    inbound: {
+      execute(input, next) {
+        const header = input.headers[JOB_HEADER];
+        Object.assign(
+          job,
+          jobContextOf(header ? defaultPayloadConverter.fromPayload(header) : undefined),
+          jobContextOf(input.args[0]),
+        );
+        trace.getActiveSpan()?.setAttributes({ 'job.id': job.jobId, 'tenant.id': job.tenantId });
+        return next(input);
+      },
+    },
+    outbound: { getLogAttributes: (attributes, next) => next({ ...attributes, ...job }) },
+  };
+}
+
+export function workerInterceptors(tracing: Tracing | null | undefined): WorkerInterceptors {
+  return {
+    workflowModules: workflowInterceptorModules(tracing),
+    activity: tracing
+      ? [
+          (ctx) => ({
+            inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+            outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+          }),
+          jobActivityInterceptors,
+        ]
+      : [jobActivityInterceptors],
+  };
+}
+
+export function workerSinks(tracing: Tracing | null | undefined): InjectedSinks<Sinks> | undefined {
+  return tracing ? { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) } : undefined;
+}
