@@ -93,7 +93,9 @@ export const StoredSchemaSchema = z
     tags: z.array(z.string()).nullable(),
     visibility: SchemaVisibilitySchema,
     is_platform: z.boolean().meta({
-      description: 'true for schemas the service provides to every tenant; tenant schemas are always false.',
+      description:
+        'true for schemas the service itself provides to every tenant (none ship yet); schemas stored ' +
+        'through this API are always false.',
     }),
     usage_count: z.number().int().meta({
       description:

@@ -111,14 +111,16 @@ export class SchemaLibraryStore {
       const doc = await this.index.findOne({ _id: key });
       for (const [id, summary] of Object.entries(doc?.entries ?? {})) entries.set(id, summary);
     }
+    // Reversed first: the sort is stable, so schemas created in the same millisecond stay newest first.
     const ids = [...entries]
+      .reverse()
       .filter(
         ([, s]) =>
           (!query.category || s.category === query.category) &&
           (!query.visibility || s.visibility === query.visibility) &&
           (!query.tag || (s.tags ?? []).includes(query.tag)),
       )
-      .sort(([a, x], [b, y]) => y.created_at.localeCompare(x.created_at) || b.localeCompare(a))
+      .sort(([, x], [, y]) => y.created_at.localeCompare(x.created_at))
       .map(([id]) => id);
     const page = ids.slice(query.offset, query.offset + query.limit);
     const docs = await Promise.all(page.map((id) => this.readable(tenantId, id)));
