@@ -1,4 +1,8 @@
 // createActivities(deps): the worker registers these; workflows import their types only.
+import { makeAnalyzePage } from './analyze/analyze-page.js';
+import { makeClassifyLinks } from './analyze/classify-links.js';
+import { makeRecordAnalysis } from './analyze/record-analysis.js';
+import { makeSuggestAnalysis } from './analyze/suggest-analysis.js';
 import { makeCleanContent } from './clean-content.js';
 import { makeCrawlPage } from './crawl-page.js';
 import { makeDeliverWebhook } from './deliver-webhook.js';
@@ -15,6 +19,10 @@ export function createActivities(deps: ActivityDeps) {
     extractWithModel: makeExtractWithModel(deps),
     crawlPage: makeCrawlPage(deps),
     deliverWebhook: makeDeliverWebhook(deps),
+    analyzePage: makeAnalyzePage(deps),
+    classifyLinks: makeClassifyLinks(deps),
+    suggestAnalysis: makeSuggestAnalysis(deps),
+    recordAnalysis: makeRecordAnalysis(deps),
   };
 }
 

@@ -23,6 +23,7 @@ import {
   problemTypeUri,
   registerProblemHandlers,
 } from './problem.js';
+import { analyzeRoutes } from './routes/analyze.js';
 import { cleanerRoutes } from './routes/cleaners.js';
 import { crawlRoutes } from './routes/crawl.js';
 import { debugRoutes } from './routes/debug.js';
@@ -115,6 +116,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       );
       await v1.register(extractRoutes(deps));
       await v1.register(crawlRoutes(deps));
+      await v1.register(analyzeRoutes(deps));
       await v1.register(retryRoutes(deps));
       await v1.register(cleanerRoutes(deps));
       await v1.register(jobRoutes(deps));

@@ -1,6 +1,7 @@
 // Read models → API resources. The projections carry bookkeeping (tenant, last_seq) the API never shows.
 import type { JobView } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
+import type { AnalyzeResponse } from '../shared/schemas/analyze.js';
 import type { ExtractResponse } from '../shared/schemas/extract.js';
 import type { Job } from '../shared/schemas/job.js';
 import type { JobResult } from '../shared/schemas/results.js';
@@ -58,6 +59,11 @@ export function extractResponse(job: JobView, page: ResultView): ExtractResponse
       is_byok: page.is_byok,
     },
   };
+}
+
+/** An analyze job's one page result holds the analysis with its sample_data (activities/analyze). */
+export function analyzeResponse(job: JobView, page: ResultView): AnalyzeResponse {
+  return { ...(page.data as Omit<AnalyzeResponse, 'job_id'>), job_id: job.id };
 }
 
 /** A page result as the results endpoint (and the stream's result events) show it: spec fields first. */

@@ -1,7 +1,11 @@
 // Temporal names shared by the API, the worker and the workflows. Only @temporalio/common (workflow-safe).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
-export const WORKFLOW_TYPES = { extract: 'extractWorkflow', crawl: 'crawlWorkflow' } as const;
+export const WORKFLOW_TYPES = {
+  extract: 'extractWorkflow',
+  crawl: 'crawlWorkflow',
+  analyze: 'analyzeWorkflow',
+} as const;
 
 export const JOB_TYPES = ['extract', 'crawl', 'analyze'] as const;
 export type JobType = (typeof JOB_TYPES)[number];

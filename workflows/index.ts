@@ -1,5 +1,6 @@
 // Every workflow the worker runs; the bundler starts from this file.
 
+export { analyzeWorkflow } from './analyze.js';
 export { crawlWorkflow } from './crawl.js';
 export { extractWorkflow } from './extract.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';

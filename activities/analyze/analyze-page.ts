@@ -1,0 +1,126 @@
+// The analyzePage activity: fetch the page (in auto mode both statically and in the browser, to compare),
+// parse its structure, store its cleaned content and the model's evidence by id, and return the compact
+// structural summary. Page content never leaves the store.
+import { ApplicationFailure } from '@temporalio/common';
+import { CategorizedError } from '../../shared/errors.js';
+import { needsScripts } from '../browser/app-shell.js';
+import { scanPage } from '../browser/page-signals.js';
+import { runChain } from '../cleaners/index.js';
+import type { ActivityDeps } from '../deps.js';
+import { categorized } from '../failure.js';
+import { type FetchPageResult, makeFetchPage } from '../fetch-page.js';
+import { type LinkSample, pickSamples } from './classify-links.js';
+import { evidenceDocument } from './evidence.js';
+import { type FetchEvidence, recommendFetchMode } from './fetch-mode.js';
+import { analyzeStructure, type PageStructure } from './page-structure.js';
+
+export interface AnalyzePageInput {
+  jobId: string;
+  url: string;
+  fetchMode: 'auto' | 'static' | 'dynamic';
+  /** Made by the workflow; the stored contents are `<id>:static`, `:dynamic`, `:clean` and `:evidence`. */
+  contentId: string;
+}
+
+export interface AnalyzePageResult {
+  structure: PageStructure;
+  fetch: { finalUrl: string; fetchMode: 'static' | 'dynamic'; fetchedAt: string; durationMs: number };
+  recommended: { mode: 'static' | 'dynamic'; reason: string };
+  cleanedId: string;
+  evidenceId: string;
+  cleanDurationMs: number;
+  /** The linked pages depth 1 would classify (a few links of the top follow patterns). */
+  linkSamples: LinkSample[];
+}
+
+interface Fetched {
+  result: FetchPageResult;
+  body: string;
+  structure: PageStructure;
+  evidence: FetchEvidence;
+}
+
+export function makeAnalyzePage(deps: ActivityDeps) {
+  const fetchPage = makeFetchPage(deps);
+
+  async function fetchIn(mode: 'static' | 'dynamic', input: AnalyzePageInput): Promise<Fetched> {
+    const result = await fetchPage({ ...input, fetchMode: mode, contentId: `${input.contentId}:${mode}` });
+    const { body } = await deps.contents.get(result.contentId);
+    const structure = analyzeStructure(body, result.finalUrl);
+    const signals = scanPage(body);
+    const evidence = {
+      textLength: signals.textLength,
+      items: structure.items,
+      scriptNeed: needsScripts(signals),
+    };
+    return { result, body, structure, evidence };
+  }
+
+  /** Auto: both modes when the worker has a browser; a static page missing its content counts as empty. */
+  async function fetchBoth(input: AnalyzePageInput) {
+    const statically = await fetchIn('static', input).catch((err: unknown) => err as Error);
+    if (!deps.browser) {
+      if (statically instanceof Error) throw statically;
+      return { chosen: statically, recommended: recommendFetchMode(statically.evidence, null) };
+    }
+    const rendered = await fetchIn('dynamic', input).catch((err: unknown) => err as Error);
+    if (statically instanceof Error) {
+      // Content missing without scripts, or a wall a browser may get past: the rendered page decides.
+      if (rendered instanceof Error) throw missingContent(statically) ? rendered : statically;
+      return {
+        chosen: rendered,
+        recommended: { mode: 'dynamic' as const, reason: `static fetch failed: ${statically.message}` },
+      };
+    }
+    if (rendered instanceof Error) {
+      if (categoryOf(rendered) === 'cancelled') throw rendered;
+      return {
+        chosen: statically,
+        recommended: { mode: 'static' as const, reason: 'the browser could not render the page' },
+      };
+    }
+    const recommended = recommendFetchMode(statically.evidence, rendered.evidence);
+    return { chosen: recommended.mode === 'dynamic' ? rendered : statically, recommended };
+  }
+
+  return async function analyzePage(input: AnalyzePageInput): Promise<AnalyzePageResult> {
+    return categorized(async () => {
+      const { chosen, recommended } =
+        input.fetchMode === 'auto'
+          ? await fetchBoth(input)
+          : {
+              chosen: await fetchIn(input.fetchMode, input),
+              recommended: { mode: input.fetchMode, reason: `fetch_mode ${input.fetchMode} was asked for` },
+            };
+      const started = Date.now();
+      const source = await deps.contents.get(chosen.result.contentId);
+      const cleaned = runChain(chosen.body, [{ name: 'markdown' }], { baseUrl: chosen.result.finalUrl });
+      if (!cleaned.trim())
+        throw new CategorizedError('insufficient_content', 'the page has no readable content');
+      const cleanedId = `${input.contentId}:clean`;
+      const evidenceId = `${input.contentId}:evidence`;
+      await deps.contents.put({ ...source, _id: cleanedId, kind: 'cleaned', body: cleaned });
+      const cleanDurationMs = Date.now() - started;
+      const evidence = evidenceDocument(chosen.structure, cleaned);
+      await deps.contents.put({ ...source, _id: evidenceId, kind: 'cleaned', body: evidence });
+      const { finalUrl, fetchMode, fetchedAt, durationMs } = chosen.result;
+      return {
+        structure: chosen.structure,
+        fetch: { finalUrl, fetchMode, fetchedAt, durationMs },
+        recommended,
+        cleanedId,
+        evidenceId,
+        cleanDurationMs,
+        linkSamples: pickSamples(chosen.structure.patterns),
+      };
+    });
+  };
+}
+
+function categoryOf(err: Error): string | null {
+  return err instanceof ApplicationFailure ? (err.type ?? null) : null;
+}
+
+function missingContent(err: Error): boolean {
+  return categoryOf(err) === 'insufficient_content';
+}

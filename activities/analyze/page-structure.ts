@@ -1,0 +1,69 @@
+// One page's structure, parsed once: elements and their counts, the main repeated block, pagination, follow
+// patterns, sample links, the page type the evidence suggests and candidate fields. Compact enough to pass
+// through workflow history (no page text beyond short samples). Pure.
+import { load } from 'cheerio';
+import { type CandidateField, itemFields, singleItemFields } from './candidate-fields.js';
+import { countPage, type DetectedElement, describeElements } from './elements.js';
+import { collectLinks, groupPatterns, type PatternDraft, sampleLinks } from './link-patterns.js';
+import { guessPageType, type PageTypeGuess } from './page-type.js';
+import { findPagination } from './pagination.js';
+import { findRepeatedBlocks, mainBlock } from './repeated-blocks.js';
+import { isListingType } from './suggested-schema.js';
+
+export interface PageStructure {
+  url: string;
+  title: string;
+  guess: PageTypeGuess;
+  elements: DetectedElement[];
+  patterns: PatternDraft[];
+  sampleLinks: string[];
+  fields: CandidateField[];
+  /** Selector of the main repeated block, if any, and its size. */
+  itemSelector: string | null;
+  items: number;
+}
+
+const MAX_BLOCKS = 3;
+
+export function analyzeStructure(html: string, url: string): PageStructure {
+  const $ = load(html);
+  const blocks = findRepeatedBlocks($);
+  const main = mainBlock(blocks);
+  const pagination = findPagination($, url);
+  const found = countPage($);
+  const guess = guessPageType({
+    url,
+    counts: found.counts,
+    items: main?.count ?? 0,
+    itemsWithLinks: main?.withLinks ?? 0,
+    paginationLinks: pagination.urls.length,
+  });
+  const links = collectLinks($, url, main?.selector ?? null, new Set(pagination.urls));
+  const repeated: DetectedElement[] = blocks.slice(0, MAX_BLOCKS).map((b) => ({
+    name: `${b === main ? 'main ' : ''}repeated items (${b.selector.split(' > ').at(-1)})`,
+    type: b.inChrome ? 'link_list' : 'repeated_item',
+    count: b.count,
+    description: `${b.count} blocks matching ${b.selector}, ${b.withLinks} of them with a link${b.inChrome ? ' (in site navigation)' : ''}`,
+  }));
+  const paging: DetectedElement[] = pagination.urls.length
+    ? [
+        {
+          name: 'pagination',
+          type: 'pagination',
+          count: pagination.urls.length,
+          description: `links to ${pagination.urls.length} other pages of this listing (${pagination.selector})`,
+        },
+      ]
+    : [];
+  return {
+    url,
+    title: $('title').first().text().replace(/\s+/g, ' ').trim().slice(0, 200),
+    guess,
+    elements: [...repeated, ...paging, ...describeElements($, found)],
+    patterns: groupPatterns(links),
+    sampleLinks: sampleLinks(links),
+    fields: isListingType(guess.type) && main ? itemFields($, main.selector) : singleItemFields($),
+    itemSelector: main?.selector ?? null,
+    items: main?.count ?? 0,
+  };
+}

@@ -1,0 +1,96 @@
+// The recordAnalysis activity: applies the suggested schema to the page (sample_data, through the extraction
+// path), assembles the analysis and records it as the job's one page result, with the usage of every model
+// call, under the seq the workflow reserved. The analysis never passes back through workflow history.
+import type { PageCompletedData } from '../../shared/events.js';
+import { validateSchemaYaml } from '../../shared/schema-input.js';
+import { AnalysisResultSchema } from '../../shared/schemas/analyze.js';
+import type { ActivityDeps } from '../deps.js';
+import { categorized } from '../failure.js';
+import type { JobLlmConfig } from '../llm/chain.js';
+import { composeAnalysis } from './analysis-result.js';
+import type { LinkClass } from './classify-links.js';
+import { addUsage, runModelStep } from './model-step.js';
+import type { PageStructure } from './page-structure.js';
+import type { Suggestion } from './suggest-analysis.js';
+
+export interface RecordAnalysisInput {
+  jobId: string;
+  tenantId: string;
+  pageId: string;
+  url: string;
+  cleanedId: string;
+  fetch: { finalUrl: string; fetchMode: 'static' | 'dynamic'; fetchedAt: string; durationMs: number };
+  cleanDurationMs: number;
+  structure: PageStructure;
+  recommendedFetchMode: 'static' | 'dynamic';
+  suggestion: Suggestion;
+  classes: LinkClass[];
+  captureDebug: boolean;
+  llm?: JobLlmConfig;
+  eventSeq: number;
+  eventId: string;
+}
+
+export function makeRecordAnalysis(deps: ActivityDeps) {
+  return async function recordAnalysis(input: RecordAnalysisInput): Promise<{ pageType: string }> {
+    return categorized(async () => {
+      const { suggestion } = input;
+      const sample = await runModelStep(deps, {
+        jobId: input.jobId,
+        tenantId: input.tenantId,
+        pageId: `${input.pageId}-sample`,
+        contentId: input.cleanedId,
+        url: input.url,
+        depth: 0,
+        parentUrl: null,
+        schema: validateSchemaYaml(suggestion.schemaYaml),
+        fetch: input.fetch,
+        cleanDurationMs: input.cleanDurationMs,
+        jobType: 'analyze',
+        captureDebug: input.captureDebug,
+        llm: input.llm,
+      });
+      const analysis = AnalysisResultSchema.parse(
+        composeAnalysis({
+          structure: input.structure,
+          pageType: suggestion.pageType,
+          siteSummary: suggestion.siteSummary,
+          suggestedSchema: suggestion.schemaYaml,
+          recommendedFetchMode: input.recommendedFetchMode,
+          classes: input.classes,
+        }),
+      );
+      const data: PageCompletedData = {
+        page_id: input.pageId,
+        url: input.url,
+        final_url: input.fetch.finalUrl,
+        depth: 0,
+        parent_url: null,
+        data: { ...analysis, sample_data: sample.data },
+        input_format: 'structured',
+        fetch_mode: input.fetch.fetchMode,
+        fetched_at: input.fetch.fetchedAt,
+        fetch_duration_ms: input.fetch.durationMs,
+        clean_duration_ms: input.cleanDurationMs,
+        extract_duration_ms: suggestion.durationMs + sample.durationMs,
+        provider: suggestion.provider,
+        model: suggestion.model,
+        fallback_position: suggestion.fallbackPosition,
+        usage: addUsage(suggestion.usage, sample.usage),
+        price_known: suggestion.priceKnown && sample.priceKnown,
+      };
+      await deps.events.append([
+        {
+          type: 'page.completed',
+          data,
+          job_id: input.jobId,
+          tenant_id: input.tenantId,
+          seq: input.eventSeq,
+          event_id: input.eventId,
+          at: new Date().toISOString(),
+        },
+      ]);
+      return { pageType: analysis.page_type };
+    });
+  };
+}

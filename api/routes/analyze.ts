@@ -1,0 +1,99 @@
+// POST /api/v1/analyze: runs an analyze job and waits for it (decisions.md: 200 with the result).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CATEGORY_HTTP_STATUS } from '../../shared/errors.js';
+import { isFinal, type JobView } from '../../shared/reducers/job.js';
+import { AnalyzeRequestSchema, AnalyzeResponseSchema } from '../../shared/schemas/analyze.js';
+import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
+import { AcceptedJobSchema } from '../../shared/schemas/extract.js';
+import { standardErrors } from '../../shared/schemas/problem.js';
+import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
+import type { AnalyzeWorkflowInput } from '../../workflows/analyze.js';
+import type { ApiDeps } from '../deps.js';
+import { awaitJob, startJob } from '../job-runner.js';
+import { ProblemError } from '../problem.js';
+import { analyzeResponse } from '../views.js';
+import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
+
+const DESCRIPTION = `Analyzes a page for scraping: what kind of page it is, what it is made of (repeated items,
+pagination, tables, forms, headings, images, prices, dates, navigation — counted on the page, each with a CSS
+selector), which same-site links to follow (URL regexes with real sample links), which fetch mode the site needs,
+a structured schema that /extract and /crawl accept as is, and that schema applied to the page (sample_data).
+Structural facts come from parsing the page; the model chain names things, confirms the page type, summarises the
+site and suggests the schema's fields.
+
+fetch_mode auto fetches the page statically and renders it in the browser, and recommends dynamic only when the
+rendered page shows materially more content; static or dynamic fetch in that mode only and recommend it. depth 1
+also fetches a few linked pages of the top follow patterns and says in each pattern's description whether it
+leads to detail or listing pages.
+
+Runs as an analyze job (see /jobs/{id}: type analyze, usage and cost; its results hold the analysis as one item)
+and waits for it: 200 with the analysis; a failed job answers a problem document carrying job_id and
+error_category; 202 with the job link when it takes longer than EXTRACT_WAIT_SECONDS. Send an Idempotency-Key
+header to make retries safe.`;
+
+export const analyzeRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/analyze',
+      {
+        schema: {
+          summary: 'Analyze a page: page type, elements, follow patterns, fetch mode and a suggested schema',
+          description: DESCRIPTION,
+          tags: ['analyze'],
+          headers: IdempotencyHeadersSchema,
+          body: AnalyzeRequestSchema,
+          response: { 200: AnalyzeResponseSchema, 202: AcceptedJobSchema, ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const tenantId = request.tenant._id;
+        const hooks = await resolveWebhooks(deps, tenantId, {});
+        const { job } = await startJob(deps, {
+          tenantId,
+          type: 'analyze',
+          url: body.url,
+          captureDebug: body.capture_debug,
+          idempotencyKey: request.headers['idempotency-key'] ?? null,
+          workflowType: WORKFLOW_TYPES.analyze,
+          beforeStart: withWebhooks(undefined, hooks),
+          input: (jobId): AnalyzeWorkflowInput => ({
+            jobId,
+            tenantId,
+            url: body.url,
+            depth: body.depth,
+            fetchMode: body.fetch_mode,
+            captureDebug: body.capture_debug,
+            firstSeq: 1,
+            ...(hooks ? { webhooks: hooks.plan } : {}),
+          }),
+        });
+        const done = await awaitJob(deps, job, deps.config.EXTRACT_WAIT_SECONDS * 1000);
+        if (done.status === 'completed') {
+          const [page] = (await deps.jobs.results(done)).filter((r) => r.status === 'completed');
+          if (page) return reply.code(200).send(analyzeResponse(done, page));
+        }
+        if (isFinal(done.status)) throw failedJob(done);
+        return reply.code(202).send({
+          job_id: done.id,
+          status: done.status,
+          status_url: `/api/v1/jobs/${done.id}`,
+          queue_position: await deps.jobs.queuePosition(done),
+        });
+      },
+    );
+  };
+
+/** A job that ended without a result, as a problem naming the job (status by its error category). */
+function failedJob(done: JobView): ProblemError {
+  const category = done.error_category ?? 'unknown';
+  const status = CATEGORY_HTTP_STATUS[category];
+  return new ProblemError({
+    slug: status === 422 ? 'validation-error' : status === 429 ? 'rate-limited' : 'job-failed',
+    status,
+    title: `Job ${done.status}: ${category}`,
+    detail: done.error_message ?? `the job ${done.status}`,
+    extra: { job_id: done.id, error_category: category },
+  });
+}

@@ -1,0 +1,216 @@
+// POST /api/v1/analyze end to end: the real worker (static fetch and Chromium), the fake model server and a
+// local site with one page of each kind (test/support/analyze-site.ts), whose contents the counts are checked
+// against.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ANALYZE_COUNTS, startAnalyzeSite } from '../support/analyze-site.js';
+import type { FixtureSite } from '../support/fixture-site.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+let site: FixtureSite;
+
+before(async () => {
+  svc = await startTestService();
+  site = await startAnalyzeSite();
+});
+after(async () => {
+  await site?.close();
+  await svc?.close();
+});
+
+interface Analysis {
+  job_id: string;
+  page_type: string;
+  recommended_fetch_mode: string;
+  site_summary: string;
+  suggested_schema: string;
+  sample_data: unknown;
+  sample_links: string[];
+  detected_elements: { name: string; type: string; description: string; count: number }[];
+  follow_patterns: { pattern: string; description: string; sample_urls: string[] }[];
+}
+
+const post = (body: unknown, headers: Record<string, string> = {}, key?: string) =>
+  svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/analyze',
+    headers: { ...svc.auth(key), ...headers },
+    payload: body as object,
+  });
+
+const analyze = async (path: string, extra: Record<string, unknown> = {}): Promise<Analysis> => {
+  const res = await post({ url: `${site.url}${path}`, ...extra });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json();
+};
+
+const counted = (a: Analysis, type: string) => a.detected_elements.find((e) => e.type === type)?.count ?? 0;
+
+function assertPatternsMatchSamples(a: Analysis): void {
+  for (const p of a.follow_patterns) {
+    assert.ok(p.sample_urls.length > 0, `${p.pattern} has samples`);
+    for (const url of p.sample_urls) assert.match(url, new RegExp(p.pattern), `${url} matches ${p.pattern}`);
+  }
+}
+
+/** The suggested schema is accepted by /extract as is and extracts from the page. */
+async function assertSchemaExtracts(a: Analysis, path: string): Promise<void> {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/extract',
+    headers: svc.auth(),
+    payload: { url: `${site.url}${path}`, schema: a.suggested_schema },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.json().input_format, 'structured');
+}
+
+describe('POST /api/v1/analyze', () => {
+  test('a listing: items, pagination and counts as on the page, the detail-link pattern, a usable schema', async () => {
+    const a = await analyze('/products');
+    const want = ANALYZE_COUNTS.listing;
+    assert.equal(a.page_type, 'listing');
+    assert.equal(a.recommended_fetch_mode, 'static');
+    assert.equal(counted(a, 'repeated_item'), want.items);
+    assert.equal(counted(a, 'pagination'), want.pagination);
+    assert.equal(counted(a, 'heading'), want.headings);
+    assert.equal(counted(a, 'image'), want.images);
+    assert.equal(counted(a, 'price'), want.prices);
+    assert.equal(counted(a, 'form'), want.forms);
+    assert.equal(counted(a, 'navigation'), want.navigation);
+    assert.match(
+      a.detected_elements.find((e) => e.type === 'repeated_item')?.description ?? '',
+      /li\.product-card/,
+    );
+    assertPatternsMatchSamples(a);
+    const detail = a.follow_patterns.find((p) => new RegExp(p.pattern).test(`${site.url}/product/99`));
+    assert.ok(detail, 'a pattern covers the product links');
+    assert.equal(detail.sample_urls.length, 5);
+    const paging = a.follow_patterns.find((p) => new RegExp(p.pattern).test(`${site.url}/products?page=7`));
+    assert.match(paging?.description ?? '', /pagination/);
+    for (const link of a.sample_links) assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\//);
+    assert.ok(a.site_summary.length > 0);
+    assert.match(a.suggested_schema, /name: items/);
+    assert.ok(typeof a.sample_data === 'object' && a.sample_data !== null);
+    await assertSchemaExtracts(a, '/products');
+
+    // The job: type analyze, usage and cost of both model calls, the analysis as its one result.
+    const job = (await svc.app.inject({ url: `/api/v1/jobs/${a.job_id}`, headers: svc.auth() })).json();
+    assert.equal(job.type, 'analyze');
+    assert.equal(job.status, 'completed');
+    assert.equal(job.workflow_id, `analyze-${a.job_id}`);
+    assert.ok(job.token_usage_input > 0 && job.cost_usd > 0);
+    const results = (
+      await svc.app.inject({ url: `/api/v1/jobs/${a.job_id}/results`, headers: svc.auth() })
+    ).json();
+    assert.equal(results.length, 1);
+    assert.equal(results[0].data.page_type, 'listing');
+    assert.deepEqual(results[0].data.follow_patterns, a.follow_patterns);
+    const events = await svc.deps.events.list(a.job_id);
+    assert.deepEqual(
+      events.map((e) => [e.seq, e.type]),
+      [
+        [0, 'job.created'],
+        [1, 'job.started'],
+        [2, 'page.completed'],
+        [3, 'job.completed'],
+      ],
+    );
+    const report = (
+      await svc.app.inject({ url: `/api/v1/jobs/${a.job_id}/debug-capture`, headers: svc.auth() })
+    ).json();
+    assert.equal(report.total_requests, 2, 'the analysis call and the sample extraction');
+    assert.match(report.captures[0].request.page_content, /Facts measured by parsing the page/);
+  });
+
+  test('a product page: one price, its forms, a flat schema that /extract accepts', async () => {
+    const a = await analyze('/product/3');
+    const want = ANALYZE_COUNTS.product;
+    assert.equal(a.page_type, 'product');
+    assert.equal(a.recommended_fetch_mode, 'static');
+    assert.equal(counted(a, 'price'), want.prices);
+    assert.equal(counted(a, 'form'), want.forms);
+    assert.equal(counted(a, 'heading'), want.headings);
+    assert.equal(counted(a, 'image'), want.images);
+    assert.equal(counted(a, 'repeated_item'), 0);
+    assertPatternsMatchSamples(a);
+    assert.match(a.suggested_schema, /name: price/);
+    assert.equal((a.sample_data as { title?: string }).title, 'Kettle model 3');
+    await assertSchemaExtracts(a, '/product/3');
+  });
+
+  test('an article: headings, a date, text blocks', async () => {
+    const a = await analyze('/blog/quiet-kettles');
+    const want = ANALYZE_COUNTS.article;
+    assert.equal(a.page_type, 'article');
+    assert.equal(a.recommended_fetch_mode, 'static');
+    assert.equal(counted(a, 'heading'), want.headings);
+    assert.equal(counted(a, 'date'), want.dates);
+    assert.equal(counted(a, 'text_block'), want.textBlocks);
+    await assertSchemaExtracts(a, '/blog/quiet-kettles');
+  });
+
+  test('a page rendered by its script: dynamic is recommended and the rendered items are analysed', async () => {
+    const a = await analyze('/app');
+    assert.equal(a.recommended_fetch_mode, 'dynamic');
+    assert.equal(counted(a, 'repeated_item'), ANALYZE_COUNTS.app.items);
+    assertPatternsMatchSamples(a);
+  });
+
+  test('an explicit static fetch_mode is respected', async () => {
+    const a = await analyze('/products', { fetch_mode: 'static' });
+    assert.equal(a.recommended_fetch_mode, 'static');
+    assert.equal(counted(a, 'repeated_item'), ANALYZE_COUNTS.listing.items);
+  });
+
+  test('depth 1 samples linked pages and names the pattern that leads to detail pages', async () => {
+    const a = await analyze('/products', { depth: 1 });
+    const detail = a.follow_patterns.find((p) => new RegExp(p.pattern).test(`${site.url}/product/99`));
+    assert.match(detail?.description ?? '', /leads to detail pages/);
+    const hits = site.hits.filter((h) => h.startsWith('/product/'));
+    assert.ok(hits.length >= 1, 'linked product pages were fetched');
+  });
+
+  test('invalid requests are 422 naming the field', async () => {
+    for (const [body, location] of [
+      [{ url: `${site.url}/products`, depth: 2 }, 'body.depth'],
+      [{ url: 'not a url' }, 'body.url'],
+      [{ url: `${site.url}/products`, fetch_mode: 'teleport' }, 'body.fetch_mode'],
+    ] as const) {
+      const res = await post(body);
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.ok(
+        res.json().errors.some((e: { location: string }) => e.location === location),
+        `${location} in ${res.body}`,
+      );
+    }
+  });
+
+  test('a page that answers 404 fails the job: a problem naming the job and its category', async () => {
+    const res = await post({ url: `${site.url}/missing` });
+    assert.equal(res.statusCode, 502, res.body);
+    assert.equal(res.json().error_category, 'http_status');
+    const job = (
+      await svc.app.inject({ url: `/api/v1/jobs/${res.json().job_id}`, headers: svc.auth() })
+    ).json();
+    assert.equal(job.type, 'analyze');
+    assert.equal(job.status, 'failed');
+  });
+
+  test('Idempotency-Key returns the same job; another tenant cannot see it', async () => {
+    const first = await post({ url: `${site.url}/product/5` }, { 'idempotency-key': 'analyze-1' });
+    const second = await post({ url: `${site.url}/product/5` }, { 'idempotency-key': 'analyze-1' });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(second.json().job_id, first.json().job_id);
+    const other = await svc.newTenant('tenant-b');
+    for (const path of ['', '/results', '/debug-capture']) {
+      const res = await svc.app.inject({
+        url: `/api/v1/jobs/${first.json().job_id}${path}`,
+        headers: svc.auth(other.apiKey),
+      });
+      assert.equal(res.statusCode, 404, `${path}: ${res.body}`);
+    }
+  });
+});
