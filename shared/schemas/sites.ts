@@ -103,7 +103,12 @@ export const SiteSchema = z
     crawl_options: SiteCrawlOptionsSchema,
     analysis_result: AnalysisResultSchema.nullable(),
   })
-  .meta({ id: 'Site' });
+  .meta({
+    id: 'Site',
+    description:
+      'A saved site. Its settings are kept for you to reuse (read the site, then send them with a crawl); ' +
+      'a crawl request does not read them by itself.',
+  });
 export type Site = z.infer<typeof SiteSchema>;
 
 export const SiteListSchema = z
