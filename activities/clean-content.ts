@@ -20,17 +20,24 @@ export interface CleanContentResult {
   durationMs: number;
 }
 
+/** Runs the cleaner chain over a page body; a page with nothing readable left is a failure. */
+export function cleanBody(body: string, contentType: string, baseUrl: string, chain: CleanerStep[]): string {
+  const cleaned = contentType === 'text/plain' ? body : runChain(body, chain, { baseUrl });
+  if (!cleaned.trim()) throw new CategorizedError('insufficient_content', 'the page has no readable content');
+  return cleaned;
+}
+
 export function makeCleanContent(deps: ActivityDeps) {
   return async function cleanContent(input: CleanContentInput): Promise<CleanContentResult> {
     return categorized(async () => {
       const started = Date.now();
       const source = await deps.contents.get(input.sourceId);
-      const cleaned =
-        source.content_type === 'text/plain'
-          ? source.body
-          : runChain(source.body, input.chain, { baseUrl: source.final_url || source.url });
-      if (!cleaned.trim())
-        throw new CategorizedError('insufficient_content', 'the page has no readable content');
+      const cleaned = cleanBody(
+        source.body,
+        source.content_type,
+        source.final_url || source.url,
+        input.chain,
+      );
       await deps.contents.put({ ...source, _id: input.targetId, kind: 'cleaned', body: cleaned });
       return { contentId: input.targetId, chars: cleaned.length, durationMs: Date.now() - started };
     });

@@ -1,17 +1,17 @@
 // One page of a crawl, as one activity: robots.txt, fetch, clean, extract (the same steps the extract
 // workflow runs as separate activities), then link discovery. One activity per page keeps a 10,000-page
-// crawl's history small and its overhead low; content still passes between the steps by id.
+// crawl's history small and its overhead low; the page stays in memory between the steps.
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
+import { MongoBulkWriteError } from 'mongodb';
 import { discoverLinks, type FollowRules } from '../shared/crawl/links.js';
 import { CategorizedError } from '../shared/errors.js';
-import { COLLECTIONS, isDuplicateKey } from '../shared/store/mongo.js';
-import type { CleanerStep } from './clean-content.js';
-import { makeCleanContent } from './clean-content.js';
+import { COLLECTIONS } from '../shared/store/mongo.js';
+import { type CleanerStep, cleanBody } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
-import { type ExtractWithModelInput, makeExtractWithModel } from './extract-with-model.js';
+import { type ExtractWithModelInput, makeExtractor } from './extract-with-model.js';
 import { categorized } from './failure.js';
-import { makeFetchPage } from './fetch-page.js';
+import { makeFetchDocument } from './fetch-page.js';
 import type { JobLlmConfig } from './llm/chain.js';
 import { robotsAllow } from './robots.js';
 
@@ -33,9 +33,11 @@ export interface CrawlPageInput {
   respectRobots: boolean;
   /** Whether to look for links at all (false at max depth, except pagination). */
   discover: { follow: boolean; next: boolean };
-  /** Ids made by the workflow, so a retried attempt overwrites its own writes. */
-  rawId: string;
-  cleanId: string;
+  /** Ids made by the workflow before pages were processed in memory; unused, kept for in-flight inputs. */
+  rawId?: string;
+  cleanId?: string;
+  /** Whether the page marks its own URL as seen (seeds); other pages were marked by their parent. */
+  markSeen?: boolean;
   eventSeq: number;
   eventId: string;
 }
@@ -50,23 +52,38 @@ export type CrawlPageResult =
   | { outcome: 'skipped'; category: 'robots_disallowed'; message: string };
 
 export function makeCrawlPage(deps: ActivityDeps) {
-  const fetchPage = makeFetchPage(deps);
-  const cleanContent = makeCleanContent(deps);
-  const extractWithModel = makeExtractWithModel(deps);
+  const fetchDocument = makeFetchDocument(deps);
+  const { extractFromContent } = makeExtractor(deps);
   const seenSet = deps.events.database().collection<{ _id: string; by: number }>(COLLECTIONS.crawlUrls);
 
-  /** Keeps only URLs no other page of the job queued before; a retry of this page keeps its own. */
+  /**
+   * Keeps only URLs no other page of the job queued before, in one batched insert. A URL already there
+   * was queued by another page — unless this is a retry of this page, whose earlier attempt may have
+   * inserted it: only then is the owner looked up, so a retried page keeps its own links.
+   */
   async function firstSeen(jobId: string, node: number, urls: string[]): Promise<Set<string>> {
-    const fresh = new Set<string>();
-    for (const url of urls) {
-      const _id = `${jobId}:${createHash('sha256').update(url).digest('hex').slice(0, 40)}`;
-      try {
-        await seenSet.insertOne({ _id, by: node });
-        fresh.add(url);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        if ((await seenSet.findOne({ _id }))?.by === node) fresh.add(url);
+    const keyOf = (url: string) => `${jobId}:${createHash('sha256').update(url).digest('hex').slice(0, 40)}`;
+    const unique = [...new Set(urls)];
+    if (unique.length === 0) return new Set();
+    const duplicates = new Set<number>();
+    try {
+      await seenSet.insertMany(
+        unique.map((url) => ({ _id: keyOf(url), by: node })),
+        { ordered: false },
+      );
+    } catch (err) {
+      if (!(err instanceof MongoBulkWriteError)) throw err;
+      const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+      for (const e of errors) {
+        if (e.code !== 11000) throw err;
+        duplicates.add(e.index);
       }
+    }
+    const retry = attemptNumber() > 1;
+    const fresh = new Set<string>();
+    for (const [i, url] of unique.entries()) {
+      if (!duplicates.has(i)) fresh.add(url);
+      else if (retry && (await seenSet.findOne({ _id: keyOf(url) }))?.by === node) fresh.add(url);
     }
     return fresh;
   }
@@ -81,18 +98,15 @@ export function makeCrawlPage(deps: ActivityDeps) {
     }
   };
 
-  function heartbeat() {
-    try {
-      Context.current().heartbeat();
-    } catch {
-      // not running inside an activity (direct calls in tests)
-    }
-  }
-
+  /**
+   * robots.txt, fetch, clean, extract and links, with the page kept in memory: nothing of the page is
+   * stored but its result (the extract job's separate activities pass content by id instead).
+   */
   async function run(input: CrawlPageInput): Promise<CrawlPageResult> {
     return categorized(async () => {
       const { config } = deps;
-      await firstSeen(input.jobId, input.node, [input.url]); // the seed is seen by itself
+      // Seeds are seen by themselves; other pages were marked by the page that queued them.
+      if (input.markSeen !== false) await firstSeen(input.jobId, input.node, [input.url]);
       if (
         input.respectRobots &&
         !(await robotsAllow(input.url, {
@@ -106,68 +120,80 @@ export function makeCrawlPage(deps: ActivityDeps) {
           message: 'robots.txt disallows this URL',
         };
       }
-      const fetched = await fetchPage({
-        jobId: input.jobId,
-        url: input.url,
-        fetchMode: input.fetchMode,
-        contentId: input.rawId,
-      });
-      const cleaned = await cleanContent({
-        jobId: input.jobId,
-        sourceId: fetched.contentId,
-        targetId: input.cleanId,
-        chain: input.cleanerChain,
-      });
-      const answer = await extractWithModel({
-        jobId: input.jobId,
-        tenantId: input.tenantId,
-        pageId: input.pageId,
-        contentId: cleaned.contentId,
-        url: input.url,
-        depth: input.depth,
-        parentUrl: input.parentUrl,
-        schema: input.schema,
-        fetch: fetched,
-        cleanDurationMs: cleaned.durationMs,
-        eventSeq: input.eventSeq,
-        eventId: input.eventId,
-        jobType: 'crawl',
-        captureDebug: input.captureDebug,
-        llm: input.llm,
-        node: input.node,
-      });
-      let links: { url: string; kind: 'follow' | 'next' }[] = [];
-      if (input.discover.follow || input.discover.next) {
-        const raw = await deps.contents.get(fetched.contentId);
-        const rules: FollowRules = {
-          ...input.rules,
-          follow_selector: input.discover.follow ? input.rules.follow_selector : undefined,
-          follow_pattern: input.discover.follow ? input.rules.follow_pattern : undefined,
-          next_selector: input.discover.next ? input.rules.next_selector : undefined,
-        };
-        if (rules.follow_selector || rules.follow_pattern || rules.next_selector) {
-          try {
-            links = discoverLinks(raw.body, fetched.finalUrl, rules, input.seedUrl);
-          } catch (err) {
-            throw new CategorizedError(
-              'invalid_input',
-              `a follow rule is not usable: ${(err as Error).message}`,
-            );
-          }
-          const fresh = await firstSeen(
-            input.jobId,
-            input.node,
-            links.map((l) => l.url),
-          );
-          links = links.filter((l) => fresh.has(l.url));
-        }
-      }
+      const fetched = await fetchDocument(input.url, input.fetchMode);
+      const { doc } = fetched;
+      const cleanStarted = Date.now();
+      const cleaned = cleanBody(doc.body, doc.contentType, doc.url, input.cleanerChain);
+      const answer = await extractFromContent(
+        {
+          jobId: input.jobId,
+          tenantId: input.tenantId,
+          pageId: input.pageId,
+          url: input.url,
+          depth: input.depth,
+          parentUrl: input.parentUrl,
+          schema: input.schema,
+          fetch: {
+            finalUrl: doc.url,
+            fetchMode: fetched.mode,
+            fetchedAt: fetched.fetchedAt,
+            durationMs: fetched.durationMs,
+          },
+          cleanDurationMs: Date.now() - cleanStarted,
+          eventSeq: input.eventSeq,
+          eventId: input.eventId,
+          jobType: 'crawl',
+          captureDebug: input.captureDebug,
+          llm: input.llm,
+          node: input.node,
+        },
+        cleaned,
+      );
       return {
         outcome: 'completed',
-        links,
+        links: await newLinks(input, doc.body, doc.url),
         inputTokens: answer.inputTokens,
         outputTokens: answer.outputTokens,
       };
     });
+  }
+
+  async function newLinks(input: CrawlPageInput, html: string, finalUrl: string) {
+    if (!input.discover.follow && !input.discover.next) return [];
+    const rules: FollowRules = {
+      ...input.rules,
+      follow_selector: input.discover.follow ? input.rules.follow_selector : undefined,
+      follow_pattern: input.discover.follow ? input.rules.follow_pattern : undefined,
+      next_selector: input.discover.next ? input.rules.next_selector : undefined,
+    };
+    if (!rules.follow_selector && !rules.follow_pattern && !rules.next_selector) return [];
+    let links: { url: string; kind: 'follow' | 'next' }[];
+    try {
+      links = discoverLinks(html, finalUrl, rules, input.seedUrl);
+    } catch (err) {
+      throw new CategorizedError('invalid_input', `a follow rule is not usable: ${(err as Error).message}`);
+    }
+    const fresh = await firstSeen(
+      input.jobId,
+      input.node,
+      links.map((l) => l.url),
+    );
+    return links.filter((l) => fresh.has(l.url));
+  }
+}
+
+function heartbeat() {
+  try {
+    Context.current().heartbeat();
+  } catch {
+    // not running inside an activity (direct calls in tests)
+  }
+}
+
+function attemptNumber(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
   }
 }

@@ -1,7 +1,7 @@
 // Asks the chain's models for data matching the schema: validate, retry once with the errors fed back,
 // then fall back along the chain. Records the page's result event itself so the data never passes
 // through workflow history.
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { CategorizedError } from '../shared/errors.js';
 import type { PageCompletedData } from '../shared/events.js';
 import { priceOf } from '../shared/pricing.js';
@@ -60,21 +60,59 @@ interface Attempt {
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });
+/** Compiled validators by schema text: a crawl validates every page against the same schema. */
+const validators = new Map<string, ValidateFunction>();
+function validatorFor(jsonSchema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(jsonSchema);
+  let validate = validators.get(key);
+  if (!validate) {
+    if (validators.size >= 100) validators.clear();
+    validate = ajv.compile(jsonSchema);
+    validators.set(key, validate);
+  }
+  return validate;
+}
 const API_VERSION = 'v1';
+const CHAIN_CACHE_MS = 30_000;
 const round9 = (n: number) => Math.round(n * 1e9) / 1e9;
 
-export function makeExtractWithModel(deps: ActivityDeps) {
+/** The extractWithModel activity (content by id). */
+export const makeExtractWithModel = (deps: ActivityDeps) => makeExtractor(deps).extractWithModel;
+
+export function makeExtractor(deps: ActivityDeps) {
   const { config } = deps;
+  const chains = new Map<string, { chain: Promise<ResolvedEntry[]>; at: number }>();
+
+  /**
+   * The job's model chain, resolved once per job and worker for CHAIN_CACHE_MS: a crawl's pages would
+   * otherwise read the same chain and keys for every page. A failed resolution is not kept.
+   */
+  function chainOf(input: { tenantId: string; jobId: string; llm?: JobLlmConfig }) {
+    const now = Date.now();
+    const cached = chains.get(input.jobId);
+    if (cached && now - cached.at < CHAIN_CACHE_MS) return cached.chain;
+    for (const [jobId, entry] of chains) if (now - entry.at >= CHAIN_CACHE_MS) chains.delete(jobId);
+    const chain = resolveChain({
+      config,
+      llm: deps.llm,
+      tenantId: input.tenantId,
+      jobId: input.jobId,
+      request: input.llm,
+    });
+    chains.set(input.jobId, { chain, at: now });
+    chain.catch(() => chains.delete(input.jobId));
+    return chain;
+  }
 
   async function tryEntry(
     entry: ResolvedEntry,
-    input: ExtractWithModelInput,
+    input: Omit<ExtractWithModelInput, 'contentId'>,
     content: string,
     spend: Spend,
     capture: (c: CaptureInput) => Promise<void>,
   ): Promise<Attempt> {
     const jsonSchema = toJsonSchema(input.schema);
-    const validate = ajv.compile(jsonSchema);
+    const validate = validatorFor(jsonSchema);
     let feedback: string | undefined;
     for (let round = 0; round < 2; round++) {
       const user = userPrompt({ url: input.url, schema: input.schema, jsonSchema, content, feedback });
@@ -134,24 +172,21 @@ export function makeExtractWithModel(deps: ActivityDeps) {
     throw new CategorizedError('unknown', 'unreachable');
   }
 
-  return async function extractWithModel(input: ExtractWithModelInput): Promise<ExtractWithModelResult> {
+  /** Extracts from content in hand (crawl pages keep their content in memory). */
+  async function extractFromContent(
+    input: Omit<ExtractWithModelInput, 'contentId'>,
+    body: string,
+  ): Promise<ExtractWithModelResult> {
     return categorized(async () => {
       const started = Date.now();
-      const source = await deps.contents.get(input.contentId);
-      const content = source.body.slice(0, config.LLM_MAX_CONTENT_CHARS);
-      const chain = await resolveChain({
-        config,
-        llm: deps.llm,
-        tenantId: input.tenantId,
-        jobId: input.jobId,
-        request: input.llm,
-      });
+      const content = body.slice(0, config.LLM_MAX_CONTENT_CHARS);
+      const chain = await chainOf(input);
       const spend: Spend = { inputTokens: 0, outputTokens: 0, llmCostUsd: 0, priceKnown: true };
       let attempt = 0;
       const capture = async (c: CaptureInput) => {
         attempt++;
         if (input.captureDebug && deps.debug)
-          await deps.debug.add(input.jobId, toCapture(input, c, attempt, source.body));
+          await deps.debug.add(input.jobId, toCapture(input, c, attempt, body));
       };
       let lastError: CategorizedError | undefined;
       for (const entry of chain) {
@@ -165,10 +200,14 @@ export function makeExtractWithModel(deps: ActivityDeps) {
       }
       throw lastError ?? new CategorizedError('no_models', 'no model answered');
     });
-  };
+  }
+
+  const extractWithModel = async (input: ExtractWithModelInput): Promise<ExtractWithModelResult> =>
+    extractFromContent(input, (await categorized(() => deps.contents.get(input.contentId))).body);
+  return { extractWithModel, extractFromContent };
 
   async function recordSuccess(
-    input: ExtractWithModelInput,
+    input: Omit<ExtractWithModelInput, 'contentId'>,
     entry: ResolvedEntry,
     attempt: Attempt,
     spend: Spend,
@@ -249,7 +288,7 @@ function redacted(err: CategorizedError, entry: ResolvedEntry): CategorizedError
 }
 
 function toCapture(
-  input: ExtractWithModelInput,
+  input: Omit<ExtractWithModelInput, 'contentId'>,
   c: CaptureInput,
   attempt: number,
   rawPage: string,

@@ -57,17 +57,35 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
   };
 }
 
-export function makeFetchPage(deps: ActivityDeps) {
+export interface FetchedPage {
+  doc: FetchedDocument;
+  mode: Mode;
+  fetchedAt: string;
+  durationMs: number;
+}
+
+/** Fetches a page in the asked mode and keeps it in memory (crawl pages are processed in one activity). */
+export function makeFetchDocument(deps: ActivityDeps) {
   const modes = fetchModes(deps);
+  return async function fetchDocument(
+    url: string,
+    fetchMode: FetchPageInput['fetchMode'],
+  ): Promise<FetchedPage> {
+    const started = Date.now();
+    const signal = cancellationSignal();
+    const { doc, mode } =
+      fetchMode === 'auto'
+        ? await fetchAuto(modes, url, signal)
+        : await fetchOnly(modes, fetchMode, url, signal);
+    return { doc, mode, fetchedAt: new Date().toISOString(), durationMs: Date.now() - started };
+  };
+}
+
+export function makeFetchPage(deps: ActivityDeps) {
+  const fetchDocument = makeFetchDocument(deps);
   return async function fetchPage(input: FetchPageInput): Promise<FetchPageResult> {
     return categorized(async () => {
-      const started = Date.now();
-      const signal = cancellationSignal();
-      const { doc, mode } =
-        input.fetchMode === 'auto'
-          ? await fetchAuto(modes, input.url, signal)
-          : await fetchOnly(modes, input.fetchMode, input.url, signal);
-      const fetchedAt = new Date().toISOString();
+      const { doc, mode, fetchedAt, durationMs } = await fetchDocument(input.url, input.fetchMode);
       await deps.contents.put({
         _id: input.contentId,
         job_id: input.jobId,
@@ -87,7 +105,7 @@ export function makeFetchPage(deps: ActivityDeps) {
         bytes: doc.bytes,
         fetchMode: mode,
         fetchedAt,
-        durationMs: Date.now() - started,
+        durationMs,
       };
     });
   };

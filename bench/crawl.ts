@@ -3,7 +3,7 @@
 // Reports pages per second, per-page time p50/p99 (activity start to result, from the crawl map), history
 // events per page over every continue-as-new run, and the worker process's peak RSS.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -47,7 +47,11 @@ const siteUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const svc = await startTestService({ worker: false, env: { LOG_LEVEL: 'silent' } });
 const env: Record<string, string> = {};
 for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
-const worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+// BENCH_CPU_PROF=dir writes a V8 CPU profile of the worker there (open it in Chrome DevTools).
+const profile = process.env.BENCH_CPU_PROF
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+  : [];
+const worker = spawn(process.execPath, [...profile, '--import', 'tsx', 'worker/main.ts'], {
   env: {
     ...process.env,
     ...env,
@@ -68,6 +72,31 @@ const sampler = setInterval(() => {
 }, 250);
 await new Promise((r) => setTimeout(r, 3000)); // worker start-up (bundling) is not part of the crawl
 
+/** CPU time (ms) of the worker, FerretDB and the Temporal server, from /proc: where a page's cost lies. */
+function cpuByProcess(): Record<string, number> {
+  const out: Record<string, number> = { worker: 0, ferretdb: 0, temporal: 0 };
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const name =
+        Number(pid) === worker.pid
+          ? 'worker'
+          : cmd.includes('ferretdb')
+            ? 'ferretdb'
+            : cmd.includes('temporal') && cmd.includes('start-dev')
+              ? 'temporal'
+              : null;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      // Only this run's servers (children of this process), not those of other runs on the machine.
+      if (!name || (name !== 'worker' && Number(fields[1]) !== process.pid)) continue;
+      out[name] = (out[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+const cpuBefore = cpuByProcess();
 const started = performance.now();
 const res = await svc.app.inject({
   method: 'POST',
@@ -99,6 +128,13 @@ while (!['completed', 'failed', 'cancelled'].includes(job.status)) {
   if (process.env.BENCH_PROGRESS) process.stderr.write(`${job.status} ${job.page_count} pages\n`);
 }
 const seconds = (performance.now() - started) / 1000;
+const cpuAfter = cpuByProcess();
+const cpuMsPerPage = Object.fromEntries(
+  Object.keys(cpuAfter).map((k) => [
+    k,
+    Number((((cpuAfter[k] ?? 0) - (cpuBefore[k] ?? 0)) / Math.max(1, job.page_count)).toFixed(1)),
+  ]),
+);
 clearInterval(sampler);
 
 const map = (
@@ -112,6 +148,36 @@ for await (const wf of svc.deps.temporal.workflow.list({ query: `WorkflowId = 'c
   runs++;
   historyEvents += wf.historyLength;
 }
+// Where a page's time goes, from the first run's history: queued (scheduled → started) and running
+// (started → closed) per crawlPage activity.
+const queued: number[] = [];
+const running: number[] = [];
+const history = await svc.deps.temporal.workflow.getHandle(`crawl-${jobId}`).fetchHistory();
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+const scheduledAt = new Map<number, { at: number; type: string }>();
+const startedAt = new Map<number, number>();
+for (const ev of history.events ?? []) {
+  const id = Number(ev.eventId);
+  const at = ms(ev.eventTime);
+  if (ev.activityTaskScheduledEventAttributes)
+    scheduledAt.set(id, { at, type: ev.activityTaskScheduledEventAttributes.activityType?.name ?? '' });
+  const st = ev.activityTaskStartedEventAttributes;
+  if (st) {
+    const s = scheduledAt.get(Number(st.scheduledEventId));
+    startedAt.set(Number(st.scheduledEventId), at);
+    if (s?.type === 'crawlPage') queued.push(at - s.at);
+  }
+  const done = ev.activityTaskCompletedEventAttributes ?? ev.activityTaskFailedEventAttributes;
+  if (done) {
+    const sid = Number(done.scheduledEventId);
+    if (scheduledAt.get(sid)?.type === 'crawlPage') running.push(at - (startedAt.get(sid) ?? at));
+  }
+}
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
+};
 const work = map.entries
   .filter((e) => e.status === 'completed')
   .map((e) => (e.fetch_duration_ms ?? 0) + (e.extract_duration_ms ?? 0))
@@ -129,6 +195,13 @@ const report = {
   wall_ms_per_page_per_slot: Number(
     ((seconds * 1000 * concurrency) / Math.max(1, job.page_count)).toFixed(1),
   ),
+  crawl_page_activity_ms: {
+    queued_p50: percentile(queued, 50),
+    queued_p99: percentile(queued, 99),
+    running_p50: percentile(running, 50),
+    running_p99: percentile(running, 99),
+  },
+  cpu_ms_per_page: cpuMsPerPage,
   workflow_runs: runs,
   history_events_per_page: Number((historyEvents / Math.max(1, job.page_count)).toFixed(2)),
   worker_peak_rss_mb: Math.round(peakRss / 1024 / 1024),

@@ -236,8 +236,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
           rules: opts,
           respectRobots: opts.respect_robots,
           discover: { follow: page.depth < opts.max_depth, next: true },
-          rawId: uuid4(),
-          cleanId: uuid4(),
+          markSeen: page.node < seeds.length,
           eventSeq: slot.seq,
           eventId: slot.eventId,
         });

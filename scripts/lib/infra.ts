@@ -56,7 +56,10 @@ export async function startFerretDb(opts: {
     ferretdbBinary(),
     [
       '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
+      // WAL (FerretDB's default) with synchronous=normal: no fsync per commit (updates ~9 → 5 ms,
+      // inserts ~3.5 → 1.6 ms here). A killed process loses nothing; only an OS crash or power loss may
+      // roll back the last commits. Deployments that need more use a real MongoDB (MONGODB_URI).
+      `--sqlite-url=file:${dir}/?_pragma=synchronous(normal)`,
       `--state-dir=${dir}`,
       `--listen-addr=127.0.0.1:${opts.port}`,
       '--telemetry=disable',

@@ -1,7 +1,7 @@
 // The append-only job event log and the projector that derives the read models from it: `jobs`, `results`
 // (chunked by seq), the tenant's job list and pending set. Every read and write is by `_id`.
 import type { Db } from 'mongodb';
-import type { JobEvent } from '../events.js';
+import type { CrawlNode, JobEvent } from '../events.js';
 import { applyJobEvent, type JobView, reduceJob } from '../reducers/job.js';
 import { type ResultView, resultFromEvent } from '../reducers/results.js';
 import { COLLECTIONS, isDuplicateKey, pad, retryOnDuplicate } from './mongo.js';
@@ -47,6 +47,7 @@ export interface CrawlMapChunkDoc {
   entries: Record<string, CrawlMapEntry>;
 }
 const PROJECT_BATCH = 200;
+const WRITTEN_CACHE_SIZE = 500;
 const PROBE_PARALLELISM = 16;
 
 export const eventKey = (jobId: string, seq: number) => `${jobId}:${pad(seq, 8)}`;
@@ -56,6 +57,12 @@ export const tenantJobKey = (tenantId: string, n: number) => `${tenantId}:${pad(
 
 export class EventStore {
   private readonly lanes = new Map<string, { dirty: boolean; done: Promise<JobView | null> }>();
+  /**
+   * The job documents this process wrote last (a few hundred, oldest dropped): a crawl's next projection
+   * starts from here instead of reading the document again. A stale one is harmless: the write is
+   * conditional on last_seq, and a refused write drops it and reads the stored document.
+   */
+  private readonly written = new Map<string, JobDoc>();
 
   constructor(private readonly db: Db) {}
 
@@ -162,7 +169,7 @@ export class EventStore {
   private async projectNow(jobId: string, inHand: readonly JobEvent[]): Promise<JobView | null> {
     const known = new Map(inHand.map((e) => [e.seq, e]));
     for (let attempt = 0; attempt < 50; attempt++) {
-      const current = await this.jobs.findOne({ _id: jobId });
+      const current = this.written.get(jobId) ?? (await this.jobs.findOne({ _id: jobId }));
       const after = current?.last_seq ?? -1;
       const pending = await this.list(jobId, after, PROJECT_BATCH, known);
       if (pending.length === 0) return current ? stripId(current) : null;
@@ -179,82 +186,61 @@ export class EventStore {
   }
 
   private async writeJob(next: JobView, current: JobDoc | null) {
+    this.written.delete(next.id);
     if (!current) {
       try {
         await this.jobs.insertOne({ _id: next.id, ...next });
-        return true;
       } catch (err) {
         if (isDuplicateKey(err)) return false;
         throw err;
       }
+    } else {
+      const res = await this.jobs.replaceOne({ _id: next.id, last_seq: current.last_seq }, next);
+      if (res.matchedCount !== 1) return false;
     }
-    const res = await this.jobs.replaceOne({ _id: next.id, last_seq: current.last_seq }, next);
-    return res.matchedCount === 1;
+    this.written.set(next.id, { _id: next.id, ...next });
+    if (this.written.size > WRITTEN_CACHE_SIZE)
+      this.written.delete(this.written.keys().next().value as string);
+    return true;
   }
 
-  /** Page results, idempotent: each page event owns one slot of its chunk. */
+  /** Page results, idempotent: each page event owns one slot of its chunk; one write per chunk. */
   private async projectResults(events: readonly JobEvent[]) {
+    const sets = new Map<string, Record<string, unknown>>();
     for (const event of events) {
       const view = resultFromEvent(event);
       if (!view) continue;
-      const chunk = Math.floor(view.seq / RESULTS_PER_CHUNK);
-      await retryOnDuplicate(() =>
-        this.results.updateOne(
-          { _id: resultChunkKey(view.job_id, chunk) },
-          { $set: { job_id: view.job_id, [`pages.${view.seq}`]: view } },
-          { upsert: true },
-        ),
-      );
+      const key = resultChunkKey(view.job_id, Math.floor(view.seq / RESULTS_PER_CHUNK));
+      sets.set(key, { ...sets.get(key), job_id: view.job_id, [`pages.${view.seq}`]: view });
+    }
+    for (const [_id, $set] of sets) {
+      await retryOnDuplicate(() => this.results.updateOne({ _id }, { $set }, { upsert: true }));
     }
   }
 
-  /** Crawl-map entries: created by crawl.discovered, completed by the page's own event. Idempotent. */
+  /**
+   * Crawl-map entries: created by crawl.discovered, completed by the page's own event. Idempotent; the
+   * fields set in one chunk are written together.
+   */
   private async projectCrawlMap(events: readonly JobEvent[]) {
     const col = this.db.collection<CrawlMapChunkDoc>(COLLECTIONS.crawlMap);
-    const write = (jobId: string, node: number, set: Record<string, unknown>) =>
-      retryOnDuplicate(() =>
-        col.updateOne(
-          { _id: crawlMapChunkKey(jobId, Math.floor(node / CRAWL_MAP_PER_CHUNK)) },
-          {
-            $set: {
-              job_id: jobId,
-              ...Object.fromEntries(Object.entries(set).map(([k, v]) => [`entries.${node}.${k}`, v])),
-            },
-          },
-          { upsert: true },
-        ),
-      );
+    const sets = new Map<string, Record<string, unknown>>();
+    const set = (jobId: string, node: number, fields: object) => {
+      const key = crawlMapChunkKey(jobId, Math.floor(node / CRAWL_MAP_PER_CHUNK));
+      const chunk = sets.get(key) ?? { job_id: jobId };
+      for (const [k, v] of Object.entries(fields)) chunk[`entries.${node}.${k}`] = v;
+      sets.set(key, chunk);
+    };
     for (const event of events) {
       if (event.type === 'crawl.discovered') {
-        for (const n of event.data.nodes) {
-          const entry: CrawlMapEntry = {
-            id: `${event.job_id}-${n.node}`,
-            node: n.node,
-            url: n.url,
-            parent_url: n.parent_url,
-            status: n.status,
-            depth: n.depth,
-            discovered_at: event.at,
-            completed_at: null,
-            error_category: null,
-            error_details: n.reason ?? null,
-            error_message: null,
-            llm_model: null,
-            llm_provider: null,
-            extract_duration_ms: null,
-            fetch_duration_ms: null,
-            token_usage_input: 0,
-            token_usage_output: 0,
-          };
-          await write(event.job_id, n.node, entry as unknown as Record<string, unknown>);
-        }
+        for (const n of event.data.nodes) set(event.job_id, n.node, discoveredEntry(event, n));
       } else if (
         (event.type === 'page.completed' || event.type === 'page.failed' || event.type === 'page.skipped') &&
         event.data.node !== undefined
       ) {
         const view = resultFromEvent(event);
         if (!view) continue;
-        await write(event.job_id, event.data.node, {
+        set(event.job_id, event.data.node, {
           status: view.status,
           completed_at: event.at,
           error_category: view.error_category,
@@ -267,6 +253,9 @@ export class EventStore {
           token_usage_output: view.output_tokens,
         });
       }
+    }
+    for (const [_id, $set] of sets) {
+      await retryOnDuplicate(() => col.updateOne({ _id }, { $set }, { upsert: true }));
     }
   }
 
@@ -298,6 +287,7 @@ export class EventStore {
 
   /** Drops the read models and derives them again from the event log. */
   async rebuildAll(): Promise<{ jobs: number }> {
+    this.written.clear();
     for (const name of [
       COLLECTIONS.jobs,
       COLLECTIONS.results,
@@ -312,6 +302,28 @@ export class EventStore {
     for (const jobId of jobIds) await this.project(jobId);
     return { jobs: jobIds.length };
   }
+}
+
+function discoveredEntry(event: JobEvent, n: CrawlNode): CrawlMapEntry {
+  return {
+    id: `${event.job_id}-${n.node}`,
+    node: n.node,
+    url: n.url,
+    parent_url: n.parent_url,
+    status: n.status,
+    depth: n.depth,
+    discovered_at: event.at,
+    completed_at: null,
+    error_category: null,
+    error_details: n.reason ?? null,
+    error_message: null,
+    llm_model: null,
+    llm_provider: null,
+    extract_duration_ms: null,
+    fetch_duration_ms: null,
+    token_usage_input: 0,
+    token_usage_output: 0,
+  };
 }
 
 function stripId(doc: JobDoc): JobView {
