@@ -172,6 +172,42 @@ describe('POST /api/v1/analyze', () => {
     assert.ok(hits.length >= 1, 'linked product pages were fetched');
   });
 
+  test("the model's page type, summary and fields are used when valid", async () => {
+    svc.llm.enqueueAnswer({
+      page_type: 'search_results',
+      site_summary: 'A kitchen shop selling kettles.',
+      schema_name: 'Kettle',
+      fields: [
+        { name: 'Kettle name', type: 'string', description: 'the name' },
+        { name: 'price', type: 'float', description: 'the price' },
+      ],
+    });
+    const a = await analyze('/products');
+    assert.equal(a.page_type, 'search_results');
+    assert.equal(a.site_summary, 'A kitchen shop selling kettles.');
+    assert.match(a.suggested_schema, /^name: kettle$/m);
+    assert.match(a.suggested_schema, /name: kettle_name/);
+    assert.match(a.suggested_schema, /name: items/);
+    await assertSchemaExtracts(a, '/products');
+  });
+
+  test('a model failure fails the job on the result seq (the log stays gap-free)', async () => {
+    svc.llm.enqueueFailure({ kind: '401', count: 1 });
+    const res = await post({ url: `${site.url}/product/2` });
+    assert.equal(res.statusCode, 401, res.body);
+    assert.equal(res.json().error_category, 'invalid_key');
+    const events = await svc.deps.events.list(res.json().job_id);
+    assert.deepEqual(
+      events.map((e) => [e.seq, e.type]),
+      [
+        [0, 'job.created'],
+        [1, 'job.started'],
+        [2, 'page.failed'],
+        [3, 'job.failed'],
+      ],
+    );
+  });
+
   test('invalid requests are 422 naming the field', async () => {
     for (const [body, location] of [
       [{ url: `${site.url}/products`, depth: 2 }, 'body.depth'],

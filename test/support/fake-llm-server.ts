@@ -65,6 +65,11 @@ export interface FakeLlmServer {
   /** Every provider request received since start or the last reset(), oldest first. */
   requests: RecordedRequest[];
   enqueueFailure(failure: FailureSpec): void;
+  /**
+   * The next generation request (for `model`, if given) answers exactly this JSON instead of one drawn from
+   * the page: for tests of what a caller does with a particular answer. Queued failures come first.
+   */
+  enqueueAnswer(answer: unknown, model?: string): void;
   /** Forgets recorded requests and queued failures. */
   reset(): void;
   /** Stops listening and drops open connections, including requests held open by 'timeout'. */
@@ -82,6 +87,7 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
   const state: State = {
     requests: [],
     failures: [],
+    answers: [],
     timers: new Set(),
     latencyMs: opts.latencyMs ?? 0,
     lastId: 0,
@@ -101,6 +107,9 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
     enqueueFailure: (failure) => {
       state.failures.push(toQueuedFailure(checkFailureSpec(failure)));
     },
+    enqueueAnswer: (answer, model) => {
+      state.answers.push({ answer, model });
+    },
     reset: () => resetState(state),
     close: () => closeServer(server, state),
   };
@@ -119,6 +128,7 @@ interface QueuedFailure {
 interface State {
   requests: RecordedRequest[];
   failures: QueuedFailure[];
+  answers: { answer: unknown; model: string | undefined }[];
   /** Pending latency timers, cleared on close so a closed server does not keep the process alive. */
   timers: Set<NodeJS.Timeout>;
   latencyMs: number;
@@ -151,6 +161,7 @@ function resetState(state: State): void {
   // Emptied in place: callers hold a reference to `requests` through FakeLlmServer.
   state.requests.length = 0;
   state.failures.length = 0;
+  state.answers.length = 0;
 }
 
 function nextId(state: State): string {
@@ -297,7 +308,7 @@ async function answerGeneration(
 
   const prompt = api === 'openai' ? openaiPrompt(body) : anthropicPrompt(body);
   const output = api === 'openai' ? openaiOutputSpec(body, prompt) : anthropicOutputSpec(body, prompt);
-  const reply = buildReply(output.schema, prompt.userText, failure);
+  const reply = cannedReply(state, model, failure) ?? buildReply(output.schema, prompt.userText, failure);
   const usage = countUsage(prompt, reply);
   const envelope =
     api === 'openai'
@@ -861,6 +872,16 @@ function buildReply(schema: ObjectSchema | null, userText: string, failure: Cont
     default:
       return { text: json, toolInput: answer, truncated: false };
   }
+}
+
+/** A queued answer for `model` (oldest first), sent as is; none while a content failure is due. */
+function cannedReply(state: State, model: string, failure: ContentFailure | null): Reply | null {
+  const index = state.answers.findIndex((a) => a.model === undefined || a.model === model);
+  const queued = state.answers[index];
+  if (failure !== null || !queued) return null;
+  state.answers.splice(index, 1);
+  const answer = queued.answer as Json;
+  return { text: JSON.stringify(answer), toolInput: isRecord(answer) ? answer : null, truncated: false };
 }
 
 /** Valid JSON that breaks the schema: every property gets a value of the wrong type. */
