@@ -48,13 +48,14 @@ export function jsonLogFunction(destination: LogDestination): (entry: LogEntry) 
   const tenants = new JobTenants();
   const base = { pid: process.pid, hostname: hostname() };
   return (entry) => {
-    const record = {
+    const record: Record<string, unknown> = {
       level: PINO_LEVELS[entry.level],
       time: Number(entry.timestampNanos / 1_000_000n),
       ...base,
       ...(redactValue(entry.meta ?? {}) as Record<string, unknown>),
       msg: entry.message,
     };
+    delete record.taskToken; // long, and a capability to complete the activity: not for logs
     tenants.fill(record);
     destination.write(`${scrubSecrets(JSON.stringify(record))}\n`);
   };

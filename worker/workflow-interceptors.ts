@@ -15,18 +15,19 @@ import {
 import { JOB_HEADER, type JobContext, jobContextOf, jobIdOf } from '../shared/telemetry/job-context.js';
 
 export const interceptors = (): WorkflowInterceptors => {
-  const info = workflowInfo();
-  const memoTenant = info.memo?.tenant;
-  const job: JobContext = {
-    jobId: jobIdOf(info.workflowId),
-    ...(typeof memoTenant === 'string' ? { tenantId: memoTenant } : {}),
+  const job: JobContext = { jobId: jobIdOf(workflowInfo().workflowId) };
+  /** The memo is decoded after the interceptors are made: read it when first needed. */
+  const current = (): JobContext => {
+    const tenant = job.tenantId === undefined ? workflowInfo().memo?.tenant : undefined;
+    if (typeof tenant === 'string') job.tenantId = tenant;
+    return job;
   };
   const withJobHeader = <T extends ActivityInput | LocalActivityInput>(input: T): T => ({
     ...input,
-    headers: { ...input.headers, [JOB_HEADER]: defaultPayloadConverter.toPayload(job) },
+    headers: { ...input.headers, [JOB_HEADER]: defaultPayloadConverter.toPayload(current()) },
   });
   const outbound: WorkflowOutboundCallsInterceptor = {
-    getLogAttributes: (attributes, next) => next({ ...attributes, ...job }),
+    getLogAttributes: (attributes, next) => next({ ...attributes, ...current() }),
     scheduleActivity: (input, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>) =>
       next(withJobHeader(input)),
     scheduleLocalActivity: (input, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>) =>
@@ -36,7 +37,7 @@ export const interceptors = (): WorkflowInterceptors => {
       next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
     ) =>
       next(
-        job.tenantId === undefined || input.options.memo?.tenant !== undefined
+        current().tenantId === undefined || input.options.memo?.tenant !== undefined
           ? input
           : {
               ...input,

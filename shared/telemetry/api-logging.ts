@@ -8,7 +8,9 @@ import type { Config } from '../config.js';
 import type { JobContext } from './job-context.js';
 import { scrubSecrets } from './redact.js';
 
-const fieldsByLogger = new WeakMap<object, JobContext>();
+type LogFields = JobContext & { workflowId?: string };
+
+const fieldsByLogger = new WeakMap<object, LogFields>();
 const requestLogger = new AsyncLocalStorage<object>();
 
 const REDACT_PATHS = [
@@ -34,13 +36,15 @@ export function apiLoggerOptions(config: Config, stream?: Writable) {
   };
 }
 
-/** Adds job fields to every later line of this (request) logger. */
-export function annotateLog(logger: object, fields: JobContext): void {
-  fieldsByLogger.set(logger, { ...fieldsByLogger.get(logger), ...fields });
+/** Adds job fields to every later line of this (request) logger; undefined ones are skipped. */
+export function annotateLog(logger: object, fields: LogFields): void {
+  const defined = Object.entries(fields).filter(([, v]) => typeof v === 'string');
+  if (defined.length > 0)
+    fieldsByLogger.set(logger, { ...fieldsByLogger.get(logger), ...Object.fromEntries(defined) });
 }
 
 /** Adds job fields to the lines of the request being handled, if any (e.g. from a Temporal interceptor). */
-export function annotateCurrentRequest(fields: JobContext): void {
+export function annotateCurrentRequest(fields: LogFields): void {
   const logger = requestLogger.getStore();
   if (logger) annotateLog(logger, fields);
 }
@@ -54,8 +58,8 @@ export function registerRequestLogContext(app: FastifyInstance): void {
     const tenantId = (request as { tenant?: { _id?: string } | null }).tenant?._id;
     const id = (request.params as { id?: unknown } | undefined)?.id;
     annotateLog(request.log, {
-      ...(tenantId ? { tenantId } : {}),
-      ...(typeof id === 'string' && id.startsWith('job_') ? { jobId: id } : {}),
+      tenantId,
+      jobId: typeof id === 'string' && id.startsWith('job_') ? id : undefined,
     });
     requestLogger.run(request.log, done);
   });

@@ -9,7 +9,7 @@ import type { Tracing } from './tracing.js';
 const jobLogInterceptor: WorkflowClientInterceptor = {
   startWithDetails(input: WorkflowStartInput, next: Next<WorkflowClientInterceptor, 'startWithDetails'>) {
     const { workflowId, args } = input.options;
-    annotateCurrentRequest({ jobId: jobIdOf(workflowId), ...jobContextOf(args[0]) });
+    annotateCurrentRequest({ jobId: jobIdOf(workflowId), workflowId, ...jobContextOf(args[0]) });
     return next(input);
   },
 };
