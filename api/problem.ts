@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { CATEGORY_HTTP_STATUS, CategorizedError } from '../shared/errors.js';
 import type { Problem } from '../shared/schemas/problem.js';
+import { SecretsUnavailableError } from '../shared/secrets.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -58,7 +59,9 @@ export const PROBLEM_TYPES = {
   'service-unavailable': {
     status: 503,
     title: 'Service unavailable',
-    description: 'A dependency (Temporal or MongoDB) is not reachable.',
+    description:
+      'A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, ' +
+      'which storing a provider key or a webhook secret needs.',
   },
   internal: {
     status: 500,
@@ -184,6 +187,8 @@ export function registerProblemHandlers(app: FastifyInstance) {
     if (error instanceof ProblemError) init = error.init;
     else if (hasZodFastifySchemaValidationErrors(error)) init = validationProblem(request, error);
     else if (error instanceof CategorizedError) init = categorizedProblem(error);
+    else if (error instanceof SecretsUnavailableError)
+      init = { slug: 'service-unavailable', detail: error.message };
     else if (isResponseSerializationError(error)) init = null;
     else init = fastifyProblem(error);
     if (!init) {

@@ -2,12 +2,15 @@
 // form is `v1.<iv>.<tag>.<ciphertext>` in base64url; a wrong key or a tampered value fails to decrypt.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
+/** The operator has not configured SECRETS_KEY, so nothing secret can be stored or opened. */
+export class SecretsUnavailableError extends Error {}
+
 export class SecretBox {
   private readonly key: Buffer;
 
   constructor(secretsKey: string | undefined) {
     if (!secretsKey) {
-      throw new Error(
+      throw new SecretsUnavailableError(
         'SECRETS_KEY is not set: provider keys cannot be stored. Set it to 32 random bytes (base64), e.g. `openssl rand -base64 32`',
       );
     }
