@@ -65,16 +65,7 @@ export const crawlPagePolicy: ActivityOptions = {
  * Analyzing a page: a static fetch and a browser render to compare (analyzePage), or a few linked pages
  * one after another (classifyLinks): longer than one fetch.
  */
-export const analyzePolicy: ActivityOptions = {
-  startToCloseTimeout: '5m',
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '20s',
-    maximumAttempts: 3,
-    nonRetryableErrorTypes: NEVER_RETRY,
-  },
-};
+export const analyzePolicy: ActivityOptions = { ...fetchPolicy, startToCloseTimeout: '5m' };
 
 /** One webhook attempt (a 30 s POST and its record): never retried here, the delivery workflow retries. */
 export const webhookPolicy: ActivityOptions = {

@@ -2,14 +2,33 @@
 // debug capture, usage and cost). An analysis records one result for all its model calls, so the page result
 // each call would write is collected here instead, and the analysis records the sum.
 import type { PageCompletedData, Usage } from '../../shared/events.js';
+import type { NormalizedSchema } from '../../shared/schema-input.js';
 import type { EventStore } from '../../shared/store/event-store.js';
 import type { ActivityDeps } from '../deps.js';
-import { type ExtractWithModelInput, makeExtractWithModel } from '../extract-with-model.js';
+import { makeExtractWithModel } from '../extract-with-model.js';
+import type { JobLlmConfig } from '../llm/chain.js';
 
-export type ModelStepInput = Omit<ExtractWithModelInput, 'eventSeq' | 'eventId' | 'node'>;
+/** What every model step of one analysis shares. */
+export interface AnalysisJob {
+  jobId: string;
+  tenantId: string;
+  pageId: string;
+  url: string;
+  fetch: { finalUrl: string; fetchMode: string; fetchedAt: string; durationMs: number };
+  captureDebug: boolean;
+  llm?: JobLlmConfig;
+}
 
-export interface ModelStep {
-  data: unknown;
+export interface StepRequest {
+  /** Names the step in its debug captures, which are keyed by page id. */
+  step: 'analysis' | 'sample';
+  contentId: string;
+  schema: NormalizedSchema;
+  cleanDurationMs: number;
+}
+
+/** A model step's cost and who answered: what an analysis reports beside its data. */
+export interface StepSpend {
   usage: Usage;
   priceKnown: boolean;
   provider: string;
@@ -30,7 +49,11 @@ export function addUsage(a: Usage, b: Usage): Usage {
   };
 }
 
-export async function runModelStep(deps: ActivityDeps, input: ModelStepInput): Promise<ModelStep> {
+export async function runModelStep(
+  deps: ActivityDeps,
+  job: AnalysisJob,
+  request: StepRequest,
+): Promise<StepSpend & { data: unknown }> {
   let result: PageCompletedData | undefined;
   // Only append is used by the extraction path; it receives the page result this call would have recorded.
   const collect = {
@@ -39,7 +62,24 @@ export async function runModelStep(deps: ActivityDeps, input: ModelStepInput): P
     },
   } as unknown as EventStore;
   const extract = makeExtractWithModel({ ...deps, events: collect });
-  const answer = await extract({ ...input, eventSeq: -1, eventId: '' });
+  const { jobId, tenantId, url, fetch, captureDebug, llm } = job;
+  const answer = await extract({
+    jobId,
+    tenantId,
+    url,
+    fetch,
+    captureDebug,
+    llm,
+    pageId: `${job.pageId}-${request.step}`,
+    contentId: request.contentId,
+    schema: request.schema,
+    cleanDurationMs: request.cleanDurationMs,
+    depth: 0,
+    parentUrl: null,
+    jobType: 'analyze',
+    eventSeq: -1,
+    eventId: '',
+  });
   if (!result) throw new Error('the model step produced no result');
   return {
     data: result.data,

@@ -6,27 +6,20 @@ import { validateSchemaYaml } from '../../shared/schema-input.js';
 import { AnalysisResultSchema } from '../../shared/schemas/analyze.js';
 import type { ActivityDeps } from '../deps.js';
 import { categorized } from '../failure.js';
-import type { JobLlmConfig } from '../llm/chain.js';
 import { composeAnalysis } from './analysis-result.js';
 import type { LinkClass } from './classify-links.js';
-import { addUsage, runModelStep } from './model-step.js';
+import { type AnalysisJob, addUsage, runModelStep } from './model-step.js';
 import type { PageStructure } from './page-structure.js';
 import type { Suggestion } from './suggest-analysis.js';
 
-export interface RecordAnalysisInput {
-  jobId: string;
-  tenantId: string;
-  pageId: string;
-  url: string;
+export interface RecordAnalysisInput extends AnalysisJob {
+  fetch: AnalysisJob['fetch'] & { fetchMode: 'static' | 'dynamic' };
   cleanedId: string;
-  fetch: { finalUrl: string; fetchMode: 'static' | 'dynamic'; fetchedAt: string; durationMs: number };
   cleanDurationMs: number;
   structure: PageStructure;
   recommendedFetchMode: 'static' | 'dynamic';
   suggestion: Suggestion;
   classes: LinkClass[];
-  captureDebug: boolean;
-  llm?: JobLlmConfig;
   eventSeq: number;
   eventId: string;
 }
@@ -35,20 +28,11 @@ export function makeRecordAnalysis(deps: ActivityDeps) {
   return async function recordAnalysis(input: RecordAnalysisInput): Promise<{ pageType: string }> {
     return categorized(async () => {
       const { suggestion } = input;
-      const sample = await runModelStep(deps, {
-        jobId: input.jobId,
-        tenantId: input.tenantId,
-        pageId: `${input.pageId}-sample`,
+      const sample = await runModelStep(deps, input, {
+        step: 'sample',
         contentId: input.cleanedId,
-        url: input.url,
-        depth: 0,
-        parentUrl: null,
         schema: validateSchemaYaml(suggestion.schemaYaml),
-        fetch: input.fetch,
         cleanDurationMs: input.cleanDurationMs,
-        jobType: 'analyze',
-        captureDebug: input.captureDebug,
-        llm: input.llm,
       });
       const analysis = AnalysisResultSchema.parse(
         composeAnalysis({
