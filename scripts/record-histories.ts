@@ -1,6 +1,7 @@
 // Re-records the workflow histories CI replays (test/replay/histories): runs a fixed set of jobs on a
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
-// versioned workflow change:  npm run --silent record-histories
+// versioned workflow change:  npm run --silent record-histories [extract|crawl|webhook]...
+// (no names: all of them).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,9 +9,11 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { startContinueAsNewCrawl } from '../test/support/crawl-jobs.js';
 import { startTestService } from '../test/support/service.js';
 import { type ShopSite, startShopSite } from '../test/support/shop-site.js';
+import { startReceiver } from '../test/webhooks/receiver.js';
 
 const OUT = 'test/replay/histories';
-const svc = await startTestService();
+// The webhook tests' shortened schedule: attempts 2 and 3 after 300 and 600 ms.
+const svc = await startTestService({ env: { WEBHOOK_RETRY_DELAYS_MS: '300,600' } });
 const site: ShopSite = await startShopSite();
 mkdirSync(OUT, { recursive: true });
 
@@ -26,29 +29,64 @@ async function post(url: string, payload: object) {
   return res.json() as { job_id: string };
 }
 
-const ok = await post('/api/v1/extract', {
-  url: `${site.url}/product/1`,
-  schema: { name: 'string', price: 'number' },
-});
-await save('extract-completed', `extract-${ok.job_id}`);
-const gone = await post('/api/v1/extract', { url: `${site.url}/product/7`, schema: { name: 'string' } });
-await save('extract-failed-http-status', `extract-${gone.job_id}`);
+async function recordExtracts() {
+  const ok = await post('/api/v1/extract', {
+    url: `${site.url}/product/1`,
+    schema: { name: 'string', price: 'number' },
+  });
+  await save('extract-completed', `extract-${ok.job_id}`);
+  const gone = await post('/api/v1/extract', { url: `${site.url}/product/7`, schema: { name: 'string' } });
+  await save('extract-failed-http-status', `extract-${gone.job_id}`);
+}
 
 // A crawl through the API, and one forced to continue as new (history_limit): every run is saved.
-const crawl = await post('/api/v1/crawl?wait=true&timeout=120', {
-  url: `${site.url}/`,
-  schema: { name: 'string', price: 'number' },
-  options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 2 },
-});
-await save('crawl-completed', `crawl-${crawl.job_id}`);
+async function recordCrawls() {
+  const crawl = await post('/api/v1/crawl?wait=true&timeout=120', {
+    url: `${site.url}/`,
+    schema: { name: 'string', price: 'number' },
+    options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 2 },
+  });
+  await save('crawl-completed', `crawl-${crawl.job_id}`);
 
-const { workflowId, handle } = await startContinueAsNewCrawl(svc, site, 40);
-await handle.result();
-const runs: string[] = [];
-for await (const wf of svc.deps.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
-  runs.push(wf.runId);
-runs.reverse(); // oldest first
-for (const [i, runId] of runs.entries()) await save(`crawl-continue-as-new-run${i + 1}`, workflowId, runId);
+  const { workflowId, handle } = await startContinueAsNewCrawl(svc, site, 40);
+  await handle.result();
+  const runs: string[] = [];
+  for await (const wf of svc.deps.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+    runs.push(wf.runId);
+  runs.reverse(); // oldest first
+  for (const [i, runId] of runs.entries()) await save(`crawl-continue-as-new-run${i + 1}`, workflowId, runId);
+}
+
+// An extract with a webhook whose receiver fails twice: the job (which starts the delivery as a child) and
+// the delivery workflow, with its two retry timers and three attempts.
+async function recordWebhookDelivery() {
+  const rx = await startReceiver();
+  rx.answer('/flaky', [500, 503, 200]);
+  const job = await post('/api/v1/extract', {
+    url: `${site.url}/product/1`,
+    schema: { name: 'string', price: 'number' },
+    webhook: { url: `${rx.url}/flaky`, secret: 'record-histories-secret', events: ['job.completed'] },
+  });
+  const delivery = `webhook-${job.job_id}-job.completed-0-0`;
+  const result = await svc.deps.temporal.workflow.getHandle(delivery).result();
+  if (result.attempts !== 3 || result.outcome !== 'success')
+    throw new Error(`expected a success on the third attempt, got ${JSON.stringify(result)}`);
+  await save('extract-with-webhook', `extract-${job.job_id}`);
+  await save('webhook-delivery-retried', delivery);
+  await rx.close();
+}
+
+const recorders: Record<string, () => Promise<void>> = {
+  extract: recordExtracts,
+  crawl: recordCrawls,
+  webhook: recordWebhookDelivery,
+};
+const names = process.argv.slice(2);
+for (const name of names.length > 0 ? names : Object.keys(recorders)) {
+  const record = recorders[name];
+  if (!record) throw new Error(`unknown set "${name}" (${Object.keys(recorders).join(', ')})`);
+  await record();
+}
 
 await site.close();
 await svc.close();

@@ -1,6 +1,8 @@
 // CI replays the recorded workflow histories against the current workflow code, so a change that would
 // break running workflows fails the build. Record new ones with:
 //   npm run --silent replay -- --save test/replay/histories <job-id>
+// or re-record the fixed set (extracts, crawls with continue-as-new, webhook delivery with retries):
+//   npm run --silent record-histories
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +19,10 @@ test('every recorded history replays against the current workflow code', { timeo
     histories.some((h) => h.workflowId.startsWith('crawl-continue-as-new')),
     'a crawl that continued as new',
   );
+  const retried = histories.find((h) => h.workflowId.startsWith('webhook-delivery'));
+  assert.ok(retried, 'a webhook delivery');
+  const timers = retried.history.events?.filter((e) => e.timerStartedEventAttributes) ?? [];
+  assert.equal(timers.length, 2, 'the delivery was retried twice');
   const outcomes = await replayHistories(histories);
   assert.equal(outcomes.length, histories.length);
   for (const o of outcomes) assert.ok(o.ok, `${o.workflowId}: ${o.error}`);
