@@ -7,6 +7,9 @@ export const WORKFLOW_TYPES = {
   analyze: 'analyzeWorkflow',
 } as const;
 
+/** Query of a running crawl: the crawl-map nodes whose page is being processed now (status `crawling`). */
+export const CRAWL_IN_FLIGHT_QUERY = 'crawlInFlight';
+
 export const JOB_TYPES = ['extract', 'crawl', 'analyze'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 

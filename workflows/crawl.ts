@@ -6,8 +6,10 @@ import {
   ApplicationFailure,
   CancellationScope,
   continueAsNew,
+  defineQuery,
   isCancellation,
   proxyActivities,
+  setHandler,
   sleep,
   upsertSearchAttributes,
   uuid4,
@@ -21,7 +23,7 @@ import type { FollowRules } from '../shared/crawl/links.js';
 import type { ErrorCategory } from '../shared/errors.js';
 import type { CrawlNode, JobEventBody } from '../shared/events.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
-import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
+import { CRAWL_IN_FLIGHT_QUERY, SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import type { WebhookPlan } from '../shared/webhooks.js';
 import { categoryOf } from './failures.js';
 import { JobLog, type Slot } from './job-events.js';
@@ -135,6 +137,10 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     await hooks.emit('job.started');
   }
 
+  // Pages whose activity runs now (not those still waiting for their domain's turn): the crawl map shows
+  // them as `crawling`. A query reads this; nothing about it is recorded in history.
+  const crawling = new Set<number>();
+  setHandler(defineQuery<number[]>(CRAWL_IN_FLIGHT_QUERY), () => [...crawling]);
   const inflight = new Map<
     number,
     { promise: Promise<void>; slot: Slot; page: QueuedPage; pageId: string }
@@ -219,6 +225,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     const promise = (async () => {
       try {
         await turn;
+        crawling.add(page.node);
         const result = await crawlPage({
           jobId: input.jobId,
           tenantId: input.tenantId,
@@ -257,6 +264,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
         state.lastFailure = { category, message };
         await log.record({ slot, body: pageEvent('page.failed', page, pageId, category, message) });
       } finally {
+        crawling.delete(page.node);
         inflight.delete(page.node);
       }
     })();

@@ -12,7 +12,7 @@ import {
 } from '../../shared/schemas/crawl.js';
 import { JobSchema } from '../../shared/schemas/job.js';
 import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
-import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
+import { CRAWL_IN_FLIGHT_QUERY, WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
 import type { ApiDeps } from '../deps.js';
 import { awaitJob, startJob } from '../job-runner.js';
@@ -138,7 +138,8 @@ export const crawlRoutes =
         schema: {
           summary: 'Every URL a crawl discovered, with its parent, depth, status, timings, tokens and model',
           description:
-            'Entries are in discovery order. Status: pending, completed, failed, skipped (robots.txt, not HTML, ' +
+            'Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as ' +
+            'the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, ' +
             'out of limits — error_details says which — or the job ended first). At most 50 skipped links are ' +
             'recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map.',
           tags: ['jobs'],
@@ -150,6 +151,8 @@ export const crawlRoutes =
         const job = await deps.jobs.get(request.tenant._id, request.params.id);
         if (!job) throw notFound(`job ${request.params.id}`);
         const entries = job.type === 'crawl' ? await deps.jobs.crawlMap(job) : await singlePageMap(deps, job);
+        const crawling = await pagesInFlight(deps, job);
+        for (const e of entries) if (e.status === 'pending' && crawling.has(e.node)) e.status = 'crawling';
         const failed = entries.filter((e) => e.status === 'failed');
         const byCategory: Record<string, number> = {};
         for (const e of failed)
@@ -171,6 +174,14 @@ export const crawlRoutes =
       },
     );
   };
+
+/** The nodes a running crawl is processing now; none when it is not running or does not answer quickly. */
+async function pagesInFlight(deps: ApiDeps, job: JobView): Promise<Set<number>> {
+  if (job.type !== 'crawl' || job.status !== 'running') return new Set();
+  const query = deps.temporal.workflow.getHandle(job.workflow_id).query<number[]>(CRAWL_IN_FLIGHT_QUERY);
+  const timeout = new Promise<number[]>((resolve) => setTimeout(() => resolve([]), 2_000).unref());
+  return new Set(await Promise.race([query.catch(() => []), timeout]));
+}
 
 async function singlePageMap(deps: ApiDeps, job: JobView) {
   return (await deps.jobs.results(job)).map((r, node) => ({

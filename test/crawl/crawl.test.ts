@@ -162,6 +162,13 @@ describe('POST /api/v1/crawl', () => {
       const jobId = res.json().job_id;
       for (let i = 0; i < 50 && site.productStarts.length === 0; i++)
         await new Promise((r) => setTimeout(r, 100));
+      // While product pages are at the site, the crawl map shows them as crawling (at most 2 at once).
+      const running = (await get(`/api/v1/jobs/${jobId}/crawl-map`)) as {
+        entries: { url: string; status: string }[];
+      };
+      const crawling = running.entries.filter((e) => e.status === 'crawling');
+      assert.ok(crawling.length >= 1 && crawling.length <= 2, JSON.stringify(running.entries));
+      for (const e of crawling) assert.match(e.url, /\/product\/\d+$/);
       const cancel = await svc.app.inject({
         method: 'POST',
         url: `/api/v1/jobs/${jobId}/cancel`,
