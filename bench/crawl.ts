@@ -55,10 +55,19 @@ const worker = spawn(process.execPath, [...profile, '--import', 'tsx', 'worker/m
   env: {
     ...process.env,
     ...env,
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: 'info',
     WORKER_MAX_ACTIVITIES: String(Math.max(20, concurrency * 2)),
   },
-  stdio: ['ignore', 'ignore', 'inherit'],
+  stdio: ['ignore', 'ignore', 'pipe'],
+});
+// Start-up (bundling the workflows) is not part of the crawl: wait for the worker's "polling" line.
+const polling = new Promise<void>((resolve, reject) => {
+  let seen = '';
+  worker.stderr?.on('data', (chunk: Buffer) => {
+    seen = (seen + chunk.toString()).slice(-4096);
+    if (seen.includes('worker polling')) resolve();
+  });
+  worker.once('exit', (code) => reject(new Error(`the worker exited (${code}): ${seen}`)));
 });
 let peakRss = 0;
 const sampler = setInterval(() => {
@@ -70,7 +79,8 @@ const sampler = setInterval(() => {
     // not started yet, or gone
   }
 }, 250);
-await new Promise((r) => setTimeout(r, 3000)); // worker start-up (bundling) is not part of the crawl
+await polling;
+await new Promise((r) => setTimeout(r, 1000));
 
 /** CPU time (ms) of the worker, FerretDB and the Temporal server, from /proc: where a page's cost lies. */
 function cpuByProcess(): Record<string, number> {
@@ -97,6 +107,7 @@ function cpuByProcess(): Record<string, number> {
   return out;
 }
 const cpuBefore = cpuByProcess();
+const rssAtStart = peakRss;
 const started = performance.now();
 const res = await svc.app.inject({
   method: 'POST',
@@ -204,6 +215,7 @@ const report = {
   cpu_ms_per_page: cpuMsPerPage,
   workflow_runs: runs,
   history_events_per_page: Number((historyEvents / Math.max(1, job.page_count)).toFixed(2)),
+  worker_rss_mb_before_crawl: Math.round(rssAtStart / 1024 / 1024),
   worker_peak_rss_mb: Math.round(peakRss / 1024 / 1024),
   targets: { pages_per_second_at_c10: 50, worker_rss_mb_at_10k: 600 },
 };
