@@ -107,16 +107,39 @@ async function eventData(deps: ActivityDeps, input: DeliverWebhookInput): Promis
         status: job.status,
         page_count: job.page_count,
         cost_usd: job.cost_usd,
-        results: results.map((r) => ({
-          id: r.id,
-          url: r.url,
-          status: r.status,
-          data: r.data,
-          ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
-        })),
+        ...boundedResults(results),
+        results_url: `/api/v1/jobs/${job.id}/results`,
       };
     }
   }
+}
+
+/** A job.completed body carries at most this much result JSON; a larger crawl's body says it was cut. */
+export const WEBHOOK_RESULTS_MAX_BYTES = 1_000_000;
+
+/**
+ * The page results for a job.completed body, in order, as many as fit in WEBHOOK_RESULTS_MAX_BYTES: a
+ * 10,000-page crawl must not make a body receivers refuse. When some are left out, `results_truncated`
+ * is true and `results_total` counts them all; the whole set is at `results_url`.
+ */
+export function boundedResults(results: Awaited<ReturnType<NonNullable<ActivityDeps['jobs']>['results']>>) {
+  const out: Record<string, unknown>[] = [];
+  let bytes = 0;
+  for (const r of results) {
+    const item = {
+      id: r.id,
+      url: r.url,
+      status: r.status,
+      data: r.data,
+      ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
+    };
+    bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (bytes > WEBHOOK_RESULTS_MAX_BYTES) {
+      return { results: out, results_truncated: true, results_total: results.length };
+    }
+    out.push(item);
+  }
+  return { results: out, results_truncated: false, results_total: results.length };
 }
 
 /**

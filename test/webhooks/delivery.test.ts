@@ -110,6 +110,9 @@ describe('webhook delivery', () => {
     assert.equal(body.data.page_count, 1);
     assert.equal(typeof body.data.cost_usd, 'number');
     assert.deepEqual(body.data.results[0].data, { name: 'Blue Kettle', price: 24.5, brand: 'Acme' });
+    assert.equal(body.data.results_truncated, false);
+    assert.equal(body.data.results_total, 1);
+    assert.equal(body.data.results_url, `/api/v1/jobs/${job_id}/results`);
     const started = JSON.parse((got.find((r) => event(r) === 'job.started') as Received).body);
     assert.deepEqual(started.data, { job_type: 'extract', url: `${site.url}/product`, status: 'running' });
 
