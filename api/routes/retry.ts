@@ -7,7 +7,6 @@ import { JobSchema } from '../../shared/schemas/job.js';
 import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
-import type { ExtractWorkflowInput } from '../../workflows/extract.js';
 import type { ApiDeps } from '../deps.js';
 import { startJob } from '../job-runner.js';
 import { notFound, ProblemError } from '../problem.js';
@@ -23,7 +22,8 @@ export const retryRoutes =
           summary: 'Re-run the failed pages of a finished job',
           description:
             'Starts a new job (202, the new job) that processes only the pages that failed, with the same ' +
-            'schema, cleaners, model settings and fetch mode, without following links again. The new job has ' +
+            'schema, cleaners, model settings and fetch mode, without following links again (a failed extract ' +
+            'or analyze job runs again as it was asked). The new job has ' +
             'retry_of set to the original, which is left as it was. 409 when the job has not ended or has no ' +
             'failed page.',
           tags: ['jobs'],
@@ -55,28 +55,23 @@ export const retryRoutes =
         };
         const common = {
           tenantId,
-          type: original.type === 'extract' ? ('extract' as const) : ('crawl' as const),
+          type: original.type,
           url: original.url,
           captureDebug: original.capture_debug,
           idempotencyKey: null,
           retryOf: original.id,
           beforeStart: copyKey,
+          workflowType: WORKFLOW_TYPES[original.type],
         };
+        // A single-page job (extract, analyze) runs again as it was asked; a crawl re-runs its failed pages.
         const { job } =
-          original.type === 'extract'
+          original.type !== 'crawl'
             ? await startJob(deps, {
                 ...common,
-                workflowType: WORKFLOW_TYPES.extract,
-                input: (jobId): ExtractWorkflowInput => ({
-                  ...(req as unknown as ExtractWorkflowInput),
-                  jobId,
-                  tenantId,
-                  firstSeq: 1,
-                }),
+                input: (jobId) => ({ ...req, jobId, tenantId, firstSeq: 1 }),
               })
             : await startJob(deps, {
                 ...common,
-                workflowType: WORKFLOW_TYPES.crawl,
                 maxDepth: original.max_depth ?? 0,
                 input: (jobId): CrawlWorkflowInput => {
                   const crawl = req as unknown as CrawlWorkflowInput;

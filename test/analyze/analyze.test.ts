@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ANALYZE_COUNTS, startAnalyzeSite } from '../support/analyze-site.js';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
 import type { FixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -206,6 +207,21 @@ describe('POST /api/v1/analyze', () => {
         [3, 'job.failed'],
       ],
     );
+    // Retrying the failed analyze job runs a new analyze job for the same page, linked to the original.
+    const retry = await svc.app.inject({
+      method: 'POST',
+      url: `/api/v1/jobs/${res.json().job_id}/retry`,
+      headers: svc.auth(),
+    });
+    assert.equal(retry.statusCode, 202, retry.body);
+    assert.equal(retry.json().type, 'analyze');
+    assert.equal(retry.json().retry_of, res.json().job_id);
+    const done = await waitForJobEnd(svc, retry.json().id, 60_000);
+    assert.equal(done.status, 'completed');
+    const results = (
+      await svc.app.inject({ url: `/api/v1/jobs/${retry.json().id}/results`, headers: svc.auth() })
+    ).json();
+    assert.equal(results[0].data.page_type, 'product');
   });
 
   test('invalid requests are 422 naming the field', async () => {
