@@ -1,6 +1,5 @@
 // The API's composition root: deps in, a Fastify instance (not yet listening) out.
 import type { Writable } from 'node:stream';
-import { FastifyOtelInstrumentation } from '@fastify/otel';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -13,6 +12,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { apiLoggerOptions, registerRequestLogContext } from '../shared/telemetry/api-logging.js';
+import { fastifyTracing } from '../shared/telemetry/fastify-tracing.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 import { API_PREFIX, registerAuth } from './auth.js';
 import type { ApiDeps } from './deps.js';
@@ -85,13 +85,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandlers(app);
-  if (options.tracing) {
-    const otel = new FastifyOtelInstrumentation({
-      instrumentHooks: false,
-      ignorePaths: ({ url }) => /^\/(docs|healthz|readyz)\b/.test(url),
-    });
-    await app.register(otel.plugin());
-  }
+  if (options.tracing) await app.register(fastifyTracing());
 
   await app.register(swagger, {
     openapi: {

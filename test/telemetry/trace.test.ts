@@ -52,7 +52,8 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
   assert.equal(res.statusCode, 200, res.body);
   const jobId = res.json().job_id as string;
 
-  const request = (s: ReadableSpan) => s.name === 'request' && s.attributes['url.path'] === '/api/v1/extract';
+  const request = (s: ReadableSpan) =>
+    s.name === 'POST /api/v1/extract' && s.attributes['fastify.root'] !== undefined;
   const named = (name: string) => (s: ReadableSpan) => s.name === name;
   const outbound = (prefix: string) => (s: ReadableSpan) =>
     String(s.attributes['url.full']).startsWith(prefix);
@@ -68,6 +69,7 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
     modelCall: outbound(svc.llm.openaiBaseUrl),
   };
   const spans = await spansUntil((all) => Object.values(wanted).every((match) => all.some(match)));
+  const handler = spans.find((s) => s.name === 'handler POST /api/v1/extract');
   const found = Object.fromEntries(
     Object.entries(wanted).map(([key, match]) => [key, spans.find(match) as ReadableSpan]),
   );
@@ -75,6 +77,9 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
   for (const [key, span] of Object.entries(found)) {
     assert.equal(span.spanContext().traceId, traceId, `${key} (${span.name}) is in the request's trace`);
   }
+  // The workflow start runs in the route handler's span, a child of the request's.
+  assert.equal(handler?.parentSpanId, found.request?.spanContext().spanId);
+  assert.equal(found.start?.parentSpanId, handler?.spanContext().spanId);
   // The outbound calls are children of the activities that made them.
   assert.equal(found.pageFetch?.parentSpanId, found.fetchPage?.spanContext().spanId);
   assert.equal(found.modelCall?.parentSpanId, found.extractWithModel?.spanContext().spanId);
