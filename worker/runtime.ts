@@ -43,6 +43,16 @@ class JobTenants {
   }
 }
 
+/** A log call must never throw: an unserializable record still gives a line, without its attributes. */
+function serialize(record: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(record);
+  } catch (err) {
+    const { level, time, msg, workflowId, jobId, tenantId } = record;
+    return JSON.stringify({ level, time, msg, workflowId, jobId, tenantId, logError: String(err) });
+  }
+}
+
 /** Writes each entry as one redacted JSON line. */
 export function jsonLogFunction(destination: LogDestination): (entry: LogEntry) => void {
   const tenants = new JobTenants();
@@ -57,7 +67,7 @@ export function jsonLogFunction(destination: LogDestination): (entry: LogEntry) 
     };
     delete record.taskToken; // long, and a capability to complete the activity: not for logs
     tenants.fill(record);
-    destination.write(`${scrubSecrets(JSON.stringify(record))}\n`);
+    destination.write(`${scrubSecrets(serialize(record))}\n`);
   };
 }
 
