@@ -36,6 +36,9 @@ export interface ExtractWithModelInput {
   node?: number;
 }
 
+/** What a model answer for a page needs: the extraction input without where its result is recorded. */
+export type AnswerInput = Omit<ExtractWithModelInput, 'contentId' | 'eventSeq' | 'eventId'>;
+
 export interface ExtractWithModelResult {
   provider: string;
   model: string;
@@ -106,7 +109,7 @@ export function makeExtractor(deps: ActivityDeps) {
 
   async function tryEntry(
     entry: ResolvedEntry,
-    input: Omit<ExtractWithModelInput, 'contentId'>,
+    input: AnswerInput,
     content: string,
     spend: Spend,
     capture: (c: CaptureInput) => Promise<void>,
@@ -172,11 +175,14 @@ export function makeExtractor(deps: ActivityDeps) {
     throw new CategorizedError('unknown', 'unreachable');
   }
 
-  /** Extracts from content in hand (crawl pages keep their content in memory). */
-  async function extractFromContent(
-    input: Omit<ExtractWithModelInput, 'contentId'>,
+  /**
+   * Asks the chain for data from content in hand and returns the page's result without recording it
+   * (an analysis sums several such answers into one result).
+   */
+  async function answerFromContent(
+    input: AnswerInput,
     body: string,
-  ): Promise<ExtractWithModelResult> {
+  ): Promise<{ page: PageCompletedData; result: ExtractWithModelResult }> {
     return categorized(async () => {
       const started = Date.now();
       const content = body.slice(0, config.LLM_MAX_CONTENT_CHARS);
@@ -192,7 +198,7 @@ export function makeExtractor(deps: ActivityDeps) {
       for (const entry of chain) {
         try {
           const result = await tryEntry(entry, input, content, spend, capture);
-          return await recordSuccess(input, entry, result, spend, Date.now() - started);
+          return pageResult(input, entry, result, spend, Date.now() - started);
         } catch (err) {
           if (!(err instanceof CategorizedError) || !shouldFallBack(err.category)) throw err;
           lastError = err;
@@ -202,17 +208,37 @@ export function makeExtractor(deps: ActivityDeps) {
     });
   }
 
+  /** Extracts from content in hand (crawl pages keep theirs in memory) and records the page's result. */
+  async function extractFromContent(
+    input: Omit<ExtractWithModelInput, 'contentId'>,
+    body: string,
+  ): Promise<ExtractWithModelResult> {
+    const { page, result } = await answerFromContent(input, body);
+    await deps.events.append([
+      {
+        type: 'page.completed',
+        data: page,
+        job_id: input.jobId,
+        tenant_id: input.tenantId,
+        seq: input.eventSeq,
+        event_id: input.eventId,
+        at: new Date().toISOString(),
+      },
+    ]);
+    return result;
+  }
+
   const extractWithModel = async (input: ExtractWithModelInput): Promise<ExtractWithModelResult> =>
     extractFromContent(input, (await categorized(() => deps.contents.get(input.contentId))).body);
-  return { extractWithModel, extractFromContent };
+  return { extractWithModel, extractFromContent, answerFromContent };
 
-  async function recordSuccess(
-    input: Omit<ExtractWithModelInput, 'contentId'>,
+  function pageResult(
+    input: AnswerInput,
     entry: ResolvedEntry,
     attempt: Attempt,
     spend: Spend,
     durationMs: number,
-  ): Promise<ExtractWithModelResult> {
+  ): { page: PageCompletedData; result: ExtractWithModelResult } {
     // BYOK runs pay the provider themselves: the service fee (PRICE_MARKUP applies to our keys only) is 0.
     const costUsd = entry.isByok ? 0 : round9(spend.llmCostUsd * (1 + config.PRICE_MARKUP));
     const data: PageCompletedData = {
@@ -241,18 +267,7 @@ export function makeExtractor(deps: ActivityDeps) {
       },
       price_known: spend.priceKnown,
     };
-    await deps.events.append([
-      {
-        type: 'page.completed',
-        data,
-        job_id: input.jobId,
-        tenant_id: input.tenantId,
-        seq: input.eventSeq,
-        event_id: input.eventId,
-        at: new Date().toISOString(),
-      },
-    ]);
-    return {
+    const result = {
       provider: entry.provider,
       model: entry.model,
       fallbackPosition: entry.position,
@@ -262,6 +277,7 @@ export function makeExtractor(deps: ActivityDeps) {
       costUsd,
       durationMs,
     };
+    return { page: data, result };
   }
 }
 
@@ -287,12 +303,7 @@ function redacted(err: CategorizedError, entry: ResolvedEntry): CategorizedError
     : new CategorizedError(err.category, message, err.retryable, err.details);
 }
 
-function toCapture(
-  input: Omit<ExtractWithModelInput, 'contentId'>,
-  c: CaptureInput,
-  attempt: number,
-  rawPage: string,
-): DebugCapture {
+function toCapture(input: AnswerInput, c: CaptureInput, attempt: number, rawPage: string): DebugCapture {
   const secrets = c.entry.apiKey ? [c.entry.apiKey] : [];
   const clean = (text: string) => redactSecrets(text, secrets);
   return {

@@ -1,11 +1,10 @@
 // One model call of an analysis through the extraction path (chain, fallback, validation with one retry,
-// debug capture, usage and cost). An analysis records one result for all its model calls, so the page result
-// each call would write is collected here instead, and the analysis records the sum.
-import type { PageCompletedData, Usage } from '../../shared/events.js';
+// debug capture, usage and cost). An analysis records one result for all its model calls, so each call's
+// page result is returned unrecorded, and the analysis records the sum.
+import type { Usage } from '../../shared/events.js';
 import type { NormalizedSchema } from '../../shared/schema-input.js';
-import type { EventStore } from '../../shared/store/event-store.js';
 import type { ActivityDeps } from '../deps.js';
-import { makeExtractWithModel } from '../extract-with-model.js';
+import { makeExtractor } from '../extract-with-model.js';
 import type { JobLlmConfig } from '../llm/chain.js';
 
 /** What every model step of one analysis shares. */
@@ -54,33 +53,26 @@ export async function runModelStep(
   job: AnalysisJob,
   request: StepRequest,
 ): Promise<StepSpend & { data: unknown }> {
-  let result: PageCompletedData | undefined;
-  // Only append is used by the extraction path; it receives the page result this call would have recorded.
-  const collect = {
-    append: async (events: readonly { type: string; data: unknown }[]) => {
-      for (const e of events) if (e.type === 'page.completed') result = e.data as PageCompletedData;
-    },
-  } as unknown as EventStore;
-  const extract = makeExtractWithModel({ ...deps, events: collect });
+  const { answerFromContent } = makeExtractor(deps);
   const { jobId, tenantId, url, fetch, captureDebug, llm } = job;
-  const answer = await extract({
-    jobId,
-    tenantId,
-    url,
-    fetch,
-    captureDebug,
-    llm,
-    pageId: `${job.pageId}-${request.step}`,
-    contentId: request.contentId,
-    schema: request.schema,
-    cleanDurationMs: request.cleanDurationMs,
-    depth: 0,
-    parentUrl: null,
-    jobType: 'analyze',
-    eventSeq: -1,
-    eventId: '',
-  });
-  if (!result) throw new Error('the model step produced no result');
+  const content = await deps.contents.get(request.contentId);
+  const { page: result, result: answer } = await answerFromContent(
+    {
+      jobId,
+      tenantId,
+      url,
+      fetch,
+      captureDebug,
+      llm,
+      pageId: `${job.pageId}-${request.step}`,
+      schema: request.schema,
+      cleanDurationMs: request.cleanDurationMs,
+      depth: 0,
+      parentUrl: null,
+      jobType: 'analyze',
+    },
+    content.body,
+  );
   return {
     data: result.data,
     usage: result.usage,
