@@ -50,7 +50,7 @@ export function startTracing(config: Config, options: TracingOptions): Tracing |
   return {
     processor,
     resource,
-    flush: () => processor.forceFlush(),
+    flush: () => processor.forceFlush().catch(() => undefined),
     shutdown: () => sdk.shutdown().catch(() => undefined),
   };
 }
