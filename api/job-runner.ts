@@ -2,8 +2,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import type { FastifyReply } from 'fastify';
+import { CATEGORY_HTTP_STATUS } from '../shared/errors.js';
 import type { JobEvent } from '../shared/events.js';
 import { isFinal, type JobView } from '../shared/reducers/job.js';
+import type { ResultView } from '../shared/reducers/results.js';
 import { type JobType, SEARCH_ATTRIBUTE_KEYS, workflowIdForJob } from '../shared/temporal-names.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
@@ -122,6 +125,41 @@ export async function awaitJob(deps: ApiDeps, job: JobView, timeoutMs: number): 
     await deps.temporal.withDeadline(Date.now() + timeoutMs, () => handle.result()).catch(() => undefined); // failure or deadline: the projection says which
   }
   return (await deps.jobs.get(job.tenant_id, job.id)) ?? job;
+}
+
+/**
+ * The answer of a waited one-page job (extract, analyze): 200 with the page's result as `view` shapes it;
+ * a job that ended without one is a problem naming the job (status by its error category); a job still
+ * running at the deadline is 202 with its link.
+ */
+export async function answerPageJob<T>(
+  deps: ApiDeps,
+  job: JobView,
+  reply: FastifyReply,
+  view: (job: JobView, page: ResultView) => T,
+) {
+  const done = await awaitJob(deps, job, deps.config.EXTRACT_WAIT_SECONDS * 1000);
+  if (done.status === 'completed') {
+    const [page] = (await deps.jobs.results(done)).filter((r) => r.status === 'completed');
+    if (page) return reply.code(200).send(view(done, page));
+  }
+  if (isFinal(done.status)) {
+    const category = done.error_category ?? 'unknown';
+    const status = CATEGORY_HTTP_STATUS[category];
+    throw new ProblemError({
+      slug: status === 422 ? 'validation-error' : status === 429 ? 'rate-limited' : 'job-failed',
+      status,
+      title: `Job ${done.status}: ${category}`,
+      detail: done.error_message ?? `the job ${done.status}`,
+      extra: { job_id: done.id, error_category: category },
+    });
+  }
+  return reply.code(202).send({
+    job_id: done.id,
+    status: done.status,
+    status_url: `/api/v1/jobs/${done.id}`,
+    queue_position: await deps.jobs.queuePosition(done),
+  });
 }
 
 /** The workflow input as the job's stored request: ids dropped (they belong to the job), no secrets in it. */

@@ -1,7 +1,5 @@
 // POST /api/v1/analyze: runs an analyze job and waits for it (decisions.md: 200 with the result).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CATEGORY_HTTP_STATUS } from '../../shared/errors.js';
-import { isFinal, type JobView } from '../../shared/reducers/job.js';
 import { AnalyzeRequestSchema, AnalyzeResponseSchema } from '../../shared/schemas/analyze.js';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
 import { AcceptedJobSchema } from '../../shared/schemas/extract.js';
@@ -9,8 +7,7 @@ import { standardErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { AnalyzeWorkflowInput } from '../../workflows/analyze.js';
 import type { ApiDeps } from '../deps.js';
-import { awaitJob, startJob } from '../job-runner.js';
-import { ProblemError } from '../problem.js';
+import { answerPageJob, startJob } from '../job-runner.js';
 import { analyzeResponse } from '../views.js';
 import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
 
@@ -69,31 +66,7 @@ export const analyzeRoutes =
             ...(hooks ? { webhooks: hooks.plan } : {}),
           }),
         });
-        const done = await awaitJob(deps, job, deps.config.EXTRACT_WAIT_SECONDS * 1000);
-        if (done.status === 'completed') {
-          const [page] = (await deps.jobs.results(done)).filter((r) => r.status === 'completed');
-          if (page) return reply.code(200).send(analyzeResponse(done, page));
-        }
-        if (isFinal(done.status)) throw failedJob(done);
-        return reply.code(202).send({
-          job_id: done.id,
-          status: done.status,
-          status_url: `/api/v1/jobs/${done.id}`,
-          queue_position: await deps.jobs.queuePosition(done),
-        });
+        return answerPageJob(deps, job, reply, analyzeResponse);
       },
     );
   };
-
-/** A job that ended without a result, as a problem naming the job (status by its error category). */
-function failedJob(done: JobView): ProblemError {
-  const category = done.error_category ?? 'unknown';
-  const status = CATEGORY_HTTP_STATUS[category];
-  return new ProblemError({
-    slug: status === 422 ? 'validation-error' : status === 429 ? 'rate-limited' : 'job-failed',
-    status,
-    title: `Job ${done.status}: ${category}`,
-    detail: done.error_message ?? `the job ${done.status}`,
-    extra: { job_id: done.id, error_category: category },
-  });
-}

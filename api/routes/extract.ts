@@ -1,6 +1,6 @@
 // POST /api/v1/extract: runs an extract job and waits for it (decisions.md: 200 with the result).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CATEGORY_HTTP_STATUS, CategorizedError } from '../../shared/errors.js';
+import { CategorizedError } from '../../shared/errors.js';
 import { type NormalizedSchema, normalizeSchema, validateSchemaYaml } from '../../shared/schema-input.js';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
 import {
@@ -13,7 +13,7 @@ import { standardErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { ExtractWorkflowInput } from '../../workflows/extract.js';
 import type { ApiDeps } from '../deps.js';
-import { awaitJob, startJob } from '../job-runner.js';
+import { answerPageJob, startJob } from '../job-runner.js';
 import { ProblemError } from '../problem.js';
 import { extractResponse } from '../views.js';
 import { resolveWebhooks, type WebhookSources, withWebhooks } from '../webhook-destinations.js';
@@ -132,28 +132,7 @@ export const extractRoutes =
             ...prepared.webhooks,
           }),
         });
-        const done = await awaitJob(deps, job, deps.config.EXTRACT_WAIT_SECONDS * 1000);
-        if (done.status === 'completed') {
-          const [page] = (await deps.jobs.results(done)).filter((r) => r.status === 'completed');
-          if (page) return reply.code(200).send(extractResponse(done, page));
-        }
-        if (done.status === 'failed' || done.status === 'cancelled') {
-          const category = done.error_category ?? 'unknown';
-          const status = CATEGORY_HTTP_STATUS[category];
-          throw new ProblemError({
-            slug: status === 422 ? 'validation-error' : status === 429 ? 'rate-limited' : 'job-failed',
-            status,
-            title: `Job ${done.status}: ${category}`,
-            detail: done.error_message ?? `the job ${done.status}`,
-            extra: { job_id: done.id, error_category: category },
-          });
-        }
-        return reply.code(202).send({
-          job_id: done.id,
-          status: done.status,
-          status_url: `/api/v1/jobs/${done.id}`,
-          queue_position: await deps.jobs.queuePosition(done),
-        });
+        return answerPageJob(deps, job, reply, extractResponse);
       },
     );
   };
