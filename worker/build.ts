@@ -9,8 +9,9 @@ import { createStores } from '../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes.js';
-import { workerInterceptors, workerSinks } from './interceptors.js';
+import { workerInterceptors, workerSinks, workflowInterceptorModules } from './interceptors.js';
 import { installRuntime, type LogDestination } from './runtime.js';
+import { workflowBundlePath } from './workflow-bundle.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -43,9 +44,12 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowsPath: WORKFLOWS_PATH,
+    workflowBundle: {
+      codePath: await workflowBundlePath(WORKFLOWS_PATH, workflowInterceptorModules(options.tracing)),
+    },
     activities,
-    interceptors: workerInterceptors(options.tracing),
+    // The workflow interceptor modules are in the bundle; here only the activity ones.
+    interceptors: { activity: workerInterceptors(options.tracing).activity },
     sinks: workerSinks(options.tracing),
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS,
