@@ -8,6 +8,7 @@ set -euo pipefail
 TEMPORAL_VERSION="${TEMPORAL_CLI_VERSION:-v1.5.1}"
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.2}"
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/extract-service"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log() { printf '[install] %s\n' "$*" >&2; }
 
 need_go() {
@@ -30,7 +31,11 @@ install_temporal() {
 install_ferretdb() {
   if [ -n "${FERRETDB_BIN:-}" ]; then return; fi
   if command -v ferretdb >/dev/null 2>&1; then return; fi
-  local dir="$CACHE_ROOT/ferretdb-$FERRETDB_VERSION"
+  # Our patches to this version (scripts/patches/ferretdb-<version>-*.patch) name the build, so a binary
+  # built before a patch was added is rebuilt.
+  local patches=("$ROOT/scripts/patches/ferretdb-$FERRETDB_VERSION-"*.patch)
+  [ -e "${patches[0]}" ] || patches=()
+  local dir="$CACHE_ROOT/ferretdb-$FERRETDB_VERSION${patches:+-p${#patches[@]}}"
   [ -x "$dir/ferretdb" ] && return
   need_go FerretDB FERRETDB_BIN
   log "building FerretDB $FERRETDB_VERSION from Go modules (first run only; several minutes)"
@@ -40,6 +45,11 @@ install_ferretdb() {
   cp -r "$src/." "$work/" && chmod -R u+w "$work"
   # The release build writes this file; the module source lacks it and the binary panics without it.
   printf '%s\n' "$FERRETDB_VERSION" > "$work/build/version/version.txt"
+  local p
+  for p in "${patches[@]}"; do
+    log "applying $(basename "$p")"
+    (cd "$work" && patch -p1 --forward --quiet < "$p") || { log "patch $p does not apply"; exit 1; }
+  done
   mkdir -p "$dir.tmp"
   (cd "$work" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -o "$dir.tmp/ferretdb" ./cmd/ferretdb)
   rm -rf "$work" "$dir" && mv "$dir.tmp" "$dir"
