@@ -1,6 +1,6 @@
 // Re-records the workflow histories CI replays (test/replay/histories): runs a fixed set of jobs on a
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
-// versioned workflow change:  npm run --silent record-histories [extract|crawl|webhook]...
+// versioned workflow change:  npm run --silent record-histories [extract|analyze|crawl|webhook]...
 // (no names: all of them).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -76,8 +76,21 @@ async function recordWebhookDelivery() {
   await rx.close();
 }
 
+// An analysis one level deep in auto mode: static and rendered fetches, linked pages, two model steps.
+async function recordAnalyze() {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/analyze',
+    headers: svc.auth(),
+    payload: { url: `${site.url}/`, depth: 1 },
+  });
+  if (res.statusCode !== 200) throw new Error(`analyze answered ${res.statusCode}: ${res.body}`);
+  await save('analyze-depth1', `analyze-${res.json().job_id}`);
+}
+
 const recorders: Record<string, () => Promise<void>> = {
   extract: recordExtracts,
+  analyze: recordAnalyze,
   crawl: recordCrawls,
   webhook: recordWebhookDelivery,
 };

@@ -1,6 +1,8 @@
-// Child processes of the local stack: started with their output prefixed, stopped together.
+// Child processes of the local stack: their output on this process's stderr line by line (JSON log lines
+// as they are, so they stay machine-readable; other lines prefixed with the child's name), stopped together.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { createInterface } from 'node:readline';
 
 export interface Child {
   name: string;
@@ -20,13 +22,13 @@ export function startChild(
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: false,
   });
-  const prefix = (chunk: Buffer) => {
-    if (opts.quiet) return;
-    for (const line of chunk.toString().split('\n'))
-      if (line.trim()) process.stderr.write(`[${name}] ${line}\n`);
+  const forward = (line: string) => {
+    if (opts.quiet || !line.trim()) return;
+    process.stderr.write(line.startsWith('{') ? `${line}\n` : `[${name}] ${line}\n`);
   };
-  proc.stdout?.on('data', prefix);
-  proc.stderr?.on('data', prefix);
+  for (const stream of [proc.stdout, proc.stderr]) {
+    if (stream) createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', forward);
+  }
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   return {
     name,

@@ -13,6 +13,8 @@ export interface ResultView {
   final_url: string;
   status: PageStatus;
   seq: number;
+  /** The page's crawl-map node (crawls); the crawl map takes the page's outcome from here. */
+  node: number | null;
   depth: number;
   parent_url: string | null;
   data: unknown;
@@ -38,10 +40,15 @@ export interface ResultView {
 /** The result document a page event produces, or null for events that do not touch results. */
 export function resultFromEvent(event: JobEvent): ResultView | null {
   const base = { job_id: event.job_id, tenant_id: event.tenant_id, seq: event.seq, completed_at: event.at };
+  const node =
+    (event.type === 'page.completed' || event.type === 'page.failed' || event.type === 'page.skipped'
+      ? event.data.node
+      : undefined) ?? null;
   if (event.type === 'page.completed') {
     const d = event.data;
     return {
       ...base,
+      node,
       id: d.page_id,
       url: d.url,
       final_url: d.final_url,
@@ -71,6 +78,7 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
     const d = event.data;
     return {
       ...base,
+      node,
       id: d.page_id,
       url: d.url,
       final_url: d.url,

@@ -219,39 +219,20 @@ export class EventStore {
   }
 
   /**
-   * Crawl-map entries: created by crawl.discovered, completed by the page's own event. Idempotent; the
-   * fields set in one chunk are written together.
+   * Crawl-map entries as discovered (crawl.discovered), idempotent, one write per chunk. A page's outcome is
+   * not written here: the crawl map reads it from the page's result (which carries the node), so a page
+   * costs one projection write less.
    */
   private async projectCrawlMap(events: readonly JobEvent[]) {
     const col = this.db.collection<CrawlMapChunkDoc>(COLLECTIONS.crawlMap);
     const sets = new Map<string, Record<string, unknown>>();
-    const set = (jobId: string, node: number, fields: object) => {
-      const key = crawlMapChunkKey(jobId, Math.floor(node / CRAWL_MAP_PER_CHUNK));
-      const chunk = sets.get(key) ?? { job_id: jobId };
-      for (const [k, v] of Object.entries(fields)) chunk[`entries.${node}.${k}`] = v;
-      sets.set(key, chunk);
-    };
     for (const event of events) {
-      if (event.type === 'crawl.discovered') {
-        for (const n of event.data.nodes) set(event.job_id, n.node, discoveredEntry(event, n));
-      } else if (
-        (event.type === 'page.completed' || event.type === 'page.failed' || event.type === 'page.skipped') &&
-        event.data.node !== undefined
-      ) {
-        const view = resultFromEvent(event);
-        if (!view) continue;
-        set(event.job_id, event.data.node, {
-          status: view.status,
-          completed_at: event.at,
-          error_category: view.error_category,
-          error_message: view.error_message,
-          llm_model: view.model,
-          llm_provider: view.provider,
-          extract_duration_ms: view.extract_duration_ms,
-          fetch_duration_ms: view.fetch_duration_ms,
-          token_usage_input: view.input_tokens,
-          token_usage_output: view.output_tokens,
-        });
+      if (event.type !== 'crawl.discovered') continue;
+      for (const n of event.data.nodes) {
+        const key = crawlMapChunkKey(event.job_id, Math.floor(n.node / CRAWL_MAP_PER_CHUNK));
+        const chunk = sets.get(key) ?? { job_id: event.job_id };
+        chunk[`entries.${n.node}`] = discoveredEntry(event, n);
+        sets.set(key, chunk);
       }
     }
     for (const [_id, $set] of sets) {

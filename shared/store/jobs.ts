@@ -79,7 +79,30 @@ export class JobReader {
   }
 
   /** The crawl map's entries, by discovery order. */
+  /** The crawl map: every discovered URL, with the outcome of those processed (from their results). */
   async crawlMap(job: JobView): Promise<CrawlMapEntry[]> {
+    const [entries, results] = await Promise.all([this.discovered(job), this.results(job)]);
+    const byNode = new Map(entries.map((e) => [e.node, e]));
+    for (const r of results) {
+      const entry = r.node === null || r.node === undefined ? undefined : byNode.get(r.node);
+      if (!entry) continue;
+      Object.assign(entry, {
+        status: r.status,
+        completed_at: r.completed_at,
+        error_category: r.error_category,
+        error_message: r.error_message,
+        llm_model: r.model,
+        llm_provider: r.provider,
+        extract_duration_ms: r.extract_duration_ms,
+        fetch_duration_ms: r.fetch_duration_ms,
+        token_usage_input: r.input_tokens,
+        token_usage_output: r.output_tokens,
+      });
+    }
+    return entries;
+  }
+
+  private async discovered(job: JobView): Promise<CrawlMapEntry[]> {
     const chunks = Math.ceil(job.discovered_count / CRAWL_MAP_PER_CHUNK);
     const out: CrawlMapEntry[] = [];
     for (let start = 0; start < chunks; start += PARALLEL) {

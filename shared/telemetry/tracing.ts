@@ -44,7 +44,7 @@ export function startTracing(config: Config, options: TracingOptions): Tracing |
     resource,
     autoDetectResources: false,
     spanProcessors: [processor],
-    instrumentations: [new UndiciInstrumentation()],
+    instrumentations: [new UndiciInstrumentation({ startSpanHook: outboundUrlAttributes })],
   });
   sdk.start();
   return {
@@ -53,6 +53,17 @@ export function startTracing(config: Config, options: TracingOptions): Tracing |
     flush: () => processor.forceFlush().catch(() => undefined),
     shutdown: () => sdk.shutdown().catch(() => undefined),
   };
+}
+
+/**
+ * Outbound request spans keep the origin and path but not the query string: webhook and model URLs may
+ * carry tokens there. (A secret in a URL's path, e.g. some chat webhooks, still shows: keep those out of
+ * paths, or turn tracing off.)
+ */
+function outboundUrlAttributes(request: { origin: string; path: string }): Record<string, string> {
+  const query = request.path.indexOf('?');
+  const path = query >= 0 ? request.path.slice(0, query) : request.path;
+  return { 'url.full': `${request.origin}${path}`, 'url.query': query >= 0 ? '?[redacted]' : '' };
 }
 
 function defaultExporter(config: Config): SpanExporter {

@@ -47,7 +47,7 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
     method: 'POST',
     url: '/api/v1/extract',
     headers: svc.auth(),
-    payload: { url: `${site.url}/product`, schema: { name: 'string', price: 'number' } },
+    payload: { url: `${site.url}/product?session=s3cr3t-t0ken`, schema: { name: 'string', price: 'number' } },
   });
   assert.equal(res.statusCode, 200, res.body);
   const jobId = res.json().job_id as string;
@@ -88,4 +88,9 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
   assert.equal(found.fetchPage?.attributes['job.id'], jobId);
   assert.equal(found.fetchPage?.attributes['tenant.id'], svc.tenantId);
   assert.equal(found.run?.attributes.workflowId, `extract-${jobId}`);
+  // Outbound spans keep no query string (tokens travel there).
+  assert.equal(found.pageFetch?.attributes['url.full'], `${site.url}/product`);
+  for (const span of spans.filter((s) => s.attributes['url.full'] !== undefined)) {
+    assert.ok(!JSON.stringify(span.attributes).includes('s3cr3t'), `${span.name} keeps no query secret`);
+  }
 });

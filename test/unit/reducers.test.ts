@@ -263,6 +263,7 @@ describe('resultFromEvent', () => {
       job_id: JOB,
       tenant_id: TENANT,
       seq: 2,
+      node: null,
       completed_at: '2026-11-23T10:00:02.000Z',
       url: 'https://shop.example/a',
       final_url: 'https://shop.example/a?final',
