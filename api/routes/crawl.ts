@@ -12,6 +12,7 @@ import {
 } from '../../shared/schemas/crawl.js';
 import { JobSchema } from '../../shared/schemas/job.js';
 import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
+import { pageOutcome } from '../../shared/store/jobs.js';
 import { CRAWL_IN_FLIGHT_QUERY, WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
 import type { ApiDeps } from '../deps.js';
@@ -189,18 +190,9 @@ async function singlePageMap(deps: ApiDeps, job: JobView) {
     node,
     url: r.url,
     parent_url: r.parent_url,
-    status: r.status,
     depth: r.depth,
     discovered_at: job.created_at,
-    completed_at: r.completed_at,
-    error_category: r.error_category,
     error_details: null,
-    error_message: r.error_message,
-    llm_model: r.model,
-    llm_provider: r.provider,
-    extract_duration_ms: r.extract_duration_ms,
-    fetch_duration_ms: r.fetch_duration_ms,
-    token_usage_input: r.input_tokens,
-    token_usage_output: r.output_tokens,
+    ...pageOutcome(r),
   }));
 }

@@ -16,6 +16,22 @@ import {
 import { COLLECTIONS, retryOnDuplicate } from './mongo.js';
 
 type JobDoc = JobView & { _id: string };
+
+/** The crawl-map fields a page's result decides. */
+export function pageOutcome(r: ResultView) {
+  return {
+    status: r.status,
+    completed_at: r.completed_at,
+    error_category: r.error_category,
+    error_message: r.error_message,
+    llm_model: r.model,
+    llm_provider: r.provider,
+    extract_duration_ms: r.extract_duration_ms,
+    fetch_duration_ms: r.fetch_duration_ms,
+    token_usage_input: r.input_tokens,
+    token_usage_output: r.output_tokens,
+  };
+}
 const PARALLEL = 16;
 
 export class JobReader {
@@ -85,19 +101,7 @@ export class JobReader {
     const byNode = new Map(entries.map((e) => [e.node, e]));
     for (const r of results) {
       const entry = r.node === null || r.node === undefined ? undefined : byNode.get(r.node);
-      if (!entry) continue;
-      Object.assign(entry, {
-        status: r.status,
-        completed_at: r.completed_at,
-        error_category: r.error_category,
-        error_message: r.error_message,
-        llm_model: r.model,
-        llm_provider: r.provider,
-        extract_duration_ms: r.extract_duration_ms,
-        fetch_duration_ms: r.fetch_duration_ms,
-        token_usage_input: r.input_tokens,
-        token_usage_output: r.output_tokens,
-      });
+      if (entry) Object.assign(entry, pageOutcome(r));
     }
     return entries;
   }
