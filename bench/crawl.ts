@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { workerNodeArgs } from '../scripts/lib/processes.js';
 import { startTestService } from '../test/support/service.js';
 
 const { values } = parseArgs({
@@ -51,15 +52,19 @@ for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = S
 const profile = process.env.BENCH_CPU_PROF
   ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
   : [];
-const worker = spawn(process.execPath, [...profile, '--import', 'tsx', 'worker/main.ts'], {
-  env: {
-    ...process.env,
-    ...env,
-    LOG_LEVEL: 'info',
-    WORKER_MAX_ACTIVITIES: String(Math.max(20, concurrency * 2)),
+const worker = spawn(
+  process.execPath,
+  [...profile, ...workerNodeArgs(), '--import', 'tsx', 'worker/main.ts'],
+  {
+    env: {
+      ...process.env,
+      ...env,
+      LOG_LEVEL: 'info',
+      WORKER_MAX_ACTIVITIES: String(Math.max(20, concurrency * 2)),
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
   },
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
+);
 // Start-up (bundling the workflows) is not part of the crawl: wait for the worker's "polling" line.
 const polling = new Promise<void>((resolve, reject) => {
   let seen = '';

@@ -9,7 +9,7 @@ import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
 import { TenantStore } from '../shared/store/tenants.js';
 import { startFerretDb, startTemporal } from './lib/infra.js';
 import { isPortFree } from './lib/ports.js';
-import { type Child, startChild, waitForPort } from './lib/processes.js';
+import { type Child, startChild, waitForPort, workerNodeArgs } from './lib/processes.js';
 
 const FERRETDB_PORT = Number(process.env.FERRETDB_PORT ?? 27017);
 const TEMPORAL_PORT = Number(process.env.TEMPORAL_PORT ?? 7233);
@@ -72,8 +72,11 @@ try {
   const firstKey = await ensureFirstKey(env.MONGODB_URI ?? config.MONGODB_URI);
 
   await requireFree(config.PORT, 'API', 'PORT');
-  const node = (entry: string): [string, string[]] => [process.execPath, ['--import', 'tsx', resolve(entry)]];
-  watch(startChild('worker', ...node('worker/main.ts'), { env }));
+  const node = (entry: string, options: string[] = []): [string, string[]] => [
+    process.execPath,
+    [...options, '--import', 'tsx', resolve(entry)],
+  ];
+  watch(startChild('worker', ...node('worker/main.ts', workerNodeArgs()), { env }));
   watch(startChild('api', ...node('api/main.ts'), { env }));
   await waitForPort(config.PORT, config.HOST, 120_000);
 
