@@ -45,7 +45,13 @@ const server = createServer((req, res) => {
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const siteUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-const svc = await startTestService({ worker: false, env: { LOG_LEVEL: 'silent' } });
+// The service's tracing settings come from this environment (e.g. OTEL_SDK_DISABLED=true to measure without).
+const tracingEnv = Object.fromEntries(
+  Object.entries(process.env).filter(
+    (e): e is [string, string] => (e[0].startsWith('OTEL_') || e[0] === 'TRACES_FILE') && e[1] !== undefined,
+  ),
+);
+const svc = await startTestService({ worker: false, env: { LOG_LEVEL: 'silent', ...tracingEnv } });
 const env: Record<string, string> = {};
 for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
 // BENCH_CPU_PROF=dir writes a V8 CPU profile of the worker there (open it in Chrome DevTools).

@@ -46,7 +46,7 @@ export function operatorCredentials(config: Config, provider: string): { apiKey?
 /** A tenant's own key (and base_url) for a provider, when stored and enabled. */
 async function tenantCredentials(ctx: ChainContext, provider: string) {
   const doc = ctx.llm ? await ctx.llm.getKey(ctx.tenantId, provider) : null;
-  if (!doc || !doc.is_enabled) return null;
+  if (!doc?.is_enabled) return null;
   const apiKey = (await ctx.llm?.openKey(doc)) ?? undefined;
   if (!apiKey && !doc.base_url) return null;
   return { apiKey, baseUrl: doc.base_url ?? undefined };
