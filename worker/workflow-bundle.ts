@@ -3,8 +3,17 @@
 // whole life and cost every worker start, test workers included, several seconds.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,9 +42,19 @@ export function bundleKey(interceptorModules: readonly string[]): string {
   return hash.digest('hex').slice(0, 24);
 }
 
+/** The per-user cache, or the system's temporary folder where the home folder cannot be written. */
 function cacheDir(): string {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'extract-service', 'workflow-bundles');
+  const dir = join(base, 'extract-service', 'workflow-bundles');
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return dir;
+  } catch {
+    const fallback = join(tmpdir(), 'extract-service-workflow-bundles');
+    mkdirSync(fallback, { recursive: true });
+    return fallback;
+  }
 }
 
 /**
@@ -49,7 +68,6 @@ export async function workflowBundlePath(
   const dir = cacheDir();
   const path = join(dir, `${bundleKey(interceptorModules)}.js`);
   if (existsSync(path)) return path;
-  mkdirSync(dir, { recursive: true });
   const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
   const script = fileURLToPath(new URL('./bundle-workflows.ts', import.meta.url));
   const child = spawn(
