@@ -35,6 +35,7 @@ import { llmRoutes } from './routes/llm.js';
 import { resultRoutes } from './routes/results.js';
 import { retryRoutes } from './routes/retry.js';
 import { schemaRoutes } from './routes/schemas.js';
+import { siteCrawlRoutes } from './routes/site-crawl.js';
 import { siteRoutes } from './routes/sites.js';
 import { streamRoutes } from './routes/stream.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -121,6 +122,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       await v1.register(streamRoutes(deps));
       await v1.register(webhookRoutes(deps));
       await v1.register(siteRoutes(deps));
+      await v1.register(siteCrawlRoutes(deps));
       await v1.register(schemaRoutes(deps));
     },
     { prefix: API_PREFIX },

@@ -1,11 +1,14 @@
 // POST /crawl (a durable crawl job, optionally waited on), cancelling jobs, and the crawl map.
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { keepInChain } from '../../shared/cleaners.js';
 import { isFinal, type JobView } from '../../shared/reducers/job.js';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
 import {
   CrawlMapSchema,
+  type CrawlQuery,
   CrawlQuerySchema,
+  type CrawlRequest,
   CrawlRequestSchema,
   CrawlResponseSchema,
   parseDuration,
@@ -45,6 +48,48 @@ async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
   };
 }
 
+/** Starts a crawl job from a validated request and answers as POST /crawl does (202, or waited 200/202). */
+export async function runCrawl(
+  deps: ApiDeps,
+  reply: FastifyReply,
+  req: { tenantId: string; idempotencyKey: string | null; query: CrawlQuery; body: CrawlRequest },
+) {
+  const { body, tenantId } = req;
+  const prepared = await prepareJobRequest(deps, tenantId, body);
+  const { delay, ...rules } = body.options;
+  const { job } = await startJob(deps, {
+    tenantId,
+    type: 'crawl',
+    url: body.url,
+    captureDebug: body.capture_debug,
+    idempotencyKey: req.idempotencyKey,
+    workflowType: WORKFLOW_TYPES.crawl,
+    maxDepth: rules.max_depth,
+    beforeStart: prepared.beforeStart,
+    input: (jobId): CrawlWorkflowInput => ({
+      jobId,
+      tenantId,
+      url: body.url,
+      fetchMode: body.fetch_mode,
+      // The links the crawl follows stay visible to the model whatever the cleaners remove.
+      cleanerChain: keepInChain(
+        body.cleaner_chain,
+        [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
+      ),
+      schema: prepared.schema,
+      captureDebug: body.capture_debug,
+      llm: prepared.llm,
+      options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
+      firstSeq: 1,
+      ...prepared.webhooks,
+    }),
+  });
+  if (!req.query.wait) return reply.code(202).send(await crawlResponse(deps, job, false));
+  const done = await awaitJob(deps, job, req.query.timeout * 1000);
+  const finished = isFinal(done.status);
+  return reply.code(finished ? 200 : 202).send(await crawlResponse(deps, done, finished));
+}
+
 export const crawlRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
   async (app) => {
@@ -66,42 +111,13 @@ export const crawlRoutes =
           response: { 200: CrawlResponseSchema, 202: CrawlResponseSchema, ...standardErrors },
         },
       },
-      async (request, reply) => {
-        const body = request.body;
-        const prepared = await prepareJobRequest(deps, request.tenant._id, body);
-        const { delay, ...rules } = body.options;
-        const { job } = await startJob(deps, {
+      async (request, reply) =>
+        runCrawl(deps, reply, {
           tenantId: request.tenant._id,
-          type: 'crawl',
-          url: body.url,
-          captureDebug: body.capture_debug,
           idempotencyKey: (request.headers['idempotency-key'] as string | undefined) ?? null,
-          workflowType: WORKFLOW_TYPES.crawl,
-          maxDepth: rules.max_depth,
-          beforeStart: prepared.beforeStart,
-          input: (jobId): CrawlWorkflowInput => ({
-            jobId,
-            tenantId: request.tenant._id,
-            url: body.url,
-            fetchMode: body.fetch_mode,
-            // The links the crawl follows stay visible to the model whatever the cleaners remove.
-            cleanerChain: keepInChain(
-              body.cleaner_chain,
-              [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
-            ),
-            schema: prepared.schema,
-            captureDebug: body.capture_debug,
-            llm: prepared.llm,
-            options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
-            firstSeq: 1,
-            ...prepared.webhooks,
-          }),
-        });
-        if (!request.query.wait) return reply.code(202).send(await crawlResponse(deps, job, false));
-        const done = await awaitJob(deps, job, request.query.timeout * 1000);
-        const finished = isFinal(done.status);
-        return reply.code(finished ? 200 : 202).send(await crawlResponse(deps, done, finished));
-      },
+          query: request.query,
+          body: request.body,
+        }),
     );
 
     app.post(

@@ -111,6 +111,41 @@ export const CrawlRequestSchema = z
   .meta({ id: 'CrawlRequest' });
 export type CrawlRequest = z.infer<typeof CrawlRequestSchema>;
 
+/** Every crawl option, none with a default: what a caller gives to override a stored site's options. */
+const optionOverrides = Object.fromEntries(
+  Object.entries(CrawlOptionsSchema.shape).map(([name, field]) => [
+    name,
+    (field instanceof z.ZodDefault ? field.unwrap() : field).optional(),
+  ]),
+);
+
+export const SiteCrawlRequestSchema = z
+  .object({
+    schema: e.schema,
+    schema_id: e.schema_id.meta({
+      description: "A stored schema's id; without schema and schema_id, the site's default_schema_id.",
+    }),
+    options: z
+      .object(optionOverrides)
+      .strict()
+      .optional()
+      .meta({
+        description:
+          "Crawl options (as in CrawlOptions) that override the site's crawl_options; an option given neither " +
+          'here nor on the site takes its usual default.',
+      }) as unknown as z.ZodOptional<z.ZodType<Partial<z.input<typeof CrawlOptionsSchema>>>>,
+    fetch_mode: e.fetch_mode.unwrap().optional().meta({ description: "Default: the site's fetch_mode." }),
+    cleaner_chain: e.cleaner_chain,
+    llm_config: e.llm_config,
+    capture_debug: e.capture_debug,
+    webhook: e.webhook,
+    webhook_id: e.webhook_id,
+    webhook_url: e.webhook_url,
+  })
+  .strict()
+  .meta({ id: 'SiteCrawlRequest' });
+export type SiteCrawlRequest = z.infer<typeof SiteCrawlRequestSchema>;
+
 export const CrawlQuerySchema = z.object({
   wait: z
     .enum(['true', 'false'])
@@ -125,6 +160,8 @@ export const CrawlQuerySchema = z.object({
     .default(120)
     .meta({ description: 'Seconds to wait (10..120) with wait=true.' }),
 });
+
+export type CrawlQuery = z.infer<typeof CrawlQuerySchema>;
 
 export const CrawlResponseSchema = z
   .object({

@@ -106,8 +106,8 @@ export const SiteSchema = z
   .meta({
     id: 'Site',
     description:
-      'A saved site. Its settings are kept for you to reuse (read the site, then send them with a crawl); ' +
-      'a crawl request does not read them by itself.',
+      'A saved site. POST /api/v1/sites/{id}/crawl crawls it with these settings (url, crawl_options, ' +
+      'fetch_mode, default_schema_id); POST /api/v1/crawl does not read them.',
   });
 export type Site = z.infer<typeof SiteSchema>;
 
