@@ -92,6 +92,15 @@ export const CrawlOptionsSchema = z
   .meta({ id: 'CrawlOptions' });
 
 const e = ExtractRequestSchema.shape;
+/** What a crawl job takes beside its page, options and schema: cleaners, model settings, webhooks. */
+const jobFields = {
+  cleaner_chain: e.cleaner_chain,
+  llm_config: e.llm_config,
+  capture_debug: e.capture_debug,
+  webhook: e.webhook,
+  webhook_id: e.webhook_id,
+  webhook_url: e.webhook_url,
+};
 export const CrawlRequestSchema = z
   .object({
     url: e.url,
@@ -99,12 +108,7 @@ export const CrawlRequestSchema = z
     schema_id: e.schema_id,
     options: CrawlOptionsSchema.default(CrawlOptionsSchema.parse({})),
     fetch_mode: e.fetch_mode,
-    cleaner_chain: e.cleaner_chain,
-    llm_config: e.llm_config,
-    capture_debug: e.capture_debug,
-    webhook: e.webhook,
-    webhook_id: e.webhook_id,
-    webhook_url: e.webhook_url,
+    ...jobFields,
   })
   .strict()
   .superRefine(checkSchemaSource)
@@ -135,12 +139,7 @@ export const SiteCrawlRequestSchema = z
           'here nor on the site takes its usual default.',
       }) as unknown as z.ZodOptional<z.ZodType<Partial<z.input<typeof CrawlOptionsSchema>>>>,
     fetch_mode: e.fetch_mode.unwrap().optional().meta({ description: "Default: the site's fetch_mode." }),
-    cleaner_chain: e.cleaner_chain,
-    llm_config: e.llm_config,
-    capture_debug: e.capture_debug,
-    webhook: e.webhook,
-    webhook_id: e.webhook_id,
-    webhook_url: e.webhook_url,
+    ...jobFields,
   })
   .strict()
   .meta({ id: 'SiteCrawlRequest' });
