@@ -2,11 +2,11 @@
 // workflow runs as separate activities), then link discovery. One activity per page keeps a 10,000-page
 // crawl's history small and its overhead low; the page stays in memory between the steps.
 import { createHash } from 'node:crypto';
-import { Context } from '@temporalio/activity';
 import { MongoBulkWriteError } from 'mongodb';
 import { discoverLinks, type FollowRules } from '../shared/crawl/links.js';
 import { CategorizedError } from '../shared/errors.js';
 import { COLLECTIONS } from '../shared/store/mongo.js';
+import { currentActivity, heartbeat } from './activity-context.js';
 import { type CleanerStep, cleanBody } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
 import { type ExtractWithModelInput, makeExtractor } from './extract-with-model.js';
@@ -33,9 +33,6 @@ export interface CrawlPageInput {
   respectRobots: boolean;
   /** Whether to look for links at all (false at max depth, except pagination). */
   discover: { follow: boolean; next: boolean };
-  /** Ids made by the workflow before pages were processed in memory; unused, kept for in-flight inputs. */
-  rawId?: string;
-  cleanId?: string;
   /** Whether the page marks its own URL as seen (seeds); other pages were marked by their parent. */
   markSeen?: boolean;
   eventSeq: number;
@@ -79,7 +76,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
         duplicates.add(e.index);
       }
     }
-    const retry = attemptNumber() > 1;
+    const retry = (currentActivity()?.info.attempt ?? 1) > 1;
     const fresh = new Set<string>();
     for (const [i, url] of unique.entries()) {
       if (!duplicates.has(i)) fresh.add(url);
@@ -179,21 +176,5 @@ export function makeCrawlPage(deps: ActivityDeps) {
       links.map((l) => l.url),
     );
     return links.filter((l) => fresh.has(l.url));
-  }
-}
-
-function heartbeat() {
-  try {
-    Context.current().heartbeat();
-  } catch {
-    // not running inside an activity (direct calls in tests)
-  }
-}
-
-function attemptNumber(): number {
-  try {
-    return Context.current().info.attempt;
-  } catch {
-    return 1;
   }
 }

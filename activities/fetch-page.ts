@@ -1,7 +1,7 @@
 // The fetchPage activity: fetch modes are a registry ({ static, dynamic }) and auto chooses between them.
 // The body is stored and only its id returns to the workflow.
-import { Context } from '@temporalio/activity';
 import { CategorizedError } from '../shared/errors.js';
+import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
 import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
@@ -72,7 +72,7 @@ export function makeFetchDocument(deps: ActivityDeps) {
     fetchMode: FetchPageInput['fetchMode'],
   ): Promise<FetchedPage> {
     const started = Date.now();
-    const signal = cancellationSignal();
+    const signal = currentActivity()?.cancellationSignal;
     const { doc, mode } =
       fetchMode === 'auto'
         ? await fetchAuto(modes, url, signal)
@@ -167,13 +167,4 @@ function needsBrowser(assessment: Assessment, suffix = '; use fetch_mode dynamic
 function unavailable(): never {
   const message = 'dynamic fetching is not available on this worker (no browser)';
   throw new CategorizedError('fetch_error', message, false, { reason: 'browser_unavailable' });
-}
-
-/** The activity's cancellation signal; none when called outside an activity (tests, scripts). */
-function cancellationSignal(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,7 +1,8 @@
 // The classifyLinks activity (analyze depth 1): fetch a few linked pages of the top follow patterns and tell
 // detail pages from listings by their structure, so the analysis can say which pattern leads to details.
-import { Context } from '@temporalio/activity';
+
 import { ApplicationFailure } from '@temporalio/common';
+import { heartbeat } from '../activity-context.js';
 import type { ActivityDeps } from '../deps.js';
 import { categorized } from '../failure.js';
 import { makeFetchPage } from '../fetch-page.js';
@@ -70,12 +71,4 @@ export function makeClassifyLinks(deps: ActivityDeps) {
       return out;
     });
   };
-}
-
-function heartbeat(): void {
-  try {
-    Context.current().heartbeat();
-  } catch {
-    // called outside an activity (tests)
-  }
 }
