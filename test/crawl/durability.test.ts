@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { waitForJobEnd } from '../support/crawl-jobs.js';
+import { startShopCrawlUnderway, waitForJobEnd } from '../support/crawl-jobs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -32,21 +32,8 @@ function workerProcess(): ChildProcess {
 
 test('killing the worker mid-crawl loses no page and extracts none twice', { timeout: 240_000 }, async () => {
   const first = workerProcess();
-  const res = await svc.app.inject({
-    method: 'POST',
-    url: '/api/v1/crawl',
-    headers: svc.auth(),
-    payload: {
-      url: `${site.url}/`,
-      schema: { name: 'string', price: 'number' },
-      options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 2 },
-    },
-  });
-  assert.equal(res.statusCode, 202, res.body);
-  const jobId = res.json().job_id as string;
   // Kill it while product pages are being fetched.
-  for (let i = 0; i < 300 && site.productStarts.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
-  assert.ok(site.productStarts.length >= 3, 'the crawl got going');
+  const jobId = await startShopCrawlUnderway(svc, site);
   first.kill('SIGKILL');
   await new Promise((r) => first.once('exit', r));
 

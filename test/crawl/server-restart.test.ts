@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type Infra, startInfra } from '../../scripts/lib/stack.js';
-import { waitForJobEnd } from '../support/crawl-jobs.js';
+import { startShopCrawlUnderway, waitForJobEnd } from '../support/crawl-jobs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -25,19 +25,7 @@ after(async () => {
 test('restarting the Temporal dev server mid-crawl loses and repeats nothing', {
   timeout: 240_000,
 }, async () => {
-  const res = await svc.app.inject({
-    method: 'POST',
-    url: '/api/v1/crawl',
-    headers: svc.auth(),
-    payload: {
-      url: `${site.url}/`,
-      schema: { name: 'string', price: 'number' },
-      options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 2 },
-    },
-  });
-  assert.equal(res.statusCode, 202, res.body);
-  const jobId = res.json().job_id as string;
-  for (let i = 0; i < 300 && site.productStarts.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+  const jobId = await startShopCrawlUnderway(svc, site);
   await infra.restartTemporal();
 
   const job = await waitForJobEnd(svc, jobId, 120_000);

@@ -20,6 +20,32 @@ export async function waitForJobEnd(svc: TestService, jobId: string, timeoutMs =
 }
 
 /**
+ * Starts a crawl of the shop (products and pagination, two pages at a time) through the API and waits until
+ * `products` product pages have been requested, so the caller can disrupt it mid-crawl. Returns the job id.
+ */
+export async function startShopCrawlUnderway(
+  svc: TestService,
+  site: ShopSite,
+  products = 3,
+): Promise<string> {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/crawl',
+    headers: svc.auth(),
+    payload: {
+      url: `${site.url}/`,
+      schema: { name: 'string', price: 'number' },
+      options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 2 },
+    },
+  });
+  if (res.statusCode !== 202) throw new Error(`the crawl was not accepted: ${res.statusCode} ${res.body}`);
+  for (let i = 0; i < 300 && site.productStarts.length < products; i++)
+    await new Promise((r) => setTimeout(r, 100));
+  if (site.productStarts.length < products) throw new Error('the crawl did not get going');
+  return res.json().job_id as string;
+}
+
+/**
  * Starts a crawl of the shop's listing directly on Temporal (as the API would, after recording
  * job.created) with a lowered history limit, so it continues as new.
  */
