@@ -8,4 +8,11 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, unknown> = {
   'limit.maxIDLength': 255,
   // Same history limits as a default cluster, so continue-as-new is exercised as in production.
   'limit.historyCount.suggestContinueAsNew': 4096,
+  // A workflow task that schedules activities on its own task queue gets them back in the same reply when
+  // the worker has free slots (the SDK asks by default): no trip through matching, no activity poll.
+  // Crawl pages: Temporal CPU per page 9.1 → 7.6 ms.
+  'system.enableActivityEagerExecution': true,
+  // The dev server's default forces a search-attribute read from SQLite on every use, so attributes made
+  // at run time show at once. Ours are all made at start-up (--search-attribute), so the cache is enough.
+  'system.forceSearchAttributesCacheRefreshOnRead': false,
 };

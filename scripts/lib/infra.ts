@@ -28,6 +28,13 @@ export async function startTemporal(opts: {
     String(opts.port + 20),
     '--db-filename',
     resolve(opts.dataDir, 'temporal.sqlite'),
+    // Like FerretDB's below: WAL without an fsync per commit. A killed server loses nothing (the restart
+    // test kills it mid-crawl); only an OS crash may roll back the last commits. Crawl throughput at
+    // concurrency 10: 38.6 → 47.4 pages/s, Temporal CPU per page 12.6 → 9.1 ms.
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=normal',
     '--log-level',
     'warn',
     '--namespace',
