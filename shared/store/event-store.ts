@@ -56,7 +56,10 @@ export const crawlMapChunkKey = (jobId: string, chunk: number) => `${jobId}:${pa
 export const tenantJobKey = (tenantId: string, n: number) => `${tenantId}:${pad(n, 10)}`;
 
 export class EventStore {
-  private readonly lanes = new Map<string, { dirty: boolean; done: Promise<JobView | null> }>();
+  private readonly lanes = new Map<
+    string,
+    { dirty: boolean; inHand: JobEvent[]; done: Promise<JobView | null> }
+  >();
   /**
    * The job documents this process wrote last (a few hundred, oldest dropped): a crawl's next projection
    * starts from here instead of reading the document again. A stale one is harmless: the write is
@@ -83,9 +86,13 @@ export class EventStore {
 
   /** Appends events; an event already stored (same job and seq) is skipped, so retries are harmless. */
   async append(events: readonly JobEvent[]): Promise<void> {
+    // Only events written here are handed to the projection; one stored before (a retry's earlier attempt,
+    // perhaps with other data) is read back as stored.
+    const written: JobEvent[] = [];
     for (const event of events) {
       try {
         await this.events.insertOne({ _id: eventKey(event.job_id, event.seq), ...event });
+        written.push(event);
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
       }
@@ -93,7 +100,7 @@ export class EventStore {
     for (const jobId of new Set(events.map((e) => e.job_id))) {
       await this.project(
         jobId,
-        events.filter((e) => e.job_id === jobId),
+        written.filter((e) => e.job_id === jobId),
       );
     }
   }
@@ -117,8 +124,12 @@ export class EventStore {
   ): Promise<JobEvent[]> {
     const out: JobEvent[] = [];
     let next = afterSeq + 1;
-    // Probe one seq, then twice as many each time they all exist: a job whose log is up to date costs a
-    // single lookup, a long backlog is read in parallel batches.
+    // The events in hand need no read; after them, probe one seq, then twice as many each time they all
+    // exist: a job whose log is up to date costs a single lookup, a long backlog is read in parallel batches.
+    for (let event = known?.get(next); event && out.length < limit; event = known?.get(next)) {
+      out.push(event);
+      next++;
+    }
     let width = 1;
     while (out.length < limit) {
       const seqs = Array.from({ length: Math.min(width, limit - out.length) }, (_, i) => next + i);
@@ -141,22 +152,21 @@ export class EventStore {
     // Within one process, projections of a job run one at a time, and callers arriving while one runs
     // share a single follow-up run (their events are already stored, so it sees them). Without this, a
     // crawl's concurrent pages would race on the job document and redo each other's work.
+    // The follow-up run is handed the callers' events, so it need not read them back.
     const running = this.lanes.get(jobId);
     if (running) {
       running.dirty = true;
+      running.inHand.push(...inHand);
       return running.done;
     }
-    const lane: { dirty: boolean; done: Promise<JobView | null> } = {
-      dirty: false,
-      done: Promise.resolve(null),
-    };
+    const lane = { dirty: false, inHand: [] as JobEvent[], done: Promise.resolve<JobView | null>(null) };
     this.lanes.set(jobId, lane);
     lane.done = (async () => {
       try {
         let view = await this.projectNow(jobId, inHand);
         while (lane.dirty) {
           lane.dirty = false;
-          view = await this.projectNow(jobId, []);
+          view = await this.projectNow(jobId, lane.inHand.splice(0));
         }
         return view;
       } finally {

@@ -1,0 +1,69 @@
+// The event log and its projector on FerretDB: a retried write keeps what was stored first, and pages
+// appended concurrently by several processes (out of seq order) all reach the job and its results.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { JobEvent } from '../../shared/events.js';
+import { EventStore, eventKey, RESULTS_PER_CHUNK, resultChunkKey } from '../../shared/store/event-store.js';
+import { COLLECTIONS } from '../../shared/store/mongo.js';
+import { jobLog } from '../support/job-log.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+
+before(async () => {
+  svc = await startTestService({ worker: false });
+});
+after(async () => {
+  await svc?.close();
+});
+
+const newJobId = () => `job_${randomUUID().replaceAll('-', '')}`;
+
+async function resultData(jobId: string, seq: number): Promise<unknown> {
+  const chunk = await svc.mongo.db
+    .collection<{ _id: string; pages: Record<string, { data: unknown }> }>(COLLECTIONS.results)
+    .findOne({ _id: resultChunkKey(jobId, Math.floor(seq / RESULTS_PER_CHUNK)) });
+  return chunk?.pages[String(seq)]?.data;
+}
+
+describe('EventStore', () => {
+  test('an event written again (a retried attempt with other data) keeps the stored one, in the log and the results', async () => {
+    const events = svc.deps.events;
+    const jobId = newJobId();
+    const log = jobLog(jobId, svc.tenantId);
+    await events.append([log.created(), log.started()]);
+    // The first attempt stored its event, then its worker died before projecting it.
+    const first = log.completed('https://example.com/a', { title: 'first attempt' }, 0);
+    await svc.mongo.db
+      .collection(COLLECTIONS.events)
+      .insertOne({ _id: eventKey(jobId, first.seq) as never, ...first });
+    const again = { ...first, data: { ...first.data, data: { title: 'second attempt' } } } as JobEvent;
+    await events.append([again]);
+
+    const stored = await events.get(jobId, first.seq);
+    assert.deepEqual((stored as typeof first).data.data, { title: 'first attempt' });
+    assert.deepEqual(await resultData(jobId, first.seq), { title: 'first attempt' });
+    // A second process, with nothing cached, projects the same.
+    const other = new EventStore(svc.mongo.db);
+    await other.append([again]);
+    assert.deepEqual(await resultData(jobId, first.seq), { title: 'first attempt' });
+    assert.equal((await other.project(jobId))?.page_count, 1);
+  });
+
+  test('pages appended at once by two processes, out of seq order, all reach the job and its results', async () => {
+    const processes = [svc.deps.events, new EventStore(svc.mongo.db)];
+    const jobId = newJobId();
+    const log = jobLog(jobId, svc.tenantId);
+    await processes[0]?.append([log.created(), log.started()]);
+    const pages = Array.from({ length: 40 }, (_, i) => log.completed(`https://example.com/p${i}`, { i }, i));
+    // Later seqs first, alternating processes, all in flight together.
+    await Promise.all(
+      [...pages].reverse().map((event, i) => processes[i % 2]?.append([event]) ?? Promise.resolve()),
+    );
+    const job = await svc.mongo.db.collection(COLLECTIONS.jobs).findOne({ _id: jobId as never });
+    assert.equal(job?.page_count, pages.length);
+    assert.equal(job?.last_seq, pages.at(-1)?.seq);
+    for (const page of pages) assert.deepEqual(await resultData(jobId, page.seq), page.data.data);
+  });
+});
