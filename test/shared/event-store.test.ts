@@ -18,6 +18,8 @@ after(async () => {
   await svc?.close();
 });
 
+type PageCompleted = Extract<JobEvent, { type: 'page.completed' }>;
+const extracted = (event: JobEvent) => (event as PageCompleted).data.data;
 const newJobId = () => `job_${randomUUID().replaceAll('-', '')}`;
 
 async function resultData(jobId: string, seq: number): Promise<unknown> {
@@ -38,11 +40,14 @@ describe('EventStore', () => {
     await svc.mongo.db
       .collection(COLLECTIONS.events)
       .insertOne({ _id: eventKey(jobId, first.seq) as never, ...first });
-    const again = { ...first, data: { ...first.data, data: { title: 'second attempt' } } } as JobEvent;
+    const again = {
+      ...first,
+      data: { ...(first as PageCompleted).data, data: { title: 'second attempt' } },
+    } as JobEvent;
     await events.append([again]);
 
     const stored = await events.get(jobId, first.seq);
-    assert.deepEqual((stored as typeof first).data.data, { title: 'first attempt' });
+    assert.deepEqual(stored && extracted(stored), { title: 'first attempt' });
     assert.deepEqual(await resultData(jobId, first.seq), { title: 'first attempt' });
     // A second process, with nothing cached, projects the same.
     const other = new EventStore(svc.mongo.db);
@@ -64,6 +69,6 @@ describe('EventStore', () => {
     const job = await svc.mongo.db.collection(COLLECTIONS.jobs).findOne({ _id: jobId as never });
     assert.equal(job?.page_count, pages.length);
     assert.equal(job?.last_seq, pages.at(-1)?.seq);
-    for (const page of pages) assert.deepEqual(await resultData(jobId, page.seq), page.data.data);
+    for (const page of pages) assert.deepEqual(await resultData(jobId, page.seq), extracted(page));
   });
 });
