@@ -48,9 +48,14 @@ export class JobWebhooks {
     );
   }
 
+  /** Whether any destination takes job.progress (callers skip progress() otherwise). */
+  get wantsProgress(): boolean {
+    return this.plan?.destinations.some((d) => d.events.includes('job.progress')) ?? false;
+  }
+
   /** job.progress, coalesced to at most one per second. */
   async progress(n: number): Promise<void> {
-    if (!this.plan?.destinations.some((d) => d.events.includes('job.progress'))) return;
+    if (!this.wantsProgress) return;
     if (Date.now() - this.lastProgressAt < PROGRESS_INTERVAL_MS) return;
     this.lastProgressAt = Date.now();
     await this.emit('job.progress', n);
