@@ -1,7 +1,6 @@
 // The worker's interceptors: job context on every activity and workflow log line, and with tracing the
-// OpenTelemetry ones (RunWorkflow/StartActivity spans in the sandbox, RunActivity spans here) plus the sink
+// OpenTelemetry ones (RunWorkflow spans in the sandbox, RunActivity spans here) plus the sink
 // that carries workflow spans out of the sandbox to this process's span processor.
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { trace } from '@opentelemetry/api';
 import type { Context } from '@temporalio/activity';
@@ -16,14 +15,11 @@ import type { Sinks } from '@temporalio/workflow';
 import { JOB_HEADER, type JobContext, jobContextOf, jobIdOf } from '../shared/telemetry/job-context.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 
-const require = createRequire(import.meta.url);
-
 /** Workflow interceptor modules, for the worker and for replay (which must bundle the same code). */
 export function workflowInterceptorModules(tracing: Tracing | null | undefined): string[] {
   const own = fileURLToPath(new URL('./workflow-interceptors.ts', import.meta.url));
-  return tracing
-    ? [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'), own]
-    : [own];
+  const tracingModule = fileURLToPath(new URL('./workflow-tracing-interceptors.ts', import.meta.url));
+  return tracing ? [tracingModule, own] : [own];
 }
 
 /** jobId/tenantId from the workflow's header (or the input) on the activity's log lines and span. */

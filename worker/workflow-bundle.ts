@@ -38,7 +38,11 @@ export function bundleKey(interceptorModules: readonly string[]): string {
   for (const file of SOURCES.flatMap(sourceFiles).sort()) {
     hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   }
-  for (const m of interceptorModules) hash.update(relative(ROOT, m)).update('\0');
+  // The modules themselves too (ours are read; a package's is covered by package-lock.json).
+  for (const m of interceptorModules) {
+    hash.update(relative(ROOT, m)).update('\0');
+    if (m.startsWith(ROOT) && existsSync(m)) hash.update(readFileSync(m)).update('\0');
+  }
   return hash.digest('hex').slice(0, 24);
 }
 

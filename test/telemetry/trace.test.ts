@@ -80,6 +80,15 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
   // The workflow start runs in the route handler's span, a child of the request's.
   assert.equal(handler?.parentSpanId, found.request?.spanContext().spanId);
   assert.equal(found.start?.parentSpanId, handler?.spanContext().spanId);
+  // Activities are children of the workflow run (no span for the scheduling instant).
+  for (const key of ['fetchPage', 'cleanContent', 'extractWithModel', 'recordEvents']) {
+    assert.equal(
+      found[key]?.parentSpanId,
+      found.run?.spanContext().spanId,
+      `${key} is a child of RunWorkflow`,
+    );
+  }
+  assert.ok(!spans.some((s) => s.name.startsWith('StartActivity:')));
   // The outbound calls are children of the activities that made them.
   assert.equal(found.pageFetch?.parentSpanId, found.fetchPage?.spanContext().spanId);
   assert.equal(found.modelCall?.parentSpanId, found.extractWithModel?.spanContext().spanId);
