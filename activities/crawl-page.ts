@@ -145,6 +145,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
           node: input.node,
         },
         cleaned,
+        'deferred',
       );
       return {
         outcome: 'completed',

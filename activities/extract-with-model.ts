@@ -3,11 +3,12 @@
 // through workflow history.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { CategorizedError } from '../shared/errors.js';
-import type { PageCompletedData } from '../shared/events.js';
+import type { JobEvent, PageCompletedData } from '../shared/events.js';
 import { priceOf } from '../shared/pricing.js';
 import { type NormalizedSchema, toJsonSchema } from '../shared/schema-input.js';
 import { redactSecrets } from '../shared/secrets.js';
 import type { DebugCapture } from '../shared/store/debug-captures.js';
+import { currentActivity } from './activity-context.js';
 import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
 import { type JobLlmConfig, type ResolvedEntry, resolveChain, shouldFallBack } from './llm/chain.js';
@@ -208,13 +209,27 @@ export function makeExtractor(deps: ActivityDeps) {
     });
   }
 
-  /** Extracts from content in hand (crawl pages keep theirs in memory) and records the page's result. */
+  /**
+   * Extracts from content in hand (crawl pages keep theirs in memory) and records the page's result:
+   * projected before returning, or (`deferred`, crawl pages) stored and projected in the background.
+   */
   async function extractFromContent(
     input: Omit<ExtractWithModelInput, 'contentId'>,
     body: string,
+    projection: 'awaited' | 'deferred' = 'awaited',
   ): Promise<ExtractWithModelResult> {
     const { page, result } = await answerFromContent(input, body);
-    await deps.events.append([
+    const logger = currentActivity()?.log ?? console;
+    const record = (events: JobEvent[]) =>
+      projection === 'awaited'
+        ? deps.events.append(events)
+        : deps.events.appendDeferred(events, (err) =>
+            logger.warn('projecting the job failed; its next event retries', {
+              jobId: input.jobId,
+              error: String(err),
+            }),
+          );
+    await record([
       {
         type: 'page.completed',
         data: page,

@@ -182,12 +182,23 @@ const history = await svc.deps.temporal.workflow.getHandle(`crawl-${jobId}`).fet
 const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
   Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
 const scheduledAt = new Map<number, { at: number; type: string }>();
+// Workflow tasks: waiting for the worker (scheduled → started) and the worker's turn (started → completed).
+const wftQueued: number[] = [];
+const wftRunning: number[] = [];
+let wftScheduledAt = 0;
+let wftStartedAt = 0;
 const startedAt = new Map<number, number>();
 for (const ev of history.events ?? []) {
   const id = Number(ev.eventId);
   const at = ms(ev.eventTime);
   if (ev.activityTaskScheduledEventAttributes)
     scheduledAt.set(id, { at, type: ev.activityTaskScheduledEventAttributes.activityType?.name ?? '' });
+  if (ev.workflowTaskScheduledEventAttributes) wftScheduledAt = at;
+  if (ev.workflowTaskStartedEventAttributes) {
+    wftStartedAt = at;
+    wftQueued.push(at - wftScheduledAt);
+  }
+  if (ev.workflowTaskCompletedEventAttributes) wftRunning.push(at - wftStartedAt);
   const st = ev.activityTaskStartedEventAttributes;
   if (st) {
     const s = scheduledAt.get(Number(st.scheduledEventId));
@@ -226,6 +237,13 @@ const report = {
     queued_p99: percentile(queued, 99),
     running_p50: percentile(running, 50),
     running_p99: percentile(running, 99),
+  },
+  workflow_task_ms: {
+    per_page: Number((wftRunning.length / Math.max(1, running.length)).toFixed(2)),
+    queued_p50: percentile(wftQueued, 50),
+    queued_p99: percentile(wftQueued, 99),
+    running_p50: percentile(wftRunning, 50),
+    running_p99: percentile(wftRunning, 99),
   },
   cpu_ms_per_page: cpuMsPerPage,
   workflow_runs: runs,

@@ -71,4 +71,26 @@ describe('EventStore', () => {
     assert.equal(job?.last_seq, pages.at(-1)?.seq);
     for (const page of pages) assert.deepEqual(await resultData(jobId, page.seq), extracted(page));
   });
+
+  test('deferred appends are stored at once and projected together shortly after; the job ends up complete', async () => {
+    const events = svc.deps.events;
+    const jobId = newJobId();
+    const log = jobLog(jobId, svc.tenantId);
+    await events.append([log.created(), log.started()]);
+    const errors: unknown[] = [];
+    const pages = Array.from({ length: 12 }, (_, i) => log.completed(`https://example.com/d${i}`, { i }, i));
+    await Promise.all(pages.map((page) => events.appendDeferred([page], (err) => errors.push(err))));
+    for (const page of pages) assert.ok(await events.get(jobId, page.seq), `seq ${page.seq} is in the log`);
+    const jobs = svc.mongo.db.collection(COLLECTIONS.jobs);
+    const deadline = Date.now() + 5000;
+    while ((await jobs.findOne({ _id: jobId as never }))?.page_count !== pages.length) {
+      assert.ok(Date.now() < deadline, 'the deferred projection ran');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (const page of pages) assert.deepEqual(await resultData(jobId, page.seq), extracted(page));
+    await events.append([log.jobCompleted()]);
+    const job = await jobs.findOne({ _id: jobId as never });
+    assert.equal(job?.status, 'completed');
+    assert.deepEqual(errors, []);
+  });
 });
