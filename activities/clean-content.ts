@@ -1,7 +1,7 @@
 // The clean activity: reads stored page content, runs the cleaner chain (activities/cleaners/) and
 // stores the result; content travels by id (decisions.md "Schemas and cleaning").
 import { CategorizedError } from '../shared/errors.js';
-import { type CleanerStep, runChain } from './cleaners/index.js';
+import { type CleanContext, type CleanerStep, runChain } from './cleaners/index.js';
 import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
 
@@ -21,8 +21,14 @@ export interface CleanContentResult {
 }
 
 /** Runs the cleaner chain over a page body; a page with nothing readable left is a failure. */
-export function cleanBody(body: string, contentType: string, baseUrl: string, chain: CleanerStep[]): string {
-  const cleaned = contentType === 'text/plain' ? body : runChain(body, chain, { baseUrl });
+export function cleanBody(
+  body: string,
+  contentType: string,
+  baseUrl: string,
+  chain: CleanerStep[],
+  parsed?: CleanContext['parsed'],
+): string {
+  const cleaned = contentType === 'text/plain' ? body : runChain(body, chain, { baseUrl, parsed });
   if (!cleaned.trim()) throw new CategorizedError('insufficient_content', 'the page has no readable content');
   return cleaned;
 }

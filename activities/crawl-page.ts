@@ -2,8 +2,9 @@
 // workflow runs as separate activities), then link discovery. One activity per page keeps a 10,000-page
 // crawl's history small and its overhead low; the page stays in memory between the steps.
 import { createHash } from 'node:crypto';
+import { type CheerioAPI, load } from 'cheerio';
 import { MongoBulkWriteError } from 'mongodb';
-import { discoverLinks, type FollowRules } from '../shared/crawl/links.js';
+import { type DiscoveredLink, discoverLinks, type FollowRules } from '../shared/crawl/links.js';
 import { CategorizedError } from '../shared/errors.js';
 import { COLLECTIONS } from '../shared/store/mongo.js';
 import { currentActivity, heartbeat } from './activity-context.js';
@@ -120,7 +121,11 @@ export function makeCrawlPage(deps: ActivityDeps) {
       const fetched = await fetchDocument(input.url, input.fetchMode);
       const { doc } = fetched;
       const cleanStarted = Date.now();
-      const cleaned = cleanBody(doc.body, doc.contentType, doc.url, input.cleanerChain);
+      // One parse for link discovery and cleaning. Links first (cleaning changes the document); they are
+      // queued only once the page's result is stored.
+      const parsed = doc.contentType === 'text/plain' ? undefined : { html: doc.body, $: load(doc.body) };
+      const links = linksOf(input, parsed?.$ ?? doc.body, doc.url);
+      const cleaned = cleanBody(doc.body, doc.contentType, doc.url, input.cleanerChain, parsed);
       const answer = await extractFromContent(
         {
           jobId: input.jobId,
@@ -149,14 +154,14 @@ export function makeCrawlPage(deps: ActivityDeps) {
       );
       return {
         outcome: 'completed',
-        links: await newLinks(input, doc.body, doc.url),
+        links: await unseen(input, links),
         inputTokens: answer.inputTokens,
         outputTokens: answer.outputTokens,
       };
     });
   }
 
-  async function newLinks(input: CrawlPageInput, html: string, finalUrl: string) {
+  function linksOf(input: CrawlPageInput, html: string | CheerioAPI, finalUrl: string): DiscoveredLink[] {
     if (!input.discover.follow && !input.discover.next) return [];
     const rules: FollowRules = {
       ...input.rules,
@@ -165,12 +170,16 @@ export function makeCrawlPage(deps: ActivityDeps) {
       next_selector: input.discover.next ? input.rules.next_selector : undefined,
     };
     if (!rules.follow_selector && !rules.follow_pattern && !rules.next_selector) return [];
-    let links: { url: string; kind: 'follow' | 'next' }[];
     try {
-      links = discoverLinks(html, finalUrl, rules, input.seedUrl);
+      return discoverLinks(html, finalUrl, rules, input.seedUrl);
     } catch (err) {
       throw new CategorizedError('invalid_input', `a follow rule is not usable: ${(err as Error).message}`);
     }
+  }
+
+  /** The links no other page of the job queued before. */
+  async function unseen(input: CrawlPageInput, links: DiscoveredLink[]): Promise<DiscoveredLink[]> {
+    if (links.length === 0) return [];
     const fresh = await firstSeen(
       input.jobId,
       input.node,

@@ -7,6 +7,11 @@ import { absolutizeUrls, dropUnusableUrls } from './urls.js';
 export interface CleanContext {
   /** The page's final URL, to make relative links and image sources absolute. */
   baseUrl?: string;
+  /**
+   * The page already parsed (a crawl page shares the parse with link discovery): taken by the first cleaner
+   * that reads exactly this HTML, and dropped from the context then, since cleaners change the document.
+   */
+  parsed?: { html: string; $: CheerioAPI };
 }
 
 export interface DocumentOptions {
@@ -47,7 +52,8 @@ export function dropLinksAndImages($: CheerioAPI, { links, images }: { links: bo
 }
 
 export function prepareDocument(html: string, options: DocumentOptions, context: CleanContext): CheerioAPI {
-  const $ = load(html);
+  const $ = context.parsed?.html === html ? context.parsed.$ : load(html);
+  context.parsed = undefined;
   // Before pruning: a <base href> in <head> can move the base URL.
   if (context.baseUrl) absolutizeUrls($, context.baseUrl);
   dropUnusableUrls($);

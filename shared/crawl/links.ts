@@ -59,14 +59,15 @@ function hrefsOf($: cheerio.CheerioAPI, selector: string): string[] {
   return out;
 }
 
+/** `html` may be the page already parsed (it is only read). */
 export function discoverLinks(
-  html: string,
+  html: string | cheerio.CheerioAPI,
   pageUrl: string,
   rules: FollowRules,
   seedUrl: string,
 ): DiscoveredLink[] {
   if (!rules.follow_selector && !rules.follow_pattern && !rules.next_selector) return [];
-  const $ = cheerio.load(html);
+  const $ = typeof html === 'string' ? cheerio.load(html) : html;
   const base = $('base[href]').attr('href');
   const resolveAgainst = base ? new URL(base, pageUrl).href : pageUrl;
   const pattern = rules.follow_pattern ? new RegExp(rules.follow_pattern) : null;

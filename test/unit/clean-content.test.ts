@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
+import { load } from 'cheerio';
 import {
   CLEANERS,
   type CleanContentResult,
@@ -104,6 +105,22 @@ describe('runChain', () => {
     // Order matters: a second markdown pass reads the first one's output as HTML text.
     assert.equal(runChain('<p>a</p><p>b</p>', [{ name: 'markdown' }]), 'a\n\nb');
     assert.equal(runChain('<p>a</p><p>b</p>', [{ name: 'markdown' }, { name: 'markdown' }]), 'a b');
+  });
+
+  test('a page parsed already is cleaned from that parse, once: the next cleaner parses its own input', () => {
+    const html = '<h2>Hi</h2>';
+    // A parse that differs from the HTML shows which one the cleaner read.
+    const $ = load(html);
+    $('h2').text('From the parse');
+    assert.equal(runChain(html, [{ name: 'markdown' }], { parsed: { html, $ } }), '## From the parse');
+    const context = { parsed: { html, $: load(html) } };
+    assert.equal(
+      runChain(html, [{ name: 'noop' }, { name: 'html' }, { name: 'markdown' }], context),
+      '## Hi',
+    );
+    assert.equal(context.parsed, undefined, 'taken by the first cleaner that parses');
+    // Other HTML than the parse's is parsed afresh.
+    assert.equal(runChain('<h3>Other</h3>', [{ name: 'markdown' }], { parsed: { html, $ } }), '### Other');
   });
 
   test('an unknown cleaner is invalid input naming it', () => {
