@@ -187,6 +187,7 @@ async function post(deps: ActivityDeps, delivery: DeliveryDoc, destination: Dest
       inspectResponse: (status) => {
         statusCode = status;
       },
+      propagateTrace: true,
     });
     const ok = res.status >= 200 && res.status < 300;
     return {

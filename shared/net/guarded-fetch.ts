@@ -1,12 +1,14 @@
 // The one dispatcher every outbound HTTP request of the service goes through (page fetches, webhooks).
 // Addresses are checked where the connection is made, on the address actually connected to, so a name that
 // resolves to a public address for a pre-check and to a private one a moment later gains nothing.
+
 import diagnostics from 'node:diagnostics_channel';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, type DiagnosticsChannel, type Dispatcher, request } from 'undici';
 import { CategorizedError } from '../errors.js';
+import { withoutTracePropagation } from '../telemetry/propagation.js';
 import {
   type AddressPolicy,
   checkUrl,
@@ -59,6 +61,11 @@ export interface GuardedRequest {
    * without downloading it (a PDF need not be read to be turned down).
    */
   inspectResponse?: (status: number, headers: Record<string, string>) => void;
+  /**
+   * Sends the caller's trace along (W3C `traceparent`): for the tenant's webhooks. Off by default: scraped
+   * sites and their robots.txt get no trace headers (shared/telemetry/propagation.ts).
+   */
+  propagateTrace?: boolean;
 }
 
 export interface GuardedResponse {
@@ -109,7 +116,8 @@ export async function guardedFetch(req: GuardedRequest): Promise<GuardedResponse
     inspect: req.inspectResponse,
   };
   try {
-    const res = await followRedirects(firstHop(req, url), req.maxRedirects ?? DEFAULT_MAX_REDIRECTS, ctx);
+    const send = () => followRedirects(firstHop(req, url), req.maxRedirects ?? DEFAULT_MAX_REDIRECTS, ctx);
+    const res = await (req.propagateTrace ? send() : withoutTracePropagation(send));
     return { ...res, durationMs: Math.round(performance.now() - started) };
   } catch (err) {
     throw categorize(err, deadline, ctx.current);

@@ -1,8 +1,10 @@
 // The API's log lines: pino JSON (Fastify's logger), secrets redacted, and each request's lines carrying its
-// request id (Fastify's reqId) and, once known, its tenant and job. Tenant and job are learned after the
-// request's child logger exists, so they are kept beside it and merged into each line by a pino mixin.
+// request id (Fastify's reqId), its trace (trace_id, span_id, with tracing on) and, once known, its tenant
+// and job. Tenant and job are learned after the request's child logger exists, so they are kept beside it and
+// merged into each line by a pino mixin.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Writable } from 'node:stream';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { JobContext } from './job-context.js';
@@ -30,10 +32,19 @@ export function apiLoggerOptions(config: Config, stream?: Writable) {
   return {
     level: config.LOG_LEVEL,
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-    mixin: (_merge: object, _level: number, logger: object) => fieldsByLogger.get(logger) ?? {},
+    mixin: (_merge: object, _level: number, logger: object) => ({
+      ...traceFields(),
+      ...fieldsByLogger.get(logger),
+    }),
     hooks: { streamWrite: scrubSecrets },
     ...(stream ? { stream } : {}),
   };
+}
+
+/** The trace and span a line was written in (with tracing on), to find the request's trace from its logs. */
+function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan()?.spanContext();
+  return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
 }
 
 /** Adds job fields to every later line of this (request) logger; undefined ones are skipped. */

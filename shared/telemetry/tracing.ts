@@ -16,6 +16,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import type { Config } from '../config.js';
 import { JsonLinesSpanExporter } from './jsonl-span-exporter.js';
+import { SelectivePropagator } from './propagation.js';
 
 export interface Tracing {
   /** Every finished span goes through it; the worker hands it workflow spans too. */
@@ -44,6 +45,7 @@ export function startTracing(config: Config, options: TracingOptions): Tracing |
     resource,
     autoDetectResources: false,
     spanProcessors: [processor],
+    textMapPropagator: new SelectivePropagator(),
     instrumentations: [new UndiciInstrumentation({ startSpanHook: outboundUrlAttributes })],
   });
   sdk.start();

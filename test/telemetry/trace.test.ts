@@ -1,6 +1,7 @@
 // One trace from the API request through the workflow start, the workflow and its activities to the outbound
 // page fetch and model call, on the real service with an in-memory exporter.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { loadConfig } from '../../shared/config.js';
@@ -13,17 +14,27 @@ let tracing: Tracing;
 let svc: TestService;
 let site: FixtureSite;
 
+let logText = '';
+const pageRequestHeaders: Record<string, string | string[] | undefined>[] = [];
+
 before(async () => {
   tracing = startTracing(loadConfig({}), { serviceName: 'trace-test', exporter }) as Tracing;
-  svc = await startTestService({ tracing });
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logText += chunk.toString();
+      done();
+    },
+  });
+  svc = await startTestService({ tracing, logStream, env: { LOG_LEVEL: 'info' } });
   site = await startFixtureSite();
-  site.route(
-    '/product',
-    html(
-      'Blue Kettle',
-      '<main><h1>Blue Kettle</h1><p>Price: 24.5</p><p>A kettle that boils water.</p></main>',
-    ),
+  const page = html(
+    'Blue Kettle',
+    '<main><h1>Blue Kettle</h1><p>Price: 24.5</p><p>A kettle that boils water.</p></main>',
   );
+  site.route('/product', (req, res) => {
+    pageRequestHeaders.push(req.headers);
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+  });
 });
 after(async () => {
   await site?.close();
@@ -97,6 +108,23 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
   assert.equal(found.fetchPage?.attributes['job.id'], jobId);
   assert.equal(found.fetchPage?.attributes['tenant.id'], svc.tenantId);
   assert.equal(found.run?.attributes.workflowId, `extract-${jobId}`);
+  // The model call carries the trace; the scraped site gets no trace headers.
+  const modelRequest = svc.llm.requests.at(-1);
+  assert.match(String(modelRequest?.headers.traceparent), new RegExp(`^00-${traceId}-`));
+  assert.ok(pageRequestHeaders.length > 0);
+  for (const headers of pageRequestHeaders) {
+    assert.equal(headers.traceparent, undefined, 'no traceparent to the scraped site');
+    assert.equal(headers.baggage, undefined);
+  }
+  // The API's lines for the request name its trace.
+  const apiLines = logText
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { trace_id?: string; jobId?: string; msg?: string });
+  assert.ok(
+    apiLines.some((line) => line.trace_id === traceId && line.jobId === jobId),
+    'an API line of the request carries its trace id and job',
+  );
   // Outbound spans keep no query string (tokens travel there).
   assert.equal(found.pageFetch?.attributes['url.full'], `${site.url}/product`);
   for (const span of spans.filter((s) => s.attributes['url.full'] !== undefined)) {
