@@ -1,7 +1,6 @@
 // The one dispatcher every outbound HTTP request of the service goes through (page fetches, webhooks).
 // Addresses are checked where the connection is made, on the address actually connected to, so a name that
 // resolves to a public address for a pre-check and to a private one a moment later gains nothing.
-
 import diagnostics from 'node:diagnostics_channel';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import type net from 'node:net';
