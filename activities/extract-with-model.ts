@@ -219,17 +219,7 @@ export function makeExtractor(deps: ActivityDeps) {
     projection: 'awaited' | 'deferred' = 'awaited',
   ): Promise<ExtractWithModelResult> {
     const { page, result } = await answerFromContent(input, body);
-    const logger = currentActivity()?.log ?? console;
-    const record = (events: JobEvent[]) =>
-      projection === 'awaited'
-        ? deps.events.append(events)
-        : deps.events.appendDeferred(events, (err) =>
-            logger.warn('projecting the job failed; its next event retries', {
-              jobId: input.jobId,
-              error: String(err),
-            }),
-          );
-    await record([
+    const events: JobEvent[] = [
       {
         type: 'page.completed',
         data: page,
@@ -239,7 +229,17 @@ export function makeExtractor(deps: ActivityDeps) {
         event_id: input.eventId,
         at: new Date().toISOString(),
       },
-    ]);
+    ];
+    if (projection === 'awaited') await deps.events.append(events);
+    else {
+      const logger = currentActivity()?.log ?? console;
+      await deps.events.appendDeferred(events, (err) =>
+        logger.warn('projecting the job failed; its next event retries', {
+          jobId: input.jobId,
+          error: String(err),
+        }),
+      );
+    }
     return result;
   }
 

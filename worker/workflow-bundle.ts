@@ -18,8 +18,11 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** Everything a workflow bundle can contain: workflow code, the shared files it imports, installed packages. */
-const SOURCES = ['workflows', 'shared', 'worker/workflow-interceptors.ts', 'package-lock.json'];
+/**
+ * Everything a workflow bundle can contain: workflow code, the shared files it imports, installed packages
+ * (the interceptor modules are added by bundleKey).
+ */
+const SOURCES = ['workflows', 'shared', 'package-lock.json'];
 
 function sourceFiles(path: string): string[] {
   const full = resolve(ROOT, path);

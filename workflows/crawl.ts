@@ -315,6 +315,8 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
       }
       if (inflight.size === 0) break; // history full and drained: continue as new below
       await somePageEnded();
+      // Runs before the patch awaited progress() every time; skipping the call (and its await) when no
+      // destination wants progress changes the timing of later commands, so only patched runs skip it.
       if (!oneWakeup || hooks.wantsProgress)
         await hooks.progress(state.completed + state.failed + state.skipped);
     }
