@@ -21,6 +21,7 @@ export const ERROR_CATEGORIES = [
   'schema_mismatch',
   'no_models',
   'timeout',
+  'processing_timeout',
   'cancelled',
   'unknown',
 ] as const;
@@ -53,6 +54,7 @@ export const CATEGORY_HTTP_STATUS: Record<ErrorCategory, number> = {
   schema_mismatch: 502,
   no_models: 422,
   timeout: 504,
+  processing_timeout: 422,
   cancelled: 409,
   unknown: 500,
 };

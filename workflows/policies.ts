@@ -13,6 +13,7 @@ const NEVER_RETRY = [
   'model_unsupported',
   'content_too_long',
   'blocked',
+  'processing_timeout',
 ];
 
 /** Database writes of the event log: fast, retried until the store is back. */
