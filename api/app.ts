@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { apiLoggerOptions, registerRequestLogContext } from '../shared/telemetry/api-logging.js';
 import { fastifyTracing } from '../shared/telemetry/fastify-tracing.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
-import { API_PREFIX, registerAuth } from './auth.js';
+import { API_PREFIX, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
 import type { ApiDeps } from './deps.js';
 import {
   PROBLEM_CONTENT_TYPE,
@@ -82,6 +82,8 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     trustProxy: false,
     genReqId: () => crypto.randomUUID(),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrors(deps),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,9 +1,9 @@
 // Bearer API keys on every /api/v1 route (except the OpenAPI document), and the per-tenant rate limit.
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Tenant } from '../shared/store/tenants.js';
 import type { ApiDeps } from './deps.js';
-import { ProblemError } from './problem.js';
+import { ProblemError, sendNotFound, sendProblem } from './problem.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,7 +13,42 @@ declare module 'fastify' {
 }
 
 export const API_PREFIX = '/api/v1';
-const PUBLIC_PATHS = new Set([`${API_PREFIX}/openapi.json`]);
+/** The router's limit on one path parameter: ids are at most 200 characters, so longer is never an id. */
+export const MAX_PARAM_LENGTH = 512;
+/** Route patterns (as registered, not as spelled by the caller) under the prefix that need no key. */
+const PUBLIC_ROUTES = new Set([`${API_PREFIX}/openapi.json`]);
+
+/**
+ * The path as the router would read it, in its most lenient form: percent-decoded (repeatedly, so
+ * `%2561` is caught too), duplicate slashes collapsed, lower case. Used only to decide whether an
+ * unmatched request is under the API, so no spelling of `/api/...` escapes authentication.
+ */
+export function canonicalPath(url: string): string {
+  let path = url.split('?')[0] ?? '';
+  for (let i = 0; i < 3; i++) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      break;
+    }
+    if (decoded === path) break;
+    path = decoded;
+  }
+  return path.replace(/[\\/]+/g, '/').toLowerCase();
+}
+
+/**
+ * Whether a request needs an API key. A matched route is judged by its registered pattern, never by the
+ * URL's spelling (the router decodes `%61pi` to `api`); an unmatched one by its canonical path, so a 404
+ * under the API is answered only to an authenticated caller.
+ */
+export function needsApiKey(request: FastifyRequest): boolean {
+  const pattern = request.is404 ? undefined : request.routeOptions.url;
+  if (pattern !== undefined) return pattern.startsWith(`${API_PREFIX}/`) && !PUBLIC_ROUTES.has(pattern);
+  const path = canonicalPath(request.url);
+  return path === '/api' || path.startsWith('/api/');
+}
 
 export function tenantOf(request: FastifyRequest): Tenant {
   return request.tenant;
@@ -25,30 +60,33 @@ function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+/** Sets the request's tenant from its bearer key, or throws the 401 problem. */
+export async function authenticate(request: FastifyRequest, deps: ApiDeps): Promise<void> {
+  const token = bearerToken(request.headers.authorization);
+  if (!token) {
+    throw new ProblemError({
+      slug: 'unauthorized',
+      detail: 'Send your API key as "Authorization: Bearer <key>".',
+      errors: [{ location: 'header.authorization', message: 'missing bearer token' }],
+    });
+  }
+  const found = await deps.tenants.findByKey(token);
+  if (!found) {
+    throw new ProblemError({
+      slug: 'unauthorized',
+      detail: 'The API key is not valid (it may have been deleted).',
+      errors: [{ location: 'header.authorization', message: 'unknown API key' }],
+    });
+  }
+  request.tenant = found.tenant;
+  request.apiKeyId = found.key.id;
+}
+
 export async function registerAuth(app: FastifyInstance, deps: ApiDeps) {
   app.decorateRequest('tenant', null as unknown as Tenant);
   app.decorateRequest('apiKeyId', '');
   app.addHook('onRequest', async (request) => {
-    const path = request.url.split('?')[0] ?? '';
-    if (!path.startsWith(`${API_PREFIX}/`) || PUBLIC_PATHS.has(path)) return;
-    const token = bearerToken(request.headers.authorization);
-    if (!token) {
-      throw new ProblemError({
-        slug: 'unauthorized',
-        detail: 'Send your API key as "Authorization: Bearer <key>".',
-        errors: [{ location: 'header.authorization', message: 'missing bearer token' }],
-      });
-    }
-    const found = await deps.tenants.findByKey(token);
-    if (!found) {
-      throw new ProblemError({
-        slug: 'unauthorized',
-        detail: 'The API key is not valid (it may have been deleted).',
-        errors: [{ location: 'header.authorization', message: 'unknown API key' }],
-      });
-    }
-    request.tenant = found.tenant;
-    request.apiKeyId = found.key.id;
+    if (needsApiKey(request)) await authenticate(request, deps);
   });
 
   await app.register(rateLimit, {
@@ -65,4 +103,31 @@ export async function registerAuth(app: FastifyInstance, deps: ApiDeps) {
         detail: `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}.`,
       }),
   });
+  // Unknown routes under the API are authenticated (onRequest) and rate-limited like known ones.
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, sendNotFound);
+}
+
+/**
+ * Fastify's answer to a URL its router refuses before any hook runs (a path parameter over the router's
+ * limit, a malformed URL): authenticated like any API request, then a problem document.
+ */
+export function frameworkErrors(deps: ApiDeps) {
+  return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const path = canonicalPath(request.url);
+    if (path === '/api' || path.startsWith('/api/')) {
+      try {
+        await authenticate(request, deps);
+      } catch (err) {
+        if (err instanceof ProblemError) return sendProblem(request, reply, err.init);
+        throw err;
+      }
+    }
+    if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      return sendProblem(request, reply, {
+        slug: 'uri-too-long',
+        detail: `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`,
+      });
+    }
+    return sendProblem(request, reply, { slug: 'bad-request', detail: 'The request URL could not be read.' });
+  };
 }

@@ -35,6 +35,11 @@ export const PROBLEM_TYPES = {
     description: 'The Accept header allows none of the media types the resource is available in.',
   },
   conflict: { status: 409, title: 'Conflict', description: 'The resource conflicts with an existing one.' },
+  'uri-too-long': {
+    status: 414,
+    title: 'URI too long',
+    description: 'A path parameter is longer than the router accepts (512 characters).',
+  },
   'payload-too-large': {
     status: 413,
     title: 'Payload too large',
@@ -197,10 +202,12 @@ export function registerProblemHandlers(app: FastifyInstance) {
     }
     return sendProblem(request, reply, init);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, {
-      slug: 'not-found',
-      detail: `No route ${request.method} ${request.url.split('?')[0]}`,
-    }),
-  );
+}
+
+/** The answer to an unknown route (registered by registerAuth, so that it is rate-limited too). */
+export function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
+  return sendProblem(request, reply, {
+    slug: 'not-found',
+    detail: `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`,
+  });
 }
