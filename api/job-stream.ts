@@ -62,8 +62,6 @@ async function pollLog(run: JobStreamRun, write: (chunk: string) => Promise<void
       if (cursor.done) return;
     }
     if (batch.length === BATCH) continue; // more backlog: read on at once
-    for (const out of cursor.caughtUp()) await write(formatSseFrame(out));
-    if (cursor.done) return;
     idleDelay = batch.length > 0 ? POLL_MIN_MS : Math.min(idleDelay * 2, POLL_MAX_MS);
     await sleep(idleDelay, undefined, { signal });
   }

@@ -49,6 +49,12 @@ export const ConfigSchema = z.object({
   OPENAI_BASE_URL: optionalString,
   ANTHROPIC_API_KEY: optionalString,
   ANTHROPIC_BASE_URL: optionalString,
+  /**
+   * The ollama provider's endpoint. Like OPENAI_BASE_URL and ANTHROPIC_BASE_URL it is the operator's choice
+   * and may be a private address. Unset, ollama goes to http://127.0.0.1:11434/v1 through the address policy
+   * like any other endpoint: refused unless ALLOW_PRIVATE_ADDRESSES.
+   */
+  OLLAMA_BASE_URL: optionalString,
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   LLM_MAX_CONTENT_CHARS: z.coerce.number().int().min(1000).default(120_000),
   PRICE_MARKUP: z.coerce.number().min(0).default(0),

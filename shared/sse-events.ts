@@ -1,5 +1,5 @@
 // The job stream as pure functions: which Server-Sent Events a job's event log produces, and their framing.
-// Event ids are log seqs, so a client resuming with Last-Event-ID N gets exactly what came after seq N.
+// Event ids are derived from log seqs (see JobStreamCursor), so a resuming client gets exactly what came after.
 import type { JobEvent } from './events.js';
 import { applyJobEvent, initialJob, isFinal, type JobView } from './reducers/job.js';
 import { resultFromEvent } from './reducers/results.js';
@@ -45,10 +45,15 @@ export function completeEvent(job: JobView, id: number, resultsUrl: string): Str
   };
 }
 
-/** What one log event tells a client already told the job's status (`job` is the state after it). */
+/** Stream events of one log seq: ids go from `seq * SSE_IDS_PER_SEQ` up, at most this many per seq. */
+export const SSE_IDS_PER_SEQ = 10;
+
+/**
+ * What one log event tells a client already told the job's status (`job` is the state after it). The ids
+ * are placeholders: JobStreamCursor numbers the events.
+ */
 export function eventsForLogEvent(event: JobEvent, job: JobView): StreamEvent[] {
-  const id = event.seq;
-  if (event.type === 'job.started' || event.type === 'crawl.discovered') return [statusEvent(job, id)];
+  if (event.type === 'job.started' || event.type === 'crawl.discovered') return [statusEvent(job, 0)];
   if (!event.type.startsWith('page.')) return [];
   const out: StreamEvent[] = [];
   const page = resultFromEvent(event);
@@ -56,7 +61,7 @@ export function eventsForLogEvent(event: JobEvent, job: JobView): StreamEvent[] 
     const { url, status, data, error_category, error_message } = page;
     out.push({
       event: 'result',
-      id,
+      id: 0,
       retry: SSE_RETRY_MS,
       data: { id: page.id, url, status, data, error_category, error_message },
     });
@@ -66,24 +71,26 @@ export function eventsForLogEvent(event: JobEvent, job: JobView): StreamEvent[] 
     if (status === 'failed' && error_category && goesOn) {
       out.push({
         event: 'error',
-        id,
+        id: 0,
         retry: SSE_RETRY_MS,
         data: { job_id: job.id, url, error_category, error_message: error_message ?? '' },
       });
     }
   }
-  out.push(statusEvent(job, id));
+  out.push(statusEvent(job, 0));
   return out;
 }
 
 /**
- * Folds a job's log, in seq order, into the events one client should get. The first event is a `status`
- * as of the resume point (seq `resumeAfter`, or the job's creation); events up to that point are folded
- * silently; `complete` comes once the job is final, even for a client that had already seen it.
+ * Folds a job's log, in seq order, into the events one client should get. The whole stream is a function
+ * of the log: a `status` for `job.created`, the events of each later log event, and `complete` with the
+ * event that ended the job. The i-th event of seq s has id `s * SSE_IDS_PER_SEQ + i`, so ids are unique,
+ * strictly increasing and the same for a live client and a late one, across API restarts. A client
+ * resuming after id n gets exactly the events with a larger id — except `complete`, which a resumed client
+ * of an ended job always gets (with its own id), so it does not wait forever.
  */
 export class JobStreamCursor {
   private job: JobView | null = null;
-  private announced = false;
   /** The last log seq folded: the next read starts after it. */
   lastSeq = -1;
   /** True once `complete` was produced: the stream ends. */
@@ -97,34 +104,21 @@ export class JobStreamCursor {
   next(event: JobEvent): StreamEvent[] {
     if (this.done || event.seq <= this.lastSeq) return [];
     this.lastSeq = event.seq;
-    if (this.job) this.job = applyJobEvent(this.job, event);
+    const before = this.job;
+    if (before) this.job = applyJobEvent(before, event);
     else if (event.type === 'job.created') this.job = initialJob(event);
     const job = this.job;
     if (!job) return [];
-    let out: StreamEvent[] = [];
-    if (this.announced) out = eventsForLogEvent(event, job);
-    else if (event.seq >= (this.resumeAfter ?? -1)) out = this.announce(job);
-    return out.concat(this.completeIfFinal(job));
-  }
-
-  /**
-   * The log has nothing more for now. A client that resumed after a seq the log does not hold is told the
-   * status as of the log's end (and `complete`, if the job has ended).
-   */
-  caughtUp(): StreamEvent[] {
-    if (this.announced || !this.job) return [];
-    return this.announce(this.job).concat(this.completeIfFinal(this.job));
-  }
-
-  private announce(job: JobView): StreamEvent[] {
-    this.announced = true;
-    return [statusEvent(job, this.lastSeq)];
-  }
-
-  private completeIfFinal(job: JobView): StreamEvent[] {
-    if (!this.announced || !isFinal(job.status)) return [];
-    this.done = true;
-    return [completeEvent(job, this.lastSeq, this.resultsUrl)];
+    const after = this.resumeAfter ?? -1;
+    const base = event.seq * SSE_IDS_PER_SEQ;
+    const ended = isFinal(job.status);
+    if (ended) this.done = true;
+    // A seq wholly before the resume point is only folded (its events are not even built), unless it ended
+    // the job: the id of `complete` counts the events before it.
+    if (!ended && base + SSE_IDS_PER_SEQ - 1 <= after) return [];
+    const told = before ? eventsForLogEvent(event, job) : [statusEvent(job, 0)];
+    if (ended) told.push(completeEvent(job, 0, this.resultsUrl));
+    return told.map((e, i) => ({ ...e, id: base + i })).filter((e) => e.id > after || e.event === 'complete');
   }
 }
 
@@ -137,7 +131,7 @@ export function formatSseFrame(event: StreamEvent): string {
   return `id: ${event.id}\nevent: ${event.event}\nretry: ${event.retry}\n${data}\n`;
 }
 
-/** The seq to resume after: the Last-Event-ID header (if it is a seq), else the query parameter. */
+/** The event id to resume after: the Last-Event-ID header (if it is an id), else the query parameter. */
 export function resumePoint(header: string | undefined, query: number | undefined): number | null {
   const trimmed = header?.trim();
   if (trimmed && /^\d{1,15}$/.test(trimmed)) return Number(trimmed);

@@ -1,11 +1,17 @@
 // Which models to try, in order, and with which keys (decisions.md "Models and keys"):
 // a request's llm_config (one entry), else the tenant's chain with the tenant's keys (BYOK), else the
 // operator's DEFAULT_LLM_CHAIN (on the tenant's own key for a provider when stored, else the keys from the
-// environment). Keys are looked up here, in the
-// activity, by reference: they never travel through workflow inputs or history.
+// environment). Keys are looked up here, in the activity, by reference: they never travel through workflow
+// inputs or history. Each key goes only to the endpoint it was given for (shared/llm/key-pairing.ts).
 import { type Config, parseChain } from '../../shared/config.js';
 import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
 import { providerInfo } from '../../shared/llm/catalog.js';
+import {
+  type KeySource,
+  operatorCredentials,
+  pairKey,
+  tenantSettings,
+} from '../../shared/llm/key-pairing.js';
 import {
   DEFAULT_MAX_TOKENS,
   DEFAULT_TEMPERATURE,
@@ -36,61 +42,66 @@ export interface ChainContext {
   request?: JobLlmConfig;
 }
 
-export function operatorCredentials(config: Config, provider: string): { apiKey?: string; baseUrl?: string } {
-  if (provider === 'openai') return { apiKey: config.OPENAI_API_KEY, baseUrl: config.OPENAI_BASE_URL };
-  if (provider === 'anthropic')
-    return { apiKey: config.ANTHROPIC_API_KEY, baseUrl: config.ANTHROPIC_BASE_URL };
-  return {};
-}
-
-/** A tenant's own key (and base_url) for a provider, when stored and enabled. */
-async function tenantCredentials(ctx: ChainContext, provider: string) {
+/** The tenant's stored key document for a provider, when it takes effect (tenantSettings). */
+async function storedKey(ctx: ChainContext, provider: string) {
   const doc = ctx.llm ? await ctx.llm.getKey(ctx.tenantId, provider) : null;
-  if (!doc?.is_enabled) return null;
-  const apiKey = (await ctx.llm?.openKey(doc)) ?? undefined;
-  if (!apiKey && !doc.base_url) return null;
-  return { apiKey, baseUrl: doc.base_url ?? undefined };
+  return tenantSettings(doc) ? doc : null;
 }
 
+interface EntrySettings {
+  provider: string;
+  model: string;
+  temperature: number;
+  maxTokens: number;
+  position: number;
+}
+
+/**
+ * One chain entry with its key and endpoint, paired by pairKey: a key only ever goes to the endpoint it was
+ * given for. A request whose base_url no key was given for is refused (invalid_input) before any call, also
+ * for jobs recorded before the API checked it; a chain entry that cannot be paired is skipped.
+ */
 async function entryFor(
   ctx: ChainContext,
-  e: {
-    provider: string;
-    model: string;
-    temperature: number;
-    maxTokens: number;
-    position: number;
-    baseUrl?: string;
-  },
-  requestKey?: string,
+  e: EntrySettings,
+  request?: { apiKey?: string; baseUrl?: string },
 ): Promise<ResolvedEntry | null> {
   const info = providerInfo(e.provider);
   if (!info || info.status === 'decommissioned') return null;
-  const own = requestKey
-    ? { apiKey: requestKey, baseUrl: undefined }
-    : await tenantCredentials(ctx, e.provider);
+  const doc = await storedKey(ctx, e.provider);
   const operator = operatorCredentials(ctx.config, e.provider);
-  const apiKey = own?.apiKey ?? (own ? undefined : operator.apiKey);
-  if (info.requires_key && !apiKey) return null;
-  // A base_url the caller chose is checked against the address policy on every connection.
-  const callerBaseUrl = e.baseUrl ?? own?.baseUrl;
-  return {
+  const pairing = pairKey({
     provider: e.provider,
-    model: e.model,
+    requestBaseUrl: request?.baseUrl,
+    hasRequestKey: Boolean(request?.apiKey),
+    tenant: tenantSettings(doc),
+    operator: { hasKey: Boolean(operator.apiKey), baseUrl: operator.baseUrl },
+  });
+  if ('refused' in pairing) {
+    if (request) throw new CategorizedError('invalid_input', `llm_config.base_url: ${pairing.refused}`);
+    return null;
+  }
+  const keys: Record<KeySource, () => Promise<string | undefined>> = {
+    request: async () => request?.apiKey,
+    tenant: async () => (doc && (await ctx.llm?.openKey(doc))) || undefined,
+    operator: async () => operator.apiKey,
+    none: async () => undefined,
+  };
+  const apiKey = await keys[pairing.source]();
+  if (info.requires_key && !apiKey) return null;
+  return {
+    ...e,
     apiKey,
-    baseUrl: callerBaseUrl ?? (own ? undefined : operator.baseUrl) ?? info.default_base_url,
-    guarded: callerBaseUrl !== undefined,
-    temperature: e.temperature,
-    maxTokens: e.maxTokens,
-    position: e.position,
-    isByok: own !== null,
+    baseUrl: pairing.baseUrl,
+    operatorEndpoint: pairing.operatorEndpoint,
+    isByok: pairing.source === 'request' || doc !== null,
   };
 }
 
 export async function resolveChain(ctx: ChainContext): Promise<ResolvedEntry[]> {
   if (ctx.request) {
     const r = ctx.request;
-    const key = r.hasKey ? ((await ctx.llm?.openJobKey(ctx.jobId)) ?? undefined) : undefined;
+    const apiKey = r.hasKey ? ((await ctx.llm?.openJobKey(ctx.jobId)) ?? undefined) : undefined;
     const entry = await entryFor(
       ctx,
       {
@@ -99,9 +110,8 @@ export async function resolveChain(ctx: ChainContext): Promise<ResolvedEntry[]> 
         temperature: r.temperature ?? DEFAULT_TEMPERATURE,
         maxTokens: r.maxTokens ?? DEFAULT_MAX_TOKENS,
         position: 0,
-        baseUrl: r.baseUrl,
       },
-      key,
+      { apiKey, baseUrl: r.baseUrl },
     );
     if (!entry) {
       throw new CategorizedError(

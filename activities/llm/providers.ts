@@ -11,8 +11,8 @@ export interface ModelTarget {
   model: string;
   apiKey?: string;
   baseUrl?: string;
-  /** The base URL came from a caller: connections pass the private-address policy. */
-  guarded?: boolean;
+  /** The endpoint is the operator's configuration (OPENAI_BASE_URL, …): it may be a private address. */
+  operatorEndpoint?: boolean;
   temperature: number;
   maxTokens: number;
 }
@@ -23,14 +23,22 @@ export interface ModelCall {
   jsonSchema: Record<string, unknown>;
   schemaName: string;
   timeoutMs: number;
-  /** ALLOW_PRIVATE_ADDRESSES, for guarded targets. */
+  /** ALLOW_PRIVATE_ADDRESSES. */
   allowPrivate?: boolean;
 }
 
-/** The SDKs' fetch, through the guarded dispatcher when the endpoint was chosen by a caller. */
-function sdkFetch(target: ModelTarget, call: ModelCall): typeof fetch | undefined {
-  if (!target.guarded) return undefined;
-  const dispatcher = guardedDispatcher(call.allowPrivate ?? false);
+/**
+ * The SDKs' fetch: every model request goes through the guarded dispatcher, whoever chose the endpoint (a
+ * caller's base_url, a stored one, a provider default such as ollama's loopback address). Only the operator's
+ * own endpoints may be private. The dispatcher's header and body timeouts (meant for page fetches) are
+ * raised to the model call's timeout, which the SDK enforces as a whole.
+ */
+function sdkFetch(target: ModelTarget, call: ModelCall): typeof fetch {
+  const allowPrivate = (call.allowPrivate ?? false) || target.operatorEndpoint === true;
+  const timeouts = { headersTimeout: call.timeoutMs, bodyTimeout: call.timeoutMs };
+  const dispatcher = guardedDispatcher(allowPrivate).compose(
+    (dispatch) => (opts, handler) => dispatch({ ...opts, ...timeouts }, handler),
+  );
   return ((url: string | URL, init?: RequestInit) =>
     undiciFetch(url as string, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
 }

@@ -17,7 +17,7 @@ import { answerPageJob, startJob } from '../job-runner.js';
 import { ProblemError } from '../problem.js';
 import { extractResponse } from '../views.js';
 import { resolveWebhooks, type WebhookSources, withWebhooks } from '../webhook-destinations.js';
-import { checkBaseUrl, jobLlmConfig } from './llm.js';
+import { checkLlmConfig, jobLlmConfig } from './llm.js';
 
 /** Parses a schema field; an unusable schema is a 422 whose `errors[0].location` points inside it. */
 export function parseSchemaField<T>(
@@ -72,7 +72,7 @@ export async function prepareJobRequest(
     ? parseSchemaField(stored.schema_yaml, 'body.schema_id', validateSchemaYaml)
     : parseSchemaField(body.schema, 'body.schema');
   const llm = body.llm_config;
-  if (llm) await checkBaseUrl(deps, llm.provider, llm.base_url, 'body.llm_config.base_url');
+  if (llm) await checkLlmConfig(deps, tenantId, llm);
   const hooks = await resolveWebhooks(deps, tenantId, body);
   // startJob runs this only for a job it creates, so an idempotent replay neither reseals nor recounts.
   const beforeStart = async (jobId: string) => {

@@ -5,22 +5,26 @@ import { z } from 'zod';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
 import { StreamEventSchema, StreamHeadersSchema, StreamQuerySchema } from '../../shared/schemas/stream.js';
-import { JobStreamCursor, resumePoint } from '../../shared/sse-events.js';
+import { JobStreamCursor, resumePoint, SSE_IDS_PER_SEQ } from '../../shared/sse-events.js';
 import { API_PREFIX } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { runJobStream, SSE_HEADERS } from '../job-stream.js';
 import { notFound } from '../problem.js';
 
-const DESCRIPTION = `Server-Sent Events (send \`Accept: text/event-stream\`). Every event has \`id\` (the job's event
-sequence number) and \`retry\`; its \`data\` line is JSON (JobStreamEvent describes each kind).
+const DESCRIPTION = `Server-Sent Events (send \`Accept: text/event-stream\`). Every event has \`id\` and \`retry\`; its
+\`data\` line is JSON (JobStreamEvent describes each kind).
 
-- \`status\` first (the job as of the resume point), then again when the job starts and after each page;
+- \`status\` first (the job when it was created), then again when the job starts and after each page;
 - \`result\` per finished page: \`{id, url, status, data, error_category, error_message}\`;
 - \`error\` when a page of a multi-page job fails and the job goes on;
 - \`complete\` when the job is completed, failed or cancelled; the stream then ends.
 
-Reconnect with \`Last-Event-ID\` (or \`?last_event_id=\`) to resume after that event. A client connecting after
-the job ended gets its whole history, then \`complete\`. A \`: heartbeat\` comment comes every 15 seconds.`;
+Ids are unique and strictly increasing: the i-th event (from 0) told for the job's event number \`seq\` has id
+\`seq * ${SSE_IDS_PER_SEQ} + i\`. The stream is a function of the job's event log, so a client connected live
+and one connecting after the job ended get the same events with the same ids. Reconnect with
+\`Last-Event-ID\` (or \`?last_event_id=\`) to get exactly the events with a larger id; a client resuming
+after the end of an ended job gets its \`complete\` event again, so it knows the stream is over. A
+\`: heartbeat\` comment comes every 15 seconds.`;
 
 /** OpenAPI 3.1 has no event-stream type: the 200 body is documented as a stream of JobStreamEvent items. */
 const EventStreamResponse = z.string().meta({

@@ -18,7 +18,11 @@ export interface ProviderInfo {
   required_features: string[];
   /** Which SDK speaks to it. */
   api: 'openai' | 'anthropic';
-  /** Where requests go when no base_url is given (undefined: the SDK's default). */
+  /**
+   * The provider's official endpoint: where a key stored or configured without a base_url goes. Given for every
+   * provider that has one, so the SDKs never fall back to their own defaults (which read OPENAI_BASE_URL and
+   * ANTHROPIC_BASE_URL from the environment). openai_compatible has none: it always needs a base_url.
+   */
   default_base_url?: string;
 }
 
@@ -37,6 +41,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     requires_key: true,
     required_features: ['json_mode'],
     api: 'openai',
+    default_base_url: 'https://api.openai.com/v1',
   },
   {
     name: 'anthropic',
@@ -52,6 +57,7 @@ export const PROVIDERS: readonly ProviderInfo[] = [
     requires_key: true,
     required_features: ['tool_use'],
     api: 'anthropic',
+    default_base_url: 'https://api.anthropic.com',
   },
   {
     name: 'openrouter',

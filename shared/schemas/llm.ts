@@ -32,7 +32,15 @@ export const LlmConfigSchema = z
     api_key: z.string().min(1).max(1000).optional().meta({
       description: 'Used for this job only; stored sealed with the job, never returned, logged or captured.',
     }),
-    base_url: BaseUrlSchema.optional(),
+    base_url: BaseUrlSchema.optional().meta({
+      description:
+        'Endpoint for this job: a local runtime or a custom OpenAI-compatible server. It must not point to a ' +
+        'private, loopback or metadata address (checked now and on every connection). A key is only ever sent ' +
+        'to the endpoint it was given for: a base_url works with api_key in this same llm_config, or with your ' +
+        'key stored for exactly this base_url (PUT /llm/keys), or, for a keyless provider, with no key at all. ' +
+        "The service's key, or your key stored without this base_url, is never sent to it: such a request is " +
+        '422 at body.llm_config.base_url. Not accepted by providers with allow_base_url_override false.',
+    }),
     temperature: TemperatureSchema.optional(),
     max_tokens: MaxTokensSchema.optional(),
   })
@@ -41,7 +49,8 @@ export const LlmConfigSchema = z
     id: 'LlmConfig',
     description:
       'A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the ' +
-      'provider (PUT /llm/keys) is used, else the service key for that provider.',
+      'provider (PUT /llm/keys) is used, else the service key for that provider; each goes only to its own ' +
+      'endpoint (see base_url).',
   });
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 
@@ -49,17 +58,28 @@ export const LlmKeyRequestSchema = z
   .object({
     provider: ProviderNameSchema,
     api_key: z.string().max(1000).optional().meta({ description: 'Empty or missing keeps the stored key.' }),
-    base_url: BaseUrlSchema.optional(),
+    base_url: BaseUrlSchema.optional().meta({
+      description:
+        "The endpoint this key is for: the key is sent only there (missing or empty: the provider's official " +
+        'endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a ' +
+        'private, loopback or metadata address (checked when saved and on every connection). Changing the ' +
+        'base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it.',
+    }),
     is_enabled: z.boolean(),
   })
   .strict()
   .meta({ id: 'LlmKeyRequest' });
 
+export type LlmKeyRequest = z.infer<typeof LlmKeyRequestSchema>;
+
 export const LlmKeySchema = z
   .object({
     id: z.string(),
     provider: z.string(),
-    base_url: z.string().nullable(),
+    base_url: z
+      .string()
+      .nullable()
+      .meta({ description: "The only endpoint the key is sent to; null: the provider's official endpoint." }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
     has_key: z.boolean(),
@@ -77,7 +97,12 @@ export const ChainEntryRequestSchema = z
     temperature: TemperatureSchema.default(0),
     max_tokens: MaxTokensSchema.default(4096),
   })
-  .strict();
+  .strict()
+  .meta({
+    description:
+      'No base_url: an entry uses the endpoint stored with your key for its provider (PUT /llm/keys), else ' +
+      "the service's.",
+  });
 
 export const ChainRequestSchema = z
   .object({ chain: z.array(ChainEntryRequestSchema).max(10) })

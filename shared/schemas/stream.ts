@@ -47,9 +47,14 @@ const envelope = <E extends string, D extends z.ZodType>(event: E, data: D, desc
   z
     .object({
       event: z.literal(event),
-      id: z.number().int().meta({
-        description: "The job's event sequence number; send it back as Last-Event-ID to resume after it",
-      }),
+      id: z
+        .number()
+        .int()
+        .meta({
+          description:
+            'Unique, strictly increasing: seq * 10 + the position of the event among those told for the ' +
+            "job's event number seq. Send it back as Last-Event-ID to get exactly the events after it",
+        }),
       retry: z.number().int().meta({ description: 'Milliseconds a client waits before reconnecting' }),
       data,
     })
@@ -57,7 +62,7 @@ const envelope = <E extends string, D extends z.ZodType>(event: E, data: D, desc
 
 export const StreamEventSchema = z
   .discriminatedUnion('event', [
-    envelope('status', StreamStatusDataSchema, 'Job status: first on every connection, then on progress'),
+    envelope('status', StreamStatusDataSchema, 'Job status: first in the stream, then on progress'),
     envelope('result', StreamResultDataSchema, 'A page finished (completed, failed or skipped)'),
     envelope('error', StreamErrorDataSchema, 'A page failed; the job goes on'),
     envelope('complete', StreamCompleteDataSchema, 'The job ended; the stream closes after this event'),
@@ -77,6 +82,7 @@ export const StreamQuerySchema = z.object({
 
 export const StreamHeadersSchema = z.object({
   'last-event-id': z.string().optional().meta({
-    description: 'Resume after this event id (sent by EventSource when it reconnects)',
+    description:
+      'Resume after this event id (sent by EventSource when it reconnects): only later events come',
   }),
 });

@@ -153,8 +153,8 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
     assert.ok(complete.data.cost_usd > 0);
     assert.ok(frames.every((f) => Number.isInteger(f.id) && f.retry === 3000));
     assert.ok(
-      frames.every((f, i) => i === 0 || f.id >= (frames[i - 1] as Frame).id),
-      'ids never go back',
+      frames.every((f, i) => i === 0 || f.id > (frames[i - 1] as Frame).id),
+      'ids strictly increase',
     );
   });
 
@@ -174,14 +174,14 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
       log.completed('https://a.test/', { n: 1 }, 0),
     );
     await untilFrames(client, 5);
-    assert.deepEqual(names(client.frames.slice(2)), ['status@2', 'result@3', 'status@3']);
+    assert.deepEqual(names(client.frames.slice(2)), ['status@20', 'result@30', 'status@31']);
     assert.deepEqual(client.frames[3]?.data.data, { n: 1 });
     assert.equal(client.frames[4]?.data.page_count, 1);
     assert.equal(client.frames[4]?.data.urls_queued, 1);
 
     await append(log.failed('https://a.test/b', 1));
     await untilFrames(client, 8);
-    assert.deepEqual(names(client.frames.slice(5)), ['result@4', 'error@4', 'status@4']);
+    assert.deepEqual(names(client.frames.slice(5)), ['result@40', 'error@41', 'status@42']);
     assert.deepEqual(client.frames[6]?.data, {
       job_id: jobId,
       url: 'https://a.test/b',
@@ -191,7 +191,7 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
 
     await append(log.jobCompleted());
     await until('the stream to end', () => client.ended);
-    assert.deepEqual(names(client.frames.slice(8)), ['complete@5']);
+    assert.deepEqual(names(client.frames.slice(8)), ['complete@50']);
     assert.equal(client.frames[8]?.data.status, 'completed');
   });
 
@@ -202,11 +202,11 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
     await untilFrames(first, 6);
     assert.deepEqual(names(first.frames), [
       'status@0',
-      'status@1',
-      'result@2',
-      'status@2',
-      'result@3',
-      'status@3',
+      'status@10',
+      'result@20',
+      'status@21',
+      'result@30',
+      'status@31',
     ]);
     first.close();
     await append(log.completed('https://a.test/3', 3), log.jobCompleted());
@@ -214,22 +214,21 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
     const lastId = String(first.frames.at(-1)?.id);
     const resumed = await openStream(jobId, { headers: { 'last-event-id': lastId } });
     await until('the resumed stream to end', () => resumed.ended);
-    assert.deepEqual(names(resumed.frames), ['status@3', 'result@4', 'status@4', 'complete@5']);
-    assert.equal(resumed.frames[0]?.data.page_count, 2, 'the status as of the resume point');
+    assert.deepEqual(names(resumed.frames), ['result@40', 'status@41', 'complete@50']);
     const urls = [...first.frames, ...resumed.frames]
       .filter((f) => f.event === 'result')
       .map((f) => f.data.url);
     assert.deepEqual(urls, ['https://a.test/1', 'https://a.test/2', 'https://a.test/3']);
 
-    const byQuery = await openStream(jobId, { query: '?last_event_id=2' });
+    const byQuery = await openStream(jobId, { query: '?last_event_id=20' });
     await until('the query-resumed stream to end', () => byQuery.ended);
     assert.deepEqual(names(byQuery.frames), [
-      'status@2',
-      'result@3',
-      'status@3',
-      'result@4',
-      'status@4',
-      'complete@5',
+      'status@21',
+      'result@30',
+      'status@31',
+      'result@40',
+      'status@41',
+      'complete@50',
     ]);
 
     const late = await openStream(jobId);

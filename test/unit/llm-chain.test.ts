@@ -15,13 +15,14 @@ describe('resolveChain', () => {
       ANTHROPIC_API_KEY: 'sk-ant-op',
       ANTHROPIC_BASE_URL: '',
     });
-    const common = { temperature: 0, maxTokens: 4096, isByok: false, guarded: false };
+    const common = { temperature: 0, maxTokens: 4096, isByok: false };
     assert.deepEqual(await resolveChain({ config, tenantId: 't', jobId: 'j' }), [
       {
         provider: 'openai',
         model: 'gpt-4o-mini',
         apiKey: 'sk-op',
         baseUrl: 'http://127.0.0.1:1/v1',
+        operatorEndpoint: true, // the operator's own endpoint may be private
         position: 0,
         ...common,
       },
@@ -29,7 +30,8 @@ describe('resolveChain', () => {
         provider: 'anthropic',
         model: 'claude-haiku-4-5',
         apiKey: 'sk-ant-op',
-        baseUrl: undefined,
+        baseUrl: 'https://api.anthropic.com', // the official endpoint, never the SDK's environment default
+        operatorEndpoint: false,
         position: 1,
         ...common,
       },
@@ -39,6 +41,7 @@ describe('resolveChain', () => {
         model: 'qwen',
         apiKey: undefined,
         baseUrl: 'http://127.0.0.1:11434/v1',
+        operatorEndpoint: false, // ollama's default passes the address policy
         position: 3,
         ...common,
       },

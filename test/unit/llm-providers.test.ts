@@ -38,7 +38,9 @@ beforeEach(() => fake.reset());
 
 function target(provider: string, model: string, extra: Partial<ModelTarget> = {}): ModelTarget {
   const baseUrl = provider === 'anthropic' ? fake.anthropicBaseUrl : fake.openaiBaseUrl;
-  return { provider, model, apiKey: 'sk-test', baseUrl, temperature: 0, maxTokens: 512, ...extra };
+  // The loopback servers stand for the operator's endpoint, the only kind a call may reach at a private address.
+  const common = { apiKey: 'sk-test', baseUrl, operatorEndpoint: true, temperature: 0, maxTokens: 512 };
+  return { provider, model, ...common, ...extra };
 }
 
 /** Runs the call and returns its CategorizedError (failing when it succeeds or throws anything else). */

@@ -36,16 +36,16 @@ describe('JobStreamCursor', () => {
     const out = run(cursor, crawlLog());
     assert.deepEqual(summary(out), [
       'status@0',
-      'status@1',
-      'status@2',
-      'result@3',
-      'status@3',
-      'result@4',
-      'error@4',
-      'status@4',
-      'result@5',
-      'status@5',
-      'complete@6',
+      'status@10',
+      'status@20',
+      'result@30',
+      'status@31',
+      'result@40',
+      'error@41',
+      'status@42',
+      'result@50',
+      'status@51',
+      'complete@60',
     ]);
     for (const e of out) StreamEventSchema.parse(e);
     assert.ok(out.every((e) => e.retry === SSE_RETRY_MS));
@@ -88,36 +88,29 @@ describe('JobStreamCursor', () => {
     assert.deepEqual(cursor.next(crawlLog()[6] as JobEvent), [], 'nothing after complete');
   });
 
-  test('a resuming client gets the status as of its last event, then only what came after', () => {
-    const cursor = new JobStreamCursor(3, RESULTS);
-    const out = run(cursor, crawlLog());
-    assert.deepEqual(summary(out), [
-      'status@3',
-      'result@4',
-      'error@4',
-      'status@4',
-      'result@5',
-      'status@5',
-      'complete@6',
+  test('a client resuming after any id gets exactly the events with a larger id', () => {
+    const full = run(new JobStreamCursor(null, RESULTS), crawlLog());
+    for (const [i, seen] of full.slice(0, -1).entries()) {
+      const resumed = run(new JobStreamCursor(seen.id, RESULTS), crawlLog());
+      assert.deepEqual(resumed, full.slice(i + 1), `after ${seen.event}@${seen.id}`);
+    }
+    assert.deepEqual(summary(run(new JobStreamCursor(30, RESULTS), crawlLog())).slice(0, 2), [
+      'status@31',
+      'result@40',
     ]);
-    assert.equal((out[0]!.data as { page_count: number }).page_count, 1);
   });
 
-  test('a client that already saw the end gets status and complete again, so it does not wait forever', () => {
-    const cursor = new JobStreamCursor(6, RESULTS);
-    assert.deepEqual(summary(run(cursor, crawlLog())), ['status@6', 'complete@6']);
-    const beyond = new JobStreamCursor(99, RESULTS);
-    assert.deepEqual(run(beyond, crawlLog()), []);
-    assert.deepEqual(summary(beyond.caughtUp()), ['status@6', 'complete@6']);
+  test('a client that already saw the end gets complete again, so it does not wait forever', () => {
+    assert.deepEqual(summary(run(new JobStreamCursor(60, RESULTS), crawlLog())), ['complete@60']);
+    assert.deepEqual(summary(run(new JobStreamCursor(999, RESULTS), crawlLog())), ['complete@60']);
   });
 
-  test('a resume point beyond a running log is answered at the log end, and the stream goes on from there', () => {
+  test('a resume point beyond a running log yields nothing until later events pass it', () => {
     const log = crawlLog();
-    const cursor = new JobStreamCursor(50, RESULTS);
-    assert.deepEqual(run(cursor, log.slice(0, 3)), []);
-    assert.deepEqual(summary(cursor.caughtUp()), ['status@2']);
-    assert.deepEqual(cursor.caughtUp(), [], 'announced once');
-    assert.deepEqual(summary(run(cursor, log.slice(3, 4))), ['result@3', 'status@3']);
+    const cursor = new JobStreamCursor(35, RESULTS);
+    assert.deepEqual(run(cursor, log.slice(0, 4)), []);
+    assert.equal(cursor.lastSeq, 3, 'the log was folded');
+    assert.deepEqual(summary(run(cursor, log.slice(4, 5))), ['result@40', 'error@41', 'status@42']);
   });
 
   test('events already folded are ignored (a re-read never duplicates)', () => {
@@ -136,7 +129,7 @@ describe('JobStreamCursor', () => {
       log.failed('https://a.test/'),
       log.jobFailed(),
     ]);
-    assert.deepEqual(summary(out), ['status@0', 'status@1', 'result@2', 'status@2', 'complete@3']);
+    assert.deepEqual(summary(out), ['status@0', 'status@10', 'result@20', 'status@21', 'complete@30']);
     assert.equal((out.at(-1)!.data as { status: string }).status, 'failed');
   });
 });
