@@ -1,7 +1,7 @@
 // Resolves a job's webhook destinations when the job is created: the named saved webhook (webhook_id), the
 // inline webhook, webhook_url, then every active saved webhook of the tenant. Per event a URL gets one
 // delivery: the first source (in that order) naming the URL for the event wins.
-import { resolveAndCheck } from '../shared/net/address-policy.js';
+import { checkCallerHost } from '../shared/net/address-policy.js';
 import type { Destination, WebhookDoc } from '../shared/store/webhooks.js';
 import { expandEvents, type WebhookEvent, type WebhookPlan } from '../shared/webhooks.js';
 import type { ApiDeps } from './deps.js';
@@ -24,11 +24,10 @@ export interface ResolvedWebhooks {
   store: (jobId: string) => Promise<void>;
 }
 
-/** A webhook URL must be a public address unless the operator allows private ones (checked again at delivery). */
+/** A webhook URL must be a public address unless the operator allows private ones, never link-local or metadata (checked again at delivery). */
 export async function checkWebhookUrl(deps: ApiDeps, url: string, location: string): Promise<void> {
-  if (deps.config.ALLOW_PRIVATE_ADDRESSES) return;
   try {
-    await resolveAndCheck(new URL(url).hostname, { allowPrivate: false });
+    await checkCallerHost(new URL(url).hostname, { allowPrivate: deps.config.ALLOW_PRIVATE_ADDRESSES });
   } catch (err) {
     const message = `the webhook URL is not allowed: ${(err as Error).message}`;
     throw new ProblemError({

@@ -6,7 +6,10 @@ import ipaddr from 'ipaddr.js';
 import { CategorizedError } from '../errors.js';
 
 export interface AddressPolicy {
-  /** Allow loopback, private, link-local and other non-public destinations (local development only). */
+  /**
+   * Allow loopback, private and other non-public destinations (local development only). Link-local and
+   * cloud metadata addresses stay refused whatever this says (isAlwaysRefused).
+   */
   allowPrivate: boolean;
   /**
    * Replaces isPublicAddress as the test for each resolved or literal address when allowPrivate is false.
@@ -74,10 +77,77 @@ function embeddedIpv4(addr: ipaddr.IPv6, range: string): ipaddr.IPv4 | null | un
   }
 }
 
+/**
+ * The one refusal message: it names the policy, never the address a name resolved to, so a refusal cannot
+ * be used to map the service's internal DNS.
+ */
+export const POLICY_REFUSAL =
+  'the address policy refuses private, loopback, link-local and metadata addresses';
+
+/** Names of cloud metadata services (lower case, no trailing dot), refused before any lookup. */
+const METADATA_HOSTNAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.tencentyun.com',
+]);
+// Metadata services outside the link-local ranges: Alibaba Cloud, Oracle Cloud (legacy), AWS over IPv6
+// (fd00:ec2::254 and its siblings for DNS and NTP).
+const METADATA_V4 = ['100.100.100.200/32', '192.0.0.192/32'].map((c) => ipaddr.IPv4.parseCIDR(c));
+const METADATA_V6 = ['fd00:ec2::/32'].map((c) => ipaddr.IPv6.parseCIDR(c));
+
+export function isMetadataHostname(hostname: string): boolean {
+  return METADATA_HOSTNAMES.has(hostname.toLowerCase().replace(/\.$/, ''));
+}
+
+/**
+ * Link-local (169.254.0.0/16, fe80::/10) and cloud metadata addresses, also when embedded in an IPv6 form:
+ * refused even with allowPrivate, which is for reaching local test servers, never the metadata service.
+ * Strings that are not an address are refused too.
+ */
+export function isAlwaysRefused(ip: string): boolean {
+  if (net.isIP(ip) === 0) return true;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(ip);
+  } catch {
+    return true;
+  }
+  if (parsed.kind() === 'ipv4') return isRefusedIpv4(parsed as ipaddr.IPv4);
+  const v6 = parsed as ipaddr.IPv6;
+  const range = v6.range();
+  const embedded = embeddedIpv4(v6, range);
+  if (embedded) return isRefusedIpv4(embedded);
+  return range === 'linkLocal' || METADATA_V6.some((cidr) => v6.match(cidr));
+}
+
+function isRefusedIpv4(addr: ipaddr.IPv4): boolean {
+  return addr.range() === 'linkLocal' || METADATA_V4.some((cidr) => addr.match(cidr));
+}
+
 /** Whether the policy lets the service connect to this address. */
 export function isAddressAllowed(address: string, policy: AddressPolicy): boolean {
+  if (isAlwaysRefused(address)) return false;
   if (policy.allowPrivate) return true;
   return (policy.isAllowed ?? isPublicAddress)(address);
+}
+
+/**
+ * The request-time check of a host a caller names (webhook URL, model base_url). Without allowPrivate the
+ * name is resolved and every address checked (resolveAndCheck); with it only what needs no lookup is
+ * checked (metadata names, refused literals), as names on a development machine need not resolve. Either
+ * way the connect-time checks run again on every request.
+ */
+export async function checkCallerHost(hostname: string, policy: AddressPolicy): Promise<void> {
+  if (!policy.allowPrivate) {
+    await resolveAndCheck(hostname, policy);
+    return;
+  }
+  const literal = literalAddress(hostname);
+  const refused = literal === null ? isMetadataHostname(hostname) : !isAddressAllowed(literal, policy);
+  if (refused) throw ssrfRefusal(hostname);
 }
 
 /** Parses a URL the service is asked to fetch; only plain http(s) without credentials is accepted. */
@@ -129,28 +199,27 @@ export async function resolveAndCheck(
 ): Promise<LookupAddress[]> {
   const literal = literalAddress(hostname);
   if (literal !== null) {
-    if (!isAddressAllowed(literal, policy)) {
-      throw ssrfRefusal(`refused: ${hostname} is a private address`, hostname, literal);
-    }
+    if (!isAddressAllowed(literal, policy)) throw ssrfRefusal(hostname);
     return [{ address: literal, family: net.isIP(literal) }];
   }
+  if (isMetadataHostname(hostname)) throw ssrfRefusal(hostname);
   const addresses = await lookupFn(hostname);
   if (addresses.length === 0) {
     throw Object.assign(new Error(`no addresses for ${hostname}`), { code: 'ENOTFOUND', hostname });
   }
-  const refused = addresses.find((a) => !isAddressAllowed(a.address, policy));
-  if (refused) {
-    throw ssrfRefusal(
-      `refused: ${hostname} resolves to a private address ${refused.address}`,
-      hostname,
-      refused.address,
-    );
-  }
+  if (addresses.some((a) => !isAddressAllowed(a.address, policy))) throw ssrfRefusal(hostname);
   return addresses;
 }
 
-function ssrfRefusal(message: string, host: string, address: string): CategorizedError {
-  return new CategorizedError('ssrf_blocked', message, false, { host, address });
+/**
+ * The refusal of a host: its message and details name the host the caller gave and the policy, never an
+ * address it resolved or connected to (error messages reach callers, workflow history and logs).
+ */
+export function ssrfRefusal(host: string): CategorizedError {
+  return new CategorizedError('ssrf_blocked', `refused ${host}: ${POLICY_REFUSAL}`, false, {
+    host,
+    reason: 'address_policy',
+  });
 }
 
 function truncate(text: string, max = 200): string {

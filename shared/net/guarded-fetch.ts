@@ -17,6 +17,7 @@ import {
   type LookupFn,
   literalAddress,
   resolveAndCheck,
+  ssrfRefusal,
 } from './address-policy.js';
 
 export const DEFAULT_USER_AGENT = 'ExtractService/0.1 (+https://github.com/)';
@@ -467,7 +468,7 @@ function guardedConnector(policy: AddressPolicy, lookupFn: LookupFn): buildConne
   return (options, callback) => {
     const literal = literalAddress(options.hostname);
     if (literal !== null && !isAddressAllowed(literal, policy)) {
-      const refused = peerRefusal(options.hostname, literal);
+      const refused = ssrfRefusal(options.hostname);
       queueMicrotask(() => callback(refused, null));
       return;
     }
@@ -476,23 +477,11 @@ function guardedConnector(policy: AddressPolicy, lookupFn: LookupFn): buildConne
       const peer = socket.remoteAddress;
       if (peer === undefined || !isAddressAllowed(peer, policy)) {
         socket.destroy();
-        return callback(peerRefusal(options.hostname, peer ?? 'unknown'), null);
+        return callback(ssrfRefusal(options.hostname), null);
       }
       callback(null, socket);
     });
   };
-}
-
-function peerRefusal(host: string, address: string): CategorizedError {
-  return new CategorizedError(
-    'ssrf_blocked',
-    `refused: ${host} connects to a private address ${address}`,
-    false,
-    {
-      host,
-      address,
-    },
-  );
 }
 
 /** A net.connect lookup that answers only with addresses resolveAndCheck let through. */

@@ -14,7 +14,8 @@ const net = (code: string) => new Error(`net::${code} at https://shop.example/w`
 test('a proxy refusal wins over the generic tunnel error Chromium reports', () => {
   const refusal = {
     category: 'ssrf_blocked' as const,
-    message: 'refused: shop.example resolves to a private address 10.0.0.1',
+    message:
+      'refused shop.example: the address policy refuses private, loopback, link-local and metadata addresses',
     host: 'shop.example',
     port: 443,
     at: Date.now(),
