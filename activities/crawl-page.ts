@@ -15,6 +15,7 @@ import { categorized } from './failure.js';
 import { makeFetchDocument } from './fetch-page.js';
 import type { JobLlmConfig } from './llm/chain.js';
 import { robotsAllow } from './robots.js';
+import type { DeferredActivity } from './tenant-share.js';
 
 export interface CrawlPageInput {
   jobId: string;
@@ -38,6 +39,8 @@ export interface CrawlPageInput {
   markSeen?: boolean;
   eventSeq: number;
   eventId: string;
+  /** The page may answer `deferred` when its tenant's share of the worker is taken (worker/interceptors.ts). */
+  mayDefer?: boolean;
 }
 
 export type CrawlPageResult =
@@ -47,7 +50,8 @@ export type CrawlPageResult =
       inputTokens: number;
       outputTokens: number;
     }
-  | { outcome: 'skipped'; category: 'robots_disallowed'; message: string };
+  | { outcome: 'skipped'; category: 'robots_disallowed'; message: string }
+  | DeferredActivity;
 
 export function makeCrawlPage(deps: ActivityDeps) {
   const fetchDocument = makeFetchDocument(deps);

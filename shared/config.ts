@@ -73,7 +73,12 @@ export const ConfigSchema = z.object({
     .refine((v) => v.length <= 10 && v.every((n) => Number.isInteger(n) && n >= 0), {
       message: 'must be comma-separated non-negative integers (milliseconds)',
     }),
-  WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).default(20),
+  WORKER_MAX_ACTIVITIES: z.coerce.number().int().min(1).default(40),
+  /**
+   * The fraction of the worker's activity slots (and, while another tenant waits, of its browser pages) one
+   * tenant may hold. A crawl page over it is deferred by its workflow instead of holding a slot.
+   */
+  TENANT_MAX_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
   WORKER_MAX_WORKFLOW_TASKS: z.coerce.number().int().min(1).default(10),
 });
 export type Config = z.infer<typeof ConfigSchema>;

@@ -4,6 +4,7 @@ import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBrowserPool } from '../activities/browser/browser-pool.js';
 import { createActivities } from '../activities/index.js';
+import { TenantShare } from '../activities/tenant-share.js';
 import type { Config } from '../shared/config.js';
 import { createStores } from '../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
@@ -49,7 +50,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     },
     activities,
     // The workflow interceptor modules are in the bundle; here only the activity ones.
-    interceptors: { activity: workerInterceptors(options.tracing).activity },
+    interceptors: { activity: workerInterceptors(options.tracing, TenantShare.fromConfig(config)).activity },
     sinks: workerSinks(options.tracing),
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS,

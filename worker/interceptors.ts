@@ -12,6 +12,12 @@ import {
 } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import type { ActivityInterceptors, InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
 import type { Sinks } from '@temporalio/workflow';
+import {
+  DEFER_AFTER_MS,
+  type DeferredActivity,
+  runAsTenant,
+  type TenantShare,
+} from '../activities/tenant-share.js';
 import { JOB_HEADER, type JobContext, jobContextOf, jobIdOf } from '../shared/telemetry/job-context.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 
@@ -22,27 +28,46 @@ export function workflowInterceptorModules(tracing: Tracing | null | undefined):
   return tracing ? [tracingModule, own] : [own];
 }
 
-/** jobId/tenantId from the workflow's header (or the input) on the activity's log lines and span. */
-function jobActivityInterceptors(ctx: Context): ActivityInterceptors {
-  const job: JobContext = { jobId: jobIdOf(ctx.info.workflowExecution?.workflowId) };
-  return {
-    inbound: {
-      execute(input, next) {
-        const header = input.headers[JOB_HEADER];
-        Object.assign(
-          job,
-          jobContextOf(header ? defaultPayloadConverter.fromPayload(header) : undefined),
-          jobContextOf(input.args[0]),
-        );
-        trace.getActiveSpan()?.setAttributes({ 'job.id': job.jobId, 'tenant.id': job.tenantId });
-        return next(input);
+/**
+ * jobId/tenantId from the workflow's header (or the input) on the activity's log lines and span; the
+ * activity runs as its tenant (browser pages are shared fairly by tenant) and counts against the tenant's
+ * share of this worker's slots. One started with `mayDefer: true` (a crawl page) is not run when the share
+ * is taken: it answers `deferred` at once, freeing its slot, and its workflow runs it again later.
+ */
+const jobActivityInterceptors =
+  (share: TenantShare | undefined) =>
+  (ctx: Context): ActivityInterceptors => {
+    const job: JobContext = { jobId: jobIdOf(ctx.info.workflowExecution?.workflowId) };
+    return {
+      inbound: {
+        execute(input, next) {
+          const header = input.headers[JOB_HEADER];
+          Object.assign(
+            job,
+            jobContextOf(header ? defaultPayloadConverter.fromPayload(header) : undefined),
+            jobContextOf(input.args[0]),
+          );
+          trace.getActiveSpan()?.setAttributes({ 'job.id': job.jobId, 'tenant.id': job.tenantId });
+          const tenant = job.tenantId;
+          if (!share || !tenant) return next(input);
+          const mayDefer = (input.args[0] as { mayDefer?: unknown } | undefined)?.mayDefer === true;
+          const release = mayDefer ? share.tryEnter(tenant) : share.enter(tenant);
+          if (!release) {
+            const deferred: DeferredActivity = { outcome: 'deferred', retryAfterMs: DEFER_AFTER_MS };
+            return Promise.resolve(deferred);
+          }
+          return runAsTenant(tenant, () => next(input)).finally(release);
+        },
       },
-    },
-    outbound: { getLogAttributes: (attributes, next) => next({ ...attributes, ...job }) },
+      outbound: { getLogAttributes: (attributes, next) => next({ ...attributes, ...job }) },
+    };
   };
-}
 
-export function workerInterceptors(tracing: Tracing | null | undefined): WorkerInterceptors {
+export function workerInterceptors(
+  tracing: Tracing | null | undefined,
+  share?: TenantShare,
+): WorkerInterceptors {
+  const jobInterceptors = jobActivityInterceptors(share);
   return {
     workflowModules: workflowInterceptorModules(tracing),
     activity: tracing
@@ -51,9 +76,9 @@ export function workerInterceptors(tracing: Tracing | null | undefined): WorkerI
             inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
             outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
           }),
-          jobActivityInterceptors,
+          jobInterceptors,
         ]
-      : [jobActivityInterceptors],
+      : [jobInterceptors],
   };
 }
 

@@ -17,7 +17,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CleanerStep } from '../activities/clean-content.js';
-import type { CrawlPageResult } from '../activities/crawl-page.js';
+import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.js';
 import type { Activities } from '../activities/index.js';
 import type { JobLlmConfig } from '../activities/llm/chain.js';
 import type { FollowRules } from '../shared/crawl/links.js';
@@ -96,6 +96,10 @@ const { crawlPage } = proxyActivities<Activities>(crawlPagePolicy);
 const MAX_SKIPPED_RECORDED_PER_PAGE = 50;
 /** Continue as new well before Temporal's limits, even if the server does not suggest it. */
 const MAX_HISTORY_EVENTS = 8000;
+/** patched() id of pages deferred by their tenant's share of the worker (see start()). */
+const TENANT_SHARE_PATCH = 'crawl-tenant-share';
+/** The longest wait between two tries of a deferred page. */
+const MAX_DEFER_WAIT_MS = 2_000;
 /** patched() id of the loop's single wake-up (see crawlWorkflow). */
 const CRAWL_ONE_WAKEUP_PATCH = 'crawl-one-wakeup';
 
@@ -152,6 +156,8 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   // waited on Promise.race over every page in flight: ~10 promises per page, each costing a stack trace
   // in the workflow sandbox (~10% of the worker's CPU on a fast crawl). The old way stays for their replay.
   const oneWakeup = patched(CRAWL_ONE_WAKEUP_PATCH);
+  // Runs recorded before this never passed mayDefer, so their pages were never deferred.
+  const mayDefer = patched(TENANT_SHARE_PATCH);
   let ended = 0;
   let stopped: { error: unknown } | null = null;
   let wake: (() => void) | null = null;
@@ -240,7 +246,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
       try {
         await turn;
         crawling.add(page.node);
-        const result = await crawlPage({
+        const pageInput: CrawlPageInput = {
           jobId: input.jobId,
           tenantId: input.tenantId,
           node: page.node,
@@ -260,7 +266,15 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
           markSeen: page.node < seeds.length,
           eventSeq: slot.seq,
           eventId: slot.eventId,
-        });
+        };
+        let result = await crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput);
+        // Over its tenant's share of the worker the page did not run: wait on a durable timer, backing off.
+        for (let tries = 0; result.outcome === 'deferred'; tries++) {
+          crawling.delete(page.node);
+          await sleep(Math.min(result.retryAfterMs * 2 ** Math.min(tries, 5), MAX_DEFER_WAIT_MS));
+          crawling.add(page.node);
+          result = await crawlPage({ ...pageInput, mayDefer });
+        }
         if (result.outcome === 'skipped') {
           state.skipped++;
           await log.record({

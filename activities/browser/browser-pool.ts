@@ -15,6 +15,8 @@ export interface BrowserPoolOptions {
   executablePath: string;
   /** Pages open at once; further callers wait their turn. */
   maxPages: number;
+  /** The fraction of the pages one tenant may hold while another tenant waits (default: all). */
+  tenantShare?: number;
   /** Pages one browser serves before it is replaced. */
   recycleAfter: number;
   policy: AddressPolicy;
@@ -56,13 +58,13 @@ export class BrowserPool {
   private pagesServed = 0;
 
   constructor(private readonly opts: BrowserPoolOptions) {
-    this.slots = new PageSlots(opts.maxPages);
+    this.slots = new PageSlots(opts.maxPages, opts.tenantShare);
   }
 
   /** Runs fn with a fresh page in its own browser context; the context is closed afterwards, whatever fn did. */
   async withPage<T>(fn: (page: Page, proxy: FilteringProxy) => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (this.closed) throw closedError();
-    await this.slots.acquire(signal);
+    const tenant = await this.slots.acquire(signal);
     try {
       const proxy = await this.proxy();
       const gen = await this.generation();
@@ -84,7 +86,7 @@ export class BrowserPool {
         if (gen.retiring && gen.active === 0) void this.shutdown(gen);
       }
     } finally {
-      this.slots.release();
+      this.slots.release(tenant);
     }
   }
 
@@ -175,6 +177,7 @@ export function createBrowserPool(config: Config): BrowserPool | undefined {
   return new BrowserPool({
     executablePath: config.CHROMIUM_PATH,
     maxPages: config.BROWSER_MAX_PAGES,
+    tenantShare: config.TENANT_MAX_SHARE,
     recycleAfter: config.BROWSER_RECYCLE_AFTER,
     policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES },
   });

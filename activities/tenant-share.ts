@@ -1,0 +1,64 @@
+// Per-tenant share of this worker's activity slots. One tenant's crawls may run at most `limit` activities
+// at once here, so the rest of the slots stay free for other tenants' jobs. A crawl page over the share
+// does not wait inside its slot (that would still hold it): it returns at once as `deferred`, and its
+// workflow runs it again after a durable timer. Activities that cannot be deferred (one-page jobs, which
+// are short) are counted but never refused, so they weigh on their tenant's crawls instead.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export class TenantShare {
+  private readonly running = new Map<string, number>();
+
+  /** `limit`: how many activities one tenant may run at once on this worker. */
+  constructor(readonly limit: number) {}
+
+  static fromConfig(config: { WORKER_MAX_ACTIVITIES: number; TENANT_MAX_SHARE: number }): TenantShare {
+    return new TenantShare(Math.max(1, Math.floor(config.WORKER_MAX_ACTIVITIES * config.TENANT_MAX_SHARE)));
+  }
+
+  /** The tenant's activities running now. */
+  runningFor(tenantId: string): number {
+    return this.running.get(tenantId) ?? 0;
+  }
+
+  /** A slot of the tenant's share, or null when the tenant already runs `limit` activities here. */
+  tryEnter(tenantId: string): (() => void) | null {
+    if (this.runningFor(tenantId) >= this.limit) return null;
+    return this.enter(tenantId);
+  }
+
+  /** Counts an activity that runs whatever the share says; returns its release (idempotent). */
+  enter(tenantId: string): () => void {
+    this.running.set(tenantId, this.runningFor(tenantId) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = this.runningFor(tenantId) - 1;
+      if (left > 0) this.running.set(tenantId, left);
+      else this.running.delete(tenantId);
+    };
+  }
+}
+
+const tenantOfActivity = new AsyncLocalStorage<string>();
+
+/** Runs fn with `tenantId` as the tenant of everything it does (read by shared resources such as browser pages). */
+export function runAsTenant<T>(tenantId: string, fn: () => T): T {
+  return tenantOfActivity.run(tenantId, fn);
+}
+
+/** The tenant of the running activity ('' outside one). */
+export function currentTenant(): string {
+  return tenantOfActivity.getStore() ?? '';
+}
+
+/** What an activity started with `mayDefer: true` answers when its tenant's share is taken. */
+export interface DeferredActivity {
+  outcome: 'deferred';
+  /** How long the workflow should wait before running it again (it backs off from there). */
+  retryAfterMs: number;
+}
+
+/** The first wait of a deferred activity. */
+export const DEFER_AFTER_MS = 500;
