@@ -136,6 +136,16 @@ describe("the operator's key never goes to a caller's base_url", () => {
     });
   }
 
+  test('a crawl (and so a site crawl, which starts one) is refused the same way', async () => {
+    const t = await tenant('op-crawl');
+    const res = await t.call('POST', '/api/v1/crawl', {
+      url: `${site.url}/item`,
+      schema: { name: 'string' },
+      llm_config: { provider: 'openai', model: 'gpt-4o-mini', base_url: receiverBase('openai') },
+    });
+    assertRefused(res, 'crawl');
+  });
+
   test("naming the operator's own endpoint is not a leak: its key goes there", async () => {
     const t = await tenant('op-own');
     const res = await t.extract({
@@ -244,6 +254,20 @@ describe('a key goes where it was given for', () => {
     });
     assert.equal(res.statusCode, 422, res.body);
   });
+});
+
+test('the rule is in the OpenAPI document', async () => {
+  const doc = (await svc.app.inject({ url: '/api/v1/openapi.json' })).json();
+  const schemas = doc.components.schemas;
+  assert.match(
+    schemas.LlmConfig.properties.base_url.description,
+    /only ever sent to the endpoint it was given for/,
+  );
+  assert.match(schemas.LlmKeyRequest.properties.base_url.description, /the key is sent only there/);
+  assert.match(
+    doc.paths['/api/v1/llm/keys'].put.description,
+    /only ever sent to the base_url stored with it/,
+  );
 });
 
 describe('the worker pairs keys itself (jobs recorded before the API checked)', () => {
