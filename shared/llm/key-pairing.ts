@@ -1,6 +1,6 @@
 // Which key a model call may carry, and to which endpoint (issue 14). A key goes only to the endpoint it was
 // given for: a key in the request to the request's base_url; a tenant's stored key to the base_url it was
-// stored with (else the provider's official endpoint); the operator's key to the operator's configured
+// stored with (else the provider's endpoint: the operator's configured one, or the official one); the operator's key to the operator's configured
 // endpoint (else the official one). A base_url the caller names that no such key was given for is refused,
 // so neither the operator's key nor a stored key can be sent to an address a caller picked. The API checks
 // this when a job is requested and the worker again before every call (jobs recorded earlier, retries).
@@ -69,10 +69,11 @@ export function sameEndpoint(a: string | undefined, b: string | undefined): bool
 
 export function pairKey(p: KeyPairingInput): KeyPairing {
   const info = providerInfo(p.provider);
-  // A local runtime is the operator's (OLLAMA_BASE_URL) when configured; other providers' official endpoints
-  // stay theirs, so a tenant's key never goes to the operator's gateway.
-  const official =
-    p.provider === 'ollama' ? (p.operator.baseUrl ?? info?.default_base_url) : info?.default_base_url;
+  // The provider's endpoint for this deployment: the operator's configured one (a gateway, a local runtime,
+  // the tests' fake) when set, else the official one. Keys stored or sent without a base_url go there: the
+  // operator already holds every tenant's sealed key, and no test or deployment then reaches an endpoint
+  // the operator did not choose.
+  const official = p.operator.baseUrl ?? info?.default_base_url;
   if (p.requestBaseUrl && info?.allow_base_url_override === false) {
     return { refused: `provider "${p.provider}" does not take a base_url` };
   }
