@@ -37,13 +37,8 @@ export function makeDeliverWebhook(deps: ActivityDeps) {
     const at = new Date().toISOString();
     const result = await post(deps, delivery, destination);
     const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
-    const status = ok ? 'success' : input.attempt < input.maxAttempts ? 'retrying' : 'failed';
-    await store.recordAttempt(
-      delivery._id,
-      { attempt_number: input.attempt, ...result, at },
-      status,
-      ok ? new Date().toISOString() : null,
-    );
+    // The delivery's status is derived from its attempts when read (deliveryRecord).
+    await store.recordAttempt(delivery._id, { attempt_number: input.attempt, ...result, at });
     return ok ? 'success' : 'failed';
   };
 }

@@ -42,7 +42,7 @@ const fromSaved = (deps: ApiDeps, doc: WebhookDoc): Destination => ({
   webhook_id: doc._id,
   url: doc.url,
   secret: deps.webhooks.openSecret(doc),
-  headers: doc.headers ?? [],
+  headers: deps.webhooks.openHeaders(doc.headers),
   events: expandEvents(doc.events),
 });
 

@@ -3,6 +3,9 @@
 export const WEBHOOK_EVENTS = ['job.started', 'job.progress', 'job.completed', 'job.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/** How a custom header's value (write only, often a credential) is shown in every response. */
+export const MASKED_HEADER_VALUE = '****';
+
 /** Delivery statuses: created, waiting for a retry, delivered, or out of attempts. */
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'success', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

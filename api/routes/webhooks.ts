@@ -10,7 +10,8 @@ import {
   WebhookRequestSchema,
   WebhookSchema,
 } from '../../shared/schemas/webhooks.js';
-import type { DeliveryDoc, WebhookDoc } from '../../shared/store/webhooks.js';
+import type { DeliveryRecord, WebhookDoc } from '../../shared/store/webhooks.js';
+import { MASKED_HEADER_VALUE } from '../../shared/webhooks.js';
 import type { ApiDeps } from '../deps.js';
 import { notFound, ProblemError } from '../problem.js';
 import { checkWebhookUrl } from '../webhook-destinations.js';
@@ -21,13 +22,14 @@ const webhookResource = (doc: WebhookDoc) => ({
   url: doc.url,
   has_secret: doc.sealed_secret !== null,
   events: doc.events,
-  headers: doc.headers,
+  // Header values are often credentials: write only, like the secret.
+  headers: doc.headers?.map(({ name }) => ({ name, value: MASKED_HEADER_VALUE })) ?? null,
   is_active: doc.is_active,
   created_at: doc.created_at,
   updated_at: doc.updated_at,
 });
 
-const deliveryResource = ({ _id, tenant_id, destination, body, ...delivery }: DeliveryDoc) => delivery;
+const deliveryResource = ({ _id, tenant_id, destination, body, ...delivery }: DeliveryRecord) => delivery;
 
 const nameTaken = (name: string) =>
   new ProblemError({ slug: 'conflict', detail: `a webhook named "${name}" already exists` });
@@ -36,7 +38,8 @@ const WEBHOOK_DESCRIPTION =
   'Active webhooks receive the events they subscribe to for every job of the tenant. Deliveries are POSTs ' +
   'with Content-Type: application/json, X-Service-Event, X-Service-Delivery (the same on retries) and, with ' +
   'a secret, X-Service-Signature plus the Standard Webhooks headers; 2xx within 30 s is success, otherwise ' +
-  'the delivery is retried after 1 and 5 minutes (3 attempts). The URL must be a public http(s) address.';
+  'the delivery is retried after 1 and 5 minutes (3 attempts). The URL must be a public http(s) address. ' +
+  `Custom header values are stored encrypted and shown as "${MASKED_HEADER_VALUE}" in every response.`;
 
 export const webhookRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -82,7 +85,7 @@ export const webhookRoutes =
       '/webhooks/:id',
       {
         schema: {
-          summary: 'Get a saved webhook (the secret is reported as has_secret only)',
+          summary: 'Get a saved webhook (the secret is reported as has_secret only, header values masked)',
           tags: ['webhooks'],
           params: IdParamsSchema,
           response: { 200: WebhookSchema, ...standardErrors },
@@ -98,7 +101,9 @@ export const webhookRoutes =
           summary: 'Update a saved webhook',
           description:
             'name, url and is_active are required. A missing secret keeps the stored one, an empty secret ' +
-            'removes it; missing events or headers keep the stored ones. 409 when the new name is taken.',
+            'removes it; missing events or headers keep the stored ones. A header whose value is sent as ' +
+            `"${MASKED_HEADER_VALUE}" (as GET shows it) keeps the stored value of the header with that name. 409 ` +
+            'when the new name is taken.',
           tags: ['webhooks'],
           params: IdParamsSchema,
           body: WebhookRequestSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../webhooks.js';
+import { DELIVERY_STATUSES, MASKED_HEADER_VALUE, WEBHOOK_EVENTS } from '../webhooks.js';
 import { HttpUrlSchema, TimestampSchema } from './common.js';
 
 // Header names a caller may not set: they carry the delivery's own framing and signatures.
@@ -38,7 +38,11 @@ export const WebhookHeaderSchema = z
 const HeadersSchema = z
   .array(WebhookHeaderSchema)
   .max(10)
-  .meta({ description: 'Custom headers, at most 10.' });
+  .meta({
+    description:
+      'Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: ' +
+      `stored encrypted, never logged, shown as "${MASKED_HEADER_VALUE}" in every response.`,
+  });
 
 export const WebhookEventNameSchema = z.enum(['*', ...WEBHOOK_EVENTS]).meta({
   id: 'WebhookEventName',
@@ -107,7 +111,10 @@ export const WebhookSchema = z
     url: z.string(),
     has_secret: z.boolean(),
     events: z.array(z.string()).nullable(),
-    headers: z.array(z.object({ name: z.string(), value: z.string() })).nullable(),
+    headers: z
+      .array(z.object({ name: z.string(), value: z.string() }))
+      .nullable()
+      .meta({ description: `Custom headers; every value is shown as "${MASKED_HEADER_VALUE}".` }),
     is_active: z.boolean(),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
@@ -126,8 +133,12 @@ export const WebhookDeliverySchema = z
     job_id: z.string(),
     url: z.string(),
     event_type: z.string(),
-    status: z.enum(DELIVERY_STATUSES),
-    attempt_number: z.number().int().meta({ description: 'Attempts made so far.' }),
+    status: z.enum(DELIVERY_STATUSES).meta({
+      description:
+        'success once an attempt got a 2xx answer; failed when the last allowed attempt did not; retrying ' +
+        'between attempts; pending before the first.',
+    }),
+    attempt_number: z.number().int().meta({ description: 'Attempts made so far (the latest one).' }),
     max_attempts: z.number().int(),
     status_code: z.number().int().nullable().meta({ description: 'HTTP status of the last attempt.' }),
     response_time_ms: z.number().int().nullable(),
@@ -141,10 +152,15 @@ export const WebhookDeliverySchema = z
           status_code: z.number().int().nullable(),
           response_time_ms: z.number().int(),
           error_message: z.string().nullable(),
-          at: TimestampSchema,
+          at: TimestampSchema.meta({ description: 'When the attempt started.' }),
+          success: z.boolean().meta({ description: 'Whether the receiver answered 2xx.' }),
         }),
       )
-      .meta({ description: 'Every attempt, in order.' }),
+      .meta({
+        description:
+          'Every attempt, in order, each recorded when it ends (a failed one with its status_code and ' +
+          'error_message).',
+      }),
   })
   .meta({ id: 'WebhookDelivery' });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;

@@ -1,16 +1,20 @@
 // Saved webhooks, the destinations each job resolved at creation, and delivery records. Every hot read is by
-// `_id`: deliveries by their id, a job's or a webhook's deliveries through an index doc of ids. Secrets are
-// sealed with the operator's SECRETS_KEY and only opened by the delivery activity.
+// `_id`: deliveries by their id, a job's or a webhook's deliveries through an index doc of ids. Secrets and
+// custom header values (often credentials) are sealed with the operator's SECRETS_KEY and only opened by the
+// delivery activity (and, for a saved webhook's, when a job copies them into its destinations).
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { SecretBox } from '../secrets.js';
-import type { DeliveryStatus, WebhookEvent } from '../webhooks.js';
+import { type DeliveryStatus, MASKED_HEADER_VALUE, type WebhookEvent } from '../webhooks.js';
 import { COLLECTIONS, isDuplicateKey, retryOnDuplicate } from './mongo.js';
 
 export interface WebhookHeader {
   name: string;
   value: string;
 }
+
+/** A custom header at rest: its value sealed. Documents written before sealing hold `value` in clear. */
+export type StoredHeader = { name: string; sealed_value: string } | WebhookHeader;
 
 export interface WebhookDoc {
   _id: string;
@@ -19,7 +23,7 @@ export interface WebhookDoc {
   url: string;
   sealed_secret: string | null;
   events: string[] | null;
-  headers: WebhookHeader[] | null;
+  headers: StoredHeader[] | null;
   is_active: boolean;
   created_at: string;
   updated_at: string;
@@ -34,7 +38,7 @@ export interface WebhookInput {
   is_active: boolean;
 }
 
-/** One place a job's events go; `secret` is plain only before it is stored. */
+/** One place a job's events go; `secret` and header values are plain only before they are stored. */
 export interface Destination {
   webhook_id: string | null;
   url: string;
@@ -43,8 +47,9 @@ export interface Destination {
   events: WebhookEvent[];
 }
 
-interface StoredDestination extends Omit<Destination, 'secret'> {
+interface StoredDestination extends Omit<Destination, 'secret' | 'headers'> {
   sealed_secret: string | null;
+  headers: StoredHeader[];
 }
 
 interface JobWebhooksDoc {
@@ -61,7 +66,16 @@ export interface DeliveryAttempt {
   at: string;
 }
 
-export interface DeliveryDoc {
+/** Where attempt n is recorded: its own field, so recording it never touches another attempt. */
+type AttemptField = `attempt_${number}`;
+const attemptField = (n: number): AttemptField => `attempt_${n}`;
+
+/**
+ * A delivery as stored. Its summary (status, attempt_number, status_code, …) is what the first release
+ * wrote; reads derive it from the attempts (see deliveryRecord), which are fields `attempt_<n>` (older
+ * documents: the `attempts` array).
+ */
+export interface DeliveryDoc extends Partial<Record<AttemptField, DeliveryAttempt>> {
   _id: string;
   id: string;
   tenant_id: string;
@@ -81,6 +95,77 @@ export interface DeliveryDoc {
   /** The exact body bytes every attempt sends. */
   body: string;
   attempts: DeliveryAttempt[];
+}
+
+/** A delivery as listed: the summary derived from its attempts, each attempt saying whether it succeeded. */
+export type DeliveryRecord = Omit<DeliveryDoc, AttemptField | 'attempts'> & {
+  attempts: (DeliveryAttempt & { success: boolean })[];
+};
+
+const succeeded = (a: DeliveryAttempt) =>
+  a.status_code !== null && a.status_code >= 200 && a.status_code < 300;
+
+/**
+ * The delivery with every recorded attempt in order and its summary derived from them: success once any
+ * attempt succeeded (a late record of an earlier attempt cannot undo it), failed when the last attempt
+ * was the last allowed, retrying in between, pending before the first.
+ */
+export function deliveryRecord(doc: DeliveryDoc): DeliveryRecord {
+  const byNumber = new Map<number, DeliveryAttempt>();
+  for (const a of doc.attempts ?? []) byNumber.set(a.attempt_number, a);
+  for (let n = 1; n <= Math.max(doc.max_attempts, doc.attempt_number); n++) {
+    const a = doc[attemptField(n)];
+    if (a) byNumber.set(n, a);
+  }
+  const attempts = [...byNumber.values()]
+    .sort((a, b) => a.attempt_number - b.attempt_number)
+    .map((a) => ({ ...a, success: succeeded(a) }));
+  const {
+    _id,
+    id,
+    tenant_id,
+    job_id,
+    webhook_id,
+    destination,
+    url,
+    event_type,
+    max_attempts,
+    created_at,
+    body,
+  } = doc;
+  const last = attempts.at(-1);
+  const delivered = attempts.find((a) => a.success);
+  const status: DeliveryStatus = delivered
+    ? 'success'
+    : !last
+      ? 'pending'
+      : last.attempt_number >= max_attempts
+        ? 'failed'
+        : 'retrying';
+  return {
+    ...{
+      _id,
+      id,
+      tenant_id,
+      job_id,
+      webhook_id,
+      destination,
+      url,
+      event_type,
+      max_attempts,
+      created_at,
+      body,
+    },
+    status,
+    attempt_number: last?.attempt_number ?? 0,
+    status_code: last?.status_code ?? null,
+    response_time_ms: last?.response_time_ms ?? null,
+    error_message: last?.error_message ?? null,
+    delivered_at: delivered
+      ? (doc.delivered_at ?? new Date(Date.parse(delivered.at) + delivered.response_time_ms).toISOString())
+      : null,
+    attempts,
+  };
 }
 
 export class WebhookStore {
@@ -106,6 +191,34 @@ export class WebhookStore {
     return secret ? this.box().seal(secret) : null;
   }
 
+  /** Header values sealed; an old document's clear value is sealed on its way back in. */
+  private sealHeaders(headers: readonly StoredHeader[]): StoredHeader[] {
+    return headers.map((h) =>
+      'sealed_value' in h ? h : { name: h.name, sealed_value: this.box().seal(h.value) },
+    );
+  }
+
+  /** Headers with their values opened: sealed ones, and the clear ones of documents written before sealing. */
+  openHeaders(headers: readonly StoredHeader[] | null): WebhookHeader[] {
+    return (headers ?? []).map((h) =>
+      'sealed_value' in h ? { name: h.name, value: this.box().open(h.sealed_value) } : { ...h },
+    );
+  }
+
+  /**
+   * The headers of an update: a value sent back as the mask (GET, edit, PUT) keeps the stored value of the
+   * header with that name; any other value replaces it.
+   */
+  private updatedHeaders(existing: readonly StoredHeader[] | null, input: readonly WebhookHeader[]) {
+    const stored = new Map((existing ?? []).map((h) => [h.name.toLowerCase(), h]));
+    return this.sealHeaders(
+      input.map((h) => {
+        const kept = h.value === MASKED_HEADER_VALUE ? stored.get(h.name.toLowerCase()) : undefined;
+        return kept ? { ...kept, name: h.name } : h;
+      }),
+    );
+  }
+
   /** A tenant has few webhooks, so this scan is fine. */
   async list(tenantId: string): Promise<WebhookDoc[]> {
     return this.webhooks.find({ tenant_id: tenantId }).sort({ created_at: 1 }).toArray();
@@ -126,7 +239,7 @@ export class WebhookStore {
       url: input.url,
       sealed_secret: this.seal(input.secret),
       events: input.events ?? null,
-      headers: input.headers ?? null,
+      headers: input.headers ? this.sealHeaders(input.headers) : null,
       is_active: input.is_active,
       created_at: now,
       updated_at: now,
@@ -148,7 +261,10 @@ export class WebhookStore {
       url: input.url,
       sealed_secret: input.secret === undefined ? existing.sealed_secret : this.seal(input.secret),
       events: input.events === undefined ? existing.events : input.events,
-      headers: input.headers === undefined ? existing.headers : input.headers,
+      headers:
+        input.headers === undefined
+          ? existing.headers && this.sealHeaders(existing.headers)
+          : input.headers && this.updatedHeaders(existing.headers, input.headers),
       is_active: input.is_active,
       updated_at: new Date().toISOString(),
     };
@@ -175,7 +291,11 @@ export class WebhookStore {
   }
 
   async putJobDestinations(jobId: string, tenantId: string, destinations: Destination[]): Promise<void> {
-    const stored = destinations.map(({ secret, ...d }) => ({ ...d, sealed_secret: this.seal(secret) }));
+    const stored = destinations.map(({ secret, headers, ...d }) => ({
+      ...d,
+      sealed_secret: this.seal(secret),
+      headers: this.sealHeaders(headers),
+    }));
     await this.jobWebhooks.replaceOne(
       { _id: jobId },
       { tenant_id: tenantId, destinations: stored },
@@ -191,12 +311,16 @@ export class WebhookStore {
     await this.jobWebhooks.replaceOne({ _id: toJobId }, rest, { upsert: true });
   }
 
-  /** A job's destination with its secret opened, or null when the job has no such destination. */
+  /** A job's destination with its secret and headers opened, or null when the job has no such destination. */
   async jobDestination(jobId: string, index: number): Promise<Destination | null> {
     const stored = (await this.jobWebhooks.findOne({ _id: jobId }))?.destinations[index];
     if (!stored) return null;
-    const { sealed_secret, ...rest } = stored;
-    return { ...rest, secret: sealed_secret ? this.box().open(sealed_secret) : null };
+    const { sealed_secret, headers, ...rest } = stored;
+    return {
+      ...rest,
+      secret: sealed_secret ? this.box().open(sealed_secret) : null,
+      headers: this.openHeaders(headers),
+    };
   }
 
   async getDelivery(id: string): Promise<DeliveryDoc | null> {
@@ -223,40 +347,25 @@ export class WebhookStore {
     return stored;
   }
 
-  async recordAttempt(
-    id: string,
-    attempt: DeliveryAttempt,
-    status: DeliveryStatus,
-    deliveredAt: string | null,
-  ): Promise<void> {
-    const doc = await this.getDelivery(id);
-    if (!doc) throw new Error(`delivery ${id} not found`);
-    // Replaces an earlier record of the same attempt (a retried activity), so each attempt appears once.
-    const attempts = [...doc.attempts.filter((a) => a.attempt_number !== attempt.attempt_number), attempt];
-    await this.deliveries.updateOne(
-      { _id: id },
-      {
-        $set: {
-          attempts,
-          status,
-          attempt_number: attempt.attempt_number,
-          status_code: attempt.status_code,
-          response_time_ms: attempt.response_time_ms,
-          error_message: attempt.error_message,
-          delivered_at: deliveredAt,
-        },
-      },
-    );
+  /**
+   * Records one attempt in its own field of the delivery: recording it again (an activity run twice)
+   * replaces only that record, and no record of another attempt is read or rewritten.
+   */
+  async recordAttempt(id: string, attempt: DeliveryAttempt): Promise<void> {
+    const field = attemptField(attempt.attempt_number);
+    const { matchedCount } = await this.deliveries.updateOne({ _id: id }, { $set: { [field]: attempt } });
+    if (matchedCount !== 1) throw new Error(`delivery ${id} not found`);
   }
 
   /** Deliveries of a job or a webhook (`job:<id>` / `webhook:<id>`), newest first. */
   async listDeliveries(
     key: string,
     page?: { limit: number; offset: number },
-  ): Promise<{ deliveries: DeliveryDoc[]; total: number }> {
+  ): Promise<{ deliveries: DeliveryRecord[]; total: number }> {
     const ids = [...((await this.index.findOne({ _id: key }))?.ids ?? [])].reverse();
     const slice = page ? ids.slice(page.offset, page.offset + page.limit) : ids;
     const docs = await Promise.all(slice.map((id) => this.getDelivery(id)));
-    return { deliveries: docs.filter((d): d is DeliveryDoc => d !== null), total: ids.length };
+    const found = docs.filter((d): d is DeliveryDoc => d !== null);
+    return { deliveries: found.map(deliveryRecord), total: ids.length };
   }
 }

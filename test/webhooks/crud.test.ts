@@ -30,7 +30,7 @@ describe('/api/v1/webhooks', () => {
     assert.match(body.id, /^wh_/);
     assert.equal(body.has_secret, true);
     assert.equal(body.secret, undefined);
-    assert.deepEqual(body.headers, [{ name: 'X-Team', value: 'data' }]);
+    assert.deepEqual(body.headers, [{ name: 'X-Team', value: '****' }], 'header values are write-only');
     assert.ok(!created.body.includes('s3cret'));
 
     const got = await call('GET', `/webhooks/${body.id}`);
