@@ -12,8 +12,10 @@ import { type ShopSite, startShopSite } from '../test/support/shop-site.js';
 import { startReceiver } from '../test/webhooks/receiver.js';
 
 const OUT = 'test/replay/histories';
-// The webhook tests' shortened schedule: attempts 2 and 3 after 300 and 600 ms.
-const svc = await startTestService({ env: { WEBHOOK_RETRY_DELAYS_MS: '300,600' } });
+// The webhook tests' shortened schedule: attempts 2 and 3 after 300 and 600 ms. A tenant's share of the
+// worker's 40 activity slots is 2, so the crawl of four pages at once has pages deferred (the others run
+// at most two at once and are not affected).
+const svc = await startTestService({ env: { WEBHOOK_RETRY_DELAYS_MS: '300,600', TENANT_MAX_SHARE: '0.05' } });
 const site: ShopSite = await startShopSite();
 mkdirSync(OUT, { recursive: true });
 
@@ -57,6 +59,20 @@ async function recordCrawls() {
   for (const [i, runId] of runs.entries()) await save(`crawl-continue-as-new-run${i + 1}`, workflowId, runId);
 }
 
+// A crawl four pages at once over its tenant's share of two: pages deferred and retried on timers.
+async function recordDeferredCrawl() {
+  const crawl = await post('/api/v1/crawl?wait=true&timeout=120', {
+    url: `${site.url}/`,
+    schema: { name: 'string', price: 'number' },
+    options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 4 },
+  });
+  const workflowId = `crawl-${crawl.job_id}`;
+  const history = await svc.deps.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes).length;
+  if (timers === 0) throw new Error('no page of the crawl was deferred');
+  await save('crawl-tenant-share-deferred', workflowId);
+}
+
 // An extract with a webhook whose receiver fails twice: the job (which starts the delivery as a child) and
 // the delivery workflow, with its two retry timers and three attempts.
 async function recordWebhookDelivery() {
@@ -92,6 +108,7 @@ const recorders: Record<string, () => Promise<void>> = {
   extract: recordExtracts,
   analyze: recordAnalyze,
   crawl: recordCrawls,
+  deferred: recordDeferredCrawl,
   webhook: recordWebhookDelivery,
 };
 const names = process.argv.slice(2);
