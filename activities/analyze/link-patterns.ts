@@ -1,7 +1,10 @@
 // Follow patterns: the page's same-site links grouped by URL shape into regular expressions (numeric parts
-// become \d+, parts that vary within a group [^/]+), each with real sample URLs that match it. Pure.
+// become \d+, parts that vary within a group [^/]+), each with real sample URLs that match it. Pure, and
+// linear in the page's links, of which the first MAX_ANALYZED_LINKS count. The patterns are offered as crawl
+// follow_patterns, so each is checked (and run) on RE2 as a crawl would, and dropped if a crawl would refuse it.
 import type { CheerioAPI } from 'cheerio';
 import { normalizePageUrl, sameSite } from '../../shared/crawl/links.js';
+import { compileUrlPattern, urlPatternProblem } from '../../shared/crawl/url-pattern.js';
 import { absoluteUrl, baseOf } from './pagination.js';
 import { CHROME } from './repeated-blocks.js';
 
@@ -24,6 +27,8 @@ export interface PatternDraft {
 
 const ROLE_RANK: Record<LinkRole, number> = { item: 0, pagination: 1, content: 2, navigation: 3 };
 const MAX_SAMPLES = 5;
+/** Distinct links of a page that analyze considers at most: the rest add nothing to the URL shapes. */
+export const MAX_ANALYZED_LINKS = 2000;
 
 /** Same-site links of the page, once each, with what they are (item, pagination, navigation, content). */
 export function collectLinks(
@@ -38,6 +43,7 @@ export function collectLinks(
   for (const a of $('a[href]').toArray()) {
     const url = absoluteUrl(a.attribs.href, base);
     if (!url || url === self || !sameSite(url, pageUrl)) continue;
+    if (links.size >= MAX_ANALYZED_LINKS && !links.has(url)) break;
     const role: LinkRole = paginationUrls.has(url)
       ? 'pagination'
       : itemSelector && $(a).closest(itemSelector).length > 0
@@ -85,19 +91,21 @@ function partFor(values: string[], regexOf: (v: string) => string): string {
   return distinct.size === 1 ? regexOf(values[0] ?? '') : '[^/?&#]+';
 }
 
-function patternOf(group: Parsed[]): string {
+/** With `literal` false, every part that is not numeric is generalised (for shapes too long to spell out). */
+function patternOf(group: Parsed[], literal = true): string {
   const [first] = group;
   if (!first) return '';
+  const regexOf = (v: string) => (literal ? escapeRegex(v) : '[^/?&#]+');
   const path = first.segments.map((_, i) =>
     partFor(
       group.map((p) => p.segments[i] ?? ''),
-      (v) => escapeRegex(v),
+      regexOf,
     ),
   );
   const query = first.query.map(([key], i) => {
     const value = partFor(
       group.map((p) => p.query[i]?.[1] ?? ''),
-      (v) => escapeRegex(v),
+      regexOf,
     );
     return `${escapeRegex(key)}=${value === '[^/?&#]+' ? '[^&#]*' : value}`;
   });
@@ -109,7 +117,8 @@ function patternOf(group: Parsed[]): string {
 /** Links grouped by origin, path length, first path segment and query keys: one group per URL shape. */
 export function groupPatterns(links: PageLink[], max = 8): PatternDraft[] {
   const groups = new Map<string, Parsed[]>();
-  for (const parsed of links.map(parse)) {
+  for (const link of links.slice(0, MAX_ANALYZED_LINKS)) {
+    const parsed = parse(link);
     const [head = ''] = parsed.segments;
     const key = [
       parsed.origin,
@@ -117,10 +126,13 @@ export function groupPatterns(links: PageLink[], max = 8): PatternDraft[] {
       /^\d+$/.test(head) ? '#' : head,
       parsed.query.map(([k]) => k).join('&'),
     ].join(' ');
-    groups.set(key, [...(groups.get(key) ?? []), parsed]);
+    const group = groups.get(key);
+    if (group) group.push(parsed);
+    else groups.set(key, [parsed]);
   }
   const drafts = [...groups.values()]
     .map(toDraft)
+    .filter((d): d is PatternDraft => d !== null)
     .filter((d) => d.count >= 2 || d.role === 'item' || d.role === 'pagination');
   return drafts
     .filter((d) => d.sample_urls.length > 0)
@@ -128,19 +140,32 @@ export function groupPatterns(links: PageLink[], max = 8): PatternDraft[] {
     .slice(0, max);
 }
 
-function toDraft(group: Parsed[]): PatternDraft {
-  const pattern = patternOf(group);
-  const regex = new RegExp(pattern);
+/** The group's pattern as a crawl accepts it: spelled out, else generalised; null if neither is accepted. */
+function crawlablePattern(group: Parsed[]): string | null {
+  for (const pattern of [patternOf(group), patternOf(group, false)])
+    if (pattern && urlPatternProblem(pattern) === null) return pattern;
+  return null;
+}
+
+function toDraft(group: Parsed[]): PatternDraft | null {
+  const pattern = crawlablePattern(group);
+  if (!pattern) return null;
+  const regex = compileUrlPattern(pattern);
   const roles = new Map<LinkRole, number>();
   for (const p of group) roles.set(p.link.role, (roles.get(p.link.role) ?? 0) + 1);
   const role =
     [...roles].sort((a, b) => b[1] - a[1] || ROLE_RANK[a[0]] - ROLE_RANK[b[0]])[0]?.[0] ?? 'content';
   const urls = group.map((p) => p.link.url);
+  // Every sample matches its pattern: checked here (on RE2, as a crawl runs it), not assumed.
+  const samples: string[] = [];
+  for (const url of urls) {
+    if (samples.length >= MAX_SAMPLES) break;
+    if (regex.test(url)) samples.push(url);
+  }
   return {
     pattern,
     description: describeRole(role, urls.length, urls[0] ?? ''),
-    // Every sample matches its pattern: checked here, not assumed.
-    sample_urls: urls.filter((u) => regex.test(u)).slice(0, MAX_SAMPLES),
+    sample_urls: samples,
     count: urls.length,
     role,
   };

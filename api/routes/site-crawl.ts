@@ -33,8 +33,9 @@ export function siteCrawlRequest(site: SiteDoc, body: SiteCrawlRequest): CrawlRe
   return {
     url: site.url,
     ...(body.schema === undefined ? { schema_id: schemaId as string } : { schema: body.schema }),
-    // Saved options and overrides are valid one by one; parsing the merge fills the usual defaults.
-    options: CrawlOptionsSchema.parse({ ...saved, ...body.options }),
+    // Overrides are checked by the route; parsing the merge fills the usual defaults and re-checks what was
+    // saved (a follow_pattern saved before patterns ran on RE2 may no longer be accepted).
+    options: mergedOptions(saved, body.options),
     fetch_mode: body.fetch_mode ?? site.fetch_mode,
     cleaner_chain: body.cleaner_chain,
     llm_config: body.llm_config,
@@ -43,6 +44,20 @@ export function siteCrawlRequest(site: SiteDoc, body: SiteCrawlRequest): CrawlRe
     webhook_id: body.webhook_id,
     webhook_url: body.webhook_url,
   };
+}
+
+function mergedOptions(saved: object, overrides: SiteCrawlRequest['options']): CrawlRequest['options'] {
+  const parsed = CrawlOptionsSchema.safeParse({ ...saved, ...overrides });
+  if (parsed.success) return parsed.data;
+  const errors = parsed.error.issues.map((issue) => ({
+    location: `site.crawl_options.${issue.path.join('.')}`,
+    message: issue.message,
+  }));
+  throw new ProblemError({
+    slug: 'validation-error',
+    detail: `The site's saved crawl options are invalid: ${errors.map((e) => e.location).join(', ')}`,
+    errors,
+  });
 }
 
 function schemaProblem(field: 'schema' | 'schema_id', message: string) {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { isValidSelector } from '../cleaners.js';
+import { MAX_LINK_CHARS_PER_PAGE, MAX_LINKS_PER_PAGE, MAX_URL_LENGTH } from '../crawl/links.js';
+import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM_SIZE, urlPatternProblem } from '../crawl/url-pattern.js';
 import { checkSchemaSource, ExtractRequestSchema } from './extract.js';
 
 export const MAX_DELAY_MS = 60_000;
@@ -12,21 +14,21 @@ export function parseDuration(text: string): number | null {
   return Math.round(Number(match[1]) * unit);
 }
 
+/** A URL pattern as the crawl runs it: RE2 syntax, linear-time matching, bounded size (shared/crawl/url-pattern.ts). */
 export const RegexSchema = z
   .string()
   .min(1)
-  .max(1000)
-  .refine(
-    (v) => {
-      try {
-        new RegExp(v);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'not a valid regular expression' },
-  );
+  .max(MAX_PATTERN_LENGTH)
+  .superRefine((v, ctx) => {
+    const problem = v.length <= MAX_PATTERN_LENGTH ? urlPatternProblem(v) : null;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+export const FOLLOW_PATTERN_RULES =
+  `RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or ` +
+  `lookaround (422 if given). At most ${MAX_PATTERN_LENGTH} characters and ${MAX_PATTERN_PROGRAM_SIZE} ` +
+  'compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for ' +
+  'the whole URL.';
 
 export const SelectorSchema = z
   .string()
@@ -41,7 +43,8 @@ export const CrawlOptionsSchema = z
     }),
     follow_pattern: RegexSchema.optional().meta({
       description:
-        'Regular expression on the absolute URL; with follow_selector it filters those links, alone it picks among all links.',
+        'Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone ' +
+        `it picks among all links. ${FOLLOW_PATTERN_RULES}`,
     }),
     next_selector: SelectorSchema.optional().meta({
       description: 'CSS selector of the next-page link; the next page continues at the same depth.',
@@ -89,7 +92,13 @@ export const CrawlOptionsSchema = z
     }),
   })
   .strict()
-  .meta({ id: 'CrawlOptions' });
+  .meta({
+    id: 'CrawlOptions',
+    description:
+      `Each page yields at most ${MAX_LINKS_PER_PAGE} distinct links (next_selector links first), ` +
+      `${MAX_LINK_CHARS_PER_PAGE / 1024} KiB of URLs in all, each URL at most ${MAX_URL_LENGTH} characters; ` +
+      'links past these bounds are not followed (the page still succeeds).',
+  });
 
 const e = ExtractRequestSchema.shape;
 /** What a crawl job takes beside its page, options and schema: cleaners, model settings, webhooks. */

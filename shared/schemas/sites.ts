@@ -2,11 +2,11 @@
 import { z } from 'zod';
 import { AnalysisResultSchema } from './analyze.js';
 import { FetchModeSchema, HttpUrlSchema, TimestampSchema } from './common.js';
-import { RegexSchema, SelectorSchema } from './crawl.js';
+import { FOLLOW_PATTERN_RULES, RegexSchema, SelectorSchema } from './crawl.js';
 
 const crawlOptionFields = {
   follow_pattern: RegexSchema.meta({
-    description: 'Regular expression on absolute URLs (crawl follow_pattern).',
+    description: `Regular expression on absolute URLs (crawl follow_pattern). ${FOLLOW_PATTERN_RULES}`,
   }),
   follow_selector: SelectorSchema.meta({
     description: 'CSS selector of links to follow (crawl follow_selector).',
@@ -30,7 +30,11 @@ export const SiteCrawlOptionsInputSchema = z
 
 export const SiteCrawlOptionsSchema = z
   .object({
-    follow_pattern: crawlOptionFields.follow_pattern.nullable(),
+    // Not re-checked on the way out: a site saved before patterns ran on RE2 still reads (its crawl is refused).
+    follow_pattern: z
+      .string()
+      .nullable()
+      .meta({ description: 'Regular expression on absolute URLs (crawl follow_pattern).' }),
     follow_selector: crawlOptionFields.follow_selector.nullable(),
     max_depth: crawlOptionFields.max_depth.nullable(),
     max_pages: crawlOptionFields.max_pages.nullable(),

@@ -7,7 +7,14 @@ import { load } from 'cheerio';
 import { chosenPageType, followPatterns } from '../../activities/analyze/analysis-result.js';
 import { pickSamples } from '../../activities/analyze/classify-links.js';
 import { recommendFetchMode } from '../../activities/analyze/fetch-mode.js';
-import { collectLinks, groupPatterns, type PageLink } from '../../activities/analyze/link-patterns.js';
+import {
+  collectLinks,
+  groupPatterns,
+  MAX_ANALYZED_LINKS,
+  type PageLink,
+} from '../../activities/analyze/link-patterns.js';
+import { compileUrlPattern, urlPatternProblem } from '../../shared/crawl/url-pattern.js';
+import { CrawlOptionsSchema } from '../../shared/schemas/crawl.js';
 import { modelFields, suggestSchema } from '../../activities/analyze/suggested-schema.js';
 import { normalizeSchema, validateSchemaYaml } from '../../shared/schema-input.js';
 
@@ -39,6 +46,38 @@ describe('follow patterns', () => {
     assert.doesNotMatch(`${S}/product/12/reviews`, new RegExp(drafts[0]!.pattern));
     assert.match(drafts[0]!.description, /detail pages/);
     assert.match(drafts[1]!.description, /pagination/);
+  });
+
+  test('every pattern is a crawl follow_pattern as is: accepted by the crawl schema, its samples match on RE2', () => {
+    const odd = ['/a(b)/c$d', "/x*y+z/~!'", '/%E2%82%AC/[1]', '/p?q=a|b&r={x}', '/p?q=c.d&r=^y'];
+    const long = `/${'segment-'.repeat(120)}end`;
+    const links = [
+      ...odd.flatMap((p) => [link(p, 'item'), link(`${p}x`, 'item')]),
+      link(long, 'item'),
+      { url: 'http://[::1]:8080/v/1', role: 'item' as const },
+      { url: 'http://[::1]:8080/v/2', role: 'item' as const },
+    ];
+    const drafts = groupPatterns(links, 100);
+    assert.ok(drafts.length >= 4, drafts.map((d) => d.pattern).join('\n'));
+    for (const d of drafts) {
+      assert.equal(urlPatternProblem(d.pattern), null, d.pattern);
+      assert.equal(CrawlOptionsSchema.safeParse({ follow_pattern: d.pattern }).success, true, d.pattern);
+      for (const url of d.sample_urls)
+        assert.ok(compileUrlPattern(d.pattern).test(url), `${d.pattern} ${url}`);
+    }
+    // A shape too long to spell out within the crawl's pattern bounds is generalised, not dropped.
+    const longDraft = drafts.find((d) => d.sample_urls.includes(`${S}${long}`));
+    assert.equal(longDraft?.pattern, '^https:\\/\\/shop\\.example\\/[^/?&#]+$');
+  });
+
+  test('grouping is linear and bounded: 50,000 links are grouped in moments, the first few thousand count', () => {
+    const many = Array.from({ length: 50_000 }, (_, i) => link(`/product/${i}`, 'item'));
+    const started = Date.now();
+    const [draft] = groupPatterns(many);
+    assert.equal(draft?.count, MAX_ANALYZED_LINKS);
+    assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+    const $ = load(many.map((l, i) => `<a href="${new URL(l.url).pathname}">${i}</a>`).join(''));
+    assert.equal(collectLinks($, `${S}/`, null, new Set()).length, MAX_ANALYZED_LINKS);
   });
 
   test('links are collected once, absolute and same-site, with their strongest role', () => {
