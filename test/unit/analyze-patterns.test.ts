@@ -13,10 +13,10 @@ import {
   MAX_ANALYZED_LINKS,
   type PageLink,
 } from '../../activities/analyze/link-patterns.js';
-import { compileUrlPattern, urlPatternProblem } from '../../shared/crawl/url-pattern.js';
-import { CrawlOptionsSchema } from '../../shared/schemas/crawl.js';
 import { modelFields, suggestSchema } from '../../activities/analyze/suggested-schema.js';
+import { compileUrlPattern, urlPatternProblem } from '../../shared/crawl/url-pattern.js';
 import { normalizeSchema, validateSchemaYaml } from '../../shared/schema-input.js';
+import { CrawlOptionsSchema } from '../../shared/schemas/crawl.js';
 
 const S = 'https://shop.example';
 const link = (path: string, role: PageLink['role'] = 'content'): PageLink => ({ url: `${S}${path}`, role });
