@@ -4,7 +4,8 @@
 import { createHmac } from 'node:crypto';
 import { CategorizedError } from '../shared/errors.js';
 import { guardedFetch } from '../shared/net/guarded-fetch.js';
-import type { DeliveryDoc, Destination } from '../shared/store/webhooks.js';
+import type { DeliveryDoc } from '../shared/store/webhook-deliveries.js';
+import type { Destination } from '../shared/store/webhooks.js';
 import type { WebhookEvent } from '../shared/webhooks.js';
 import type { ActivityDeps } from './deps.js';
 

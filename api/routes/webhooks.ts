@@ -10,7 +10,8 @@ import {
   WebhookRequestSchema,
   WebhookSchema,
 } from '../../shared/schemas/webhooks.js';
-import type { DeliveryRecord, WebhookDoc } from '../../shared/store/webhooks.js';
+import type { DeliveryRecord } from '../../shared/store/webhook-deliveries.js';
+import type { WebhookDoc } from '../../shared/store/webhooks.js';
 import { MASKED_HEADER_VALUE } from '../../shared/webhooks.js';
 import type { ApiDeps } from '../deps.js';
 import { notFound, ProblemError } from '../problem.js';

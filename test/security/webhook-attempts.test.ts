@@ -3,7 +3,7 @@
 // (activities run at least once) neither duplicates it nor undoes the delivery's success.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { DeliveryDoc } from '../../shared/store/webhooks.js';
+import type { DeliveryDoc } from '../../shared/store/webhook-deliveries.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
