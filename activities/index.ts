@@ -4,6 +4,7 @@ import { makeClassifyLinks } from './analyze/classify-links.js';
 import { makeRecordAnalysis } from './analyze/record-analysis.js';
 import { makeSuggestAnalysis } from './analyze/suggest-analysis.js';
 import { makeCleanContent } from './clean-content.js';
+import { makeCrawlFrontier } from './crawl-frontier.js';
 import { makeCrawlPage } from './crawl-page.js';
 import { makeDeliverWebhook } from './deliver-webhook.js';
 import type { ActivityDeps } from './deps.js';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     cleanContent: makeCleanContent(deps),
     extractWithModel: makeExtractWithModel(deps),
     crawlPage: makeCrawlPage(deps),
+    ...makeCrawlFrontier(deps),
     deliverWebhook: makeDeliverWebhook(deps),
     analyzePage: makeAnalyzePage(deps),
     classifyLinks: makeClassifyLinks(deps),

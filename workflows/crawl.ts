@@ -29,7 +29,7 @@ import type { WebhookPlan } from '../shared/webhooks.js';
 import { categoryOf } from './failures.js';
 import { JobLog, type Slot } from './job-events.js';
 import { JobWebhooks } from './job-webhooks.js';
-import { crawlPagePolicy } from './policies.js';
+import { crawlPagePolicy, recordPolicy } from './policies.js';
 
 export interface CrawlOptions extends FollowRules {
   max_pages: number;
@@ -60,6 +60,10 @@ export interface CrawlState {
   lastFailure: { category: ErrorCategory; message: string } | null;
   domainNextStart: Record<string, number>;
   runs: number;
+  /** Queued pages stored outside history (activities/crawl-frontier.ts), by chunk number, oldest first. */
+  frontierChunks?: number[];
+  /** Chunks stored so far (the next one's number). */
+  chunksStored?: number;
 }
 
 export interface CrawlWorkflowInput {
@@ -91,6 +95,14 @@ export interface CrawlWorkflowResult {
 }
 
 const { crawlPage } = proxyActivities<Activities>(crawlPagePolicy);
+const { storeFrontierChunk, loadFrontierChunk, dropFrontier } = proxyActivities<Activities>(recordPolicy);
+
+/** Queued pages up to this size (as JSON) travel in the continue-as-new input; more are stored in chunks. */
+const FRONTIER_INLINE_BYTES = 128 * 1024;
+/** Size (as JSON) of one stored chunk of queued pages: one activity payload, far under Temporal's 2 MB. */
+const FRONTIER_CHUNK_BYTES = 192 * 1024;
+/** patched() id of the frontier stored in chunks at continue-as-new. */
+const FRONTIER_CHUNKS_PATCH = 'crawl-frontier-chunks';
 
 /** Skipped links recorded per page at most: a trap of endless links must not flood the log. */
 const MAX_SKIPPED_RECORDED_PER_PAGE = 50;
@@ -319,13 +331,50 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     if (stopped) throw stopped.error;
   }
 
+  /** The oldest stored chunk of queued pages, into the in-memory frontier. */
+  async function loadChunk() {
+    const chunk = state.frontierChunks?.shift() as number;
+    state.frontier.push(...(await loadFrontierChunk({ jobId: input.jobId, chunk })));
+  }
+
+  /**
+   * Before continuing as new: queued pages too many for the next run's input (a page controls how long its
+   * URLs are, so a few thousand could pass Temporal's 2 MB payload limit) go to the database in chunks.
+   */
+  async function storeFrontier() {
+    const sizes = state.frontier.map((page) => JSON.stringify(page).length + 1);
+    if (sizes.reduce((a, b) => a + b, 0) <= FRONTIER_INLINE_BYTES) return;
+    const stored: number[] = [];
+    let from = 0;
+    while (from < state.frontier.length) {
+      let to = from;
+      let bytes = 0;
+      while (
+        to < state.frontier.length &&
+        (to === from || bytes + (sizes[to] as number) <= FRONTIER_CHUNK_BYTES)
+      )
+        bytes += sizes[to++] as number;
+      const chunk = state.chunksStored ?? 0;
+      await storeFrontierChunk({ jobId: input.jobId, chunk, pages: state.frontier.slice(from, to) });
+      state.chunksStored = chunk + 1;
+      stored.push(chunk);
+      from = to;
+    }
+    // Older chunks first: the pages queued longest run first.
+    state.frontierChunks = [...(state.frontierChunks ?? []), ...stored];
+    state.frontier = [];
+  }
+
   const historyLimit = opts.history_limit ?? MAX_HISTORY_EVENTS;
   const historyFull = () =>
     workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
+  const queued = () => state.frontier.length > 0 || (state.frontierChunks?.length ?? 0) > 0;
   try {
-    while (state.frontier.length > 0 || inflight.size > 0) {
-      while (inflight.size < opts.concurrency && state.frontier.length > 0 && !historyFull()) {
-        start(state.frontier.shift() as QueuedPage);
+    while (queued() || inflight.size > 0) {
+      while (inflight.size < opts.concurrency && queued() && !historyFull()) {
+        // Only runs that stored their frontier (patched below) have chunks to load.
+        if (state.frontier.length === 0) await loadChunk();
+        else start(state.frontier.shift() as QueuedPage);
       }
       if (inflight.size === 0) break; // history full and drained: continue as new below
       await somePageEnded();
@@ -351,11 +400,13 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     throw err;
   }
 
-  if (state.frontier.length > 0) {
+  if (queued()) {
+    if (patched(FRONTIER_CHUNKS_PATCH)) await storeFrontier();
     state.nextSeq = log.seq;
     state.runs++;
     await continueAsNew<typeof crawlWorkflow>({ ...input, state });
   }
+  if (state.chunksStored) await dropFrontier({ jobId: input.jobId, count: state.chunksStored });
 
   const duration_ms = Date.now() - state.startedAt;
   if (state.completed === 0 && state.failed > 0) {

@@ -15,6 +15,11 @@ export const COLLECTIONS = {
   crawlMap: 'crawl_map',
   /** `_id` = `<job id>:<sha256 of the normalised URL>`: a crawl's seen-set, so no URL is queued twice. */
   crawlUrls: 'crawl_urls',
+  /**
+   * `_id` = `<job id>:<chunk number>`: pages a crawl queued but had not started when it continued as new,
+   * when they were too many to carry in the workflow's input (see workflows/crawl.ts). Dropped at its end.
+   */
+  crawlFrontier: 'crawl_frontier',
   /** `_id` = `<tenant id>:<tenant job number, 10 digits>` → job id, for newest-first job lists. Projection. */
   tenantJobs: 'tenant_jobs',
   /** `_id` = tenant id: the tenant's job counter and the numbers of its pending jobs. */
