@@ -14,6 +14,7 @@ import { mainContent } from './readability.js';
 import { sanitize } from './sanitize.js';
 import { expandColspans } from './tables.js';
 import { htmlToText } from './text.js';
+import { boundWhitespace } from './whitespace.js';
 
 export type { CleanContext } from './document.js';
 
@@ -32,6 +33,7 @@ const IMPLEMENTATIONS: { [N in CleanerName]: Implementation<N> } = {
   markdown: (content, options, context) => {
     const $ = prepareDocument(content, options, context);
     expandColspans($);
+    boundWhitespace($);
     return htmlToMarkdown(bodyHtml($));
   },
   readability: (content, options, context) => {

@@ -1,5 +1,6 @@
 // HTML to plain text with html-to-text: block structure kept as lines, no markup.
 import { compile } from 'html-to-text';
+import { collapseBlankLines } from './lines.js';
 
 const headings = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
   selector,
@@ -17,7 +18,6 @@ const convert = compile({
 });
 
 export function htmlToText(html: string): string {
-  return convert(html)
-    .replace(/\n(?:[ \t]*\n){2,}/g, '\n\n')
-    .replace(/^\n+|\s+$/g, '');
+  // trimEnd, not /\s+$/: that regex retries from every whitespace character, quadratic in a <pre> of spaces.
+  return collapseBlankLines(convert(html)).replace(/^\n+/, '').trimEnd();
 }
