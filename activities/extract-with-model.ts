@@ -1,7 +1,7 @@
 // Asks the chain's models for data matching the schema: validate, retry once with the errors fed back,
 // then fall back along the chain. Records the page's result event itself so the data never passes
 // through workflow history.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { CategorizedError } from '../shared/errors.js';
 import type { JobEvent, PageCompletedData } from '../shared/events.js';
 import { priceOf } from '../shared/pricing.js';
@@ -14,6 +14,7 @@ import { categorized } from './failure.js';
 import { type JobLlmConfig, type ResolvedEntry, resolveChain, shouldFallBack } from './llm/chain.js';
 import { parseAnswer, SYSTEM_PROMPT, userPrompt } from './llm/prompt.js';
 import { callModel, type ModelAnswer } from './llm/providers.js';
+import { validatorFor } from './schema-validators.js';
 
 export interface ExtractWithModelInput {
   jobId: string;
@@ -63,19 +64,6 @@ interface Attempt {
   data: unknown;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-/** Compiled validators by schema text: a crawl validates every page against the same schema. */
-const validators = new Map<string, ValidateFunction>();
-function validatorFor(jsonSchema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(jsonSchema);
-  let validate = validators.get(key);
-  if (!validate) {
-    if (validators.size >= 100) validators.clear();
-    validate = ajv.compile(jsonSchema);
-    validators.set(key, validate);
-  }
-  return validate;
-}
 const API_VERSION = 'v1';
 const CHAIN_CACHE_MS = 30_000;
 const round9 = (n: number) => Math.round(n * 1e9) / 1e9;

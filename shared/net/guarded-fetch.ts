@@ -48,6 +48,11 @@ export interface GuardedRequest {
   timeoutMs?: number;
   /** Largest body accepted. Default 10 MiB. */
   maxBytes?: number;
+  /**
+   * A body over maxBytes fails with content_too_large (default); with true its first maxBytes bytes are kept
+   * (`truncated: true`) and the rest is not downloaded (robots.txt: RFC 9309 parses a prefix).
+   */
+  truncate?: boolean;
   /** Default 5; 0 returns the redirect response itself. */
   maxRedirects?: number;
   policy: AddressPolicy;
@@ -80,7 +85,8 @@ export interface GuardedResponse {
   /** Address of the peer that answered the final request, when known. */
   remoteAddress?: string;
   durationMs: number;
-  truncated: false;
+  /** Only with `truncate`: the body is the first maxBytes bytes of a longer one. */
+  truncated: boolean;
 }
 
 interface Hop {
@@ -95,6 +101,7 @@ interface CallContext {
   policy: AddressPolicy;
   deadline: Deadline;
   maxBytes: number;
+  truncate: boolean;
   /** The hop in flight, so transport errors can name the host they concern. */
   current: URL;
   inspect?: GuardedRequest['inspectResponse'];
@@ -112,6 +119,7 @@ export async function guardedFetch(req: GuardedRequest): Promise<GuardedResponse
     policy: req.policy,
     deadline,
     maxBytes: req.maxBytes ?? DEFAULT_MAX_BYTES,
+    truncate: req.truncate ?? false,
     current: url,
     inspect: req.inspectResponse,
   };
@@ -147,7 +155,7 @@ async function followRedirects(
         res.body.destroy(); // refused unread: abort the download
         throw err;
       }
-      const body = await readBody(res, ctx.maxBytes);
+      const { body, truncated } = await readBody(res, ctx.maxBytes, ctx.truncate);
       return {
         url: hop.url.href,
         status: res.statusCode,
@@ -155,7 +163,7 @@ async function followRedirects(
         body,
         redirects,
         remoteAddress,
-        truncated: false,
+        truncated,
       };
     }
     await res.body.dump({ limit: REDIRECT_BODY_LIMIT });
@@ -253,21 +261,29 @@ function hopKey(hop: Hop): string {
   return `${hop.method} ${url.href}`;
 }
 
-async function readBody(res: Dispatcher.ResponseData, maxBytes: number): Promise<Buffer> {
+async function readBody(
+  res: Dispatcher.ResponseData,
+  maxBytes: number,
+  truncate: boolean,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const declared = Number(res.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  if (!truncate && Number.isFinite(declared) && declared > maxBytes) {
     res.body.destroy(); // aborts the request and drops the connection; nothing is read
     throw tooLarge(maxBytes, { declaredBytes: declared });
   }
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    total += chunk.length;
     // Checked before keeping the chunk: leaving the loop destroys the stream, which aborts the download.
-    if (total > maxBytes) throw tooLarge(maxBytes, { receivedBytes: total });
+    if (total + chunk.length > maxBytes) {
+      if (!truncate) throw tooLarge(maxBytes, { receivedBytes: total + chunk.length });
+      chunks.push(chunk.subarray(0, maxBytes - total));
+      return { body: Buffer.concat(chunks, maxBytes), truncated: true };
+    }
+    total += chunk.length;
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, total);
+  return { body: Buffer.concat(chunks, total), truncated: false };
 }
 
 function tooLarge(maxBytes: number, details: Record<string, unknown>): CategorizedError {

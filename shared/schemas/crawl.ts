@@ -87,9 +87,16 @@ export const CrawlOptionsSchema = z
       .max(20)
       .default(3)
       .meta({ description: 'Pages in flight at once (1..20).' }),
-    respect_robots: z.boolean().default(true).meta({
-      description: 'Obey robots.txt (disallowed pages are skipped). Turn off only for sites you own.',
-    }),
+    respect_robots: z
+      .boolean()
+      .default(true)
+      .meta({
+        description:
+          'Obey robots.txt (disallowed pages are skipped as robots_disallowed). Turn off only for sites you own. ' +
+          'Read as RFC 9309 says: a robots.txt answering 4xx allows everything; 5xx, 429 or an unreachable server ' +
+          'disallows everything (retried after a minute); only its first 500 KiB are read; kept per origin for 10 ' +
+          'minutes.',
+      }),
   })
   .strict()
   .meta({
