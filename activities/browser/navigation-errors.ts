@@ -133,6 +133,14 @@ export function tooLarge(maxBytes: number, details: Record<string, unknown>): Ca
   });
 }
 
+export function transferTooLarge(budget: number, transferBytes: number): CategorizedError {
+  const message = `the page downloaded more than ${budget} bytes while rendering`;
+  return new CategorizedError('content_too_large', message, false, {
+    maxTransferBytes: budget,
+    transferBytes,
+  });
+}
+
 function schemeOf(url: string): string {
   return url.slice(0, url.indexOf(':') + 1).toLowerCase();
 }

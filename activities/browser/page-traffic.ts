@@ -5,12 +5,15 @@ import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core
 import type { CategorizedError } from '../../shared/errors.js';
 import { mediaType } from '../fetch-static.js';
 import { DOCUMENT_TYPES, unsupportedContent } from '../page-document.js';
-import { isAllowedScheme, redirectRefusal, tooLarge } from './navigation-errors.js';
+import { isAllowedScheme, redirectRefusal, tooLarge, transferTooLarge } from './navigation-errors.js';
 
 export interface TrafficLimits {
   maxBytes: number;
   maxRedirects: number;
 }
+
+/** What a page may download in all while it renders (document, scripts, images, fetches): 4 × maxBytes. */
+export const TRANSFER_BUDGET_FACTOR = 4;
 
 export interface TrafficEvents {
   /** The first reason the page is unusable; loading has been stopped. */
@@ -30,6 +33,8 @@ export class PageTraffic {
   private session: CDPSession | undefined;
   private documentRequestId: string | undefined;
   private documentBytes = 0;
+  private transferBytes = 0;
+  private failed = false;
 
   constructor(
     private readonly page: Page,
@@ -53,7 +58,14 @@ export class PageTraffic {
       if (e.requestId !== this.documentRequestId) this.documentBytes = 0;
       this.documentRequestId = e.requestId;
     });
+    // Every response's bytes count towards the page's transfer budget as they arrive: a page that downloads
+    // without end (a huge resource, a stream of fetches) is stopped while it downloads.
+    const transferBudget = this.limits.maxBytes * TRANSFER_BUDGET_FACTOR;
     session.on('Network.dataReceived', (e) => {
+      this.transferBytes += e.dataLength;
+      if (this.transferBytes > transferBudget) {
+        this.fail(transferTooLarge(transferBudget, this.transferBytes));
+      }
       if (e.requestId !== this.documentRequestId) return;
       this.documentBytes += e.dataLength;
       if (this.documentBytes > this.limits.maxBytes) {
@@ -103,6 +115,8 @@ export class PageTraffic {
   }
 
   private fail(err: CategorizedError): void {
+    if (this.failed) return;
+    this.failed = true;
     this.events.onFailure(err);
     void this.session?.send('Page.stopLoading').catch(() => undefined);
   }

@@ -1,12 +1,14 @@
 // Dynamic mode: render the page in a pooled browser page and return the DOM after scripts ran. Every request
 // the page makes goes through the filtering proxy (addresses); PageTraffic checks schemes, redirects, size
-// and type as they happen. Each failure ends the render at once, in its own category.
+// and type as they happen, and the bytes downloaded in all; the DOM's size is measured while scripts run.
+// Each failure ends the render at once, in its own category.
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { CategorizedError } from '../../shared/errors.js';
 import { checkUrl } from '../../shared/net/address-policy.js';
 import { mediaType } from '../fetch-static.js';
 import { DOCUMENT_TYPES, type FetchedDocument, unsupportedContent } from '../page-document.js';
 import type { BrowserPool } from './browser-pool.js';
+import { watchDomSize } from './dom-size-watch.js';
 import { type FilteringProxy, REFUSAL_HEADER } from './filtering-proxy.js';
 import { hostOf, navigationFailure, tooLarge } from './navigation-errors.js';
 import { PageTraffic } from './page-traffic.js';
@@ -80,6 +82,15 @@ class Render {
     this.page.setDefaultTimeout(this.opts.timeoutMs);
     this.page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
     await this.traffic.start();
+    const stopWatching = watchDomSize(this.page, this.opts.maxBytes, (err) => this.fail(err));
+    try {
+      return await this.load(url);
+    } finally {
+      stopWatching();
+    }
+  }
+
+  private async load(url: string): Promise<FetchedDocument> {
     let response: HTTPResponse | null;
     try {
       const loading = this.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.opts.timeoutMs });

@@ -18,7 +18,10 @@ export const FetchModeSchema = z.enum(['auto', 'static', 'dynamic']).meta({
     'network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs ' +
     'scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text ' +
     'with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including ' +
-    "the browser's, passes the private-address policy.",
+    "the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where " +
+    'private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in ' +
+    'dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all ' +
+    '(document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.',
 });
 
 export const IdParamsSchema = z.object({ id: z.string().min(1).max(200) });
