@@ -2,17 +2,16 @@
 // workflow runs as separate activities), then link discovery. One activity per page keeps a 10,000-page
 // crawl's history small and its overhead low; the page stays in memory between the steps.
 import { createHash } from 'node:crypto';
-import { type CheerioAPI, load } from 'cheerio';
 import { MongoBulkWriteError } from 'mongodb';
-import { type DiscoveredLink, discoverLinks, type FollowRules } from '../shared/crawl/links.js';
-import { CategorizedError } from '../shared/errors.js';
+import type { DiscoveredLink, FollowRules } from '../shared/crawl/links.js';
 import { COLLECTIONS } from '../shared/store/mongo.js';
 import { currentActivity, heartbeat } from './activity-context.js';
-import { type CleanerStep, cleanBody } from './clean-content.js';
+import type { CleanerStep } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
 import { type ExtractWithModelInput, makeExtractor } from './extract-with-model.js';
 import { categorized } from './failure.js';
 import { makeFetchDocument } from './fetch-page.js';
+import { htmlPoolOf } from './html-pool/pool.js';
 import type { JobLlmConfig } from './llm/chain.js';
 import { robotsAllow } from './robots.js';
 import type { DeferredActivity } from './tenant-share.js';
@@ -125,11 +124,20 @@ export function makeCrawlPage(deps: ActivityDeps) {
       const fetched = await fetchDocument(input.url, input.fetchMode);
       const { doc } = fetched;
       const cleanStarted = Date.now();
-      // One parse for link discovery and cleaning. Links first (cleaning changes the document); they are
-      // queued only once the page's result is stored.
-      const parsed = doc.contentType === 'text/plain' ? undefined : { html: doc.body, $: load(doc.body) };
-      const links = linksOf(input, parsed?.$ ?? doc.body, doc.url);
-      const cleaned = cleanBody(doc.body, doc.contentType, doc.url, input.cleanerChain, parsed);
+      // One task, one parse, for link discovery and cleaning, in the HTML pool under its time limit. The
+      // links are queued only once the page's result is stored.
+      const { links, cleaned } = await htmlPoolOf(deps).run(
+        {
+          kind: 'crawl-page',
+          body: doc.body,
+          contentType: doc.contentType,
+          url: doc.url,
+          chain: input.cleanerChain,
+          rules: rulesFor(input),
+          seedUrl: input.seedUrl,
+        },
+        currentActivity()?.cancellationSignal,
+      );
       const answer = await extractFromContent(
         {
           jobId: input.jobId,
@@ -165,20 +173,17 @@ export function makeCrawlPage(deps: ActivityDeps) {
     });
   }
 
-  function linksOf(input: CrawlPageInput, html: string | CheerioAPI, finalUrl: string): DiscoveredLink[] {
-    if (!input.discover.follow && !input.discover.next) return [];
+  /** The follow rules this page applies; null when it looks for no links. */
+  function rulesFor(input: CrawlPageInput): FollowRules | null {
+    if (!input.discover.follow && !input.discover.next) return null;
     const rules: FollowRules = {
       ...input.rules,
       follow_selector: input.discover.follow ? input.rules.follow_selector : undefined,
       follow_pattern: input.discover.follow ? input.rules.follow_pattern : undefined,
       next_selector: input.discover.next ? input.rules.next_selector : undefined,
     };
-    if (!rules.follow_selector && !rules.follow_pattern && !rules.next_selector) return [];
-    try {
-      return discoverLinks(html, finalUrl, rules, input.seedUrl);
-    } catch (err) {
-      throw new CategorizedError('invalid_input', `a follow rule is not usable: ${(err as Error).message}`);
-    }
+    if (!rules.follow_selector && !rules.follow_pattern && !rules.next_selector) return null;
+    return rules;
   }
 
   /** The links no other page of the job queued before. */

@@ -7,6 +7,7 @@ import type { JobReader } from '../shared/store/jobs.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
 import type { WebhookStore } from '../shared/store/webhooks.js';
 import type { BrowserPool } from './browser/browser-pool.js';
+import type { HtmlPool } from './html-pool/pool.js';
 
 export interface ActivityDeps {
   config: Config;
@@ -20,6 +21,8 @@ export interface ActivityDeps {
   browser?: BrowserPool;
   /** Webhook destinations and deliveries; without it webhook deliveries fail. */
   webhooks?: WebhookStore;
+  /** The threads that clean and analyse page HTML; without it cleaning, crawl pages and analyze fail. */
+  html?: HtmlPool;
   /** Job projections, read to build webhook bodies. */
   jobs?: JobReader;
 }

@@ -80,6 +80,10 @@ export const ConfigSchema = z.object({
    */
   TENANT_MAX_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
   WORKER_MAX_WORKFLOW_TASKS: z.coerce.number().int().min(1).default(10),
+  /** Threads that clean and analyse page HTML (activities/html-pool), off the worker's event loop. */
+  HTML_WORKERS: z.coerce.number().int().min(1).max(32).default(2),
+  /** How long one page's HTML work may run in its thread; past it the thread is stopped (processing_timeout). */
+  HTML_TIMEOUT_MS: z.coerce.number().int().min(50).default(15_000),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBrowserPool } from '../activities/browser/browser-pool.js';
+import { createHtmlPool } from '../activities/html-pool/pool.js';
 import { createActivities } from '../activities/index.js';
 import { TenantShare } from '../activities/tenant-share.js';
 import type { Config } from '../shared/config.js';
@@ -40,7 +41,18 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const { events, contents, llm, debug, webhooks, jobs } = createStores(mongo.db, config);
   const browser = createBrowserPool(config); // launches Chromium on the first dynamic fetch, not here
-  const activities = createActivities({ config, events, contents, llm, debug, browser, webhooks, jobs });
+  const html = createHtmlPool(config); // threads for HTML work, started now so the first page finds them warm
+  const activities = createActivities({
+    config,
+    events,
+    contents,
+    llm,
+    debug,
+    browser,
+    html,
+    webhooks,
+    jobs,
+  });
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -67,6 +79,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running?.catch(() => undefined);
       await browser?.close();
+      await html.close();
       await connection.close();
       await mongo.close();
     },

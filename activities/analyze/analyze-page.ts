@@ -1,18 +1,18 @@
 // The analyzePage activity: fetch the page (in auto mode both statically and in the browser, to compare),
 // parse its structure, store its cleaned content and the model's evidence by id, and return the compact
-// structural summary. Page content never leaves the store.
+// structural summary. Page content never leaves the store. Parsing and cleaning run in the HTML pool.
 import { ApplicationFailure } from '@temporalio/common';
 import { CategorizedError } from '../../shared/errors.js';
+import { currentActivity } from '../activity-context.js';
 import { needsScripts } from '../browser/app-shell.js';
-import { scanPage } from '../browser/page-signals.js';
-import { runChain } from '../cleaners/index.js';
 import type { ActivityDeps } from '../deps.js';
 import { categorized } from '../failure.js';
 import { type FetchPageResult, makeFetchPage } from '../fetch-page.js';
+import { htmlPoolOf } from '../html-pool/pool.js';
 import { type LinkSample, pickSamples } from './classify-links.js';
 import { evidenceDocument } from './evidence.js';
 import { type FetchEvidence, recommendFetchMode } from './fetch-mode.js';
-import { analyzeStructure, type PageStructure } from './page-structure.js';
+import type { PageStructure } from './page-structure.js';
 
 export interface AnalyzePageInput {
   jobId: string;
@@ -46,8 +46,10 @@ export function makeAnalyzePage(deps: ActivityDeps) {
   async function fetchIn(mode: 'static' | 'dynamic', input: AnalyzePageInput): Promise<Fetched> {
     const result = await fetchPage({ ...input, fetchMode: mode, contentId: `${input.contentId}:${mode}` });
     const { body } = await deps.contents.get(result.contentId);
-    const structure = analyzeStructure(body, result.finalUrl);
-    const signals = scanPage(body);
+    const { structure, signals } = await htmlPoolOf(deps).run(
+      { kind: 'structure', body, url: result.finalUrl },
+      currentActivity()?.cancellationSignal,
+    );
     const evidence = {
       textLength: signals.textLength,
       items: structure.items,
@@ -94,9 +96,17 @@ export function makeAnalyzePage(deps: ActivityDeps) {
             };
       const started = Date.now();
       const source = await deps.contents.get(chosen.result.contentId);
-      const cleaned = runChain(chosen.body, [{ name: 'markdown' }], { baseUrl: chosen.result.finalUrl });
-      if (!cleaned.trim())
-        throw new CategorizedError('insufficient_content', 'the page has no readable content');
+      // Content type text/html: analyze cleans whatever it fetched as HTML (an empty result fails the page).
+      const cleaned = await htmlPoolOf(deps).run(
+        {
+          kind: 'clean',
+          body: chosen.body,
+          contentType: 'text/html',
+          baseUrl: chosen.result.finalUrl,
+          chain: [{ name: 'markdown' }],
+        },
+        currentActivity()?.cancellationSignal,
+      );
       const cleanedId = `${input.contentId}:clean`;
       const evidenceId = `${input.contentId}:evidence`;
       await deps.contents.put({ ...source, _id: cleanedId, kind: 'cleaned', body: cleaned });
@@ -117,8 +127,10 @@ export function makeAnalyzePage(deps: ActivityDeps) {
   };
 }
 
+/** Fetch failures arrive as ApplicationFailures, the HTML pool's as CategorizedErrors. */
 function categoryOf(err: Error): string | null {
-  return err instanceof ApplicationFailure ? (err.type ?? null) : null;
+  if (err instanceof ApplicationFailure) return err.type ?? null;
+  return err instanceof CategorizedError ? err.category : null;
 }
 
 function missingContent(err: Error): boolean {

@@ -2,12 +2,13 @@
 // detail pages from listings by their structure, so the analysis can say which pattern leads to details.
 
 import { ApplicationFailure } from '@temporalio/common';
-import { heartbeat } from '../activity-context.js';
+import { CategorizedError } from '../../shared/errors.js';
+import { currentActivity, heartbeat } from '../activity-context.js';
 import type { ActivityDeps } from '../deps.js';
 import { categorized } from '../failure.js';
 import { makeFetchPage } from '../fetch-page.js';
+import { htmlPoolOf } from '../html-pool/pool.js';
 import type { PatternDraft } from './link-patterns.js';
-import { analyzeStructure } from './page-structure.js';
 import { type PageType, pageKind } from './page-type.js';
 
 export interface ClassifyLinksInput {
@@ -60,10 +61,15 @@ export function makeClassifyLinks(deps: ActivityDeps) {
             contentId: `${input.contentId}:${n}`,
           });
           const { body } = await deps.contents.get(fetched.contentId);
-          const { type } = analyzeStructure(body, fetched.finalUrl).guess;
+          const { structure } = await htmlPoolOf(deps).run(
+            { kind: 'structure', body, url: fetched.finalUrl },
+            currentActivity()?.cancellationSignal,
+          );
+          const { type } = structure.guess;
           out.push({ ...sample, pageType: type, kind: pageKind(type) });
         } catch (err) {
           if (err instanceof ApplicationFailure && err.type === 'cancelled') throw err;
+          if (err instanceof CategorizedError && err.category === 'cancelled') throw err;
           // A linked page that cannot be fetched says nothing about its pattern; the analysis goes on.
           out.push({ ...sample, pageType: null, kind: 'failed' });
         }

@@ -69,7 +69,10 @@ export const ExtractRequestSchema = z
       .max(10)
       .default([{ name: 'markdown' }])
       .meta({
-        description: 'Ordered content cleaners applied before the model sees the page; default [markdown].',
+        description:
+          'Ordered content cleaners applied before the model sees the page; default [markdown]. Cleaning a page ' +
+          "has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with " +
+          'processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.',
       }),
     llm_config: LlmConfigSchema.optional(),
     capture_debug: z.boolean().default(false).meta({

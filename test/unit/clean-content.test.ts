@@ -1,7 +1,7 @@
 // The clean activity and what it exports: the markdown and noop cleaners and the chain runner (each
 // cleaner's steps are tested under test/unit/cleaners/).
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { load } from 'cheerio';
@@ -12,6 +12,7 @@ import {
   runChain,
 } from '../../activities/clean-content.js';
 import type { ActivityDeps } from '../../activities/deps.js';
+import { createHtmlPool } from '../../activities/html-pool/pool.js';
 import { CategorizedError } from '../../shared/errors.js';
 import type { ContentDoc, ContentStore } from '../../shared/store/contents.js';
 
@@ -143,6 +144,9 @@ describe('runChain', () => {
 });
 
 describe('cleanContent activity', () => {
+  const html = createHtmlPool({ HTML_WORKERS: 1, HTML_TIMEOUT_MS: 15_000 });
+  after(() => html.close());
+
   function setup(source: Partial<ContentDoc>) {
     const docs = new Map<string, ContentDoc>();
     docs.set('raw_1', {
@@ -161,7 +165,7 @@ describe('cleanContent activity', () => {
       get: async (id: string) => docs.get(id) ?? assert.fail(`no content ${id}`),
       put: async (doc: ContentDoc) => void docs.set(doc._id, doc),
     } as unknown as ContentStore;
-    const cleanContent = makeCleanContent({ contents } as unknown as ActivityDeps);
+    const cleanContent = makeCleanContent({ contents, html } as unknown as ActivityDeps);
     const run = (chain: { name: string; options?: Record<string, unknown> }[]): Promise<CleanContentResult> =>
       new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR', () => {}) }).run(cleanContent, {
         jobId: 'job_1',

@@ -7,6 +7,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import { createHtmlPool, type HtmlPool } from '../../activities/html-pool/pool.js';
 import { createActivities } from '../../activities/index.js';
 import { temporalBinary } from '../../scripts/lib/binaries.js';
 import { loadConfig } from '../../shared/config.js';
@@ -32,6 +33,7 @@ let mongo: Mongo;
 let events: EventStore;
 let llm: FakeLlmServer;
 let site: FixtureSite;
+let htmlPool: HtmlPool;
 
 before(async () => {
   installRuntime('silent');
@@ -64,11 +66,12 @@ before(async () => {
       searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
     },
   });
+  htmlPool = createHtmlPool(config);
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({ config, events, contents: new ContentStore(mongo.db) }),
+    activities: createActivities({ config, events, contents: new ContentStore(mongo.db), html: htmlPool }),
   });
   running = worker.run();
 });
@@ -77,6 +80,7 @@ after(async () => {
   worker?.shutdown();
   await running;
   await env?.teardown();
+  await htmlPool?.close();
   await mongo?.db.dropDatabase();
   await mongo?.close();
   await site?.close();

@@ -1,0 +1,131 @@
+// What a thread of the HTML pool runs: the cleaner chain, a crawl page's link discovery and cleaning (one
+// parse for both), and analyze's structural reading of a page. Strings in, plain data out: results cross the
+// thread boundary by structured clone, and errors come back as data so their category survives the crossing.
+import type { MessagePort } from 'node:worker_threads';
+import { load } from 'cheerio';
+import { type DiscoveredLink, discoverLinks, type FollowRules } from '../../shared/crawl/links.js';
+import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
+import { analyzeStructure, type PageStructure } from '../analyze/page-structure.js';
+import { type PageSignals, scanPage } from '../browser/page-signals.js';
+import { type CleanContext, type CleanerStep, runChain } from '../cleaners/index.js';
+
+export interface CleanTask {
+  kind: 'clean';
+  body: string;
+  contentType: string;
+  baseUrl: string;
+  chain: CleanerStep[];
+}
+
+export interface CrawlPageTask {
+  kind: 'crawl-page';
+  body: string;
+  contentType: string;
+  url: string;
+  chain: CleanerStep[];
+  /** null: no link discovery on this page. */
+  rules: FollowRules | null;
+  seedUrl: string;
+}
+
+export interface StructureTask {
+  kind: 'structure';
+  body: string;
+  url: string;
+}
+
+export type HtmlTask = CleanTask | CrawlPageTask | StructureTask;
+
+export interface HtmlResults {
+  clean: string;
+  'crawl-page': { links: DiscoveredLink[]; cleaned: string };
+  structure: { structure: PageStructure; signals: PageSignals };
+}
+
+export type TaskOutcome<T> =
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      error: {
+        category: ErrorCategory;
+        message: string;
+        retryable: boolean;
+        details?: Record<string, unknown>;
+      };
+    };
+
+/** Runs the cleaner chain over a page body; a page with nothing readable left is a failure. */
+export function cleanBody(
+  body: string,
+  contentType: string,
+  baseUrl: string,
+  chain: CleanerStep[],
+  parsed?: CleanContext['parsed'],
+): string {
+  const cleaned = contentType === 'text/plain' ? body : runChain(body, chain, { baseUrl, parsed });
+  if (!cleaned.trim()) throw new CategorizedError('insufficient_content', 'the page has no readable content');
+  return cleaned;
+}
+
+/** One parse for link discovery and cleaning; links first, since cleaning changes the document. */
+function crawlPage(task: CrawlPageTask): HtmlResults['crawl-page'] {
+  const parsed = task.contentType === 'text/plain' ? undefined : { html: task.body, $: load(task.body) };
+  let links: DiscoveredLink[] = [];
+  if (task.rules) {
+    try {
+      links = discoverLinks(parsed?.$ ?? task.body, task.url, task.rules, task.seedUrl);
+    } catch (err) {
+      if (err instanceof CategorizedError) throw err;
+      throw new CategorizedError('invalid_input', `a follow rule is not usable: ${(err as Error).message}`);
+    }
+  }
+  return { links, cleaned: cleanBody(task.body, task.contentType, task.url, task.chain, parsed) };
+}
+
+function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] {
+  switch (task.kind) {
+    case 'clean':
+      return cleanBody(task.body, task.contentType, task.baseUrl, task.chain);
+    case 'crawl-page':
+      return crawlPage(task);
+    case 'structure':
+      return { structure: analyzeStructure(task.body, task.url), signals: scanPage(task.body) };
+  }
+}
+
+/** The pool's entry point. `started` tells the pool the task left the queue, which starts its time limit. */
+export default function runHtmlTask({
+  task,
+  started,
+}: {
+  task: HtmlTask;
+  started: MessagePort;
+}): TaskOutcome<unknown> {
+  started.postMessage(null);
+  started.close();
+  try {
+    return { ok: true, value: run(task) };
+  } catch (err) {
+    if (err instanceof CategorizedError)
+      return {
+        ok: false,
+        error: {
+          category: err.category,
+          message: err.message,
+          retryable: err.retryable,
+          details: err.details,
+        },
+      };
+    // Recursive DOM code (parse5, domino, Readability) runs out of stack on pages nested thousands deep.
+    if (err instanceof RangeError && /call stack/i.test(err.message))
+      return {
+        ok: false,
+        error: {
+          category: 'content_too_large',
+          message: 'the page is nested too deeply to process',
+          retryable: false,
+        },
+      };
+    throw err;
+  }
+}
