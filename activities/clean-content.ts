@@ -7,8 +7,8 @@ import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
 import { htmlPoolOf } from './html-pool/pool.js';
 
-export { CLEANERS, type CleanerStep, runChain } from './cleaners/index.js';
-export { cleanBody } from './html-pool/tasks.js';
+// Types only: the cleaners (turndown, Readability, linkedom…) load in the pool's threads, not here.
+export type { CleanerStep } from './cleaners/index.js';
 
 export interface CleanContentInput {
   jobId: string;

@@ -52,7 +52,7 @@ function workerProcess(): ChildProcess {
   for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
   const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     env: { ...process.env, ...env, LOG_LEVEL: 'error', OTEL_SDK_DISABLED: 'true' },
-    stdio: ['ignore', 'ignore', process.env.HL_DEBUG ? 'inherit' : 'pipe'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr?.resume();
   return child;

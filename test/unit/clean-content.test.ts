@@ -5,12 +5,8 @@ import { after, describe, test } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { load } from 'cheerio';
-import {
-  CLEANERS,
-  type CleanContentResult,
-  makeCleanContent,
-  runChain,
-} from '../../activities/clean-content.js';
+import { type CleanContentResult, makeCleanContent } from '../../activities/clean-content.js';
+import { CLEANERS, runChain } from '../../activities/cleaners/index.js';
 import type { ActivityDeps } from '../../activities/deps.js';
 import { createHtmlPool } from '../../activities/html-pool/pool.js';
 import { CategorizedError } from '../../shared/errors.js';
