@@ -133,6 +133,11 @@ export function tooLarge(maxBytes: number, details: Record<string, unknown>): Ca
   });
 }
 
+export function scriptHeapTooLarge(budget: number, heapBytes: number): CategorizedError {
+  const message = `the page's scripts used more than ${budget} bytes of memory while rendering`;
+  return new CategorizedError('content_too_large', message, false, { maxScriptHeapBytes: budget, heapBytes });
+}
+
 export function transferTooLarge(budget: number, transferBytes: number): CategorizedError {
   const message = `the page downloaded more than ${budget} bytes while rendering`;
   return new CategorizedError('content_too_large', message, false, {
