@@ -15,6 +15,8 @@ export interface CleanContentInput {
   sourceId: string;
   targetId: string;
   chain: CleanerStep[];
+  /** Read the page's structured data too (the job's structured_data switch; absent: on). */
+  readStructured?: boolean;
 }
 
 export interface CleanContentResult {
@@ -28,17 +30,24 @@ export function makeCleanContent(deps: ActivityDeps) {
     return categorized(async () => {
       const started = Date.now();
       const source = await deps.contents.get(input.sourceId);
-      const cleaned = await htmlPoolOf(deps).run(
-        {
-          kind: 'clean',
-          body: source.body,
-          contentType: source.content_type,
-          baseUrl: source.final_url || source.url,
-          chain: input.chain,
-        },
-        currentActivity()?.cancellationSignal,
-      );
-      await deps.contents.put({ ...source, _id: input.targetId, kind: 'cleaned', body: cleaned });
+      const task = {
+        body: source.body,
+        contentType: source.content_type,
+        baseUrl: source.final_url || source.url,
+        chain: input.chain,
+      };
+      const signal = currentActivity()?.cancellationSignal;
+      const { cleaned, structured } =
+        input.readStructured === false
+          ? { cleaned: await htmlPoolOf(deps).run({ kind: 'clean', ...task }, signal), structured: undefined }
+          : await htmlPoolOf(deps).run({ kind: 'clean-read', ...task }, signal);
+      await deps.contents.put({
+        ...source,
+        _id: input.targetId,
+        kind: 'cleaned',
+        body: cleaned,
+        ...(structured ? { structured } : {}),
+      });
       return { contentId: input.targetId, chars: cleaned.length, durationMs: Date.now() - started };
     });
   };

@@ -38,6 +38,8 @@ export interface CrawlPageInput {
   markSeen?: boolean;
   eventSeq: number;
   eventId: string;
+  /** The job's structured_data switch (absent: on). */
+  structuredData?: boolean;
   /** The page may answer `deferred` when its tenant's share of the worker is taken (worker/interceptors.ts). */
   mayDefer?: boolean;
 }
@@ -126,7 +128,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
       const cleanStarted = Date.now();
       // One task, one parse, for link discovery and cleaning, in the HTML pool under its time limit. The
       // links are queued only once the page's result is stored.
-      const { links, cleaned } = await htmlPoolOf(deps).run(
+      const { links, cleaned, structured } = await htmlPoolOf(deps).run(
         {
           kind: 'crawl-page',
           body: doc.body,
@@ -135,6 +137,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
           chain: input.cleanerChain,
           rules: rulesFor(input),
           seedUrl: input.seedUrl,
+          readStructured: input.structuredData !== false,
         },
         currentActivity()?.cancellationSignal,
       );
@@ -160,9 +163,11 @@ export function makeCrawlPage(deps: ActivityDeps) {
           captureDebug: input.captureDebug,
           llm: input.llm,
           node: input.node,
+          structuredData: input.structuredData,
         },
         cleaned,
         'deferred',
+        structured,
       );
       return {
         outcome: 'completed',

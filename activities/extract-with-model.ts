@@ -8,6 +8,7 @@ import { priceOf } from '../shared/pricing.js';
 import { type NormalizedSchema, toJsonSchema } from '../shared/schema-input.js';
 import { redactSecrets } from '../shared/secrets.js';
 import type { DebugCapture } from '../shared/store/debug-captures.js';
+import type { StructuredItem } from '../shared/structured-data.js';
 import { currentActivity } from './activity-context.js';
 import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
@@ -15,6 +16,12 @@ import { type JobLlmConfig, type ResolvedEntry, resolveChain, shouldFallBack } f
 import { parseAnswer, SYSTEM_PROMPT, userPrompt } from './llm/prompt.js';
 import { callModel, type ModelAnswer } from './llm/providers.js';
 import { validatorFor } from './schema-validators.js';
+import {
+  mergeAnswer,
+  planFromStructuredData,
+  type StructuredPlan,
+  sourceOf,
+} from './structured-data/answer.js';
 
 export interface ExtractWithModelInput {
   jobId: string;
@@ -36,6 +43,8 @@ export interface ExtractWithModelInput {
   llm?: JobLlmConfig;
   /** Crawl-map node of the page (crawls). */
   node?: number;
+  /** The job's structured_data switch: answer from the page's structured data first (absent: on). */
+  structuredData?: boolean;
 }
 
 /** What a model answer for a page needs: the extraction input without where its result is recorded. */
@@ -171,30 +180,47 @@ export function makeExtractor(deps: ActivityDeps) {
   async function answerFromContent(
     input: AnswerInput,
     body: string,
+    structured?: StructuredItem[] | null,
   ): Promise<{ page: PageCompletedData; result: ExtractWithModelResult }> {
     return categorized(async () => {
       const started = Date.now();
-      const content = body.slice(0, config.LLM_MAX_CONTENT_CHARS);
-      const chain = await chainOf(input);
-      const spend: Spend = { inputTokens: 0, outputTokens: 0, llmCostUsd: 0, priceKnown: true };
-      let attempt = 0;
-      const capture = async (c: CaptureInput) => {
-        attempt++;
-        if (input.captureDebug && deps.debug)
-          await deps.debug.add(input.jobId, toCapture(input, c, attempt, body));
-      };
-      let lastError: CategorizedError | undefined;
-      for (const entry of chain) {
-        try {
-          const result = await tryEntry(entry, input, content, spend, capture);
-          return pageResult(input, entry, result, spend, Date.now() - started);
-        } catch (err) {
-          if (!(err instanceof CategorizedError) || !shouldFallBack(err.category)) throw err;
-          lastError = err;
-        }
-      }
-      throw lastError ?? new CategorizedError('no_models', 'no model answered');
+      const plan =
+        input.structuredData === false ? null : planFromStructuredData(input.schema, structured, body);
+      if (plan && !plan.rest) return structuredOnly(input, plan, Date.now() - started);
+      const asked = plan?.rest ? { ...input, schema: plan.rest } : input;
+      const answer = await answerFromModel(asked, body, started);
+      if (!plan) return { page: { ...answer.page, ...sourceOf(null) }, result: answer.result };
+      const data = mergeAnswer(input.schema, plan.mapping, answer.page.data);
+      return { page: { ...answer.page, data, ...sourceOf(plan) }, result: answer.result };
     });
+  }
+
+  /** Asks the chain for the schema's data; falls back along the chain on failures that allow it. */
+  async function answerFromModel(
+    input: AnswerInput,
+    body: string,
+    started: number,
+  ): Promise<{ page: PageCompletedData; result: ExtractWithModelResult }> {
+    const content = body.slice(0, config.LLM_MAX_CONTENT_CHARS);
+    const chain = await chainOf(input);
+    const spend: Spend = { inputTokens: 0, outputTokens: 0, llmCostUsd: 0, priceKnown: true };
+    let attempt = 0;
+    const capture = async (c: CaptureInput) => {
+      attempt++;
+      if (input.captureDebug && deps.debug)
+        await deps.debug.add(input.jobId, toCapture(input, c, attempt, body));
+    };
+    let lastError: CategorizedError | undefined;
+    for (const entry of chain) {
+      try {
+        const result = await tryEntry(entry, input, content, spend, capture);
+        return pageResult(input, entry, result, spend, Date.now() - started);
+      } catch (err) {
+        if (!(err instanceof CategorizedError) || !shouldFallBack(err.category)) throw err;
+        lastError = err;
+      }
+    }
+    throw lastError ?? new CategorizedError('no_models', 'no model answered');
   }
 
   /**
@@ -205,8 +231,9 @@ export function makeExtractor(deps: ActivityDeps) {
     input: Omit<ExtractWithModelInput, 'contentId'>,
     body: string,
     projection: 'awaited' | 'deferred' = 'awaited',
+    structured?: StructuredItem[] | null,
   ): Promise<ExtractWithModelResult> {
-    const { page, result } = await answerFromContent(input, body);
+    const { page, result } = await answerFromContent(input, body, structured);
     const events: JobEvent[] = [
       {
         type: 'page.completed',
@@ -231,13 +258,28 @@ export function makeExtractor(deps: ActivityDeps) {
     return result;
   }
 
-  const extractWithModel = async (input: ExtractWithModelInput): Promise<ExtractWithModelResult> =>
-    extractFromContent(input, (await categorized(() => deps.contents.get(input.contentId))).body);
+  const extractWithModel = async (input: ExtractWithModelInput): Promise<ExtractWithModelResult> => {
+    const content = await categorized(() => deps.contents.get(input.contentId));
+    return extractFromContent(input, content.body, 'awaited', content.structured);
+  };
   return { extractWithModel, extractFromContent, answerFromContent };
+
+  /** A page answered from its structured data alone: no model call, 0 tokens, no cost. */
+  function structuredOnly(
+    input: AnswerInput,
+    plan: StructuredPlan,
+    durationMs: number,
+  ): { page: PageCompletedData; result: ExtractWithModelResult } {
+    const none = { provider: '', model: '', position: 0, isByok: false };
+    const spend: Spend = { inputTokens: 0, outputTokens: 0, llmCostUsd: 0, priceKnown: true };
+    const data = mergeAnswer(input.schema, plan.mapping, {});
+    const { page, result } = pageResult(input, none, { data }, spend, durationMs);
+    return { page: { ...page, ...sourceOf(plan) }, result };
+  }
 
   function pageResult(
     input: AnswerInput,
-    entry: ResolvedEntry,
+    entry: Pick<ResolvedEntry, 'provider' | 'model' | 'position' | 'isByok'>,
     attempt: Attempt,
     spend: Spend,
     durationMs: number,

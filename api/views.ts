@@ -1,5 +1,5 @@
 // Read models → API resources. The projections carry bookkeeping (tenant, last_seq) the API never shows.
-import type { JobView } from '../shared/reducers/job.js';
+import { type JobView, noPagesBySource } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
 import type { AnalyzeResponse } from '../shared/schemas/analyze.js';
 import type { ExtractResponse } from '../shared/schemas/extract.js';
@@ -25,6 +25,7 @@ export async function jobResource(deps: ApiDeps, job: JobView): Promise<Job> {
     llm_cost_usd: job.llm_cost_usd,
     cost_usd: job.cost_usd,
     is_byok: job.is_byok,
+    pages_by_source: job.pages_by_source ?? noPagesBySource(),
     error_category: job.error_category,
     error_message: job.error_message,
     capture_debug: job.capture_debug,
@@ -50,6 +51,8 @@ export function extractResponse(job: JobView, page: ResultView): ExtractResponse
       final_url: page.final_url,
       fallback_position: page.fallback_position ?? 0,
       price_known: page.price_known,
+      data_source: page.data_source ?? 'model',
+      structured_fields: page.structured_fields ?? [],
     },
     usage: {
       input_tokens: page.input_tokens,

@@ -1,6 +1,7 @@
 // Job events: the append-only log from which every read model is derived. Types only, so workflows can
 // import them without pulling in a driver or a validator.
 import type { ErrorCategory } from './errors.js';
+import type { DataSource } from './structured-data.js';
 import type { JobType } from './temporal-names.js';
 
 export interface Usage {
@@ -58,6 +59,10 @@ export interface PageCompletedData {
   fallback_position: number;
   usage: Usage;
   price_known: boolean;
+  /** Where the data came from (absent on pages recorded before structured data was read: the model). */
+  data_source?: DataSource;
+  /** The fields answered from the page's structured data. */
+  structured_fields?: string[];
 }
 
 export interface PageFailedData {

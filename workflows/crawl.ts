@@ -77,6 +77,8 @@ export interface CrawlWorkflowInput {
   llm?: JobLlmConfig;
   options: CrawlOptions;
   firstSeq: number;
+  /** The request's structured_data switch (absent in jobs started before it: on). */
+  structuredData?: boolean;
   /** Start from these pages instead of the seed URL alone (retries of failed pages). */
   seeds?: { url: string; depth: number; parentUrl: string | null }[];
   /** Carried over continue-as-new. */
@@ -278,6 +280,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
           markSeen: page.node < seeds.length,
           eventSeq: slot.seq,
           eventId: slot.eventId,
+          structuredData: input.structuredData,
         };
         let result = await crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput);
         // Over its tenant's share of the worker the page did not run: wait on a durable timer, backing off.

@@ -20,6 +20,8 @@ export interface ExtractWorkflowInput {
   llm?: JobLlmConfig;
   /** The API recorded job.created as seq 0; the workflow continues from here. */
   firstSeq: number;
+  /** The request's structured_data switch (absent in jobs started before it: on). */
+  structuredData?: boolean;
   /** Present only when the job has webhook destinations (stored with the job; no URLs or secrets here). */
   webhooks?: WebhookPlan;
 }
@@ -49,6 +51,7 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
       sourceId: fetched.contentId,
       targetId: uuid4(),
       chain: input.cleanerChain,
+      readStructured: input.structuredData !== false,
     });
     const answer = await extractWithModel({
       jobId: input.jobId,
@@ -66,6 +69,7 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
       jobType: 'extract',
       captureDebug: input.captureDebug,
       llm: input.llm,
+      structuredData: input.structuredData,
     });
     return {
       jobId: input.jobId,

@@ -71,6 +71,7 @@ export function createHtmlPool(config: Pick<Config, 'HTML_WORKERS' | 'HTML_TIMEO
 
 const WHAT: Record<HtmlTask['kind'], string> = {
   clean: 'cleaning the page',
+  'clean-read': 'cleaning the page and reading its structured data',
   'crawl-page': "reading the page's links and cleaning it",
   structure: "analysing the page's structure",
 };

@@ -8,6 +8,7 @@ import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
 import { analyzeStructure, type PageStructure } from '../analyze/page-structure.js';
 import { type PageSignals, scanPage } from '../browser/page-signals.js';
 import { type CleanContext, type CleanerStep, runChain } from '../cleaners/index.js';
+import { readStructuredData, type StructuredItem } from '../structured-data/read.js';
 
 export interface CleanTask {
   kind: 'clean';
@@ -15,6 +16,11 @@ export interface CleanTask {
   contentType: string;
   baseUrl: string;
   chain: CleanerStep[];
+}
+
+/** Cleaning plus the page's structured data (JSON-LD, microdata, meta), from one parse. */
+export interface CleanReadTask extends Omit<CleanTask, 'kind'> {
+  kind: 'clean-read';
 }
 
 export interface CrawlPageTask {
@@ -26,6 +32,8 @@ export interface CrawlPageTask {
   /** null: no link discovery on this page. */
   rules: FollowRules | null;
   seedUrl: string;
+  /** Whether to read the page's structured data too (the job's structured_data switch). */
+  readStructured?: boolean;
 }
 
 export interface StructureTask {
@@ -34,11 +42,12 @@ export interface StructureTask {
   url: string;
 }
 
-export type HtmlTask = CleanTask | CrawlPageTask | StructureTask;
+export type HtmlTask = CleanTask | CleanReadTask | CrawlPageTask | StructureTask;
 
 export interface HtmlResults {
   clean: string;
-  'crawl-page': { links: DiscoveredLink[]; cleaned: string };
+  'clean-read': { cleaned: string; structured: StructuredItem[] };
+  'crawl-page': { links: DiscoveredLink[]; cleaned: string; structured: StructuredItem[] };
   structure: { structure: PageStructure; signals: PageSignals };
 }
 
@@ -79,13 +88,25 @@ function crawlPage(task: CrawlPageTask): HtmlResults['crawl-page'] {
       throw new CategorizedError('invalid_input', `a follow rule is not usable: ${(err as Error).message}`);
     }
   }
-  return { links, cleaned: cleanBody(task.body, task.contentType, task.url, task.chain, parsed) };
+  // Structured data is read before cleaning, which changes the document.
+  const structured = task.readStructured && parsed ? readStructuredData(parsed.$) : [];
+  return { links, structured, cleaned: cleanBody(task.body, task.contentType, task.url, task.chain, parsed) };
+}
+
+function cleanRead(task: CleanReadTask): HtmlResults['clean-read'] {
+  if (task.contentType === 'text/plain')
+    return { cleaned: cleanBody(task.body, task.contentType, task.baseUrl, task.chain), structured: [] };
+  const parsed = { html: task.body, $: load(task.body) };
+  const structured = readStructuredData(parsed.$);
+  return { structured, cleaned: cleanBody(task.body, task.contentType, task.baseUrl, task.chain, parsed) };
 }
 
 function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] {
   switch (task.kind) {
     case 'clean':
       return cleanBody(task.body, task.contentType, task.baseUrl, task.chain);
+    case 'clean-read':
+      return cleanRead(task);
     case 'crawl-page':
       return crawlPage(task);
     case 'structure':

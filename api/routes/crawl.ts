@@ -78,6 +78,7 @@ export async function runCrawl(
       ),
       schema: prepared.schema,
       captureDebug: body.capture_debug,
+      structuredData: body.structured_data,
       llm: prepared.llm,
       options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
       firstSeq: 1,

@@ -127,6 +127,7 @@ export const extractRoutes =
             cleanerChain: body.cleaner_chain,
             schema: prepared.schema,
             captureDebug: body.capture_debug,
+            structuredData: body.structured_data,
             llm: prepared.llm,
             firstSeq: 1,
             ...prepared.webhooks,

@@ -40,6 +40,7 @@ export function siteCrawlRequest(site: SiteDoc, body: SiteCrawlRequest): CrawlRe
     cleaner_chain: body.cleaner_chain,
     llm_config: body.llm_config,
     capture_debug: body.capture_debug,
+    structured_data: body.structured_data,
     webhook: body.webhook,
     webhook_id: body.webhook_id,
     webhook_url: body.webhook_url,

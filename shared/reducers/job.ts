@@ -2,6 +2,7 @@
 // the same document as applying them one batch at a time.
 import type { ErrorCategory } from '../errors.js';
 import type { JobEvent } from '../events.js';
+import type { DataSource } from '../structured-data.js';
 import type { JobType } from '../temporal-names.js';
 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -33,10 +34,16 @@ export interface JobView {
   llm_cost_usd: number;
   cost_usd: number;
   is_byok: boolean;
+  /** Completed pages by where their data came from (absent on jobs projected before it was counted). */
+  pages_by_source?: PagesBySource;
   error_category: ErrorCategory | null;
   error_message: string | null;
   last_seq: number;
 }
+
+export type PagesBySource = Record<DataSource, number>;
+
+export const noPagesBySource = (): PagesBySource => ({ structured_data: 0, model: 0, mixed: 0 });
 
 export function initialJob(event: Extract<JobEvent, { type: 'job.created' }>): JobView {
   return {
@@ -91,6 +98,7 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
         llm_cost_usd: round(job.llm_cost_usd + u.llm_cost_usd),
         cost_usd: round(job.cost_usd + u.cost_usd),
         is_byok: job.is_byok || u.is_byok,
+        pages_by_source: countSource(job.pages_by_source, event.data.data_source ?? 'model'),
       };
     }
     case 'crawl.discovered':
@@ -130,6 +138,12 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
         error_message: 'the job was cancelled',
       };
   }
+}
+
+function countSource(counts: PagesBySource | undefined, source: DataSource): PagesBySource {
+  const next = { ...(counts ?? noPagesBySource()) };
+  next[source] += 1;
+  return next;
 }
 
 export function isFinal(status: JobStatus): boolean {

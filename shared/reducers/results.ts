@@ -1,6 +1,7 @@
 // Pure reducer: page events → the `results` read model, one document per job and page URL.
 import type { ErrorCategory } from '../errors.js';
 import type { JobEvent } from '../events.js';
+import type { DataSource } from '../structured-data.js';
 
 export const PAGE_STATUSES = ['pending', 'crawling', 'completed', 'failed', 'skipped'] as const;
 export type PageStatus = (typeof PAGE_STATUSES)[number];
@@ -32,6 +33,9 @@ export interface ResultView {
   cost_usd: number;
   is_byok: boolean;
   price_known: boolean;
+  /** Where the data came from; null for pages that did not complete. */
+  data_source?: DataSource | null;
+  structured_fields?: string[];
   error_category: ErrorCategory | null;
   error_message: string | null;
   completed_at: string;
@@ -70,6 +74,8 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
       cost_usd: d.usage.cost_usd,
       is_byok: d.usage.is_byok,
       price_known: d.price_known,
+      data_source: d.data_source ?? 'model',
+      structured_fields: d.structured_fields ?? [],
       error_category: null,
       error_message: null,
     };

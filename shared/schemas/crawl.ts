@@ -113,6 +113,7 @@ const jobFields = {
   cleaner_chain: e.cleaner_chain,
   llm_config: e.llm_config,
   capture_debug: e.capture_debug,
+  structured_data: e.structured_data,
   webhook: e.webhook,
   webhook_id: e.webhook_id,
   webhook_url: e.webhook_url,

@@ -78,6 +78,24 @@ export const ExtractRequestSchema = z
     capture_debug: z.boolean().default(false).meta({
       description: 'Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.',
     }),
+    structured_data: z
+      .boolean()
+      .default(true)
+      .meta({
+        description:
+          "Answer from the page's structured data first (JSON-LD incl. @graph, microdata, OpenGraph/meta tags; " +
+          'RDFa is not read). Fields are matched by name and schema.org property (name/title, price from ' +
+          'offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, ' +
+          "…) and each value is checked against the field's type. The visible page wins: a text value is taken " +
+          "only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the " +
+          'page shows it; anything else is left to the model. When every field (required and optional) is ' +
+          'answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing ' +
+          "fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD " +
+          "ItemList or the page's entities of one type only when every element maps. Prompt schemas and object " +
+          'fields always go to the model. Page ' +
+          'metadata says data_source (structured_data, model or mixed) and structured_fields. false: every ' +
+          'page goes to the model.',
+      }),
     ...WebhookSourceFields,
   })
   .strict()
@@ -111,6 +129,14 @@ export const ExtractResponseSchema = z
       price_known: z
         .boolean()
         .meta({ description: 'false when the model has no known price (cost reported as 0)' }),
+      data_source: z.enum(['structured_data', 'model', 'mixed']).meta({
+        description:
+          "Where data came from: the page's structured data alone (no model call; provider and model are " +
+          'empty), the model alone, or both (see structured_data on the request).',
+      }),
+      structured_fields: z
+        .array(z.string())
+        .meta({ description: "The fields answered from the page's structured data" }),
     }),
     usage: UsageSchema,
   })

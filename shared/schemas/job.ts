@@ -28,6 +28,13 @@ export const JobSchema = z
     llm_cost_usd: z.number(),
     cost_usd: z.number(),
     is_byok: z.boolean(),
+    pages_by_source: z
+      .object({ structured_data: z.number().int(), model: z.number().int(), mixed: z.number().int() })
+      .meta({
+        description:
+          "Completed pages by where their data came from: the page's structured data alone (no model call, 0 " +
+          "tokens), the model alone, or both (structured_data on the request). Tokens and cost are the model's only.",
+      }),
     error_category: ErrorCategorySchema.nullable(),
     error_message: z.string().nullable(),
     capture_debug: z.boolean(),

@@ -1,5 +1,6 @@
 // Page content travels between activities by reference: stored here, passed through workflows as an id.
 import type { Db } from 'mongodb';
+import type { StructuredItem } from '../structured-data.js';
 import { COLLECTIONS } from './mongo.js';
 
 export interface ContentDoc {
@@ -11,6 +12,8 @@ export interface ContentDoc {
   content_type: string;
   status_code: number;
   body: string;
+  /** Cleaned pages: the raw page's structured data, when the job reads it. */
+  structured?: StructuredItem[];
   created_at: string;
 }
 

@@ -285,6 +285,9 @@ describe('resultFromEvent', () => {
       cost_usd: 0.0003,
       is_byok: false,
       price_known: true,
+      // Recorded without a data source (before structured data was read): the model answered it.
+      data_source: 'model',
+      structured_fields: [],
       error_category: null,
       error_message: null,
     } satisfies ResultView);
