@@ -101,7 +101,9 @@ function readMicrodata($: CheerioAPI): StructuredItem[] {
     if (value === undefined) continue;
     for (const name of ($(el).attr('itemprop') ?? '').trim().split(/\s+/).filter(Boolean)) {
       const prev = owner[name];
-      owner[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+      if (prev === undefined) owner[name] = value;
+      else if (Array.isArray(prev)) prev.push(value);
+      else owner[name] = [prev, value];
     }
   }
   return scopes

@@ -89,6 +89,19 @@ describe('readStructuredData', () => {
   });
 });
 
+describe('readStructuredData on hostile pages', () => {
+  test('deep and wide microdata stay within the item and property bounds', () => {
+    const deep = read(
+      `${'<div itemscope>'.repeat(5_000)}<span itemprop="name">x</span>${'</div>'.repeat(5_000)}`,
+    );
+    assert.equal(deep.length, STRUCTURED_LIMITS.items);
+    const wide = read(
+      `<div itemscope>${'<span itemprop="name">x</span>'.repeat(STRUCTURED_LIMITS.microdataProps * 2)}</div>`,
+    );
+    assert.equal((wide[0]?.props.name as string[]).length, STRUCTURED_LIMITS.microdataProps);
+  });
+});
+
 describe('mapFields', () => {
   const items = read(page(ld(PRODUCT), ''));
 
