@@ -34,7 +34,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  svc = await startTestService();
+  svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '10000' } }); // polled every 100 ms
 });
 after(async () => {
   await svc?.close();

@@ -11,7 +11,10 @@ let site: FixtureSite;
 let rx: Receiver;
 
 before(async () => {
-  svc = await startTestService({ env: { WEBHOOK_RETRY_DELAYS_MS: '300,600' } });
+  // The deliveries are polled every 100 ms: far more than the default per-tenant rate limit over a file.
+  svc = await startTestService({
+    env: { WEBHOOK_RETRY_DELAYS_MS: '300,600', RATE_LIMIT_PER_MINUTE: '10000' },
+  });
   site = await startFixtureSite();
   rx = await startReceiver();
   site.route(
