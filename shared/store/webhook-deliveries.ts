@@ -64,42 +64,27 @@ export function deliveryRecord(doc: DeliveryDoc): DeliveryRecord {
   const attempts = [...byNumber.values()]
     .sort((a, b) => a.attempt_number - b.attempt_number)
     .map((a) => ({ ...a, success: succeeded(a) }));
-  const {
-    _id,
-    id,
-    tenant_id,
-    job_id,
-    webhook_id,
-    destination,
-    url,
-    event_type,
-    max_attempts,
-    created_at,
-    body,
-  } = doc;
   const last = attempts.at(-1);
   const delivered = attempts.find((a) => a.success);
   const status: DeliveryStatus = delivered
     ? 'success'
     : !last
       ? 'pending'
-      : last.attempt_number >= max_attempts
+      : last.attempt_number >= doc.max_attempts
         ? 'failed'
         : 'retrying';
   return {
-    ...{
-      _id,
-      id,
-      tenant_id,
-      job_id,
-      webhook_id,
-      destination,
-      url,
-      event_type,
-      max_attempts,
-      created_at,
-      body,
-    },
+    _id: doc._id,
+    id: doc.id,
+    tenant_id: doc.tenant_id,
+    job_id: doc.job_id,
+    webhook_id: doc.webhook_id,
+    destination: doc.destination,
+    url: doc.url,
+    event_type: doc.event_type,
+    max_attempts: doc.max_attempts,
+    created_at: doc.created_at,
+    body: doc.body,
     status,
     attempt_number: last?.attempt_number ?? 0,
     status_code: last?.status_code ?? null,
