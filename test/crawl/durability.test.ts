@@ -1,10 +1,9 @@
 // A crawl survives its worker being killed (SIGKILL) mid-crawl: a new worker finishes it, and every page
 // ends up in the results exactly once.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { startShopCrawlUnderway, waitForJobEnd } from '../support/crawl-jobs.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { spawnWorkerProcess, startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
 let svc: TestService;
@@ -19,25 +18,14 @@ after(async () => {
   await svc?.close();
 });
 
-function workerProcess(): ChildProcess {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr?.resume();
-  return child;
-}
-
 test('killing the worker mid-crawl loses no page and extracts none twice', { timeout: 240_000 }, async () => {
-  const first = workerProcess();
+  const first = spawnWorkerProcess(svc.config);
   // Kill it while product pages are being fetched.
   const jobId = await startShopCrawlUnderway(svc, site);
   first.kill('SIGKILL');
   await new Promise((r) => first.once('exit', r));
 
-  const second = workerProcess();
+  const second = spawnWorkerProcess(svc.config);
   try {
     const job = await waitForJobEnd(svc, jobId, 180_000);
     assert.equal(job.status, 'completed');

@@ -6,10 +6,10 @@
 // production starts it (so its threads load the TypeScript task module as it does): a frozen worker fails
 // these tests by their time limits instead of freezing the test runner with it.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { spawnWorkerProcess, startTestService, type TestService } from '../support/service.js';
 
 const LIMIT_MS = 6_000;
 /** Readability walks a deep tree once per level: 1,500 nested divs take over a minute (measured). */
@@ -38,7 +38,7 @@ before(async () => {
   );
   site.route('/deep', html('Deep', DEEP));
   site.route('/fast', html('Fast', '<h1>Fast page</h1><p>Ready.</p>'));
-  worker = workerProcess();
+  worker = spawnWorkerProcess(svc.config, { OTEL_SDK_DISABLED: 'true' });
 });
 after(async () => {
   // A worker frozen in a regex (before the fix) handles no SIGTERM.
@@ -46,17 +46,6 @@ after(async () => {
   await site?.close();
   await svc?.close();
 });
-
-function workerProcess(): ChildProcess {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'error', OTEL_SDK_DISABLED: 'true' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr?.resume();
-  return child;
-}
 
 const extract = (path: string, cleaner_chain?: { name: string }[]) =>
   svc.app.inject({

@@ -4,12 +4,12 @@
 // naming the field, on /crawl and on stored sites. The worker runs in its own process, as in production: a
 // frozen worker then fails this test by its time limits instead of freezing the test runner with it.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { spawnWorkerProcess, startTestService, type TestService } from '../support/service.js';
 
 /** Backtracks 2^n times in RegExp on `/aaa…a!`: hours for 40 a's. */
 const EVIL = '^https?://[^/]+/(a+)+$';
@@ -37,17 +37,6 @@ after(async () => {
   await svc?.close();
 });
 
-function workerProcess(): ChildProcess {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'error', OTEL_SDK_DISABLED: 'true' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr?.resume();
-  return child;
-}
-
 const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, key?: string) =>
   svc.app.inject({ method, url: `/api/v1${url}`, headers: svc.auth(key), payload });
 
@@ -55,7 +44,7 @@ describe('follow_pattern runs in linear time', () => {
   test('a catastrophic pattern over a page of a-runs: the crawl ends, another tenant is served meanwhile', {
     timeout: 90_000,
   }, async () => {
-    worker = workerProcess();
+    worker = spawnWorkerProcess(svc.config, { OTEL_SDK_DISABLED: 'true' });
     const crawl = await call('POST', '/crawl', {
       url: `${site.url}/`,
       schema: { title: 'string' },

@@ -1,6 +1,7 @@
 // A whole service for a test file: the shared embedded FerretDB + Temporal (started once by `npm test`, or
 // here when a file runs alone), a real worker on its own task queue, the Fastify app, a fake model server,
 // and a tenant with an API key. Each call gets a fresh database, so test files never see each other's data.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
@@ -128,4 +129,19 @@ export async function startTestService(
   };
   if (opts.worker !== false) await service.startWorker();
   return service;
+}
+
+/**
+ * The service's worker as a process of its own (`worker/main.ts` with the service's config), for tests that
+ * kill it or that must survive a worker whose event loop freezes. Its stderr is drained, its output dropped.
+ */
+export function spawnWorkerProcess(config: Config, env: Record<string, string> = {}): ChildProcess {
+  const configEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(config)) if (v !== undefined) configEnv[k] = String(v);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    env: { ...process.env, ...configEnv, LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.resume();
+  return child;
 }
