@@ -1,14 +1,11 @@
 // A page controls how long its links are: a crawl that queued thousands of long URLs must still continue as
 // new (its queued pages would pass Temporal's 2 MB payload limit in the next run's input) instead of wedging.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { normalizeSchema } from '../../shared/schema-input.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
-import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
+import { startCrawlOnTemporal } from '../support/crawl-jobs.js';
 import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -44,52 +41,25 @@ after(async () => {
 test('a crawl whose queued pages pass 2 MB continues as new with them stored in chunks', {
   timeout: 180_000,
 }, async () => {
-  const jobId = `job_${randomUUID().replaceAll('-', '')}`;
-  const workflowId = `crawl-${jobId}`;
-  await svc.deps.events.append([
+  const { jobId, workflowId, handle } = await startCrawlOnTemporal(
+    svc,
     {
-      type: 'job.created',
-      job_id: jobId,
-      tenant_id: svc.tenantId,
-      seq: 0,
-      event_id: randomUUID(),
-      at: new Date().toISOString(),
-      data: {
-        job_type: 'crawl',
-        url: `${base}/p/0`,
-        capture_debug: false,
-        workflow_id: workflowId,
-        idempotency_key: null,
+      url: `${base}/p/0`,
+      cleanerChain: [{ name: 'text' }],
+      options: {
+        follow_selector: 'a',
+        same_domain_only: true,
+        max_pages: 5000,
         max_depth: 3,
+        delay_ms: 0,
+        concurrency: 4,
+        respect_robots: false,
+        // About 25 pages a run: by the first continue-as-new some 3,000 long URLs are queued (~5 MB).
+        history_limit: 150,
       },
     },
-  ]);
-  const input: CrawlWorkflowInput = {
-    jobId,
-    tenantId: svc.tenantId,
-    url: `${base}/p/0`,
-    fetchMode: 'static',
-    cleanerChain: [{ name: 'text' }],
-    schema: normalizeSchema({ title: 'string' }),
-    captureDebug: false,
-    options: {
-      follow_selector: 'a',
-      same_domain_only: true,
-      max_pages: 5000,
-      max_depth: 3,
-      delay_ms: 0,
-      concurrency: 4,
-      respect_robots: false,
-      // About 25 pages a run: by the first continue-as-new some 3,000 long URLs are queued (~5 MB).
-      history_limit: 150,
-    },
-    firstSeq: 1,
-  };
-  const handle = await svc.deps.temporal.workflow.start(WORKFLOW_TYPES.crawl, {
-    workflowId,
-    taskQueue: svc.config.TEMPORAL_TASK_QUEUE,
-    args: [input],
-  });
+    { title: 'string' },
+  );
   try {
     // Pages completed in the third run prove the first two continued as new with their queue.
     let runs = 0;

@@ -46,10 +46,18 @@ export async function startShopCrawlUnderway(
 }
 
 /**
- * Starts a crawl of the shop's listing directly on Temporal (as the API would, after recording
- * job.created) with a lowered history limit, so it continues as new.
+ * Starts a crawl directly on Temporal (as the API would, after recording job.created), so a test can set
+ * what the API does not take (history_limit). Returns the job id, workflow id and handle.
  */
-export async function startContinueAsNewCrawl(svc: TestService, site: ShopSite, historyLimit: number) {
+export async function startCrawlOnTemporal(
+  svc: TestService,
+  crawl: {
+    url: string;
+    options: CrawlWorkflowInput['options'];
+    cleanerChain?: CrawlWorkflowInput['cleanerChain'];
+  },
+  schema: Record<string, string> = { name: 'string', price: 'number' },
+) {
   const jobId = `job_${randomUUID().replaceAll('-', '')}`;
   const workflowId = `crawl-${jobId}`;
   await svc.deps.events.append([
@@ -62,22 +70,37 @@ export async function startContinueAsNewCrawl(svc: TestService, site: ShopSite, 
       at: new Date().toISOString(),
       data: {
         job_type: 'crawl',
-        url: `${site.url}/`,
+        url: crawl.url,
         capture_debug: false,
         workflow_id: workflowId,
         idempotency_key: null,
-        max_depth: 1,
+        max_depth: crawl.options.max_depth,
       },
     },
   ]);
   const input: CrawlWorkflowInput = {
     jobId,
     tenantId: svc.tenantId,
-    url: `${site.url}/`,
+    url: crawl.url,
     fetchMode: 'static',
-    cleanerChain: [{ name: 'markdown' }],
-    schema: normalizeSchema({ name: 'string', price: 'number' }),
+    cleanerChain: crawl.cleanerChain ?? [{ name: 'markdown' }],
+    schema: normalizeSchema(schema),
     captureDebug: false,
+    options: crawl.options,
+    firstSeq: 1,
+  };
+  const handle = await svc.deps.temporal.workflow.start(WORKFLOW_TYPES.crawl, {
+    workflowId,
+    taskQueue: svc.config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+  });
+  return { jobId, workflowId, handle };
+}
+
+/** A crawl of the shop's listing with a lowered history limit, so it continues as new. */
+export function startContinueAsNewCrawl(svc: TestService, site: ShopSite, historyLimit: number) {
+  return startCrawlOnTemporal(svc, {
+    url: `${site.url}/`,
     options: {
       follow_selector: 'a.product',
       next_selector: 'a.next',
@@ -89,12 +112,5 @@ export async function startContinueAsNewCrawl(svc: TestService, site: ShopSite, 
       respect_robots: true,
       history_limit: historyLimit,
     },
-    firstSeq: 1,
-  };
-  const handle = await svc.deps.temporal.workflow.start(WORKFLOW_TYPES.crawl, {
-    workflowId,
-    taskQueue: svc.config.TEMPORAL_TASK_QUEUE,
-    args: [input],
   });
-  return { jobId, workflowId, handle };
 }
