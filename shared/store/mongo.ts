@@ -54,6 +54,11 @@ export const COLLECTIONS = {
   storedSchemas: 'stored_schemas',
   /** `_id` = `tenant:<tenant id>` or `public`; schema id → the fields schema lists filter and sort on. */
   schemaIndex: 'schema_index',
+  /**
+   * `_id` = `<tenant id>:<hash of scope, schema, URL shape, DOM signature>`: one page template's learned
+   * extractor (shared/store/learned-extractors.ts). A site's are listed by a (small) scan.
+   */
+  learnedExtractors: 'learned_extractors',
 } as const;
 
 export interface Mongo {

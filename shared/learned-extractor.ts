@@ -1,0 +1,32 @@
+// The shape of a learned extractor (issue 15): per field, CSS selectors with how a matched node becomes the
+// value. Shared by the worker (activities/learned/) and the API, which shows a stored site's extractors.
+
+export type Scalar = string | number | boolean;
+
+/** How a matched node's text (or attribute) becomes the field's value. */
+export type Transform =
+  | { kind: 'exact' }
+  /** The value between a fixed prefix and suffix, e.g. "SKU: " + value. */
+  | { kind: 'affix'; prefix: string; suffix: string }
+  /** The index-th number written in the text, e.g. 19.99 in "$19.99 incl. VAT". */
+  | { kind: 'number'; index: number }
+  /** The text looked up in answers seen before, e.g. "In stock" → true; unseen text answers nothing. */
+  | { kind: 'lookup'; map: Record<string, Scalar> };
+
+export interface Candidate {
+  selector: string;
+  /** The attribute read instead of the text. */
+  attr?: string;
+  transform: Transform;
+  /** Every match is one item of the list (array fields); otherwise the selector must match at most once. */
+  list?: boolean;
+}
+
+/** Per field, the candidates that held on every page so far; null when no page showed a value yet. */
+export type FieldCandidates = Record<string, Candidate[] | null>;
+
+/** A candidate's identity: its selector, what it reads and how (a lookup's learned answers aside). */
+export function candidateKey(c: Candidate): string {
+  const t = c.transform.kind === 'lookup' ? 'lookup' : JSON.stringify(c.transform);
+  return `${c.selector}|${c.attr ?? ''}|${t}|${c.list ? 'list' : ''}`;
+}
