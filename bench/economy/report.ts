@@ -1,0 +1,120 @@
+// The bench's verdicts against issue 15's goals and the printed table (one column per run).
+import { FIELDS } from './catalogue.js';
+import type { RunReport } from './runs.js';
+
+export const GOALS = {
+  max_conforming_item_share_reaching_model: 0.02,
+  every_deviating_page_reaches_model: true,
+  accuracy_equal_to_model_only: true,
+  min_pages_per_second: 40,
+};
+
+export interface Verdicts {
+  conforming_items_reaching_model: number;
+  conforming_items_goal_met: boolean;
+  deviating_pages_reaching_model: string;
+  deviating_goal_met: boolean;
+  accuracy_goal_met: boolean;
+  pages_per_second_goal_met: boolean;
+}
+
+/**
+ * The goals for one run. Accuracy is compared with the model-only run of the same invocation; without one,
+ * with 1 (the fake model answers every page correctly, so model-only scores 1 when the pipeline loses nothing).
+ */
+export function verdicts(run: RunReport, modelOnlyAccuracy: number | null): Verdicts | null {
+  if (!run.available || !run.model || !run.accuracy) return null;
+  const m = run.model;
+  const share = m.pages_by_kind.item === 0 ? 0 : m.pages_reached_by_kind.item / m.pages_by_kind.item;
+  return {
+    conforming_items_reaching_model: Math.round(share * 10_000) / 10_000,
+    conforming_items_goal_met: share <= GOALS.max_conforming_item_share_reaching_model,
+    deviating_pages_reaching_model: `${m.pages_reached_by_kind.deviating}/${m.pages_by_kind.deviating}`,
+    deviating_goal_met: m.pages_reached_by_kind.deviating === m.pages_by_kind.deviating,
+    accuracy_goal_met: run.accuracy.all_pages.overall >= (modelOnlyAccuracy ?? 1),
+    pages_per_second_goal_met: (run.pages_per_second ?? 0) >= GOALS.min_pages_per_second,
+  };
+}
+
+const pct = (n: number | undefined) => (n === undefined ? '' : `${(n * 100).toFixed(1)}%`);
+const mark = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? ' ✓' : ' ✗');
+
+type Row = [string, (run: RunReport, v: Verdicts | null) => string, string];
+
+const ROWS: Row[] = [
+  ['status', (r) => r.status ?? '', ''],
+  ['pages done / failed', (r) => `${r.pages_done} / ${r.pages_failed}`, ''],
+  ['model calls', (r) => String(r.model?.calls ?? ''), ''],
+  [
+    '  on conforming item pages',
+    (r) =>
+      `${r.model?.calls_by_kind.item} (${r.model?.pages_reached_by_kind.item}/${r.model?.pages_by_kind.item} pages)`,
+    '',
+  ],
+  [
+    '  on deviating item pages',
+    (r) =>
+      `${r.model?.calls_by_kind.deviating} (${r.model?.pages_reached_by_kind.deviating}/${r.model?.pages_by_kind.deviating} pages)`,
+    '',
+  ],
+  [
+    '  on listing pages',
+    (r) =>
+      `${r.model?.calls_by_kind.listing} (${r.model?.pages_reached_by_kind.listing}/${r.model?.pages_by_kind.listing} pages)`,
+    '',
+  ],
+  [
+    'conforming items reaching model',
+    (_r, v) => pct(v?.conforming_items_reaching_model) + mark(v?.conforming_items_goal_met),
+    '<= 2%',
+  ],
+  [
+    'deviating pages reaching model',
+    (_r, v) => (v?.deviating_pages_reaching_model ?? '') + mark(v?.deviating_goal_met),
+    'all',
+  ],
+  ['tokens per page (in+out)', (r) => String(r.tokens_per_page ?? ''), ''],
+  ['cost USD (job)', (r) => (r.cost_usd === undefined ? '' : r.cost_usd.toFixed(6)), ''],
+  [
+    'pages/s (job start to end)',
+    (r, v) => `${r.pages_per_second}${mark(v?.pages_per_second_goal_met)}`,
+    '>= 40',
+  ],
+  [
+    'accuracy, all pages',
+    (r, v) => pct(r.accuracy?.all_pages.overall) + mark(v?.accuracy_goal_met),
+    '= model-only',
+  ],
+  ['accuracy, item pages', (r) => pct(r.accuracy?.item_pages.overall), ''],
+  ...FIELDS.map((f): Row => [`  ${f}`, (r) => pct(r.accuracy?.item_pages.by_field[f]), '']),
+  ['accuracy, deviating pages', (r) => pct(r.accuracy?.deviating_pages.overall), ''],
+  ['accuracy, listing pages', (r) => pct(r.accuracy?.listing_pages.overall), ''],
+  [
+    'pages_by_source',
+    (r) =>
+      Object.entries(r.pages_by_source ?? {})
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', '),
+    '',
+  ],
+];
+
+export function table(runs: RunReport[], verdictsOf: (r: RunReport) => Verdicts | null): string {
+  const header = ['', ...runs.map((r) => r.run), 'goal'];
+  const body = ROWS.map(([label, cell, goal]) => [
+    label,
+    ...runs.map((r) => (r.available ? cell(r, verdictsOf(r)) : '')),
+    goal,
+  ]);
+  for (const [i, r] of runs.entries()) if (!r.available) (body[0] as string[])[i + 1] = 'not available';
+  const rows = [header, ...body];
+  const widths = header.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length)));
+  const lines = rows.map((row) =>
+    row
+      .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
+  const notes = runs.filter((r) => r.note).map((r) => `${r.run}: ${r.note}`);
+  return [...lines, ...(notes.length ? ['', ...notes] : [])].join('\n');
+}
