@@ -20,8 +20,10 @@ export interface AnalysisJob {
 
 export interface StepRequest {
   /** Names the step in its debug captures, which are keyed by page id. */
-  step: 'analysis' | 'sample';
+  step: 'analysis' | 'sample' | 'analysis_retry' | 'sample_retry';
   contentId: string;
+  /** Put before the stored content: what went wrong with an earlier answer. */
+  preface?: string;
   schema: NormalizedSchema;
   cleanDurationMs: number;
 }
@@ -71,7 +73,7 @@ export async function runModelStep(
       parentUrl: null,
       jobType: 'analyze',
     },
-    content.body,
+    request.preface ? `${request.preface}\n${content.body}` : content.body,
   );
   return {
     data: result.data,

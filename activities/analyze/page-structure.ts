@@ -1,13 +1,19 @@
 // One page's structure, parsed once: elements and their counts, the main repeated block, pagination, follow
-// patterns, sample links, the page type the evidence suggests and candidate fields. Compact enough to pass
-// through workflow history (no page text beyond short samples). Pure.
-import { load } from 'cheerio';
-import { type CandidateField, itemFields, singleItemFields } from './candidate-fields.js';
+// patterns, sample links, the page type the evidence suggests, candidate fields and their values on the page.
+// Compact enough to pass through workflow history (no page text beyond short samples). Pure.
+import { type CheerioAPI, load } from 'cheerio';
+import {
+  type Candidate,
+  type CandidateField,
+  itemCandidates,
+  type SampleValue,
+  singleItemCandidates,
+} from './candidate-fields.js';
 import { countPage, type DetectedElement, describeElements } from './elements.js';
 import { collectLinks, groupPatterns, type PatternDraft, sampleLinks } from './link-patterns.js';
 import { guessPageType, type PageTypeGuess } from './page-type.js';
 import { findPagination } from './pagination.js';
-import { findRepeatedBlocks, mainBlock } from './repeated-blocks.js';
+import { findRepeatedBlocks, mainBlock, type RepeatedBlock } from './repeated-blocks.js';
 import { isListingType } from './suggested-schema.js';
 
 export interface PageStructure {
@@ -18,12 +24,30 @@ export interface PageStructure {
   patterns: PatternDraft[];
   sampleLinks: string[];
   fields: CandidateField[];
+  /**
+   * The fields read off the page by the selectors they were found with: one record per item of the main block
+   * (the first few), or the page's one record. What the fallback schema yields without a model. Absent in
+   * structures recorded before it was read.
+   */
+  records?: Record<string, SampleValue>[];
   /** Selector of the main repeated block, if any, and its size. */
   itemSelector: string | null;
   items: number;
 }
 
 const MAX_BLOCKS = 3;
+/** Records kept in the structure's sample: enough to show the fallback works, small enough for history. */
+const MAX_RECORDS = 20;
+
+function readRecords($: CheerioAPI, candidates: Candidate[], block: RepeatedBlock | null) {
+  const scopes = block
+    ? $(block.selector)
+        .toArray()
+        .slice(0, MAX_RECORDS)
+        .map((el) => $(el))
+    : [$.root()];
+  return scopes.map((scope) => Object.fromEntries(candidates.map((c) => [c.field.name, c.read(scope)])));
+}
 
 export function analyzeStructure(html: string, url: string): PageStructure {
   const $ = load(html);
@@ -55,6 +79,8 @@ export function analyzeStructure(html: string, url: string): PageStructure {
         },
       ]
     : [];
+  const block = isListingType(guess.type) && main ? main : null;
+  const candidates = block ? itemCandidates($, block.selector, url) : singleItemCandidates($, url);
   return {
     url,
     title: $('title').first().text().replace(/\s+/g, ' ').trim().slice(0, 200),
@@ -62,7 +88,8 @@ export function analyzeStructure(html: string, url: string): PageStructure {
     elements: [...repeated, ...paging, ...describeElements($, found)],
     patterns: groupPatterns(links),
     sampleLinks: sampleLinks(links),
-    fields: isListingType(guess.type) && main ? itemFields($, main.selector) : singleItemFields($),
+    fields: candidates.map((c) => c.field),
+    records: readRecords($, candidates, block),
     itemSelector: main?.selector ?? null,
     items: main?.count ?? 0,
   };

@@ -1,14 +1,16 @@
 // The recordAnalysis activity: applies the suggested schema to the page (sample_data, through the extraction
-// path), assembles the analysis and records it as the job's one page result, with the usage of every model
-// call, under the seq the workflow reserved. The analysis never passes back through workflow history.
+// path) and checks that it yields something, asking the model again or falling back to the structure's schema
+// when it does not (checked-schema.ts); assembles the analysis and records it as the job's one page result,
+// with the usage of every model call, under the seq the workflow reserved. The analysis never passes back
+// through workflow history.
 import type { PageCompletedData } from '../../shared/events.js';
-import { validateSchemaYaml } from '../../shared/schema-input.js';
 import { AnalysisResultSchema } from '../../shared/schemas/analyze.js';
 import type { ActivityDeps } from '../deps.js';
 import { categorized } from '../failure.js';
 import { composeAnalysis } from './analysis-result.js';
+import { checkedSchema } from './checked-schema.js';
 import type { LinkClass } from './classify-links.js';
-import { type AnalysisJob, addUsage, runModelStep } from './model-step.js';
+import { type AnalysisJob, addUsage } from './model-step.js';
 import type { PageStructure } from './page-structure.js';
 import type { Suggestion } from './suggest-analysis.js';
 
@@ -28,18 +30,14 @@ export function makeRecordAnalysis(deps: ActivityDeps) {
   return async function recordAnalysis(input: RecordAnalysisInput): Promise<{ pageType: string }> {
     return categorized(async () => {
       const { suggestion } = input;
-      const sample = await runModelStep(deps, input, {
-        step: 'sample',
-        contentId: input.cleanedId,
-        schema: validateSchemaYaml(suggestion.schemaYaml),
-        cleanDurationMs: input.cleanDurationMs,
-      });
+      const checked = await checkedSchema(deps, input);
+      const spends = [suggestion, ...checked.spends];
       const analysis = AnalysisResultSchema.parse(
         composeAnalysis({
           structure: input.structure,
           pageType: suggestion.pageType,
           siteSummary: suggestion.siteSummary,
-          suggestedSchema: suggestion.schemaYaml,
+          suggestedSchema: checked.schemaYaml,
           recommendedFetchMode: input.recommendedFetchMode,
           classes: input.classes,
         }),
@@ -50,18 +48,23 @@ export function makeRecordAnalysis(deps: ActivityDeps) {
         final_url: input.fetch.finalUrl,
         depth: 0,
         parent_url: null,
-        data: { ...analysis, sample_data: sample.data },
+        data: {
+          ...analysis,
+          sample_data: checked.sampleData,
+          schema_source: checked.source,
+          schema_note: checked.note,
+        },
         input_format: 'structured',
         fetch_mode: input.fetch.fetchMode,
         fetched_at: input.fetch.fetchedAt,
         fetch_duration_ms: input.fetch.durationMs,
         clean_duration_ms: input.cleanDurationMs,
-        extract_duration_ms: suggestion.durationMs + sample.durationMs,
+        extract_duration_ms: spends.reduce((sum, s) => sum + s.durationMs, 0),
         provider: suggestion.provider,
         model: suggestion.model,
         fallback_position: suggestion.fallbackPosition,
-        usage: addUsage(suggestion.usage, sample.usage),
-        price_known: suggestion.priceKnown && sample.priceKnown,
+        usage: checked.spends.reduce((sum, s) => addUsage(sum, s.usage), suggestion.usage),
+        price_known: spends.every((s) => s.priceKnown),
       };
       await deps.events.append([
         {

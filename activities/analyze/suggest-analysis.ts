@@ -1,6 +1,7 @@
 // The suggestAnalysis activity: one model call over the page's evidence for the page type, a summary and the
 // fields of one record; the suggested schema is built from those fields and checked with the parser /extract
-// uses (or built from the structure's fields when the model's are unusable).
+// uses (or built from the structure's fields when the model's are unusable). recordAnalysis checks it against
+// the page and may ask again (checked-schema.ts).
 import type { ActivityDeps } from '../deps.js';
 import { categorized } from '../failure.js';
 import { chosenPageType, structureSummary } from './analysis-result.js';
@@ -20,9 +21,12 @@ export interface Suggestion extends StepSpend {
   siteSummary: string;
   schemaYaml: string;
   schemaSource: 'model' | 'structure';
+  /** The evidence the model saw, for asking again. Absent on suggestions made before the check existed. */
+  evidenceId?: string;
 }
 
 type Answer = ModelFields & { page_type?: unknown; site_summary?: unknown };
+export const answerOf = (data: unknown): Answer => (typeof data === 'object' && data !== null ? data : {});
 
 export function makeSuggestAnalysis(deps: ActivityDeps) {
   return async function suggestAnalysis(input: SuggestAnalysisInput): Promise<Suggestion> {
@@ -34,7 +38,7 @@ export function makeSuggestAnalysis(deps: ActivityDeps) {
         schema: ANALYSIS_SCHEMA,
         cleanDurationMs: 0,
       });
-      const answer: Answer = typeof data === 'object' && data !== null ? data : {};
+      const answer = answerOf(data);
       const pageType = chosenPageType(answer.page_type, structure.guess.type);
       const summary = typeof answer.site_summary === 'string' ? answer.site_summary.trim() : '';
       const schema = suggestSchema(answer, structure.fields, pageType);
@@ -44,6 +48,7 @@ export function makeSuggestAnalysis(deps: ActivityDeps) {
         siteSummary: summary || structureSummary(structure, pageType),
         schemaYaml: schema.yaml,
         schemaSource: schema.source,
+        evidenceId,
       };
     });
   };

@@ -109,8 +109,33 @@ export const AnalyzeRequestSchema = z
   .meta({ id: 'AnalyzeRequest' });
 export type AnalyzeRequest = z.infer<typeof AnalyzeRequestSchema>;
 
+export const SCHEMA_SOURCES = ['model', 'model_retry', 'page_structure'] as const;
+export const SchemaSourceSchema = z.enum(SCHEMA_SOURCES).meta({
+  id: 'SchemaSource',
+  description:
+    'Where suggested_schema comes from. The suggested schema is applied to the analysed page and must yield ' +
+    "something (items on a listing, values on a single item). model: the model's first suggestion did; " +
+    'model_retry: it did not, and the model, asked again with the fields that came out empty and what the ' +
+    'page structure shows, suggested one that did; page_structure: neither did, so the schema is built from ' +
+    "the page's structure (repeated blocks, prices, headings, labelled values) and sample_data was read off " +
+    'the page by the selectors in its field descriptions, without a model call.',
+});
+export type SchemaSource = z.infer<typeof SchemaSourceSchema>;
+
 export const AnalyzeResponseSchema = AnalysisResultSchema.extend({
   job_id: z.string(),
   sample_data: z.unknown().meta({ description: 'suggested_schema applied to this page.' }),
+  schema_source: SchemaSourceSchema.optional().meta({
+    description: 'Present on every analysis except those recorded before the check existed.',
+  }),
+  schema_note: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'One or two sentences on the check: what each schema tried yielded on this page and why this one was ' +
+        'kept, e.g. "The model\'s first schema extracted 0 items from this page (isbn came out empty); asked ' +
+        'again with what went wrong, its second schema: 12 items extracted."',
+    }),
 }).meta({ id: 'AnalyzeResponse' });
 export type AnalyzeResponse = z.infer<typeof AnalyzeResponseSchema>;

@@ -2,7 +2,7 @@
 // local site with one page of each kind (test/support/analyze-site.ts), whose contents the counts are checked
 // against.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { ANALYZE_COUNTS, startAnalyzeSite } from '../support/analyze-site.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import type { FixtureSite } from '../support/fixture-site.js';
@@ -15,6 +15,8 @@ before(async () => {
   svc = await startTestService();
   site = await startAnalyzeSite();
 });
+// Answers a failed test left queued must not answer the next test's calls.
+afterEach(() => svc?.llm.reset());
 after(async () => {
   await site?.close();
   await svc?.close();
@@ -27,6 +29,8 @@ interface Analysis {
   site_summary: string;
   suggested_schema: string;
   sample_data: unknown;
+  schema_source: 'model' | 'model_retry' | 'page_structure';
+  schema_note: string;
   sample_links: string[];
   detected_elements: { name: string; type: string; description: string; count: number }[];
   follow_patterns: { pattern: string; description: string; sample_urls: string[] }[];
@@ -45,6 +49,37 @@ const analyze = async (path: string, extra: Record<string, unknown> = {}): Promi
   assert.equal(res.statusCode, 200, res.body);
   return res.json();
 };
+
+/** The model requests an analysis makes from now on, as text (the prompt and the page content). */
+function modelRequests(): () => string[] {
+  const from = svc.llm.requests.length;
+  return () => svc.llm.requests.slice(from).map((r) => JSON.stringify(r.body));
+}
+const isAnalysisCall = (text: string) => text.includes('Facts measured by parsing the page');
+
+/** The job's usage is the sum of every model call's, as the debug captures recorded them. */
+async function assertUsageCountsEveryCall(jobId: string, calls: number): Promise<void> {
+  const job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
+  const report = (
+    await svc.app.inject({ url: `/api/v1/jobs/${jobId}/debug-capture`, headers: svc.auth() })
+  ).json();
+  const captures: { response: { input_tokens: number; output_tokens: number } }[] = report.captures;
+  assert.equal(captures.length, calls);
+  const sum = (k: 'input_tokens' | 'output_tokens') => captures.reduce((n, c) => n + c.response[k], 0);
+  assert.equal(job.token_usage_input, sum('input_tokens'));
+  assert.equal(job.token_usage_output, sum('output_tokens'));
+}
+
+const KETTLES = [
+  { kettle_name: 'Kettle model 1', price: 11.5 },
+  { kettle_name: 'Kettle model 2', price: 13 },
+];
+const suggestion = (fields: string[]) => ({
+  page_type: 'listing',
+  site_summary: 'A kitchen shop selling kettles.',
+  schema_name: 'Kettle',
+  fields: fields.map((name) => ({ name, type: name === 'price' ? 'number' : 'string' })),
+});
 
 const counted = (a: Analysis, type: string) => a.detected_elements.find((e) => e.type === type)?.count ?? 0;
 
@@ -93,10 +128,22 @@ describe('POST /api/v1/analyze', () => {
     for (const link of a.sample_links) assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\//);
     assert.ok(a.site_summary.length > 0);
     assert.match(a.suggested_schema, /name: items/);
-    assert.ok(typeof a.sample_data === 'object' && a.sample_data !== null);
+    // The fake model reads no items off a listing: asked again it suggests the same schema, so the schema of
+    // the page's structure is kept, its sample read by its selectors.
+    assert.equal(a.schema_source, 'page_structure');
+    const items = (a.sample_data as { items: { title: string; url: string; price: number }[] }).items;
+    assert.equal(items.length, want.items);
+    assert.deepEqual(items[0], {
+      title: 'Kettle model 1',
+      url: `${site.url}/product/1`,
+      price: 11.5,
+      brand: 'Acme',
+      image_url: `${site.url}/img/1.jpg`,
+    });
+    assert.match(a.schema_note, /suggested the same schema/);
     await assertSchemaExtracts(a, '/products');
 
-    // The job: type analyze, usage and cost of both model calls, the analysis as its one result.
+    // The job: type analyze, usage and cost of every model call, the analysis as its one result.
     const job = (await svc.app.inject({ url: `/api/v1/jobs/${a.job_id}`, headers: svc.auth() })).json();
     assert.equal(job.type, 'analyze');
     assert.equal(job.status, 'completed');
@@ -121,8 +168,14 @@ describe('POST /api/v1/analyze', () => {
     const report = (
       await svc.app.inject({ url: `/api/v1/jobs/${a.job_id}/debug-capture`, headers: svc.auth() })
     ).json();
-    assert.equal(report.total_requests, 2, 'the analysis call and the sample extraction');
+    assert.equal(
+      report.total_requests,
+      3,
+      'the analysis, the sample that came out empty, the analysis again',
+    );
     assert.match(report.captures[0].request.page_content, /Facts measured by parsing the page/);
+    assert.match(report.captures[2].request.page_content, /Your previous suggestion did not work/);
+    await assertUsageCountsEveryCall(a.job_id, 3);
   });
 
   test('a product page: one price, its forms, a flat schema that /extract accepts', async () => {
@@ -173,7 +226,8 @@ describe('POST /api/v1/analyze', () => {
     assert.ok(hits.length >= 1, 'linked product pages were fetched');
   });
 
-  test("the model's page type, summary and fields are used when valid", async () => {
+  test("the model's page type, summary and fields are used when valid and they yield items: one suggestion call", async () => {
+    const requests = modelRequests();
     svc.llm.enqueueAnswer({
       page_type: 'search_results',
       site_summary: 'A kitchen shop selling kettles.',
@@ -183,13 +237,88 @@ describe('POST /api/v1/analyze', () => {
         { name: 'price', type: 'float', description: 'the price' },
       ],
     });
+    svc.llm.enqueueAnswer({ items: KETTLES });
     const a = await analyze('/products');
     assert.equal(a.page_type, 'search_results');
     assert.equal(a.site_summary, 'A kitchen shop selling kettles.');
     assert.match(a.suggested_schema, /^name: kettle$/m);
     assert.match(a.suggested_schema, /name: kettle_name/);
     assert.match(a.suggested_schema, /name: items/);
+    assert.equal(a.schema_source, 'model');
+    assert.deepEqual(a.sample_data, { items: KETTLES });
+    assert.match(a.schema_note, /2 items extracted/);
+    assert.equal(requests().length, 2);
+    assert.equal(requests().filter(isAnalysisCall).length, 1, 'one suggestion call');
+    await assertUsageCountsEveryCall(a.job_id, 2);
     await assertSchemaExtracts(a, '/products');
+  });
+
+  test('fields that match nothing on a listing: the model is asked again with what went wrong, its new schema kept', async () => {
+    const requests = modelRequests();
+    svc.llm.enqueueAnswer(suggestion(['isbn', 'publisher']));
+    svc.llm.enqueueAnswer({ items: [] });
+    svc.llm.enqueueAnswer(suggestion(['kettle_name', 'price']));
+    svc.llm.enqueueAnswer({ items: KETTLES });
+    const a = await analyze('/products');
+    assert.equal(a.schema_source, 'model_retry');
+    assert.match(a.suggested_schema, /name: kettle_name/);
+    assert.doesNotMatch(a.suggested_schema, /isbn/);
+    assert.deepEqual(a.sample_data, { items: KETTLES });
+    assert.match(a.schema_note, /0 items .*isbn, publisher came out empty.*asked again/);
+    const sent = requests();
+    assert.equal(sent.length, 4);
+    const retry = sent[2] ?? '';
+    assert.ok(isAnalysisCall(retry), 'the third call is the analysis again');
+    assert.match(retry, /Your previous suggestion did not work on this page/);
+    assert.match(retry, /extracted 0 items/);
+    assert.match(retry, /came out empty: isbn, publisher/);
+    assert.match(retry, /12 repeated items matching `ul\.products > li\.product-card`/);
+    assert.match(retry, /- price: the item's price/, 'the parts the structure measured');
+    await assertUsageCountsEveryCall(a.job_id, 4);
+    await assertSchemaExtracts(a, '/products');
+  });
+
+  test("both schemas yield nothing: the page structure's schema is kept, its sample read off the page", async () => {
+    const requests = modelRequests();
+    svc.llm.enqueueAnswer(suggestion(['isbn', 'publisher']));
+    svc.llm.enqueueAnswer({ items: [] });
+    svc.llm.enqueueAnswer(suggestion(['author', 'page_count']));
+    svc.llm.enqueueAnswer({ items: [{ author: null, page_count: null }] });
+    const a = await analyze('/products');
+    assert.equal(a.schema_source, 'page_structure');
+    assert.doesNotMatch(a.suggested_schema, /isbn|author/);
+    assert.match(a.suggested_schema, /^name: kettle$/m, "the model's record name is kept");
+    for (const field of ['title', 'url', 'price', 'image_url'])
+      assert.match(a.suggested_schema, new RegExp(`name: ${field}`));
+    const items = (a.sample_data as { items: { title: string; price: number }[] }).items;
+    assert.equal(items.length, ANALYZE_COUNTS.listing.items);
+    assert.deepEqual(
+      items.slice(0, 2).map((i) => [i.title, i.price]),
+      [
+        ['Kettle model 1', 11.5],
+        ['Kettle model 2', 13],
+      ],
+    );
+    assert.match(a.schema_note, /second schema extracted nothing either/);
+    assert.match(a.schema_note, /built from the page's structure \(12 items matching/);
+    assert.equal(requests().length, 4, 'no model call for the structure sample');
+    await assertUsageCountsEveryCall(a.job_id, 4);
+    await assertSchemaExtracts(a, '/products');
+  });
+
+  test('a detail page whose fields come out empty: asked again, the fields that have values are kept', async () => {
+    const requests = modelRequests();
+    // The fake model reads "isbn" nowhere on a product page; asked again it answers the structure's fields.
+    svc.llm.enqueueAnswer({ page_type: 'product', fields: [{ name: 'isbn', type: 'string' }] });
+    const a = await analyze('/product/3');
+    assert.equal(a.schema_source, 'model_retry');
+    assert.doesNotMatch(a.suggested_schema, /isbn/);
+    assert.equal((a.sample_data as { title?: string }).title, 'Kettle model 3');
+    assert.match(a.schema_note, /no value from this page \(isbn came out empty\)/);
+    const retry = requests()[2] ?? '';
+    assert.match(retry, /extracted no value for any field/);
+    assert.match(retry, /one item, titled/);
+    await assertUsageCountsEveryCall(a.job_id, 4);
   });
 
   test('a model failure fails the job on the result seq (the log stays gap-free)', async () => {
