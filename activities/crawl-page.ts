@@ -4,7 +4,10 @@
 import { createHash } from 'node:crypto';
 import { MongoBulkWriteError } from 'mongodb';
 import type { DiscoveredLink, FollowRules } from '../shared/crawl/links.js';
+import { toJsonSchema } from '../shared/schema-input.js';
+import type { AnsweredPage } from '../shared/store/learned-extractors.js';
 import { COLLECTIONS } from '../shared/store/mongo.js';
+import type { DataSource, FieldProvenance } from '../shared/structured-data.js';
 import { currentActivity, heartbeat } from './activity-context.js';
 import type { CleanerStep } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
@@ -12,8 +15,11 @@ import { type ExtractWithModelInput, makeExtractor } from './extract-with-model.
 import { categorized } from './failure.js';
 import { makeFetchDocument } from './fetch-page.js';
 import { htmlPoolOf } from './html-pool/pool.js';
+import { makeTemplateLearner } from './learned/learner.js';
 import type { JobLlmConfig } from './llm/chain.js';
 import { robotsAllow } from './robots.js';
+import { validatorFor } from './schema-validators.js';
+import type { StructuredPlan } from './structured-data/answer.js';
 import type { DeferredActivity } from './tenant-share.js';
 
 export interface CrawlPageInput {
@@ -42,7 +48,20 @@ export interface CrawlPageInput {
   structuredData?: boolean;
   /** The page may answer `deferred` when its tenant's share of the worker is taken (worker/interceptors.ts). */
   mayDefer?: boolean;
+  /** The job's learn_extractors switch (absent: on). */
+  learnExtractors?: boolean;
+  /** The stored site a site crawl crawls: its templates' extractors are kept across its jobs. */
+  siteId?: string;
+  /** A page re-done by the model after its learned extractor failed a check: the result it replaces. */
+  revises?: {
+    seq: number;
+    data_source: DataSource;
+    values?: Partial<Record<FieldProvenance['source'], number>>;
+  };
 }
+
+/** A page to extract again, by the model (its template's learned extractor failed a later check). */
+export type RedoPage = AnsweredPage;
 
 export type CrawlPageResult =
   | {
@@ -50,13 +69,16 @@ export type CrawlPageResult =
       links: { url: string; kind: 'follow' | 'next' }[];
       inputTokens: number;
       outputTokens: number;
+      /** Pages to re-do (a learned extractor answered them, then failed a check on this page). */
+      redo?: RedoPage[];
     }
   | { outcome: 'skipped'; category: 'robots_disallowed'; message: string }
   | DeferredActivity;
 
 export function makeCrawlPage(deps: ActivityDeps) {
   const fetchDocument = makeFetchDocument(deps);
-  const { extractFromContent } = makeExtractor(deps);
+  const { answerFromContent, recordPage, planOf } = makeExtractor(deps);
+  const learner = deps.learned ? makeTemplateLearner(deps.learned, () => htmlPoolOf(deps)) : null;
   const seenSet = deps.events.database().collection<{ _id: string; by: number }>(COLLECTIONS.crawlUrls);
 
   /**
@@ -126,9 +148,20 @@ export function makeCrawlPage(deps: ActivityDeps) {
       const fetched = await fetchDocument(input.url, input.fetchMode);
       const { doc } = fetched;
       const cleanStarted = Date.now();
-      // One task, one parse, for link discovery and cleaning, in the HTML pool under its time limit. The
-      // links are queued only once the page's result is stored.
-      const { links, cleaned, structured } = await htmlPoolOf(deps).run(
+      // A re-done page goes to the model whatever its template (its extractor failed a check).
+      const learning = input.revises
+        ? null
+        : (learner?.pageOf({
+            tenantId: input.tenantId,
+            jobId: input.jobId,
+            siteId: input.siteId,
+            schema: input.schema,
+            url: input.url,
+            learn: input.learnExtractors,
+          }) ?? null);
+      // One task, one parse, for link discovery, cleaning and the page's template, in the HTML pool under
+      // its time limit. The links are queued only once the page's result is stored.
+      const { links, cleaned, structured, template } = await htmlPoolOf(deps).run(
         {
           kind: 'crawl-page',
           body: doc.body,
@@ -138,44 +171,85 @@ export function makeCrawlPage(deps: ActivityDeps) {
           rules: rulesFor(input),
           seedUrl: input.seedUrl,
           readStructured: input.structuredData !== false,
+          ...(learning && learner
+            ? { learned: { fields: learning.fields, extractors: learner.extractorsFor(learning) } }
+            : {}),
         },
         currentActivity()?.cancellationSignal,
       );
-      const answer = await extractFromContent(
-        {
-          jobId: input.jobId,
-          tenantId: input.tenantId,
-          pageId: input.pageId,
-          url: input.url,
-          depth: input.depth,
-          parentUrl: input.parentUrl,
-          schema: input.schema,
-          fetch: {
-            finalUrl: doc.url,
-            fetchMode: fetched.mode,
-            fetchedAt: fetched.fetchedAt,
-            durationMs: fetched.durationMs,
-          },
-          cleanDurationMs: Date.now() - cleanStarted,
-          eventSeq: input.eventSeq,
-          eventId: input.eventId,
-          jobType: 'crawl',
-          captureDebug: input.captureDebug,
-          llm: input.llm,
-          node: input.node,
-          structuredData: input.structuredData,
+      const answerInput = {
+        jobId: input.jobId,
+        tenantId: input.tenantId,
+        pageId: input.pageId,
+        url: input.url,
+        depth: input.depth,
+        parentUrl: input.parentUrl,
+        schema: input.schema,
+        fetch: {
+          finalUrl: doc.url,
+          fetchMode: fetched.mode,
+          fetchedAt: fetched.fetchedAt,
+          durationMs: fetched.durationMs,
         },
+        cleanDurationMs: Date.now() - cleanStarted,
+        eventSeq: input.eventSeq,
+        eventId: input.eventId,
+        jobType: 'crawl',
+        captureDebug: input.captureDebug,
+        llm: input.llm,
+        node: input.node,
+        structuredData: input.structuredData,
+        revises: input.revises,
+      };
+      // Structured data first; a learned extractor answers only what it leaves.
+      const plan = planOf(answerInput, cleaned, structured);
+      const decision =
+        learning && learner && !(plan && !plan.rest)
+          ? await learner.decide(
+              learning,
+              template,
+              doc.body,
+              answeredPage(input, plan, learning.fields.length),
+              (data) => validatorFor(toJsonSchema(input.schema))(data),
+            )
+          : null;
+      const answer = await answerFromContent(
+        answerInput,
         cleaned,
-        'deferred',
         structured,
+        decision?.kind === 'extractor' ? decision.extraction : undefined,
       );
+      const redo =
+        learning && learner && decision?.kind === 'model'
+          ? await learner.learn(learning, decision, doc.body, answer.page.data, {
+              url: input.url,
+              pageId: input.pageId,
+            })
+          : [];
+      await recordPage(answerInput, answer.page, 'deferred');
       return {
         outcome: 'completed',
         links: await unseen(input, links),
-        inputTokens: answer.inputTokens,
-        outputTokens: answer.outputTokens,
+        inputTokens: answer.result.inputTokens,
+        outputTokens: answer.result.outputTokens,
+        ...(redo.length > 0 ? { redo } : {}),
       };
     });
+  }
+
+  /** The page as a learned extractor's answer remembers it, in case a later check finds it wrong. */
+  function answeredPage(input: CrawlPageInput, plan: StructuredPlan | null, fields: number): AnsweredPage {
+    const structured = plan?.mapping.answered.length ?? 0;
+    return {
+      node: input.node,
+      url: input.url,
+      depth: input.depth,
+      parentUrl: input.parentUrl,
+      pageId: input.pageId,
+      seq: input.eventSeq,
+      source: structured > 0 ? 'mixed' : 'learned_extractor',
+      values: { structured_data: structured, learned_extractor: fields - structured },
+    };
   }
 
   /** The follow rules this page applies; null when it looks for no links. */

@@ -4,6 +4,7 @@ import type { ContentStore } from '../shared/store/contents.js';
 import type { DebugCaptureStore } from '../shared/store/debug-captures.js';
 import type { EventStore } from '../shared/store/event-store.js';
 import type { JobReader } from '../shared/store/jobs.js';
+import type { LearnedExtractorStore } from '../shared/store/learned-extractors.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
 import type { WebhookStore } from '../shared/store/webhooks.js';
 import type { BrowserPool } from './browser/browser-pool.js';
@@ -25,4 +26,6 @@ export interface ActivityDeps {
   html?: HtmlPool;
   /** Job projections, read to build webhook bodies. */
   jobs?: JobReader;
+  /** Learned extractors' templates; without it crawls never learn (every page goes to the model). */
+  learned?: LearnedExtractorStore;
 }

@@ -15,6 +15,7 @@ import { categorized } from './failure.js';
 import { type JobLlmConfig, type ResolvedEntry, resolveChain, shouldFallBack } from './llm/chain.js';
 import { parseAnswer, SYSTEM_PROMPT, userPrompt } from './llm/prompt.js';
 import { callModel, type ModelAnswer } from './llm/providers.js';
+import { provenanceOf } from './provenance.js';
 import { validatorFor } from './schema-validators.js';
 import {
   mergeAnswer,
@@ -45,6 +46,14 @@ export interface ExtractWithModelInput {
   node?: number;
   /** The job's structured_data switch: answer from the page's structured data first (absent: on). */
   structuredData?: boolean;
+  /** A re-done page (crawls): the result it replaces. */
+  revises?: PageCompletedData['revises'];
+}
+
+/** A page answered by a learned extractor (crawls): its values and the selector each was read with. */
+export interface LearnedAnswer {
+  data: Record<string, unknown>;
+  selectors: Record<string, string>;
 }
 
 /** What a model answer for a page needs: the extraction input without where its result is recorded. */
@@ -181,18 +190,29 @@ export function makeExtractor(deps: ActivityDeps) {
     input: AnswerInput,
     body: string,
     structured?: StructuredItem[] | null,
+    learned?: LearnedAnswer,
   ): Promise<{ page: PageCompletedData; result: ExtractWithModelResult }> {
     return categorized(async () => {
       const started = Date.now();
-      const plan =
-        input.structuredData === false ? null : planFromStructuredData(input.schema, structured, body);
-      if (plan && !plan.rest) return structuredOnly(input, plan, Date.now() - started);
+      const plan = planOf(input, body, structured);
+      if (plan && !plan.rest) return noModel(input, plan, undefined, Date.now() - started);
+      if (learned) return noModel(input, plan, learned, Date.now() - started);
       const asked = plan?.rest ? { ...input, schema: plan.rest } : input;
       const answer = await answerFromModel(asked, body, started);
-      if (!plan) return { page: { ...answer.page, ...sourceOf(null) }, result: answer.result };
-      const data = mergeAnswer(input.schema, plan.mapping, answer.page.data);
-      return { page: { ...answer.page, data, ...sourceOf(plan) }, result: answer.result };
+      const data = plan ? mergeAnswer(input.schema, plan.mapping, answer.page.data) : answer.page.data;
+      const provenance = provenanceOf(
+        input.schema,
+        data,
+        { structured: plan?.mapping.paths },
+        body.slice(0, config.LLM_MAX_CONTENT_CHARS),
+      );
+      return { page: { ...answer.page, data, ...sourceOf(plan), provenance }, result: answer.result };
     });
+  }
+
+  /** What the page's structured data answers of the schema (null: nothing, or the job turned it off). */
+  function planOf(input: AnswerInput, body: string, structured?: StructuredItem[] | null) {
+    return input.structuredData === false ? null : planFromStructuredData(input.schema, structured, body);
   }
 
   /** Asks the chain for the schema's data; falls back along the chain on failures that allow it. */
@@ -234,6 +254,17 @@ export function makeExtractor(deps: ActivityDeps) {
     structured?: StructuredItem[] | null,
   ): Promise<ExtractWithModelResult> {
     const { page, result } = await answerFromContent(input, body, structured);
+    await recordPage(input, page, projection);
+    return result;
+  }
+
+  /** Records a page's result event: projected before returning, or stored and projected in the background. */
+  async function recordPage(
+    input: Pick<ExtractWithModelInput, 'jobId' | 'tenantId' | 'eventSeq' | 'eventId' | 'revises'>,
+    answered: PageCompletedData,
+    projection: 'awaited' | 'deferred',
+  ): Promise<void> {
+    const page = input.revises ? { ...answered, revises: input.revises } : answered;
     const events: JobEvent[] = [
       {
         type: 'page.completed',
@@ -255,26 +286,42 @@ export function makeExtractor(deps: ActivityDeps) {
         }),
       );
     }
-    return result;
   }
 
   const extractWithModel = async (input: ExtractWithModelInput): Promise<ExtractWithModelResult> => {
     const content = await categorized(() => deps.contents.get(input.contentId));
     return extractFromContent(input, content.body, 'awaited', content.structured);
   };
-  return { extractWithModel, extractFromContent, answerFromContent };
+  return { extractWithModel, extractFromContent, answerFromContent, recordPage, planOf };
 
-  /** A page answered from its structured data alone: no model call, 0 tokens, no cost. */
-  function structuredOnly(
+  /**
+   * A page answered without the model, from its structured data and (crawls) its template's learned
+   * extractor for the rest: no model call, 0 tokens, no cost.
+   */
+  function noModel(
     input: AnswerInput,
-    plan: StructuredPlan,
+    plan: StructuredPlan | null,
+    learned: LearnedAnswer | undefined,
     durationMs: number,
   ): { page: PageCompletedData; result: ExtractWithModelResult } {
     const none = { provider: '', model: '', position: 0, isByok: false };
     const spend: Spend = { inputTokens: 0, outputTokens: 0, llmCostUsd: 0, priceKnown: true };
-    const data = mergeAnswer(input.schema, plan.mapping, {});
+    const mapping = plan?.mapping ?? { data: {}, answered: [], missing: [], paths: {} };
+    const data = mergeAnswer(input.schema, mapping, learned?.data ?? {});
     const { page, result } = pageResult(input, none, { data }, spend, durationMs);
-    return { page: { ...page, ...sourceOf(plan) }, result };
+    const selectors = Object.fromEntries(
+      Object.entries(learned?.selectors ?? {}).filter(([name]) => !(name in mapping.data)),
+    );
+    const provenance = provenanceOf(
+      input.schema,
+      data,
+      { structured: mapping.paths, learned: selectors },
+      '',
+    );
+    const source = !learned
+      ? sourceOf(plan)
+      : { ...sourceOf(plan), data_source: plan ? 'mixed' : 'learned_extractor' };
+    return { page: { ...page, ...source, provenance } as PageCompletedData, result };
   }
 
   function pageResult(

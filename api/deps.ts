@@ -5,6 +5,7 @@ import type { Config } from '../shared/config.js';
 import type { DebugCaptureStore } from '../shared/store/debug-captures.js';
 import type { EventStore } from '../shared/store/event-store.js';
 import type { JobReader } from '../shared/store/jobs.js';
+import type { LearnedExtractorStore } from '../shared/store/learned-extractors.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
 import type { SchemaLibraryStore } from '../shared/store/schema-library.js';
 import type { SiteStore } from '../shared/store/sites.js';
@@ -23,4 +24,5 @@ export interface ApiDeps {
   webhooks: WebhookStore;
   sites: SiteStore;
   schemaLibrary: SchemaLibraryStore;
+  learned: LearnedExtractorStore;
 }

@@ -1,5 +1,5 @@
 // Read models → API resources. The projections carry bookkeeping (tenant, last_seq) the API never shows.
-import { type JobView, noPagesBySource } from '../shared/reducers/job.js';
+import { type JobView, noPagesBySource, noValuesBySource } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
 import type { AnalyzeResponse } from '../shared/schemas/analyze.js';
 import type { ExtractResponse } from '../shared/schemas/extract.js';
@@ -25,7 +25,8 @@ export async function jobResource(deps: ApiDeps, job: JobView): Promise<Job> {
     llm_cost_usd: job.llm_cost_usd,
     cost_usd: job.cost_usd,
     is_byok: job.is_byok,
-    pages_by_source: job.pages_by_source ?? noPagesBySource(),
+    pages_by_source: { ...noPagesBySource(), ...job.pages_by_source },
+    values_by_source: job.values_by_source ?? noValuesBySource(),
     error_category: job.error_category,
     error_message: job.error_message,
     capture_debug: job.capture_debug,
@@ -53,6 +54,7 @@ export function extractResponse(job: JobView, page: ResultView): ExtractResponse
       price_known: page.price_known,
       data_source: page.data_source ?? 'model',
       structured_fields: page.structured_fields ?? [],
+      provenance: page.provenance ?? {},
     },
     usage: {
       input_tokens: page.input_tokens,
@@ -69,9 +71,12 @@ export function analyzeResponse(job: JobView, page: ResultView): AnalyzeResponse
   return { ...(page.data as Omit<AnalyzeResponse, 'job_id'>), job_id: job.id };
 }
 
-/** A page result as the results endpoint (and the stream's result events) show it: spec fields first. */
-export function jobResult(page: ResultView): JobResult {
-  return {
+/**
+ * A page result as the results endpoint (and the stream's result events) show it: spec fields first; with
+ * `include_provenance`, where each value came from.
+ */
+export function jobResult(page: ResultView, opts: { provenance?: boolean } = {}): JobResult {
+  const result: JobResult = {
     id: page.id,
     url: page.url,
     status: page.status,
@@ -79,4 +84,7 @@ export function jobResult(page: ResultView): JobResult {
     error_category: page.error_category,
     error_message: page.error_message,
   };
+  if (opts.provenance)
+    result.provenance = page.status === 'completed' ? { ...(page.provenance ?? {}) } : null;
+  return result;
 }

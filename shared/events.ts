@@ -1,7 +1,7 @@
 // Job events: the append-only log from which every read model is derived. Types only, so workflows can
 // import them without pulling in a driver or a validator.
 import type { ErrorCategory } from './errors.js';
-import type { DataSource } from './structured-data.js';
+import type { DataSource, FieldProvenance } from './structured-data.js';
 import type { JobType } from './temporal-names.js';
 
 export interface Usage {
@@ -63,6 +63,18 @@ export interface PageCompletedData {
   data_source?: DataSource;
   /** The fields answered from the page's structured data. */
   structured_fields?: string[];
+  /** Where each top-level field's value came from (absent on pages recorded before provenance). */
+  provenance?: Record<string, FieldProvenance>;
+  /**
+   * A re-done page: the seq of the result it replaces (its learned extractor failed a later check, so the
+   * page was extracted again by the model), and where that result's data came from.
+   */
+  revises?: {
+    seq: number;
+    data_source: DataSource;
+    /** The replaced result's values by source (job totals count the new ones instead). */
+    values?: Partial<Record<FieldProvenance['source'], number>>;
+  };
 }
 
 export interface PageFailedData {

@@ -25,6 +25,9 @@ export interface Candidate {
 /** Per field, the candidates that held on every page so far; null when no page showed a value yet. */
 export type FieldCandidates = Record<string, Candidate[] | null>;
 
+/** The candidate of a field no page showed a value for: it reads null. */
+export const ABSENT: Candidate = { selector: '', transform: { kind: 'exact' } };
+
 /** A candidate's identity: its selector, what it reads and how (a lookup's learned answers aside). */
 export function candidateKey(c: Candidate): string {
   const t = c.transform.kind === 'lookup' ? 'lookup' : JSON.stringify(c.transform);

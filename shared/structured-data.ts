@@ -10,5 +10,26 @@ export interface StructuredItem {
   props: Record<string, unknown>;
 }
 
-/** Where a page's data came from: its structured data alone, the model alone, or both. */
-export type DataSource = 'structured_data' | 'model' | 'mixed';
+/**
+ * Where a page's data came from: its structured data alone, a learned extractor alone (issue 15: selectors
+ * learned from the model's answers on pages of the same template), the model alone, or more than one.
+ */
+export type DataSource = 'structured_data' | 'learned_extractor' | 'model' | 'mixed';
+export const DATA_SOURCES = ['structured_data', 'learned_extractor', 'model', 'mixed'] as const;
+
+/** Where one field's value came from (per-field provenance). */
+export interface FieldProvenance {
+  source: 'structured_data' | 'learned_extractor' | 'model';
+  /** Structured data: the entity and property path read, e.g. `json-ld Product offers.price`. */
+  path?: string;
+  /** Learned extractor: the CSS selector read. */
+  selector?: string;
+  /**
+   * Model answers: whether the value occurs verbatim in the content the model was sent (strings by their
+   * text, numbers as written in any usual way, lists and objects by every value inside); null for values
+   * that cannot be looked up (booleans, empty values).
+   */
+  in_page?: boolean | null;
+  /** Model answers found in the page: the character offset of the first occurrence in that content. */
+  offset?: number;
+}

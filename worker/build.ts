@@ -39,7 +39,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
   await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
   await client.close();
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const { events, contents, llm, debug, webhooks, jobs } = createStores(mongo.db, config);
+  const { events, contents, llm, debug, webhooks, jobs, learned } = createStores(mongo.db, config);
   const browser = createBrowserPool(config); // launches Chromium on the first dynamic fetch, not here
   const html = createHtmlPool(config); // threads for HTML work, started now so the first page finds them warm
   const activities = createActivities({
@@ -52,6 +52,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     html,
     webhooks,
     jobs,
+    learned,
   });
   const worker = await Worker.create({
     connection,

@@ -46,6 +46,8 @@ interface QueuedPage {
   url: string;
   depth: number;
   parentUrl: string | null;
+  /** A page to re-do by the model: its learned extractor failed a later check (issue 15). */
+  redo?: { pageId: string; revises: NonNullable<CrawlPageInput['revises']> };
 }
 
 export interface CrawlState {
@@ -79,6 +81,10 @@ export interface CrawlWorkflowInput {
   firstSeq: number;
   /** The request's structured_data switch (absent in jobs started before it: on). */
   structuredData?: boolean;
+  /** The request's learn_extractors switch (absent in jobs started before it: on). */
+  learnExtractors?: boolean;
+  /** A stored site's crawl: the site whose learned extractors the crawl uses and keeps. */
+  siteId?: string;
   /** Start from these pages instead of the seed URL alone (retries of failed pages). */
   seeds?: { url: string; depth: number; parentUrl: string | null }[];
   /** Carried over continue-as-new. */
@@ -254,7 +260,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
 
   function start(page: QueuedPage) {
     const slot = log.reserve();
-    const pageId = uuid4();
+    const pageId = page.redo?.pageId ?? uuid4();
     const turn = turnFor(hostOf(page.url));
     const promise = (async () => {
       try {
@@ -276,11 +282,17 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
           llm: input.llm,
           rules: opts,
           respectRobots: opts.respect_robots,
-          discover: { follow: page.depth < opts.max_depth, next: true },
-          markSeen: page.node < seeds.length,
+          // A re-done page found its links the first time.
+          discover: page.redo
+            ? { follow: false, next: false }
+            : { follow: page.depth < opts.max_depth, next: true },
+          markSeen: !page.redo && page.node < seeds.length,
           eventSeq: slot.seq,
           eventId: slot.eventId,
           structuredData: input.structuredData,
+          ...(input.learnExtractors === undefined ? {} : { learnExtractors: input.learnExtractors }),
+          ...(input.siteId ? { siteId: input.siteId } : {}),
+          ...(page.redo ? { revises: page.redo.revises } : {}),
         };
         let result = await crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput);
         // Over its tenant's share of the worker the page did not run: wait on a durable timer, backing off.
@@ -297,13 +309,26 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
             body: pageEvent('page.skipped', page, pageId, result.category, result.message),
           });
         } else {
-          state.completed++;
+          // A re-done page replaces its earlier result: it is not one more page.
+          if (!page.redo) state.completed++;
           await admitLinks(page, result.links);
+          // Pages a failed check showed wrong run again, by the model, before the rest of the frontier.
+          for (const redo of result.redo ?? [])
+            state.frontier.unshift({
+              node: redo.node,
+              url: redo.url,
+              depth: redo.depth,
+              parentUrl: redo.parentUrl,
+              redo: {
+                pageId: redo.pageId,
+                revises: { seq: redo.seq, data_source: redo.source, values: redo.values },
+              },
+            });
         }
       } catch (err) {
         if (isCancellation(err)) throw err;
         const { category, message } = categoryOf(err);
-        state.failed++;
+        if (!page.redo) state.failed++;
         state.lastFailure = { category, message };
         await log.record({ slot, body: pageEvent('page.failed', page, pageId, category, message) });
       } finally {

@@ -74,6 +74,8 @@ const WHAT: Record<HtmlTask['kind'], string> = {
   'clean-read': 'cleaning the page and reading its structured data',
   'crawl-page': "reading the page's links and cleaning it",
   structure: "analysing the page's structure",
+  learn: "learning the page template's selectors",
+  apply: "reading the page with its template's learned selectors",
 };
 
 function overTime(task: HtmlTask, limitMs: number): CategorizedError {

@@ -2,12 +2,20 @@
 // parse for both), and analyze's structural reading of a page. Strings in, plain data out: results cross the
 // thread boundary by structured clone, and errors come back as data so their category survives the crossing.
 import type { MessagePort } from 'node:worker_threads';
-import { load } from 'cheerio';
+import { type CheerioAPI, load } from 'cheerio';
 import { type DiscoveredLink, discoverLinks, type FollowRules } from '../../shared/crawl/links.js';
 import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
+import type { FieldCandidates } from '../../shared/learned-extractor.js';
 import { analyzeStructure, type PageStructure } from '../analyze/page-structure.js';
 import { type PageSignals, scanPage } from '../browser/page-signals.js';
 import { type CleanContext, type CleanerStep, runChain } from '../cleaners/index.js';
+import {
+  applyExtractor,
+  domSignature,
+  type Extraction,
+  type LearnableField,
+  learnFromAnswer,
+} from '../learned/dom.js';
 import { readStructuredData, type StructuredItem } from '../structured-data/read.js';
 
 export interface CleanTask {
@@ -34,6 +42,36 @@ export interface CrawlPageTask {
   seedUrl: string;
   /** Whether to read the page's structured data too (the job's structured_data switch). */
   readStructured?: boolean;
+  /** Learned extractors: the page's template is recognised and, when one of these matches it, applied. */
+  learned?: {
+    fields: LearnableField[];
+    extractors: { signature: string; fields: FieldCandidates }[];
+  };
+}
+
+/** What a model's answer on a page teaches the template's extractor (activities/learned/dom.ts). */
+export interface LearnTask {
+  kind: 'learn';
+  body: string;
+  fields: LearnableField[];
+  data: Record<string, unknown>;
+  known: FieldCandidates | null;
+  /** Also derive candidates from this page alone (where learning restarts if a check fails). */
+  derive: boolean;
+}
+
+/** A learned extractor applied to a page. */
+export interface ApplyTask {
+  kind: 'apply';
+  body: string;
+  fields: LearnableField[];
+  known: FieldCandidates;
+}
+
+/** The page's template signature and, when a given extractor matched it, what that extractor read. */
+export interface TemplateReading {
+  signature: string;
+  extraction?: Extraction;
 }
 
 export interface StructureTask {
@@ -42,12 +80,19 @@ export interface StructureTask {
   url: string;
 }
 
-export type HtmlTask = CleanTask | CleanReadTask | CrawlPageTask | StructureTask;
+export type HtmlTask = CleanTask | CleanReadTask | CrawlPageTask | StructureTask | LearnTask | ApplyTask;
 
 export interface HtmlResults {
   clean: string;
   'clean-read': { cleaned: string; structured: StructuredItem[] };
-  'crawl-page': { links: DiscoveredLink[]; cleaned: string; structured: StructuredItem[] };
+  'crawl-page': {
+    links: DiscoveredLink[];
+    cleaned: string;
+    structured: StructuredItem[];
+    template?: TemplateReading;
+  };
+  learn: { kept: FieldCandidates; fresh?: FieldCandidates };
+  apply: Extraction;
   structure: { structure: PageStructure; signals: PageSignals };
 }
 
@@ -88,9 +133,24 @@ function crawlPage(task: CrawlPageTask): HtmlResults['crawl-page'] {
       throw new CategorizedError('invalid_input', `a follow rule is not usable: ${(err as Error).message}`);
     }
   }
-  // Structured data is read before cleaning, which changes the document.
+  // Structured data and the template are read before cleaning, which changes the document.
   const structured = task.readStructured && parsed ? readStructuredData(parsed.$) : [];
-  return { links, structured, cleaned: cleanBody(task.body, task.contentType, task.url, task.chain, parsed) };
+  const template = task.learned && parsed ? readTemplate(parsed.$, task.learned) : undefined;
+  const cleaned = cleanBody(task.body, task.contentType, task.url, task.chain, parsed);
+  return { links, structured, cleaned, ...(template ? { template } : {}) };
+}
+
+function readTemplate($: CheerioAPI, learned: NonNullable<CrawlPageTask['learned']>): TemplateReading {
+  const signature = domSignature($);
+  const match = learned.extractors.find((e) => e.signature === signature);
+  return match ? { signature, extraction: applyExtractor($, learned.fields, match.fields) } : { signature };
+}
+
+function learn(task: LearnTask): HtmlResults['learn'] {
+  const $ = load(task.body);
+  const kept = learnFromAnswer($, task.fields, task.data, task.known);
+  if (!task.derive || task.known === null) return { kept };
+  return { kept, fresh: learnFromAnswer($, task.fields, task.data, null) };
 }
 
 function cleanRead(task: CleanReadTask): HtmlResults['clean-read'] {
@@ -111,6 +171,10 @@ function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] {
       return crawlPage(task);
     case 'structure':
       return { structure: analyzeStructure(task.body, task.url), signals: scanPage(task.body) };
+    case 'learn':
+      return learn(task);
+    case 'apply':
+      return applyExtractor(load(task.body), task.fields, task.known);
   }
 }
 

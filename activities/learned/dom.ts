@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import {
+  ABSENT,
   type Candidate,
   candidateKey,
   type FieldCandidates,
@@ -219,6 +220,7 @@ export const isEmpty = (v: unknown) =>
 
 /** What one candidate reads from the page: a value, nothing (null), or `undefined` when it cannot answer. */
 export function applyCandidate($: CheerioAPI, field: LearnableField, c: Candidate): unknown {
+  if (c.selector === ABSENT.selector) return c.list ? [] : null;
   let nodes: Element[];
   try {
     nodes = $(c.selector).toArray() as Element[];

@@ -9,6 +9,8 @@ export interface FieldMapping {
   data: Record<string, unknown>;
   answered: string[];
   missing: Field[];
+  /** Where each answered value was read, e.g. `json-ld Product offers.price` (provenance). */
+  paths: Record<string, string>;
 }
 
 /** schema.org paths tried for a field, by its normalised name (lower case, no _ - or spaces). */
@@ -62,12 +64,13 @@ export function mapFields(fields: Field[], items: StructuredItem[], pageText: st
 
 function mapWith(fields: Field[], items: StructuredItem[], page: PageEvidence): FieldMapping {
   const ordered = [...items].sort((a, b) => rank(a) - rank(b));
-  const mapping: FieldMapping = { data: {}, answered: [], missing: [] };
+  const mapping: FieldMapping = { data: {}, answered: [], missing: [], paths: {} };
   for (const field of fields) {
-    const value = isObjectList(field) ? listFor(field, ordered, page) : valueFor(field, ordered, page);
-    if (value === undefined) mapping.missing.push(field);
+    const found = isObjectList(field) ? listFor(field, ordered, page) : valueFor(field, ordered, page);
+    if (found === undefined) mapping.missing.push(field);
     else {
-      mapping.data[field.name] = value;
+      mapping.data[field.name] = found.value;
+      mapping.paths[field.name] = found.path;
       mapping.answered.push(field.name);
     }
   }
@@ -80,36 +83,48 @@ const isObjectList = (field: Field) => field.type === 'array' && field.items?.ty
  * A list of objects (a listing's `items`) from a JSON-LD ItemList, or from the page's entities of one type
  * (two or more Products, say). Taken only when every entity answers every property of the item.
  */
-function listFor(field: Field, items: StructuredItem[], page: PageEvidence): unknown {
+function listFor(field: Field, items: StructuredItem[], page: PageEvidence): Found | undefined {
   const properties = field.items?.properties;
   if (!properties || properties.length === 0) return undefined;
-  for (const entities of candidateLists(items)) {
+  for (const { path, entities } of candidateLists(items)) {
     const rows = entities.map((props) =>
       mapWith(properties, [{ source: 'json-ld', types: [], props }], page),
     );
-    if (rows.length > 0 && rows.every((r) => r.missing.length === 0)) return rows.map((r) => r.data);
+    if (rows.length > 0 && rows.every((r) => r.missing.length === 0))
+      return { value: rows.map((r) => r.data), path };
   }
   return undefined;
 }
 
-function candidateLists(items: StructuredItem[]): Record<string, unknown>[][] {
-  const lists: Record<string, unknown>[][] = [];
+function candidateLists(items: StructuredItem[]): { path: string; entities: Record<string, unknown>[] }[] {
+  const lists: { path: string; entities: Record<string, unknown>[] }[] = [];
   for (const item of items) {
     if (!item.types.includes('ItemList')) continue;
     const elements = item.props.itemListElement;
     const list = (Array.isArray(elements) ? elements : [elements]).map((el) =>
       isRecord(el) && isRecord(el.item) ? el.item : el,
     );
-    if (list.every(isRecord)) lists.push(list as Record<string, unknown>[]);
+    if (list.every(isRecord))
+      lists.push({
+        path: `${item.source} ItemList itemListElement`,
+        entities: list as Record<string, unknown>[],
+      });
   }
-  const byType = new Map<string, Record<string, unknown>[]>();
+  const byType = new Map<string, { path: string; entities: Record<string, unknown>[] }>();
   for (const item of items) {
     const type = item.types[0];
     if (!type || SITE_TYPES.has(type) || item.source === 'meta') continue;
-    byType.set(type, [...(byType.get(type) ?? []), item.props]);
+    const list = byType.get(type) ?? { path: `${item.source} ${type} (every one)`, entities: [] };
+    list.entities.push(item.props);
+    byType.set(type, list);
   }
-  for (const list of byType.values()) if (list.length >= 2) lists.push(list);
+  for (const list of byType.values()) if (list.entities.length >= 2) lists.push(list);
   return lists;
+}
+
+interface Found {
+  value: unknown;
+  path: string;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -119,7 +134,7 @@ const SOURCE_RANK = { 'json-ld': 0, microdata: 1, meta: 2 } as const;
 const rank = (item: StructuredItem) =>
   SOURCE_RANK[item.source] * 2 + (item.types.some((t) => SITE_TYPES.has(t)) ? 1 : 0);
 
-function valueFor(field: Field, items: StructuredItem[], page: PageEvidence): unknown {
+function valueFor(field: Field, items: StructuredItem[], page: PageEvidence): Found | undefined {
   const key = field.name.toLowerCase().replace(/[\s_-]/g, '');
   const paths = [...(SYNONYMS[key] ?? []), field.name, camel(field.name)];
   for (const item of items) {
@@ -127,7 +142,8 @@ function valueFor(field: Field, items: StructuredItem[], page: PageEvidence): un
       const raw = at(item.props, path.split('.'));
       if (raw === undefined) continue;
       const value = coerce(field, raw, key);
-      if (value !== undefined && shown(value, page)) return value;
+      if (value !== undefined && shown(value, page))
+        return { value, path: `${item.source} ${item.types[0] ?? 'item'} ${path}` };
     }
   }
   return undefined;

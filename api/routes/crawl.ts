@@ -52,7 +52,14 @@ async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
 export async function runCrawl(
   deps: ApiDeps,
   reply: FastifyReply,
-  req: { tenantId: string; idempotencyKey: string | null; query: CrawlQuery; body: CrawlRequest },
+  req: {
+    tenantId: string;
+    idempotencyKey: string | null;
+    query: CrawlQuery;
+    body: CrawlRequest;
+    /** A stored site's crawl: its learned extractors are the site's, kept across its jobs. */
+    siteId?: string;
+  },
 ) {
   const { body, tenantId } = req;
   const prepared = await prepareJobRequest(deps, tenantId, body);
@@ -79,6 +86,8 @@ export async function runCrawl(
       schema: prepared.schema,
       captureDebug: body.capture_debug,
       structuredData: body.structured_data,
+      learnExtractors: body.learn_extractors,
+      ...(req.siteId ? { siteId: req.siteId } : {}),
       llm: prepared.llm,
       options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
       firstSeq: 1,

@@ -94,7 +94,7 @@ export const resultRoutes =
         const pages = await deps.jobs.results(job);
         const items = request.query.merge
           ? mergeResults(pages.filter((page) => page.status === 'completed').map((page) => page.data))
-          : pages.map(jobResult);
+          : pages.map((page) => jobResult(page, { provenance: request.query.include_provenance }));
         reply.header('vary', 'Accept').type(`${choice.mediaType}; charset=utf-8`);
         // JSON goes through the response schema; the text formats are sent as they are.
         return choice.format === 'json' ? items : renderText(choice.format, items);

@@ -41,6 +41,7 @@ export function siteCrawlRequest(site: SiteDoc, body: SiteCrawlRequest): CrawlRe
     llm_config: body.llm_config,
     capture_debug: body.capture_debug,
     structured_data: body.structured_data,
+    learn_extractors: body.learn_extractors ?? site.learn_extractors ?? true,
     webhook: body.webhook,
     webhook_id: body.webhook_id,
     webhook_url: body.webhook_url,
@@ -97,6 +98,7 @@ export const siteCrawlRoutes =
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           query: request.query,
           body: siteCrawlRequest(site, request.body),
+          siteId: site.id,
         });
       },
     );

@@ -5,6 +5,8 @@ import type { AnalysisResult } from '../../shared/schemas/analyze.js';
 import { IdParamsSchema, PaginationQuerySchema } from '../../shared/schemas/common.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
 import {
+  type LearnedExtractor,
+  LearnedExtractorListSchema,
   type SiteCrawlOptions,
   SiteCreateSchema,
   SiteListSchema,
@@ -12,12 +14,17 @@ import {
   type SiteUpdate,
   SiteUpdateSchema,
 } from '../../shared/schemas/sites.js';
+import type { TemplateRecord } from '../../shared/store/learned-extractors.js';
 import type { SiteDoc, SiteFields } from '../../shared/store/sites.js';
 import type { ApiDeps } from '../deps.js';
 import { notFound } from '../problem.js';
 import { usableSchema } from './extract.js';
 
-const siteResource = ({ _id, tenant_id, ...doc }: SiteDoc) => ({ ...doc, organization_id: tenant_id });
+const siteResource = ({ _id, tenant_id, ...doc }: SiteDoc) => ({
+  ...doc,
+  learn_extractors: doc.learn_extractors ?? true,
+  organization_id: tenant_id,
+});
 
 type CrawlOptionsInput = NonNullable<SiteUpdate['crawl_options']>;
 type AnalysisInput = SiteUpdate['analysis_result'];
@@ -151,7 +158,83 @@ export const siteRoutes =
         if (!(await deps.sites.delete(request.tenant._id, request.params.id))) {
           throw notFound(`site ${request.params.id}`);
         }
+        await deps.learned.deleteForScope(request.tenant._id, `site:${request.params.id}`);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/sites/:id/extractors',
+      {
+        schema: {
+          summary: "List a site's learned extractors",
+          description:
+            "The page templates the site's crawls learned (see learn_extractors on POST /crawl): per template, its " +
+            'URL shape and structure signature, the schema it answers (by hash), its status (learning, verified, ' +
+            'unlearnable) with the reason, the selector read for each field, the pages it was learned from and ' +
+            'verified on, when it was verified and last checked, and how many pages it answered.',
+          tags: ['sites'],
+          params: IdParamsSchema,
+          response: { 200: LearnedExtractorListSchema, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const site = await owned(request.tenant._id, request.params.id);
+        const records = await deps.learned.listForScope(request.tenant._id, `site:${site.id}`);
+        return { extractors: records.map(extractorResource), total: records.length };
+      },
+    );
+
+    app.delete(
+      '/sites/:id/extractors',
+      {
+        schema: {
+          summary: "Forget a site's learned extractors",
+          description: 'Its next crawls learn again from the model. 204.',
+          tags: ['sites'],
+          params: IdParamsSchema,
+          response: { 204: z.null().meta({ description: 'Forgotten' }), ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const site = await owned(request.tenant._id, request.params.id);
+        await deps.learned.deleteForScope(request.tenant._id, `site:${site.id}`);
         return reply.code(204).send(null);
       },
     );
   };
+
+/** A template record as the API shows it: no bookkeeping, one line per field. */
+function extractorResource(r: TemplateRecord): LearnedExtractor {
+  return {
+    id: r._id.slice(r._id.indexOf(':') + 1),
+    url_shape: r.url_shape,
+    dom_signature: r.dom_signature,
+    schema_hash: r.schema_hash,
+    status: r.status,
+    reason: r.reason,
+    fields: Object.fromEntries(
+      Object.entries(r.fields).map(([name, candidates]) => [
+        name,
+        (candidates ?? []).map((c) => ({
+          selector: c.selector,
+          ...(c.attr ? { attribute: c.attr } : {}),
+          read: c.selector === '' ? 'absent' : c.transform.kind,
+          ...(c.transform.kind === 'affix' ? { prefix: c.transform.prefix, suffix: c.transform.suffix } : {}),
+          ...(c.transform.kind === 'number' ? { number_index: c.transform.index } : {}),
+          ...(c.transform.kind === 'lookup' ? { lookup: c.transform.map } : {}),
+          list: c.list === true,
+        })),
+      ]),
+    ),
+    learned_from: r.learned_from,
+    verified_on: r.verified_on,
+    verified_at: r.verified_at,
+    last_checked_at: r.last_checked_at,
+    checks_passed: r.checks_passed,
+    invalidations: r.invalidations,
+    pages_answered: r.extracted,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}

@@ -2,7 +2,7 @@
 // the same document as applying them one batch at a time.
 import type { ErrorCategory } from '../errors.js';
 import type { JobEvent } from '../events.js';
-import type { DataSource } from '../structured-data.js';
+import type { DataSource, FieldProvenance } from '../structured-data.js';
 import type { JobType } from '../temporal-names.js';
 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -36,6 +36,8 @@ export interface JobView {
   is_byok: boolean;
   /** Completed pages by where their data came from (absent on jobs projected before it was counted). */
   pages_by_source?: PagesBySource;
+  /** Extracted values by where they came from, and model values not found in the page (provenance). */
+  values_by_source?: ValuesBySource;
   error_category: ErrorCategory | null;
   error_message: string | null;
   last_seq: number;
@@ -43,7 +45,27 @@ export interface JobView {
 
 export type PagesBySource = Record<DataSource, number>;
 
-export const noPagesBySource = (): PagesBySource => ({ structured_data: 0, model: 0, mixed: 0 });
+export const noPagesBySource = (): PagesBySource => ({
+  structured_data: 0,
+  learned_extractor: 0,
+  model: 0,
+  mixed: 0,
+});
+
+export interface ValuesBySource {
+  structured_data: number;
+  learned_extractor: number;
+  model: number;
+  /** Model values that do not occur in the content the model was sent. */
+  model_not_in_page: number;
+}
+
+export const noValuesBySource = (): ValuesBySource => ({
+  structured_data: 0,
+  learned_extractor: 0,
+  model: 0,
+  model_not_in_page: 0,
+});
 
 export function initialJob(event: Extract<JobEvent, { type: 'job.created' }>): JobView {
   return {
@@ -89,16 +111,21 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
       return { ...next, status: isFinal(job.status) ? job.status : 'running', started_at: event.at };
     case 'page.completed': {
       const u = event.data.usage;
+      // A re-done page replaces an earlier result: it is not one more page.
+      const revises = event.data.revises;
+      const bySource = countSource(job.pages_by_source, event.data.data_source ?? 'model');
+      if (revises) bySource[revises.data_source] = Math.max(0, bySource[revises.data_source] - 1);
       return {
         ...next,
-        page_count: job.page_count + 1,
-        urls_queued: Math.max(0, job.urls_queued - (event.data.node === undefined ? 0 : 1)),
+        page_count: job.page_count + (revises ? 0 : 1),
+        urls_queued: Math.max(0, job.urls_queued - (event.data.node === undefined || revises ? 0 : 1)),
         token_usage_input: job.token_usage_input + u.input_tokens,
         token_usage_output: job.token_usage_output + u.output_tokens,
         llm_cost_usd: round(job.llm_cost_usd + u.llm_cost_usd),
         cost_usd: round(job.cost_usd + u.cost_usd),
         is_byok: job.is_byok || u.is_byok,
-        pages_by_source: countSource(job.pages_by_source, event.data.data_source ?? 'model'),
+        pages_by_source: bySource,
+        values_by_source: countValues(job.values_by_source, event.data.provenance, revises?.values),
       };
     }
     case 'crawl.discovered':
@@ -138,6 +165,22 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
         error_message: 'the job was cancelled',
       };
   }
+}
+
+/** Adds a page's provenance to the job's counts (less the replaced result's, for a re-done page). */
+function countValues(
+  counts: ValuesBySource | undefined,
+  provenance: Record<string, FieldProvenance> | undefined,
+  replaced: Partial<ValuesBySource> | undefined,
+): ValuesBySource {
+  const next = { ...(counts ?? noValuesBySource()) };
+  for (const p of Object.values(provenance ?? {})) {
+    next[p.source] += 1;
+    if (p.source === 'model' && p.in_page === false) next.model_not_in_page += 1;
+  }
+  for (const [key, n] of Object.entries(replaced ?? {}) as [keyof ValuesBySource, number][])
+    next[key] = Math.max(0, next[key] - n);
+  return next;
 }
 
 function countSource(counts: PagesBySource | undefined, source: DataSource): PagesBySource {

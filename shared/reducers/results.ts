@@ -1,7 +1,7 @@
 // Pure reducer: page events → the `results` read model, one document per job and page URL.
 import type { ErrorCategory } from '../errors.js';
 import type { JobEvent } from '../events.js';
-import type { DataSource } from '../structured-data.js';
+import type { DataSource, FieldProvenance } from '../structured-data.js';
 
 export const PAGE_STATUSES = ['pending', 'crawling', 'completed', 'failed', 'skipped'] as const;
 export type PageStatus = (typeof PAGE_STATUSES)[number];
@@ -36,6 +36,8 @@ export interface ResultView {
   /** Where the data came from; null for pages that did not complete. */
   data_source?: DataSource | null;
   structured_fields?: string[];
+  /** Where each field's value came from (pages recorded before provenance: absent). */
+  provenance?: Record<string, FieldProvenance> | null;
   error_category: ErrorCategory | null;
   error_message: string | null;
   completed_at: string;
@@ -52,6 +54,8 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
     const d = event.data;
     return {
       ...base,
+      // A re-done page takes the place of the result it replaces.
+      ...(d.revises ? { seq: d.revises.seq } : {}),
       node,
       id: d.page_id,
       url: d.url,
@@ -76,6 +80,7 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
       price_known: d.price_known,
       data_source: d.data_source ?? 'model',
       structured_fields: d.structured_fields ?? [],
+      provenance: d.provenance ?? null,
       error_category: null,
       error_message: null,
     };

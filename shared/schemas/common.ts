@@ -54,3 +54,32 @@ export const HttpUrlSchema = z
     { message: 'must be an absolute http(s) URL' },
   )
   .meta({ format: 'uri', description: 'Absolute http or https URL' });
+
+export const FieldProvenanceSchema = z
+  .object({
+    source: z.enum(['structured_data', 'learned_extractor', 'model']),
+    path: z.string().optional().meta({
+      description: 'structured_data: the entity and property read, e.g. `json-ld Product offers.price`',
+    }),
+    selector: z.string().optional().meta({ description: 'learned_extractor: the CSS selector read' }),
+    in_page: z
+      .boolean()
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          'model: whether the value occurs verbatim in the content the model was sent (strings by their text, ' +
+          'numbers as written in any usual way, lists and objects by every value inside). false flags a value ' +
+          'the page does not show; null when it cannot be looked up (booleans, empty values).',
+      }),
+    offset: z.number().int().optional().meta({
+      description: "model, in_page true: the first occurrence's character offset in that content",
+    }),
+  })
+  .meta({ id: 'FieldProvenance' });
+
+export const ProvenanceSchema = z.record(z.string(), FieldProvenanceSchema).meta({
+  id: 'Provenance',
+  description:
+    "Where each top-level field's value came from: the page's structured data, a learned extractor, or the model.",
+});

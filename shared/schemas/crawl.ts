@@ -108,12 +108,27 @@ export const CrawlOptionsSchema = z
   });
 
 const e = ExtractRequestSchema.shape;
+
+export const LEARN_EXTRACTORS_DESCRIPTION =
+  'Learn extractors per page template: once the model has answered a few pages of one template (same URL ' +
+  'shape and page structure), CSS selectors that read the same values on those pages answer the rest of its ' +
+  "pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must " +
+  'come out non-empty and every value of the right type, else the page goes to the model. Every ' +
+  'LEARNED_CHECK_EVERY pages (operator setting, default 100), and on the first page of each job, one ' +
+  'page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, ' +
+  'the pages it answered since its last check (their results are replaced; the stream shows each re-done ' +
+  'page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and ' +
+  'lists of those; objects and prompts always go to the model. Page provenance names the selector read. ' +
+  "A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.";
+
+const learnExtractors = z.boolean().meta({ description: LEARN_EXTRACTORS_DESCRIPTION });
 /** What a crawl job takes beside its page, options and schema: cleaners, model settings, webhooks. */
 const jobFields = {
   cleaner_chain: e.cleaner_chain,
   llm_config: e.llm_config,
   capture_debug: e.capture_debug,
   structured_data: e.structured_data,
+  learn_extractors: learnExtractors.default(true),
   webhook: e.webhook,
   webhook_id: e.webhook_id,
   webhook_url: e.webhook_url,
@@ -157,6 +172,9 @@ export const SiteCrawlRequestSchema = z
       }) as unknown as z.ZodOptional<z.ZodType<Partial<z.input<typeof CrawlOptionsSchema>>>>,
     fetch_mode: e.fetch_mode.unwrap().optional().meta({ description: "Default: the site's fetch_mode." }),
     ...jobFields,
+    learn_extractors: learnExtractors
+      .optional()
+      .meta({ description: "Default: the site's learn_extractors." }),
   })
   .strict()
   .meta({ id: 'SiteCrawlRequest' });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { INPUT_FORMATS } from '../schema-input.js';
+import { DATA_SOURCES } from '../structured-data.js';
 import { CleanerStepSchema } from './cleaners.js';
-import { FetchModeSchema, HttpUrlSchema, TimestampSchema } from './common.js';
+import { FetchModeSchema, HttpUrlSchema, ProvenanceSchema, TimestampSchema } from './common.js';
 import { LlmConfigSchema } from './llm.js';
 import { WebhookSourceFields } from './webhooks.js';
 
@@ -129,14 +130,15 @@ export const ExtractResponseSchema = z
       price_known: z
         .boolean()
         .meta({ description: 'false when the model has no known price (cost reported as 0)' }),
-      data_source: z.enum(['structured_data', 'model', 'mixed']).meta({
+      data_source: z.enum(DATA_SOURCES).meta({
         description:
           "Where data came from: the page's structured data alone (no model call; provider and model are " +
-          'empty), the model alone, or both (see structured_data on the request).',
+          'empty), a learned extractor (crawls only), the model alone, or more than one of them.',
       }),
       structured_fields: z
         .array(z.string())
         .meta({ description: "The fields answered from the page's structured data" }),
+      provenance: ProvenanceSchema,
     }),
     usage: UsageSchema,
   })

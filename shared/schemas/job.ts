@@ -29,12 +29,35 @@ export const JobSchema = z
     cost_usd: z.number(),
     is_byok: z.boolean(),
     pages_by_source: z
-      .object({ structured_data: z.number().int(), model: z.number().int(), mixed: z.number().int() })
+      .object({
+        structured_data: z.number().int(),
+        learned_extractor: z.number().int(),
+        model: z.number().int(),
+        mixed: z.number().int(),
+      })
       .meta({
         description:
           "Completed pages by where their data came from: the page's structured data alone (no model call, 0 " +
-          "tokens), the model alone, or both (structured_data on the request). Tokens and cost are the model's only.",
+          'tokens; structured_data on the request), a learned extractor alone (selectors learned from the ' +
+          "model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), " +
+          'the model alone, or more than one of them. A page re-done after a failed check counts once, by its ' +
+          "new source. Tokens and cost are the model's only.",
       }),
+    values_by_source: z
+      .object({
+        structured_data: z.number().int(),
+        learned_extractor: z.number().int(),
+        model: z.number().int(),
+        model_not_in_page: z
+          .number()
+          .int()
+          .meta({
+            description:
+              'Model values that do not occur in the content the model was sent (possible inventions; see ' +
+              'provenance in GET /jobs/{id}/results?include_provenance=true)',
+          }),
+      })
+      .meta({ description: "The completed pages' top-level field values by where each came from" }),
     error_category: ErrorCategorySchema.nullable(),
     error_message: z.string().nullable(),
     capture_debug: z.boolean(),

@@ -1,7 +1,7 @@
 // GET /jobs/{id}/results: a job's page results as JSON, JSON Lines or YAML, optionally merged (spec 2.7).
 import { z } from 'zod';
 import { PAGE_STATUSES } from '../reducers/results.js';
-import { ErrorCategorySchema } from './common.js';
+import { ErrorCategorySchema, ProvenanceSchema } from './common.js';
 
 export const RESULT_FORMATS = ['json', 'jsonl', 'yaml'] as const;
 export type ResultFormat = (typeof RESULT_FORMATS)[number];
@@ -33,6 +33,10 @@ export const JobResultSchema = z
       description: 'Why the page failed or was skipped',
     }),
     error_message: z.string().nullable(),
+    provenance: ProvenanceSchema.nullable().optional().meta({
+      description:
+        'With include_provenance=true only: where each value came from (null on pages that did not complete)',
+    }),
   })
   .meta({
     id: 'JobResult',
@@ -62,6 +66,16 @@ export const ResultsQuerySchema = z.object({
     .default('false')
     .transform((v) => v === 'true')
     .meta({ description: "Merge the pages' data into one de-duplicated array of records." }),
+  include_provenance: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .meta({
+      description:
+        "Add each page's `provenance`: per top-level field, its source (structured_data, learned_extractor, " +
+        'model), the JSON-LD path or CSS selector read, and for model values whether they occur in the page. ' +
+        'Ignored with merge=true.',
+    }),
 });
 
 const ref = (schema: z.ZodType) => ({ $ref: `#/components/schemas/${z.globalRegistry.get(schema)?.id}` });

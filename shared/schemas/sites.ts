@@ -62,6 +62,11 @@ const siteFields = {
   default_schema_id: defaultSchemaId,
   crawl_options: SiteCrawlOptionsInputSchema,
   analysis_result: SiteAnalysisInputSchema.nullable(),
+  learn_extractors: z.boolean().meta({
+    description:
+      "Whether the site's crawls learn extractors per page template and keep them across jobs (see " +
+      'learn_extractors on POST /crawl); a crawl request may override it.',
+  }),
 };
 
 export const SiteCreateSchema = z
@@ -72,6 +77,7 @@ export const SiteCreateSchema = z
     default_schema_id: siteFields.default_schema_id.default(null),
     crawl_options: siteFields.crawl_options.default({}),
     analysis_result: siteFields.analysis_result.default(null),
+    learn_extractors: siteFields.learn_extractors.default(true),
   })
   .strict()
   .meta({ id: 'SiteCreateRequest' });
@@ -106,6 +112,7 @@ export const SiteSchema = z
     updated_at: TimestampSchema,
     crawl_options: SiteCrawlOptionsSchema,
     analysis_result: AnalysisResultSchema.nullable(),
+    learn_extractors: z.boolean(),
   })
   .meta({
     id: 'Site',
@@ -118,3 +125,57 @@ export type Site = z.infer<typeof SiteSchema>;
 export const SiteListSchema = z
   .object({ sites: z.array(SiteSchema), total: z.number().int() })
   .meta({ id: 'SiteList' });
+
+export const LearnedExtractorSchema = z
+  .object({
+    id: z.string(),
+    url_shape: z
+      .string()
+      .meta({ description: 'Host and path with the parts naming one page (ids, slugs) as :v' }),
+    dom_signature: z
+      .string()
+      .meta({ description: 'Hash of the page structure (tags and classes, text ignored)' }),
+    schema_hash: z.string().meta({ description: "Hash of the schema's fields the extractor answers" }),
+    status: z.enum(['learning', 'verified', 'unlearnable']),
+    reason: z.string().nullable().meta({ description: 'Why it is unlearnable, or why learning restarted' }),
+    fields: z
+      .record(
+        z.string(),
+        z.array(
+          z.object({
+            selector: z
+              .string()
+              .meta({ description: 'CSS selector; empty for a field learned as absent (null)' }),
+            attribute: z.string().optional().meta({ description: 'The attribute read instead of the text' }),
+            read: z.enum(['exact', 'affix', 'number', 'lookup', 'absent']).meta({
+              description:
+                'How the node becomes the value: its text, its text between prefix and suffix, the number_index-th ' +
+                'number in it, or the text looked up in the answers seen (lookup)',
+            }),
+            prefix: z.string().optional(),
+            suffix: z.string().optional(),
+            number_index: z.number().int().optional(),
+            lookup: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+            list: z.boolean().meta({ description: 'Every match is one item of a list field' }),
+          }),
+        ),
+      )
+      .meta({
+        description: "Per field, the candidates that read the model's value on every page (all must agree)",
+      }),
+    learned_from: z.array(z.string()),
+    verified_on: z.array(z.string()),
+    verified_at: TimestampSchema.nullable(),
+    last_checked_at: TimestampSchema.nullable(),
+    checks_passed: z.number().int(),
+    invalidations: z.number().int(),
+    pages_answered: z.number().int(),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  })
+  .meta({ id: 'LearnedExtractor' });
+export type LearnedExtractor = z.infer<typeof LearnedExtractorSchema>;
+
+export const LearnedExtractorListSchema = z
+  .object({ extractors: z.array(LearnedExtractorSchema), total: z.number().int() })
+  .meta({ id: 'LearnedExtractorList' });

@@ -6,6 +6,7 @@ import { ContentStore } from './contents.js';
 import { DebugCaptureStore } from './debug-captures.js';
 import { EventStore } from './event-store.js';
 import { JobReader } from './jobs.js';
+import { LearnedExtractorStore } from './learned-extractors.js';
 import { LlmSettingsStore } from './llm-settings.js';
 import { SchemaLibraryStore } from './schema-library.js';
 import { SiteStore } from './sites.js';
@@ -29,6 +30,7 @@ export function createStores(db: Db, config: Config) {
     webhooks: new WebhookStore(db, secrets),
     sites: new SiteStore(db),
     schemaLibrary: new SchemaLibraryStore(db),
+    learned: new LearnedExtractorStore(db, config.LEARNED_CHECK_EVERY),
   };
 }
 export type Stores = ReturnType<typeof createStores>;

@@ -4,7 +4,8 @@
 // composed (`<tenant>:<hash>`), so every hot read and write is by `_id`; lists of a site's extractors scan.
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { type Candidate, candidateKey, type FieldCandidates } from '../learned-extractor.js';
+import { ABSENT, type Candidate, candidateKey, type FieldCandidates } from '../learned-extractor.js';
+import type { DataSource, FieldProvenance } from '../structured-data.js';
 import { COLLECTIONS } from './mongo.js';
 
 export type TemplateStatus = 'learning' | 'verified' | 'unlearnable';
@@ -17,6 +18,11 @@ export interface AnsweredPage {
   parentUrl: string | null;
   pageId: string;
   seq: number;
+  /** Where its data came from, and its values by source (the re-done result replaces these counts). */
+  source: DataSource;
+  values: Partial<Record<FieldProvenance['source'], number>>;
+  /** Its number among the pages the extractor was asked for (set by the store). */
+  n?: number;
 }
 
 export interface TemplateRecord {
@@ -42,7 +48,7 @@ export interface TemplateRecord {
   invalidations: number;
   /** Pages answered by the extractor, in all. */
   extracted: number;
-  /** Pages answered since the last check (the next check is due at `checkEvery`). */
+  /** Pages the extractor was asked for, ever: every `checkEvery`-th is a check. */
   since_count: number;
   since_check: AnsweredPage[];
   /** The job the last passed check (or the verification) ran in: a new job checks first. */
@@ -63,8 +69,6 @@ export interface TemplateKey {
 /** Pages of a template the model answers before its candidates count as learned, then as verified. */
 export const LEARN_PAGES = 2;
 export const VERIFY_PAGES = 2;
-/** Past this many model answers without every field found, the template is given up. */
-const MAX_SAMPLES = 12;
 /** Failed checks after which a template is given up (its pages keep changing under the same structure). */
 const MAX_INVALIDATIONS = 3;
 
@@ -87,6 +91,8 @@ export interface Lesson {
   check: boolean;
   /** This page's id, so a failed check does not re-do the page that found it. */
   pageId: string;
+  /** A check's number (see ask): pages answered after it stay to be re-done if a later check fails. */
+  checkN?: number;
 }
 
 export type LessonOutcome =
@@ -117,28 +123,31 @@ export class LearnedExtractorStore {
   }
 
   /**
-   * Counts a page answered by the verified extractor and says whether it must go to the model instead, as
+   * Counts a page the verified extractor could answer and says whether it must go to the model instead, as
    * a check: every `checkEvery`-th page, and the first page of a job other than the one that last checked.
-   * null when the record is no longer verified (or of another generation).
+   * `n` numbers the page. null when the record is no longer verified (or of another generation).
    */
-  async answered(
-    id: string,
-    generation: number,
-    page: AnsweredPage,
-    jobId: string,
-  ): Promise<{ check: boolean } | null> {
+  async ask(id: string, generation: number, jobId: string): Promise<{ check: boolean; n: number } | null> {
     const doc = await this.col.findOneAndUpdate(
       { _id: id, status: 'verified', generation },
-      {
-        $inc: { extracted: 1, since_count: 1 },
-        // The driver's types do not know $slice on a typed collection's $push.
-        $push: { since_check: { $each: [page], $slice: -this.checkEvery } } as never,
-        $set: { updated_at: new Date().toISOString() },
-      },
+      { $inc: { since_count: 1 }, $set: { updated_at: new Date().toISOString() } },
       { returnDocument: 'after' },
     );
     if (!doc) return null;
-    return { check: doc.since_count % this.checkEvery === 0 || doc.checked_job !== jobId };
+    const n = doc.since_count;
+    return { check: n % this.checkEvery === 0 || doc.checked_job !== jobId, n };
+  }
+
+  /** Remembers a page the extractor answered, to re-do it if a later check fails. */
+  async answered(id: string, generation: number, page: AnsweredPage): Promise<void> {
+    await this.col.updateOne(
+      { _id: id, generation },
+      {
+        $inc: { extracted: 1 },
+        // The driver's types do not know $slice on a typed collection's $push.
+        $push: { since_check: { $each: [page], $slice: -2 * this.checkEvery } } as never,
+      },
+    );
   }
 
   /** Records what a model-answered page taught; retried on concurrent writes (optimistic, by version). */
@@ -206,8 +215,7 @@ export class LearnedExtractorStore {
         next.checks_passed = doc.checks_passed + 1;
         next.last_checked_at = now;
         next.checked_job = lesson.jobId;
-        next.since_count = 0;
-        next.since_check = [];
+        next.since_check = doc.since_check.filter((p) => (p.n ?? 0) > (lesson.checkN ?? 0));
         outcome = { kind: 'checked' };
       } else {
         // The check failed: the extractor read something else than the model on a page it answered.
@@ -224,7 +232,6 @@ export class LearnedExtractorStore {
         next.learned_from = [lesson.url];
         next.verified_on = [];
         next.verified_at = null;
-        next.since_count = 0;
         next.since_check = [];
         outcome = { kind: 'invalidated', redo };
       }
@@ -238,19 +245,17 @@ export class LearnedExtractorStore {
 /** Moves a learning record on: verified once enough pages agree on every field, given up when it cannot. */
 function settle(doc: TemplateRecord, jobId: string): void {
   if (doc.status !== 'learning') return;
-  const lists = Object.values(doc.fields);
   const empty = Object.entries(doc.fields).find(([, c]) => c !== null && c.length === 0);
   if (empty) {
     doc.status = 'unlearnable';
     doc.reason = `no selector reads the model's value of "${empty[0]}" on every page`;
-  } else if (lists.every((c) => c !== null) && doc.samples >= LEARN_PAGES + VERIFY_PAGES) {
+  } else if (doc.samples >= LEARN_PAGES + VERIFY_PAGES) {
+    // A field the model never saw on these pages is learned as absent: the extractor answers it null (an
+    // optional field only) until a page shows a value, which fails the next check.
+    for (const [name, c] of Object.entries(doc.fields)) if (c === null) doc.fields[name] = [ABSENT];
     doc.status = 'verified';
     doc.verified_at = new Date().toISOString();
     doc.checked_job = jobId;
-    doc.reason = null;
-  } else if (doc.samples >= MAX_SAMPLES) {
-    doc.status = 'unlearnable';
-    doc.reason = 'a field never had a value on the pages the model answered';
   }
 }
 

@@ -18,13 +18,18 @@ export interface SiteDoc {
   default_schema_id: string | null;
   crawl_options: SiteCrawlOptions;
   analysis_result: AnalysisResult | null;
+  /** Absent on sites stored before learned extractors: on. */
+  learn_extractors?: boolean;
   created_at: string;
   updated_at: string;
 }
 
 /** The caller-settable fields; absent ones are left as they are on update. */
 export type SiteFields = Partial<
-  Pick<SiteDoc, 'name' | 'fetch_mode' | 'default_schema_id' | 'crawl_options' | 'analysis_result'>
+  Pick<
+    SiteDoc,
+    'name' | 'fetch_mode' | 'default_schema_id' | 'crawl_options' | 'analysis_result' | 'learn_extractors'
+  >
 >;
 
 const key = (tenantId: string, id: string) => `${tenantId}:${id}`;

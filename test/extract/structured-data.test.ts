@@ -118,7 +118,7 @@ describe('structured data first', () => {
     assert.deepEqual(body.metadata.structured_fields, ['name', 'price', 'currency', 'sku']);
     assert.equal(body.metadata.provider, '');
     const job = await getJob(body.job_id);
-    assert.deepEqual(job.pages_by_source, { structured_data: 1, model: 0, mixed: 0 });
+    assert.deepEqual(job.pages_by_source, { structured_data: 1, learned_extractor: 0, model: 0, mixed: 0 });
     assert.equal(job.token_usage_input, 0);
   });
 
@@ -129,7 +129,12 @@ describe('structured data first', () => {
     assert.equal(body.metadata.data_source, 'mixed');
     assert.deepEqual(body.metadata.structured_fields, ['name', 'price']);
     assert.ok(body.usage.input_tokens > 0, 'the model call is counted');
-    assert.deepEqual((await getJob(body.job_id)).pages_by_source, { structured_data: 0, model: 0, mixed: 1 });
+    assert.deepEqual((await getJob(body.job_id)).pages_by_source, {
+      structured_data: 0,
+      learned_extractor: 0,
+      model: 0,
+      mixed: 1,
+    });
   });
 
   test('JSON-LD disagreeing with the visible page: the visible value (from the model) wins', async () => {
@@ -181,7 +186,7 @@ describe('structured data first', () => {
     const job = await getJob(jobId);
     assert.equal(job.status, 'completed', JSON.stringify(job));
     assert.equal(job.page_count, 4);
-    assert.deepEqual(job.pages_by_source, { structured_data: 3, model: 1, mixed: 0 });
+    assert.deepEqual(job.pages_by_source, { structured_data: 3, learned_extractor: 0, model: 1, mixed: 0 });
     assert.equal(svc.llm.requests.length, 1, 'only the catalogue page reached the model');
     const results = await svc.app
       .inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() })

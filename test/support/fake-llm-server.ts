@@ -81,6 +81,11 @@ export interface FakeLlmServerOptions {
   port?: number;
   /** Added before every provider response, to make a demo feel like a real model. */
   latencyMs?: number;
+  /**
+   * Answers instead of the page-drawn answer when it returns an object (the properties the request's schema
+   * asks for are kept): for tests that know each page's truth, e.g. by the "Page URL:" line of the prompt.
+   */
+  respond?: (request: { userText: string; properties: string[] }) => Record<string, unknown> | undefined;
 }
 
 export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
@@ -91,6 +96,7 @@ export async function startFakeLlmServer(opts: FakeLlmServerOptions = {}): Promi
     timers: new Set(),
     latencyMs: opts.latencyMs ?? 0,
     lastId: 0,
+    respond: opts.respond,
   };
   const server = createServer((req, res) => {
     handleRequest(state, req, res).catch((err: unknown) => {
@@ -133,6 +139,7 @@ interface State {
   timers: Set<NodeJS.Timeout>;
   latencyMs: number;
   lastId: number;
+  respond: FakeLlmServerOptions['respond'];
 }
 
 function listen(server: Server, port: number): Promise<void> {
@@ -308,7 +315,10 @@ async function answerGeneration(
 
   const prompt = api === 'openai' ? openaiPrompt(body) : anthropicPrompt(body);
   const output = api === 'openai' ? openaiOutputSpec(body, prompt) : anthropicOutputSpec(body, prompt);
-  const reply = cannedReply(state, model, failure) ?? buildReply(output.schema, prompt.userText, failure);
+  const reply =
+    cannedReply(state, model, failure) ??
+    respondedReply(state, output.schema, prompt.userText, failure) ??
+    buildReply(output.schema, prompt.userText, failure);
   const usage = countUsage(prompt, reply);
   const envelope =
     api === 'openai'
@@ -882,6 +892,23 @@ function cannedReply(state: State, model: string, failure: ContentFailure | null
   state.answers.splice(index, 1);
   const answer = queued.answer as Json;
   return { text: JSON.stringify(answer), toolInput: isRecord(answer) ? answer : null, truncated: false };
+}
+
+/** The test's own answer (`respond`), cut to the properties the schema asks for. */
+function respondedReply(
+  state: State,
+  schema: ObjectSchema | null,
+  userText: string,
+  failure: ContentFailure | null,
+): Reply | null {
+  if (!state.respond || failure !== null) return null;
+  const properties = schema ? Object.keys(schema.properties) : [];
+  const answer = state.respond({ userText, properties });
+  if (!answer) return null;
+  const kept = Object.fromEntries(
+    Object.entries(answer).filter(([name]) => !schema || properties.includes(name)),
+  ) as JsonObject;
+  return { text: JSON.stringify(kept), toolInput: kept, truncated: false };
 }
 
 /** Valid JSON that breaks the schema: every property gets a value of the wrong type. */

@@ -14,7 +14,7 @@ import { connectMongo, ensureIndexes, type Mongo } from '../../shared/store/mong
 import { clientInterceptors } from '../../shared/telemetry/temporal-client.js';
 import type { Tracing } from '../../shared/telemetry/tracing.js';
 import { buildWorker, type RunningWorker } from '../../worker/build.js';
-import { type FakeLlmServer, startFakeLlmServer } from './fake-llm-server.js';
+import { type FakeLlmServer, type FakeLlmServerOptions, startFakeLlmServer } from './fake-llm-server.js';
 
 export interface InfraHandle {
   mongoUri: string;
@@ -57,10 +57,12 @@ export async function startTestService(
     tracing?: Tracing;
     /** Receives the API's and the worker's JSON log lines (the worker's only if its runtime is not yet installed). */
     logStream?: Writable;
+    /** Options of the fake model server (e.g. `respond` with each page's truth). */
+    llm?: FakeLlmServerOptions;
   } = {},
 ): Promise<TestService> {
   const infra = opts.infra ?? (await useInfra());
-  const llm = await startFakeLlmServer();
+  const llm = await startFakeLlmServer(opts.llm);
   const suffix = randomUUID().slice(0, 8);
   const config = loadConfig({
     MONGODB_URI: infra.mongoUri,

@@ -285,12 +285,45 @@ describe('resultFromEvent', () => {
       cost_usd: 0.0003,
       is_byok: false,
       price_known: true,
+      provenance: null,
       // Recorded without a data source (before structured data was read): the model answered it.
       data_source: 'model',
       structured_fields: [],
       error_category: null,
       error_message: null,
     } satisfies ResultView);
+  });
+
+  test("a re-done page takes its earlier result's place and is not one more page; provenance is counted", () => {
+    const first = CRAWL[2] as Extract<JobEvent, { type: 'page.completed' }>;
+    const redone = {
+      ...first,
+      seq: 9,
+      event_id: 'evt_redo',
+      data: {
+        ...first.data,
+        data_source: 'model' as const,
+        provenance: { title: { source: 'model' as const, in_page: false } },
+        revises: { seq: 2, data_source: 'learned_extractor' as const, values: { learned_extractor: 1 } },
+      },
+    };
+    assert.equal(resultFromEvent(redone)?.seq, 2);
+    const before = reduceJob(CRAWL.slice(0, 3)) as JobView;
+    const learned = {
+      ...before,
+      pages_by_source: { structured_data: 0, learned_extractor: 1, model: 0, mixed: 0 },
+      values_by_source: { structured_data: 0, learned_extractor: 1, model: 0, model_not_in_page: 0 },
+    };
+    const after = applyJobEvent(learned, redone);
+    assert.equal(after.page_count, before.page_count);
+    assert.deepEqual(after.pages_by_source, { structured_data: 0, learned_extractor: 0, model: 1, mixed: 0 });
+    assert.deepEqual(after.values_by_source, {
+      structured_data: 0,
+      learned_extractor: 0,
+      model: 1,
+      model_not_in_page: 1,
+    });
+    assert.equal(after.token_usage_input, before.token_usage_input + first.data.usage.input_tokens);
   });
 
   test('page.failed becomes a failed result with no data and no cost', () => {

@@ -1,0 +1,183 @@
+// Learned extractors (issue 15): after the model has answered a few pages of one template, selectors learned
+// from its answers extract the rest without it; sampled checks catch a template that changed under the same
+// structure, invalidate the extractor and re-do the pages it answered since its last check.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+interface Product {
+  name: string;
+  brand: string;
+  price: number;
+  sku: string;
+  in_stock: boolean;
+}
+
+const ITEMS = 30;
+const BRANDS = ['Acme', 'Globex', 'Initech'];
+const truth = (k: number): Product => ({
+  name: `Product ${['Kettle', 'Toaster', 'Lamp', 'Chair', 'Desk'][k % 5]} ${k}`,
+  brand: BRANDS[k % 3] as string,
+  price: Math.round((5 + k * 3.75) * 100) / 100,
+  sku: `SK-${100 + k}`,
+  in_stock: k % 4 !== 0,
+});
+
+/** From this item on, the shop shows the brand where the name was and the name where the brand was. */
+let swapFrom = Number.POSITIVE_INFINITY;
+
+function productPage(k: number): string {
+  const p = truth(k);
+  const swapped = k >= swapFrom;
+  return `<!doctype html><html><head><title>${p.name} | Shop</title></head><body>
+    <header class="top"><nav><a href="/shop">Shop</a> <a href="/about">About</a></nav></header>
+    <main class="product">
+      <h1 class="title">${swapped ? p.brand : p.name}</h1>
+      <p class="maker">${swapped ? p.name : p.brand}</p>
+      <div class="buy"><span class="price">$${p.price.toFixed(2)}</span></div>
+      <p class="sku">SKU: ${p.sku}</p>
+      <p class="stock">${p.in_stock ? 'In stock' : 'Out of stock'}</p>
+      ${'<p class="text">A fine thing for every home.</p>'.repeat(1 + (k % 3))}
+    </main><footer>© Shop</footer></body></html>`;
+}
+
+const listing = () =>
+  `<!doctype html><html><head><title>Shop</title></head><body><h1>All products</h1><ul>${Array.from(
+    { length: ITEMS },
+    (_, i) => `<li><a class="item" href="/p/${i + 1}">Item ${i + 1}</a></li>`,
+  ).join('')}</ul></body></html>`;
+
+let svc: TestService;
+let site: FixtureSite;
+const SCHEMA = { name: 'string', brand: 'string', price: 'number', sku: 'string', in_stock: 'boolean' };
+const CHECK_EVERY = 4;
+
+before(async () => {
+  site = await startFixtureSite();
+  site.route('/shop', listing());
+  for (let k = 1; k <= ITEMS; k++)
+    site.route(`/p/${k}`, (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(productPage(k)),
+    );
+  svc = await startTestService({
+    env: { LEARNED_CHECK_EVERY: String(CHECK_EVERY), RATE_LIMIT_PER_MINUTE: '100000' },
+    // The model answers every page correctly: each item's truth, the listing's nulls.
+    llm: {
+      respond: ({ userText }) => {
+        const k = /Page URL: \S+\/p\/(\d+)/.exec(userText)?.[1];
+        if (k) return { ...truth(Number(k)) };
+        return { name: null, brand: null, price: null, sku: null, in_stock: null };
+      },
+    },
+  });
+});
+after(async () => {
+  await site?.close();
+  await svc?.close();
+});
+beforeEach(() => {
+  svc.llm.reset();
+  swapFrom = Number.POSITIVE_INFINITY;
+});
+
+const api = async (method: 'GET' | 'POST', url: string, payload?: object) => {
+  const res = await svc.app.inject({ method, url, headers: svc.auth(), ...(payload ? { payload } : {}) });
+  return { status: res.statusCode, body: res.json() };
+};
+
+async function crawl(path: string, extra: object = {}) {
+  const started = await api('POST', path, {
+    ...(path === '/api/v1/crawl' ? { url: `${site.url}/shop` } : {}),
+    schema: SCHEMA,
+    options: { follow_selector: 'a.item', max_depth: 1, concurrency: 1, respect_robots: false },
+    ...extra,
+  });
+  assert.equal(started.status, 202, JSON.stringify(started.body));
+  const job = await waitForJobEnd(svc, started.body.job_id, 90_000);
+  assert.equal(job.status, 'completed', JSON.stringify(job));
+  const results = (await api('GET', `/api/v1/jobs/${job.id}/results?include_provenance=true`)).body as {
+    url: string;
+    status: string;
+    data: Record<string, unknown>;
+    provenance: Record<string, { source: string; selector?: string; in_page?: boolean; offset?: number }>;
+  }[];
+  return { job, results };
+}
+
+/** The item pages the model was asked about. */
+const modelItemCalls = () =>
+  svc.llm.requests.filter((r) => /Page URL: \S+\/p\/\d+/.test(JSON.stringify(r.body))).length;
+
+function assertEveryItemRight(results: Awaited<ReturnType<typeof crawl>>['results']) {
+  const items = results.filter((r) => /\/p\/\d+$/.test(r.url));
+  assert.equal(items.length, ITEMS, 'one result per item page');
+  for (const r of items) {
+    const k = Number(/\/p\/(\d+)$/.exec(r.url)?.[1]);
+    assert.deepEqual(r.data, { ...truth(k) }, `item ${k}`);
+  }
+}
+
+describe('learned extractors', () => {
+  test('a crawl learns its item template from the model and extracts the rest without it', async () => {
+    const { job, results } = await crawl('/api/v1/crawl');
+    assertEveryItemRight(results);
+    const learned = results.filter((r) => r.provenance?.name?.source === 'learned_extractor');
+    // Four model pages learn and verify; then one check every CHECK_EVERY pages asked of the extractor.
+    assert.ok(learned.length >= 18, `only ${learned.length} pages answered by the extractor`);
+    assert.equal(modelItemCalls(), ITEMS - learned.length);
+    assert.equal(job.pages_by_source.learned_extractor, learned.length);
+    assert.equal(job.page_count, ITEMS + 1);
+    // Provenance: the selector read, and for the model's values where the page shows them.
+    const one = learned[0];
+    assert.ok(one?.provenance.price?.selector, JSON.stringify(one?.provenance));
+    const byModel = results.find((r) => /\/p\/1$/.test(r.url));
+    assert.equal(byModel?.provenance.name?.source, 'model');
+    assert.equal(byModel?.provenance.name?.in_page, true);
+    assert.equal(typeof byModel?.provenance.price?.offset, 'number');
+    assert.equal(byModel?.provenance.in_stock?.in_page, null);
+    assert.equal(job.values_by_source.learned_extractor, learned.length * 5);
+    assert.equal(job.values_by_source.model_not_in_page, 0);
+  });
+
+  test('learn_extractors: false sends every page to the model', async () => {
+    const { job, results } = await crawl('/api/v1/crawl', { learn_extractors: false });
+    assertEveryItemRight(results);
+    assert.equal(modelItemCalls(), ITEMS);
+    assert.equal(job.pages_by_source.learned_extractor, 0);
+  });
+
+  test('a template that changes half-way under the same structure: the check invalidates the extractor, the pages since the last check are re-done', async () => {
+    const created = await api('POST', '/api/v1/sites', { url: `${site.url}/shop` });
+    assert.equal(created.status, 201);
+    const siteId = created.body.id as string;
+    // With one page at a time the item pages are asked of the extractor in order from item 5: items 8, 12,
+    // 16 are checks; items 17-19 are answered wrongly, then item 20's check fails.
+    swapFrom = 17;
+    const { job, results } = await crawl(`/api/v1/sites/${siteId}/crawl`);
+    assertEveryItemRight(results);
+    assert.equal(job.page_count, ITEMS + 1, 'a re-done page replaces its result');
+    const revised = results.filter((r) => /\/p\/(17|18|19)$/.test(r.url));
+    for (const r of revised) assert.equal(r.provenance.name?.source, 'model', r.url);
+    const { body } = await api('GET', `/api/v1/sites/${siteId}/extractors`);
+    const items = body.extractors.find((e: { url_shape: string }) => e.url_shape.endsWith('/p/:v'));
+    assert.equal(items.invalidations, 1, JSON.stringify(items));
+    assert.equal(items.status, 'verified');
+    assert.match(items.reason ?? '', /disagreed/);
+    assert.ok(items.fields.name[0].selector, 'the selectors are shown');
+
+    // The next crawl of the site (now all of the new layout) keeps the extractor: its first page is a check,
+    // then the extractor answers.
+    swapFrom = 0;
+    svc.llm.reset();
+    const again = await crawl(`/api/v1/sites/${siteId}/crawl`);
+    assertEveryItemRight(again.results);
+    assert.ok(modelItemCalls() <= 1 + Math.ceil(ITEMS / CHECK_EVERY), `${modelItemCalls()} model calls`);
+    const turnedOff = await api('POST', `/api/v1/sites/${siteId}/crawl`, {
+      learn_extractors: false,
+      schema: SCHEMA,
+    });
+    assert.equal(turnedOff.status, 202);
+  });
+});
