@@ -47,8 +47,20 @@ const includeImages = (byDefault: boolean, rendering: string) =>
     .default(byDefault)
     .meta({ description: `Keep images: ${rendering}. When false images are dropped.` });
 
+const dropBoilerplate = (byDefault: boolean) =>
+  z
+    .boolean()
+    .default(byDefault)
+    .meta({
+      description:
+        'Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, ' +
+        'share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and ' +
+        'whatever holds the main content (main, article, the h1) or keep_selectors stay.',
+    });
+
 export const CLEANER_CATALOGUE = {
   markdown: {
+    output: 'markdown',
     description:
       'The whole page as Markdown (GitHub-flavoured: tables stay tables). Scripts, styles, the <head> ' +
       '(title, meta), iframes, SVG, canvas, templates and noscript are dropped; relative URLs are made ' +
@@ -59,10 +71,12 @@ export const CLEANER_CATALOGUE = {
         keep_selectors: keepSelectors,
         include_links: includeLinks(true, '[text](url)'),
         include_images: includeImages(true, '![alt](src)'),
+        drop_boilerplate: dropBoilerplate(true),
       })
       .strict(),
   },
   readability: {
+    output: 'html',
     description:
       "Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and " +
       'ads), as HTML with the article title as its first heading; follow it with markdown, text or html. ' +
@@ -70,6 +84,7 @@ export const CLEANER_CATALOGUE = {
     options: z.object({ remove_selectors: removeSelectors, keep_selectors: keepSelectors }).strict(),
   },
   text: {
+    output: 'text',
     description:
       'Plain text: no markup; headings, paragraphs, list items and table rows stay on their own lines.',
     options: z
@@ -78,10 +93,12 @@ export const CLEANER_CATALOGUE = {
         keep_selectors: keepSelectors,
         include_links: includeLinks(false, 'text [url]'),
         include_images: includeImages(false, 'alt [src]'),
+        drop_boilerplate: dropBoilerplate(true),
       })
       .strict(),
   },
   html: {
+    output: 'html',
     description:
       'Sanitised HTML: only structural and text tags (headings, paragraphs, lists, tables, links, images) ' +
       'with their essential attributes (href, src, alt, title, colspan, rowspan); no scripts, styles, ' +
@@ -92,10 +109,12 @@ export const CLEANER_CATALOGUE = {
         keep_selectors: keepSelectors,
         include_links: includeLinks(true, '<a href>'),
         include_images: includeImages(true, '<img src alt>'),
+        drop_boilerplate: dropBoilerplate(true),
       })
       .strict(),
   },
   noop: {
+    output: 'input',
     description: 'Passes the content through unchanged.',
     options: z.object({}).strict(),
   },
@@ -104,6 +123,21 @@ export const CLEANER_CATALOGUE = {
 export type CleanerName = keyof typeof CLEANER_CATALOGUE;
 export const CLEANER_NAMES = Object.keys(CLEANER_CATALOGUE) as [CleanerName, ...CleanerName[]];
 export type CleanerOptions<N extends CleanerName> = z.output<(typeof CLEANER_CATALOGUE)[N]['options']>;
+
+/** What a chain hands the model: the format of its last step that converts (noop passes its input on). */
+export type ContentFormat = 'html' | 'markdown' | 'text';
+
+/**
+ * The format a chain's output is in, for the prompt to name it; `input` is the format of what the chain
+ * reads (a fetched page is HTML; a text/plain response is text). Unknown names change nothing.
+ */
+export function chainOutputFormat(chain: { name: string }[], input: ContentFormat = 'html'): ContentFormat {
+  return chain.reduce<ContentFormat>((format, step) => {
+    if (!isCleanerName(step.name)) return format;
+    const output = CLEANER_CATALOGUE[step.name].output;
+    return output === 'input' ? format : output;
+  }, input);
+}
 
 export const DEFAULT_CLEANER_CHAIN: { name: CleanerName }[] = [{ name: 'markdown' }];
 

@@ -1,7 +1,9 @@
 // The first steps of every HTML cleaner: parse the page as a browser would (cheerio over parse5, so a
 // fragment gets its <html>, <head> and <body>), make URLs absolute, drop page noise and remove_selectors
-// while sparing keep_selectors, and drop links or images when the options say so.
+// while sparing keep_selectors, drop page chrome when asked (boilerplate.ts), and drop links or images when
+// the options say so.
 import { type CheerioAPI, load } from 'cheerio';
+import { dropBoilerplate } from './boilerplate.js';
 import { absolutizeUrls, dropUnusableUrls } from './urls.js';
 
 export interface CleanContext {
@@ -19,6 +21,7 @@ export interface DocumentOptions {
   keep_selectors: string[];
   include_links?: boolean;
   include_images?: boolean;
+  drop_boilerplate?: boolean;
 }
 
 /** Never content: removed by every HTML cleaner. <head> takes the title, meta and link tags with it. */
@@ -60,6 +63,8 @@ export function prepareDocument(html: string, options: DocumentOptions, context:
   const keep = options.keep_selectors.join(', ');
   removeElements($, NOISE_SELECTOR, keep, false);
   if (options.remove_selectors.length > 0) removeElements($, options.remove_selectors.join(', '), keep, true);
+  // Before links go: menus are told apart from content by their links.
+  if (options.drop_boilerplate) dropBoilerplate($, keep);
   dropLinksAndImages($, { links: options.include_links === false, images: options.include_images === false });
   return $;
 }

@@ -1,4 +1,5 @@
 // Prompts for extraction. Kept in one place so debug captures show exactly what was sent.
+import type { ContentFormat } from '../../shared/cleaners.js';
 import type { NormalizedSchema } from '../../shared/schema-input.js';
 
 export const SYSTEM_PROMPT = [
@@ -14,6 +15,8 @@ export function userPrompt(args: {
   jsonSchema: Record<string, unknown>;
   content: string;
   feedback?: string;
+  /** What the cleaner chain produced (`chainOutputFormat` in shared/cleaners.ts); markdown when not said. */
+  format?: ContentFormat;
 }): string {
   const parts = [`Page URL: ${args.url}`];
   if (args.schema.input_format === 'prompt') {
@@ -26,7 +29,7 @@ export function userPrompt(args: {
   }
   if (args.feedback)
     parts.push(`Your previous answer was not valid: ${args.feedback}. Answer again, correctly.`);
-  parts.push(`Page content (markdown):\n<page>\n${args.content}\n</page>`);
+  parts.push(`Page content (${args.format ?? 'markdown'}):\n<page>\n${args.content}\n</page>`);
   return parts.join('\n\n');
 }
 

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { z } from 'zod';
 import {
   CLEANER_NAMES,
+  chainOutputFormat,
   describeCleaners,
   isCleanerName,
   isValidSelector,
@@ -43,11 +44,12 @@ describe('catalogue', () => {
         { name: 'keep_selectors', type: 'string[]', byDefault: [] },
         { name: 'include_links', type: 'boolean', byDefault: true },
         { name: 'include_images', type: 'boolean', byDefault: true },
+        { name: 'drop_boilerplate', type: 'boolean', byDefault: true },
       ],
     );
     assert.deepEqual(
       byName.text!.options.filter((o) => o.type === 'boolean').map((o) => o.default),
-      [false, false],
+      [false, false, true],
     );
     assert.deepEqual(
       byName.readability!.options.map((o) => o.name),
@@ -72,7 +74,13 @@ describe('CleanerStepSchema', () => {
       { name: 'readability', options: { remove_selectors: ['.ad'], keep_selectors: [] } },
       {
         name: 'markdown',
-        options: { remove_selectors: [], keep_selectors: [], include_links: true, include_images: false },
+        options: {
+          remove_selectors: [],
+          keep_selectors: [],
+          include_links: true,
+          include_images: false,
+          drop_boilerplate: true,
+        },
       },
       { name: 'noop' },
     ]);
@@ -134,6 +142,7 @@ describe('parseCleanerOptions', () => {
       keep_selectors: [],
       include_links: false,
       include_images: false,
+      drop_boilerplate: true,
     });
   });
 
@@ -163,5 +172,20 @@ describe('keepInChain', () => {
       { name: 'noop' },
     ]);
     assert.equal(keepInChain(chain, []), chain);
+  });
+});
+
+describe('chainOutputFormat', () => {
+  test('the last converting step names the format; noop passes its input on', () => {
+    assert.equal(chainOutputFormat([{ name: 'markdown' }]), 'markdown');
+    assert.equal(chainOutputFormat([{ name: 'readability' }, { name: 'text' }]), 'text');
+    assert.equal(chainOutputFormat([{ name: 'readability' }]), 'html');
+    assert.equal(chainOutputFormat([{ name: 'text' }, { name: 'noop' }]), 'text');
+  });
+
+  test('an empty or noop-only chain hands on what it read: HTML for a page, text for text/plain', () => {
+    assert.equal(chainOutputFormat([]), 'html');
+    assert.equal(chainOutputFormat([{ name: 'noop' }], 'text'), 'text');
+    assert.equal(chainOutputFormat([{ name: 'toString' }]), 'html');
   });
 });

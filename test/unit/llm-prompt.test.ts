@@ -29,6 +29,13 @@ describe('prompts', () => {
     assert.doesNotMatch(text, /previous answer/);
   });
 
+  test('the page content is named by the format the cleaner chain produced; markdown when not said', () => {
+    const base = { url: 'u', schema: SCHEMA, jsonSchema: JSON_SCHEMA, content: 'c' };
+    assert.match(userPrompt(base), /Page content \(markdown\):\n<page>/);
+    for (const format of ['text', 'html', 'markdown'] as const)
+      assert.match(userPrompt({ ...base, format }), new RegExp(`Page content \\(${format}\\):\\n<page>`));
+  });
+
   test('a prompt schema sends the request in words and no JSON Schema', () => {
     const schema = normalizeSchema('all author names');
     const text = userPrompt({ url: 'u', schema, jsonSchema: toJsonSchema(schema), content: 'c' });

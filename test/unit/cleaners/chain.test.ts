@@ -38,12 +38,31 @@ describe('markdown cleaner', () => {
   test('links and images are kept with absolute URLs; javascript: links keep only their text', () => {
     assert.ok(md.includes('[setup guide](https://widgets.example/guides/widget-setup)'));
     assert.ok(md.includes('![The Blue Widget on a desk](https://widgets.example/reviews/blue-widget.jpg)'));
-    assert.ok(md.includes('-   Search') && !md.includes('javascript:'));
+    const whole = clean([{ name: 'markdown', options: { drop_boilerplate: false } }]);
+    assert.ok(whole.includes('-   Search') && !whole.includes('javascript:'));
   });
 
-  test('it is the whole page: navigation, ads and footer are still there', () => {
+  test('page chrome goes by default (navigation, site header, sidebar, footer and its form); the rest stays', () => {
+    for (const gone of [
+      'About us',
+      'Widget Weekly logo',
+      'Related reviews',
+      'All rights reserved',
+      'Subscribe',
+    ])
+      assert.ok(!md.includes(gone), gone);
+    // Ads have no rule of their own: the page's remove_selectors can name them.
+    for (const kept of ['GadgetMart', 'Blue Widget specifications']) assert.ok(md.includes(kept), kept);
+    // The article's pager is navigation too, unless kept (crawls keep their next-page selectors).
+    assert.ok(!md.includes('Next page'));
+    const kept = clean([{ name: 'markdown', options: { keep_selectors: ['a.next'] } }]);
+    assert.ok(kept.endsWith('[Next page](https://widgets.example/reviews/page-2.html)'), kept);
+  });
+
+  test('drop_boilerplate: false is the whole page: navigation, ads and footer are still there', () => {
+    const whole = clean([{ name: 'markdown', options: { drop_boilerplate: false } }]);
     for (const text of ['[About us](https://widgets.example/about/)', 'GadgetMart', 'All rights reserved'])
-      assert.ok(md.includes(text), text);
+      assert.ok(whole.includes(text), text);
   });
 
   test('remove_selectors, keep_selectors, include_links and include_images are honoured', () => {
@@ -85,7 +104,7 @@ describe('readability cleaner', () => {
     assert.ok(out.includes(SPECS_TABLE));
     for (const gone of ['About us', 'GadgetMart', 'Related reviews', 'summer sale', 'All rights reserved'])
       assert.ok(!out.includes(gone), gone);
-    assert.ok(out.length < clean([{ name: 'markdown' }]).length * 0.75);
+    assert.ok(out.length < clean([{ name: 'markdown', options: { drop_boilerplate: false } }]).length * 0.75);
   });
 
   test('remove_selectors applies before Readability; keep_selectors brings back what it dropped', () => {

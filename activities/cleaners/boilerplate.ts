@@ -1,0 +1,201 @@
+// Page chrome that is never the content: navigation, site header and footer, sidebars, forms, cookie and
+// consent banners, share bars, and blocks of short links (menus, footer columns, tag clouds, pagination)
+// however they are marked up. Listings stay: a product grid or a result list mixes its links with prices,
+// blurbs and headings, and tables, images and headings are never judged by their links. Nothing that holds
+// the main content (main, article, the h1), a kept element or a large share of the page's text goes,
+// whatever its name says. Two linear passes: counts bottom-up, decisions top-down.
+import type { CheerioAPI } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
+
+const CHROME_TAGS = new Set(['nav', 'form', 'dialog']);
+/** Chrome of the page, but of a section when inside the article or main content. */
+const SECTION_TAGS = new Set(['header', 'footer', 'aside']);
+const CHROME_ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'search',
+  'dialog',
+  'alertdialog',
+  'complementary',
+]);
+const CONTENT_TAGS = new Set(['main', 'article', 'h1']);
+/** Elements a block of links is never mistaken for a menu with. */
+const NOT_MENU_TAGS = new Set(['table', 'h1', 'h2', 'h3', 'img', 'picture']);
+
+/**
+ * Class or id words that name chrome: cookie banners, share bars, skip links, the site's header and footer.
+ * A word counts in a short name only ("share-bar", "cookie-notice"): ids made from headings are long
+ * ("sharing-with-a-single-developer").
+ */
+const CHROME_WORDS = new Set([
+  'cookie',
+  'cookies',
+  'consent',
+  'gdpr',
+  'onetrust',
+  'masthead',
+  'navbar',
+  'nav',
+  'navigation',
+  'share',
+  'sharing',
+  'social',
+  'newsletter',
+  'popup',
+  'modal',
+]);
+const CHROME_NAMES = new Set(['site-header', 'site-footer', 'global-header', 'global-footer', 'skip-link']);
+const MAX_NAME_PARTS = 3;
+/** Words in running text are not chrome by their class ("popup" footnote links, "social" spans). */
+const INLINE_TAGS = new Set([
+  'a',
+  'span',
+  'b',
+  'i',
+  'em',
+  'strong',
+  'small',
+  'abbr',
+  'code',
+  'sup',
+  'sub',
+  'time',
+  'u',
+  's',
+  'mark',
+  'cite',
+  'q',
+]);
+
+function namesChrome(element: Element): boolean {
+  if (INLINE_TAGS.has(element.name)) return false;
+  const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`.toLowerCase().split(/\s+/);
+  return names.some((name) => {
+    if (CHROME_NAMES.has(name)) return true;
+    const parts = name.split(/[-_]+/);
+    return parts.length <= MAX_NAME_PARTS && parts.some((part) => CHROME_WORDS.has(part));
+  });
+}
+
+/** A menu: at least this many links, making up nearly all of the block's text, of a few words each. */
+const MIN_MENU_LINKS = 4;
+const MIN_LINK_TEXT_SHARE = 0.8;
+const MAX_MENU_LINK_WORDS = 4;
+/** An element holding more than this share of the page's text is never chrome (a page-wide <form>). */
+const MAX_CHROME_TEXT_SHARE = 0.4;
+
+interface Counts {
+  chars: number;
+  links: number;
+  linkChars: number;
+  linkWords: number;
+  /** Holds main content or a kept element: never removed. */
+  content: boolean;
+  /** Holds a table, heading or image: never a menu. */
+  notMenu: boolean;
+}
+
+const nonSpace = (text: string) => text.replace(/\s+/g, '').length;
+const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+function own(element: Element, kept: Set<AnyNode>): Counts {
+  const role = element.attribs.role;
+  const link = element.name === 'a';
+  return {
+    chars: 0,
+    links: link ? 1 : 0,
+    linkChars: 0,
+    linkWords: 0,
+    content: CONTENT_TAGS.has(element.name) || role === 'main' || kept.has(element),
+    notMenu: NOT_MENU_TAGS.has(element.name),
+  };
+}
+
+/** Counts for every element, children before parents, without recursion (pages can nest very deep). */
+function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
+  const counts = new Map<Element, Counts>();
+  const stack: { element: Element; visited: boolean }[] = [{ element: root, visited: false }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    if (!frame.visited) {
+      stack.push({ element: frame.element, visited: true });
+      for (const child of frame.element.children)
+        if (child.type === 'tag') stack.push({ element: child as Element, visited: false });
+      continue;
+    }
+    const element = frame.element;
+    const total = own(element, kept);
+    const inLink = element.name === 'a';
+    for (const child of element.children) {
+      if (child.type === 'text') {
+        const chars = nonSpace(child.data);
+        total.chars += chars;
+        if (inLink) {
+          total.linkChars += chars;
+          total.linkWords += wordCount(child.data);
+        }
+        continue;
+      }
+      const sub = counts.get(child as Element);
+      if (!sub) continue;
+      total.chars += sub.chars;
+      total.links += sub.links;
+      total.linkChars += inLink ? sub.chars : sub.linkChars;
+      total.linkWords += sub.linkWords;
+      total.content ||= sub.content;
+      total.notMenu ||= sub.notMenu;
+    }
+    counts.set(element, total);
+  }
+  return counts;
+}
+
+function isChrome(element: Element, inContent: boolean): boolean {
+  if (CHROME_TAGS.has(element.name) || CHROME_ROLES.has(element.attribs.role ?? '')) return true;
+  if (SECTION_TAGS.has(element.name) && !inContent) return true;
+  return namesChrome(element);
+}
+
+const isMenu = (c: Counts) =>
+  !c.notMenu &&
+  c.links >= MIN_MENU_LINKS &&
+  c.linkChars >= MIN_LINK_TEXT_SHARE * c.chars &&
+  c.linkWords <= MAX_MENU_LINK_WORDS * c.links;
+
+/** Removes page chrome in place; elements matching `keep` and whatever holds them stay. */
+export function dropBoilerplate($: CheerioAPI, keep: string) {
+  const body = $('body').get(0);
+  if (!body) return;
+  const kept = new Set<AnyNode>(keep ? $(body).find(keep).toArray() : []);
+  const counts = countAll(body, kept);
+  const limit = MAX_CHROME_TEXT_SHARE * counts.get(body)!.chars;
+  const doomed: Element[] = [];
+  // inTable: rows of links are a table's data, never a menu.
+  const stack: { element: Element; inContent: boolean; inTable: boolean }[] = [
+    { element: body, inContent: false, inTable: false },
+  ];
+  while (stack.length > 0) {
+    const { element, inContent, inTable } = stack.pop()!;
+    const c = counts.get(element)!;
+    if (
+      element !== body &&
+      !c.content &&
+      c.chars <= limit &&
+      (isChrome(element, inContent) || (!inContent && !inTable && isMenu(c)))
+    ) {
+      doomed.push(element);
+      continue;
+    }
+    const below =
+      inContent || element.name === 'main' || element.name === 'article' || element.attribs.role === 'main';
+    for (const child of element.children)
+      if (child.type === 'tag')
+        stack.push({
+          element: child as Element,
+          inContent: below,
+          inTable: inTable || element.name === 'table',
+        });
+  }
+  $(doomed).remove();
+}

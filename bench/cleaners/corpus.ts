@@ -1,0 +1,66 @@
+// The bench's pages: real article pages with expected content (fetched by fetch-corpus.sh) and generated
+// listing pages (listings.ts). A fixed third of each set, chosen by a hash of the page's name, is held out:
+// look at the other two thirds while changing a cleaner, and report both.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { generateListings } from './listings.js';
+import { htmlText } from './score.js';
+
+export interface BenchPage {
+  set: 'readability' | 'newspaper4k' | 'listings';
+  name: string;
+  html: string;
+  expected: string;
+  holdout: boolean;
+}
+
+export const CORPUS_DIR =
+  process.env.CLEANER_CORPUS ?? join(homedir(), '.cache', 'extract-service', 'cleaner-corpus');
+
+/** Readability's test suite also has small made-up pages that test one rule; the bench wants real ones. */
+const MIN_REAL_PAGE_BYTES = 15_000;
+
+const heldOut = (set: string, name: string) =>
+  createHash('sha256').update(`${set}/${name}`).digest()[0]! % 3 === 0;
+
+function readabilityPages(): BenchPage[] {
+  const root = join(CORPUS_DIR, 'readability');
+  return readdirSync(root)
+    .filter((name) => statSync(join(root, name, 'source.html')).size >= MIN_REAL_PAGE_BYTES)
+    .map((name) => ({
+      set: 'readability',
+      name,
+      html: readFileSync(join(root, name, 'source.html'), 'utf8'),
+      expected: htmlText(readFileSync(join(root, name, 'expected.html'), 'utf8')),
+      holdout: heldOut('readability', name),
+    }));
+}
+
+function newspaperPages(): BenchPage[] {
+  const root = join(CORPUS_DIR, 'newspaper4k');
+  return readdirSync(root)
+    .filter((file) => file.endsWith('.html'))
+    .map((file) => {
+      const name = file.slice(0, -'.html'.length);
+      return {
+        set: 'newspaper4k',
+        name,
+        html: readFileSync(join(root, file), 'utf8'),
+        expected: readFileSync(join(root, `${name}.txt`), 'utf8'),
+        holdout: heldOut('newspaper4k', name),
+      };
+    });
+}
+
+export function loadCorpus(): BenchPage[] {
+  if (!existsSync(join(CORPUS_DIR, 'readability')))
+    throw new Error(`no corpus in ${CORPUS_DIR}: run bench/cleaners/fetch-corpus.sh first`);
+  const listings = generateListings().map((page) => ({
+    ...page,
+    set: 'listings' as const,
+    holdout: heldOut('listings', page.name),
+  }));
+  return [...readabilityPages(), ...newspaperPages(), ...listings];
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Fetches the cleaner bench's corpus of real pages with expected content into
+# ~/.cache/extract-service/cleaner-corpus (or $CLEANER_CORPUS), from test data that packages ship:
+#   readability/  Mozilla Readability's test pages (source.html + expected.html), as the Go port
+#                 codeberg.org/readeck/go-readability/v2 ships them in its module (MIT; pages follow Readability.js 0.6.0)
+#   newspaper4k/  newspaper4k's test pages with their expected article text (tests/data/html + txt, MIT),
+#                 from its source distribution on PyPI
+# Needs go and pip. Idempotent: a source already fetched is skipped.
+set -euo pipefail
+
+CORPUS="${CLEANER_CORPUS:-$HOME/.cache/extract-service/cleaner-corpus}"
+READABILITY_MODULE=codeberg.org/readeck/go-readability/v2@v2.1.3
+NEWSPAPER=newspaper4k==0.9.6
+mkdir -p "$CORPUS"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+if [ ! -d "$CORPUS/readability" ]; then
+  # A throwaway module, so `go mod download` needs no go.mod of ours.
+  dir="$(cd "$work" && go mod init corpus >/dev/null 2>&1 && GOFLAGS=-mod=mod go mod download -json "$READABILITY_MODULE" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  mkdir -p "$CORPUS/readability.tmp"
+  for page in "$dir"/test-pages/*/; do
+    name="$(basename "$page")"
+    [ -f "$page/source.html" ] && [ -f "$page/expected.html" ] || continue
+    mkdir -p "$CORPUS/readability.tmp/$name"
+    cp "$page/source.html" "$page/expected.html" "$CORPUS/readability.tmp/$name/"
+  done
+  chmod -R u+w "$CORPUS/readability.tmp"
+  mv "$CORPUS/readability.tmp" "$CORPUS/readability"
+fi
+
+if [ ! -d "$CORPUS/newspaper4k" ]; then
+  pip download --quiet --no-binary :all: --no-deps -d "$work" "$NEWSPAPER"
+  tar -xzf "$work"/newspaper4k-*.tar.gz -C "$work"
+  data="$(echo "$work"/newspaper4k-*/tests/data)"
+  mkdir -p "$CORPUS/newspaper4k.tmp"
+  for html in "$data"/html/*.html; do
+    name="$(basename "$html" .html)"
+    [ -f "$data/txt/$name.txt" ] || continue
+    cp "$html" "$CORPUS/newspaper4k.tmp/$name.html"
+    cp "$data/txt/$name.txt" "$CORPUS/newspaper4k.tmp/$name.txt"
+  done
+  mv "$CORPUS/newspaper4k.tmp" "$CORPUS/newspaper4k"
+fi
+
+echo "corpus in $CORPUS: $(ls "$CORPUS/readability" | wc -l) readability pages, $(ls "$CORPUS/newspaper4k"/*.html | wc -l) newspaper4k pages"

@@ -1,0 +1,103 @@
+// Page chrome goes, content stays: the boilerplate step on its own and through the cleaners that use it.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { load } from 'cheerio';
+import { dropBoilerplate } from '../../../activities/cleaners/boilerplate.js';
+import { runChain } from '../../../activities/cleaners/index.js';
+
+const body = (html: string, keep = '') => {
+  const $ = load(html);
+  dropBoilerplate($, keep);
+  return $('body').text().replace(/\s+/g, ' ').trim();
+};
+
+const LONG = 'Enough words of real content to outweigh the page chrome around it. '.repeat(6);
+const menu = (n: number) =>
+  `<ul>${Array.from({ length: n }, (_, i) => `<li><a href="/c/${i}">Section ${i}</a></li>`).join('')}</ul>`;
+
+describe('dropBoilerplate', () => {
+  test('drops navigation, site header and footer, sidebars, forms and dialogs by tag and role', () => {
+    const html =
+      `<header>Site name</header><nav><a href="/">Home</a></nav><div role="navigation">Menu</div>` +
+      `<div role="banner">Banner</div><aside>Sidebar</aside><form><label>Email</label><input></form>` +
+      `<dialog>Dialog</dialog><div role="contentinfo">Contact</div><p>${LONG}</p><footer>Footer text</footer>`;
+    assert.equal(body(html), LONG.trim());
+  });
+
+  test('header, footer and aside of the article or main content are the content’s own: they stay', () => {
+    const html = `<article><header><h2>Headline</h2><p>By Ada</p></header><p>${LONG}</p><aside>Fact box</aside><footer>Filed under kettles</footer></article>`;
+    const text = body(html);
+    for (const kept of ['Headline', 'By Ada', 'Fact box', 'Filed under kettles'])
+      assert.ok(text.includes(kept), kept);
+  });
+
+  test('cookie banners and share bars go by their class or id; long heading ids and inline links do not', () => {
+    const html =
+      `<div id="cookie-banner">We use cookies</div><div class="cc-consent-box">Accept all</div>` +
+      `<div class="share-bar">Share this</div><div class="section" id="sharing-with-a-single-developer"><p>${LONG}</p></div>` +
+      `<p>A <a class="popup" href="/note">footnote link</a> in running text.</p>`;
+    const text = body(html);
+    for (const gone of ['We use cookies', 'Accept all', 'Share this']) assert.ok(!text.includes(gone), gone);
+    for (const kept of ['Enough words', 'footnote link']) assert.ok(text.includes(kept), kept);
+  });
+
+  test('a block of short links goes however it is marked up; a product grid with prices stays', () => {
+    const cards = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<div class="card"><a href="/p/${i}">Kettle ${i}</a> <span>£${10 + i}.00</span> <span>${i} reviews</span></div>`,
+    ).join('');
+    const text = body(`<div class="c1">${menu(12)}</div><div class="grid">${cards}</div><div>${LONG}</div>`);
+    assert.ok(!text.includes('Section 3'));
+    for (let i = 0; i < 6; i++)
+      assert.ok(text.includes(`Kettle ${i} £${10 + i}.00 ${i} reviews`), `card ${i}`);
+  });
+
+  test('tables, and lists of links inside the main content, are never taken for menus', () => {
+    const rows = Array.from(
+      { length: 5 },
+      (_, i) => `<tr><td><a href="/b/${i}">Branch ${i}</a></td></tr>`,
+    ).join('');
+    const text = body(`<main><h1>Stores</h1>${menu(6)}</main><table>${rows}</table><p>${LONG}</p>`);
+    assert.ok(text.includes('Section 5'));
+    assert.ok(text.includes('Branch 4'));
+  });
+
+  test('never drops what holds the page: the main content, the h1, a page-wide form or a kept element', () => {
+    assert.ok(body(`<form id="aspnetForm"><p>${LONG}</p></form>`).includes('Enough words'));
+    assert.ok(body(`<header><h1>The title</h1></header><p>${LONG}</p>`).includes('The title'));
+    assert.ok(body(`<nav><main><p>Odd but real</p></main></nav><p>${LONG}</p>`).includes('Odd but real'));
+    assert.ok(
+      body(`<nav class="pager"><a rel="next" href="/2">Next</a></nav><p>${LONG}</p>`, 'a[rel=next]').includes(
+        'Next',
+      ),
+    );
+  });
+
+  test('deep nesting does not overflow the stack: the passes are loops, not recursion', () => {
+    const $ = load(
+      `${'<div>'.repeat(5_000)}<p>deep text</p>${'</div>'.repeat(5_000)}<p>${LONG}</p><nav>${menu(5)}</nav>`,
+    );
+    dropBoilerplate($, '');
+    assert.equal($('p').first().text(), 'deep text');
+    assert.equal($('nav').length, 0);
+  });
+});
+
+describe('cleaners with drop_boilerplate', () => {
+  const page = `<html><body><nav>${menu(8)}</nav><div class="cookie-notice">We use cookies</div><main><h1>Kettles</h1><p>${LONG}</p></main><footer>© Shop</footer></body></html>`;
+
+  test('markdown, text and html drop page chrome by default', () => {
+    for (const name of ['markdown', 'text', 'html']) {
+      const out = runChain(page, [{ name }]);
+      assert.ok(out.includes('Kettles') && out.includes('Enough words'), name);
+      for (const gone of ['Section 1', 'We use cookies', '© Shop'])
+        assert.ok(!out.includes(gone), `${name}: ${gone}`);
+    }
+  });
+
+  test('drop_boilerplate: false keeps the whole page', () => {
+    const out = runChain(page, [{ name: 'markdown', options: { drop_boilerplate: false } }]);
+    for (const kept of ['Section 1', 'We use cookies', '© Shop']) assert.ok(out.includes(kept), kept);
+  });
+});
