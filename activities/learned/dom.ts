@@ -50,18 +50,17 @@ export const normalizeText = (text: string) => text.replace(/\s+/g, ' ').trim();
 const isElement = (node: AnyNode): node is Element => node.type === 'tag' || node.type === 'script';
 
 /**
- * The page's structure as a short hash: tag and class of every element of the body (text ignored), with a
- * run of identical siblings (or of identical pairs, as dt/dd) counted once, so a longer description or list
- * keeps the signature while a moved or added block changes it.
+ * The page's structure as a short hash: tag and first class of every element of the body (text ignored;
+ * later classes are mostly state, as "availability in-stock"), with a run of identical siblings (or of
+ * identical pairs, as dt/dd) counted once, so a longer description or list keeps the signature while a
+ * moved or added block changes it.
  */
 export function domSignature($: CheerioAPI): string {
   let budget = MAX_ELEMENTS;
   const sig = (el: Element, depth: number): string => {
     budget--;
-    const head = `${el.tagName}${stableClasses(el)
-      .sort()
-      .map((c) => `.${c}`)
-      .join('')}`;
+    const first = stableClasses(el)[0];
+    const head = first ? `${el.tagName}.${first}` : el.tagName;
     if (depth >= 24) return head;
     const kids: string[] = [];
     for (const child of el.children) {
@@ -135,9 +134,10 @@ function selectorsFor(el: Element): string[] {
     const v = el.attribs[attr];
     if (v && v.length <= 80 && !/[\n\r]/.test(v)) out.push(`${tag}[${attr}=${cssString(v)}]`);
   }
-  const classes = stableClasses(el);
-  const own = `${tag}${classes.map((c) => `.${c}`).join('')}`;
-  if (classes.length) out.push(own);
+  // The first class names what the element is; later ones are mostly its state (in-stock, on-sale, active).
+  const first = stableClasses(el)[0];
+  const own = first ? `${tag}.${first}` : tag;
+  if (first) out.push(own);
   const anchor = namedAncestor(el);
   if (anchor) out.push(`${anchor} ${own}`);
   out.push(structuralPath(el));
@@ -151,8 +151,8 @@ function namedAncestor(el: Element): string | null {
     if (node.tagName === 'body' || node.tagName === 'html') return null;
     const id = node.attribs.id;
     if (id && /^[A-Za-z][\w-]{0,60}$/.test(id) && !/\d{3,}/.test(id)) return `#${id}`;
-    const classes = stableClasses(node);
-    if (classes.length) return `${node.tagName}${classes.map((c) => `.${c}`).join('')}`;
+    const first = stableClasses(node)[0];
+    if (first) return `${node.tagName}.${first}`;
   }
   return null;
 }
@@ -318,7 +318,7 @@ function matchesFor($: CheerioAPI, field: LearnableField, value: Scalar, element
     .split(/[^a-z]+/)
     .filter((t) => t.length >= 3);
   for (const el of elements) {
-    if (out.length >= 24) break;
+    if (out.length >= 48) break;
     const isMeta = el.tagName === 'meta';
     const text = isMeta ? '' : textOf(el);
     if (!isMeta && text.length <= MAX_NODE_TEXT && text) {
@@ -358,6 +358,14 @@ function matchesFor($: CheerioAPI, field: LearnableField, value: Scalar, element
   return out;
 }
 
+function rankOf(m: Match): number {
+  const t = m.transform;
+  if (t.kind === 'exact') return m.attr ? 1 : 0;
+  if (t.kind === 'number') return m.attr ? 3 : 2;
+  if (t.kind === 'affix') return 10 + t.prefix.length + t.suffix.length;
+  return 100;
+}
+
 /** The candidates that read `value` from this page, most stable first (none for an empty value). */
 export function deriveCandidates($: CheerioAPI, field: LearnableField, value: unknown): Candidate[] {
   if (isEmpty(value)) return [];
@@ -366,7 +374,10 @@ export function deriveCandidates($: CheerioAPI, field: LearnableField, value: un
   if (typeof first !== 'string' && typeof first !== 'number' && typeof first !== 'boolean') return [];
   const out: Candidate[] = [];
   const seen = new Set<string>();
-  for (const match of matchesFor($, field, first, elements)) {
+  // The closest readings first: a node that is the value, then an attribute, a number in the text, the
+  // value inside fixed words (shortest first), a looked-up text.
+  const matches = matchesFor($, field, first, elements).sort((a, b) => rankOf(a) - rankOf(b));
+  for (const match of matches) {
     for (const selector of selectorsFor(match.el)) {
       const c: Candidate = {
         selector,

@@ -26,6 +26,8 @@ export interface LearningPage {
 export type Decision =
   /** The verified extractor answered the page. */
   | { kind: 'extractor'; extraction: Extraction }
+  /** Enough pages of its learning template are with the model: the page should wait and come back. */
+  | { kind: 'defer' }
   /**
    * The model answers: `check` when the page is a scheduled check of a verified extractor; `record` is the
    * template as read (null: no page of it was answered yet); `learn` false when the template is given up.
@@ -38,10 +40,15 @@ export type Decision =
       learn: boolean;
       /** A check's number among the pages the extractor was asked for. */
       checkN?: number;
+      /** The page holds one of its learning template's places (see release). */
+      leased?: boolean;
     };
 
+/** How long a learning page's place is held at most (its worker may die without freeing it). */
+const LEASE_MS = 120_000;
+
 /** How long a worker trusts a template record it read (a failed check elsewhere shows within this). */
-const CACHE_MS = 3_000;
+const CACHE_MS = 1_000;
 const CACHE_MAX = 2_000;
 
 export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => HtmlPool) {
@@ -66,8 +73,9 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
 
   async function recordOf(page: LearningPage, signature: string): Promise<TemplateRecord | null> {
     const id = templateId({ ...page.key, domSignature: signature });
+    // Only verified records are kept: a learning one changes with every page the model answers.
     const hit = cache.get(id);
-    if (hit && Date.now() - hit.at < CACHE_MS) return hit.record;
+    if (hit?.record?.status === 'verified' && Date.now() - hit.at < CACHE_MS) return hit.record;
     const record = await store.get(id);
     remember(page, id, record);
     return record;
@@ -128,20 +136,32 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
         ...(checkN === undefined ? {} : { checkN }),
       });
       const record = await recordOf(page, reading.signature);
-      if (record?.status !== 'verified') return model(record);
+      if (!record || record.status === 'learning') {
+        // The first pages of a template teach it; more at once would only cost model calls.
+        const key = { ...page.key, domSignature: reading.signature };
+        const lease = await store.lease(key, answered.pageId, LEASE_MS);
+        if (lease === 'full') return { kind: 'defer' };
+        if (lease === 'granted')
+          return { ...(model(record) as Extract<Decision, { kind: 'model' }>), leased: true };
+        // Learned (or given up) meanwhile: read it again.
+        return this.decide(page, reading, body, answered, valid);
+      }
+      if (record.status !== 'verified') return model(record);
       const extraction =
         reading.extraction ??
         (await pool().run({ kind: 'apply', body, fields: page.fields, known: record.fields }));
       if (extraction.unanswered.length > 0 || !valid(extraction.data)) return model(record);
       const id = templateId({ ...page.key, domSignature: reading.signature });
-      const asked = await store.ask(id, record.generation, page.jobId);
-      if (!asked) {
-        cache.delete(id);
-        return model(await recordOf(page, reading.signature));
-      }
+      const asked = await store.ask(record, page.jobId);
       if (asked.check) return model(record, asked.n);
-      await store.answered(id, record.generation, { ...answered, n: asked.n });
+      await store.answered(record, { ...answered, n: asked.n });
       return { kind: 'extractor', extraction };
+    },
+
+    /** Frees the page's place when its model answer will teach nothing (it failed). */
+    async release(page: LearningPage, decision: Decision, pageId: string): Promise<void> {
+      if (decision.kind !== 'model' || !decision.leased || !decision.signature) return;
+      await store.release(templateId({ ...page.key, domSignature: decision.signature }), pageId);
     },
 
     /**

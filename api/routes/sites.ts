@@ -181,7 +181,11 @@ export const siteRoutes =
       async (request) => {
         const site = await owned(request.tenant._id, request.params.id);
         const records = await deps.learned.listForScope(request.tenant._id, `site:${site.id}`);
-        return { extractors: records.map(extractorResource), total: records.length };
+        const answered = await Promise.all(records.map((r) => deps.learned.pagesAnswered(r)));
+        return {
+          extractors: records.map((r, i) => extractorResource(r, answered[i] ?? 0)),
+          total: records.length,
+        };
       },
     );
 
@@ -205,7 +209,7 @@ export const siteRoutes =
   };
 
 /** A template record as the API shows it: no bookkeeping, one line per field. */
-function extractorResource(r: TemplateRecord): LearnedExtractor {
+function extractorResource(r: TemplateRecord, pagesAnswered: number): LearnedExtractor {
   return {
     id: r._id.slice(r._id.indexOf(':') + 1),
     url_shape: r.url_shape,
@@ -233,7 +237,7 @@ function extractorResource(r: TemplateRecord): LearnedExtractor {
     last_checked_at: r.last_checked_at,
     checks_passed: r.checks_passed,
     invalidations: r.invalidations,
-    pages_answered: r.extracted,
+    pages_answered: pagesAnswered,
     created_at: r.created_at,
     updated_at: r.updated_at,
   };

@@ -45,15 +45,19 @@ export interface TemplateRecord {
   verified_at: string | null;
   last_checked_at: string | null;
   checks_passed: number;
+  /** Checks run (passed or failed), this generation: pages answered = pages asked − checks run. */
+  checks_run: number;
   invalidations: number;
-  /** Pages answered by the extractor, in all. */
-  extracted: number;
-  /** Pages the extractor was asked for, ever: every `checkEvery`-th is a check. */
-  since_count: number;
-  since_check: AnsweredPage[];
+  /** The number (see ask) of the last check passed: pages asked after it are re-done if the next fails. */
+  last_check_n: number;
   /** The job the last passed check (or the verification) ran in: a new job checks first. */
   checked_job: string | null;
   reason: string | null;
+  /**
+   * Pages of a learning template the model is answering now: while LEARN_PAGES + VERIFY_PAGES of them are
+   * under way, more would teach nothing new, so they wait (their crawl defers them on a durable timer).
+   */
+  leases?: { page_id: string; until: string }[];
   created_at: string;
   updated_at: string;
 }
@@ -99,14 +103,45 @@ export type LessonOutcome =
   | { kind: 'learning' | 'verified' | 'unlearnable' | 'stale' | 'checked' }
   | { kind: 'invalidated'; redo: AnsweredPage[] };
 
+/**
+ * Per-page writes stay off the template's record (read by every page, rewritten on every lesson): the count
+ * of pages asked of it, one small document per generation, and each page it answered, one document each.
+ */
+interface AskCounter {
+  _id: string;
+  tenant_id: string;
+  scope: string;
+  n: number;
+}
+
+interface AnswerDoc extends AnsweredPage {
+  _id: string;
+  tenant_id: string;
+  scope: string;
+}
+
+const counterId = (id: string, generation: number) => `${id}:${generation}`;
+const answerId = (id: string, generation: number, n: number) =>
+  `${id}:${generation}:${String(n).padStart(10, '0')}`;
+
 export class LearnedExtractorStore {
   readonly col: Collection<TemplateRecord>;
+  private readonly counters: Collection<AskCounter>;
+  private readonly answers: Collection<AnswerDoc>;
 
   constructor(
     db: Db,
     private readonly checkEvery: number,
   ) {
     this.col = db.collection<TemplateRecord>(COLLECTIONS.learnedExtractors);
+    this.counters = db.collection<AskCounter>(COLLECTIONS.learnedCounters);
+    this.answers = db.collection<AnswerDoc>(COLLECTIONS.learnedAnswers);
+  }
+
+  /** Pages the template's extractor answered, this generation (asked less checked). */
+  async pagesAnswered(r: TemplateRecord): Promise<number> {
+    const counter = await this.counters.findOne({ _id: counterId(r._id, r.generation) });
+    return Math.max(0, (counter?.n ?? 0) - r.checks_run);
   }
 
   get(id: string): Promise<TemplateRecord | null> {
@@ -119,6 +154,8 @@ export class LearnedExtractorStore {
   }
 
   async deleteForScope(tenantId: string, scope: string): Promise<number> {
+    await this.counters.deleteMany({ tenant_id: tenantId, scope });
+    await this.answers.deleteMany({ tenant_id: tenantId, scope });
     return (await this.col.deleteMany({ tenant_id: tenantId, scope })).deletedCount;
   }
 
@@ -127,27 +164,99 @@ export class LearnedExtractorStore {
    * a check: every `checkEvery`-th page, and the first page of a job other than the one that last checked.
    * `n` numbers the page. null when the record is no longer verified (or of another generation).
    */
-  async ask(id: string, generation: number, jobId: string): Promise<{ check: boolean; n: number } | null> {
-    const doc = await this.col.findOneAndUpdate(
-      { _id: id, status: 'verified', generation },
-      { $inc: { since_count: 1 }, $set: { updated_at: new Date().toISOString() } },
-      { returnDocument: 'after' },
+  async ask(record: TemplateRecord, jobId: string): Promise<{ check: boolean; n: number }> {
+    const counter = await this.counters.findOneAndUpdate(
+      { _id: counterId(record._id, record.generation) },
+      { $inc: { n: 1 }, $setOnInsert: { tenant_id: record.tenant_id, scope: record.scope } },
+      { upsert: true, returnDocument: 'after' },
     );
-    if (!doc) return null;
-    const n = doc.since_count;
-    return { check: n % this.checkEvery === 0 || doc.checked_job !== jobId, n };
+    const n = counter?.n ?? 1;
+    return { check: n % this.checkEvery === 0 || record.checked_job !== jobId, n };
   }
 
-  /** Remembers a page the extractor answered, to re-do it if a later check fails. */
-  async answered(id: string, generation: number, page: AnsweredPage): Promise<void> {
-    await this.col.updateOne(
-      { _id: id, generation },
-      {
-        $inc: { extracted: 1 },
-        // The driver's types do not know $slice on a typed collection's $push.
-        $push: { since_check: { $each: [page], $slice: -2 * this.checkEvery } } as never,
-      },
+  /** Remembers a page the extractor answered (numbered by ask), to re-do it if a later check fails. */
+  async answered(record: TemplateRecord, page: AnsweredPage & { n: number }): Promise<void> {
+    await this.answers.insertOne({
+      _id: answerId(record._id, record.generation, page.n),
+      tenant_id: record.tenant_id,
+      scope: record.scope,
+      ...page,
+    });
+  }
+
+  /** The pages answered after the last passed check, up to the failed check `n` (at most 2 × checkEvery). */
+  private async answeredSince(doc: TemplateRecord, n: number): Promise<AnsweredPage[]> {
+    const from = Math.max(doc.last_check_n + 1, n - 2 * this.checkEvery);
+    const ids = Array.from({ length: Math.max(0, n - from + 1) }, (_, i) =>
+      answerId(doc._id, doc.generation, from + i),
     );
+    const found = await Promise.all(ids.map((_id) => this.answers.findOne({ _id })));
+    await Promise.all(ids.map((_id) => this.answers.deleteOne({ _id })));
+    return found.filter((d): d is AnswerDoc => d !== null).map(({ _id, tenant_id, scope, ...page }) => page);
+  }
+
+  /**
+   * Takes one of a learning template's places for a model answer (creating the template's record), or
+   * null when every place is taken: the page should wait. A place is freed when its lesson is recorded or
+   * released, or after `holdMs` (its worker died).
+   */
+  async lease(key: TemplateKey, pageId: string, holdMs: number): Promise<'granted' | 'full' | 'settled'> {
+    const id = templateId(key);
+    const now = new Date();
+    const until = new Date(now.getTime() + holdMs).toISOString();
+    await this.col
+      .insertOne(this.fresh(key, id, now.toISOString(), { fields: {}, samples: 0, learned_from: [] }))
+      .catch((err: { code?: number }) => {
+        if (err.code !== 11000) throw err;
+      });
+    const doc = await this.col.findOneAndUpdate(
+      { _id: id, status: 'learning' },
+      { $push: { leases: { page_id: pageId, until } } },
+      { returnDocument: 'after' },
+    );
+    // Verified (or given up) meanwhile: nothing to wait for.
+    if (!doc) return 'settled';
+    const live = (doc.leases ?? []).filter((l) => l.until > now.toISOString());
+    if (live.findIndex((l) => l.page_id === pageId) < LEARN_PAGES + VERIFY_PAGES) return 'granted';
+    await this.release(id, pageId);
+    return 'full';
+  }
+
+  /** Frees a page's place (its model call failed, or it was not needed). */
+  async release(id: string, pageId: string): Promise<void> {
+    await this.col.updateOne({ _id: id }, { $pull: { leases: { page_id: pageId } } });
+  }
+
+  private fresh(
+    key: TemplateKey,
+    id: string,
+    now: string,
+    start: Pick<TemplateRecord, 'fields' | 'samples' | 'learned_from'>,
+  ): TemplateRecord {
+    return {
+      _id: id,
+      tenant_id: key.tenantId,
+      scope: key.scope,
+      schema_hash: key.schemaHash,
+      url_shape: key.urlShape,
+      dom_signature: key.domSignature,
+      status: 'learning',
+      generation: 0,
+      version: 0,
+      ...start,
+      verified_on: [],
+      verified_at: null,
+      last_checked_at: null,
+      checks_passed: 0,
+      checks_run: 0,
+      invalidations: 0,
+      last_check_n: 0,
+      checked_job: null,
+      reason: null,
+      leases: [],
+      created_at: now,
+      updated_at: now,
+    };
   }
 
   /** Records what a model-answered page taught; retried on concurrent writes (optimistic, by version). */
@@ -158,32 +267,11 @@ export class LearnedExtractorStore {
       const now = new Date().toISOString();
       if (!doc) {
         if (lesson.generation !== 0) return { kind: 'stale' };
-        const fresh: TemplateRecord = {
-          _id: id,
-          tenant_id: key.tenantId,
-          scope: key.scope,
-          schema_hash: key.schemaHash,
-          url_shape: key.urlShape,
-          dom_signature: key.domSignature,
-          status: 'learning',
-          generation: 0,
-          version: 0,
+        const fresh = this.fresh(key, id, now, {
           fields: lesson.kept,
           samples: 1,
           learned_from: [lesson.url],
-          verified_on: [],
-          verified_at: null,
-          last_checked_at: null,
-          checks_passed: 0,
-          invalidations: 0,
-          extracted: 0,
-          since_count: 0,
-          since_check: [],
-          checked_job: null,
-          reason: null,
-          created_at: now,
-          updated_at: now,
-        };
+        });
         settle(fresh, lesson.jobId);
         try {
           await this.col.insertOne(fresh);
@@ -194,7 +282,13 @@ export class LearnedExtractorStore {
         }
       }
       if (doc.generation !== lesson.generation || doc.status === 'unlearnable') return { kind: 'stale' };
-      const next: TemplateRecord = { ...doc, version: doc.version + 1, updated_at: now };
+      const next: TemplateRecord = {
+        ...doc,
+        version: doc.version + 1,
+        updated_at: now,
+        // This page's place is free; so are those of pages whose workers died.
+        leases: (doc.leases ?? []).filter((l) => l.page_id !== lesson.pageId && l.until > now),
+      };
       let outcome: LessonOutcome;
       const merged = mergeCandidates(doc.fields, lesson.kept);
       if (doc.status === 'learning') {
@@ -213,13 +307,16 @@ export class LearnedExtractorStore {
       } else if (Object.values(lesson.kept).every((c) => c === null || c.length > 0)) {
         next.fields = merged;
         next.checks_passed = doc.checks_passed + 1;
+        next.checks_run = doc.checks_run + 1;
         next.last_checked_at = now;
         next.checked_job = lesson.jobId;
-        next.since_check = doc.since_check.filter((p) => (p.n ?? 0) > (lesson.checkN ?? 0));
+        next.last_check_n = Math.max(doc.last_check_n, lesson.checkN ?? 0);
         outcome = { kind: 'checked' };
       } else {
         // The check failed: the extractor read something else than the model on a page it answered.
-        const redo = doc.since_check.filter((p) => p.pageId !== lesson.pageId);
+        const redo = (await this.answeredSince(doc, lesson.checkN ?? 0)).filter(
+          (p) => p.pageId !== lesson.pageId,
+        );
         next.generation = doc.generation + 1;
         next.invalidations = doc.invalidations + 1;
         next.status = next.invalidations > MAX_INVALIDATIONS ? 'unlearnable' : 'learning';
@@ -232,7 +329,8 @@ export class LearnedExtractorStore {
         next.learned_from = [lesson.url];
         next.verified_on = [];
         next.verified_at = null;
-        next.since_check = [];
+        next.checks_run = 0;
+        next.last_check_n = 0;
         outcome = { kind: 'invalidated', redo };
       }
       const res = await this.col.replaceOne({ _id: id, version: doc.version }, next);

@@ -59,6 +59,15 @@ export const COLLECTIONS = {
    * extractor (shared/store/learned-extractors.ts). A site's are listed by a (small) scan.
    */
   learnedExtractors: 'learned_extractors',
+  /** `_id` = `<template id>:<generation>`: how many pages were asked of the template's extractor. */
+  learnedCounters: 'learned_counters',
+  /** `_id` = `<template id>:<generation>:<n>`: a page the extractor answered, re-done if a later check fails. */
+  learnedAnswers: 'learned_answers',
+  /**
+   * `_id` = `job:<job id>` or `tenant:<tenant id>:<YYYY-MM>`: model spend and in-flight reservations
+   * against a job's max_cost_usd / max_tokens and a tenant's monthly budget (shared/store/budgets.ts).
+   */
+  budgets: 'budgets',
 } as const;
 
 export interface Mongo {
