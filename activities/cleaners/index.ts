@@ -12,7 +12,7 @@ import { bodyHtml, type CleanContext, collapseWhitespace, prepareDocument } from
 import { htmlToMarkdown } from './markdown.js';
 import { mainContent } from './readability.js';
 import { sanitize } from './sanitize.js';
-import { expandColspans } from './tables.js';
+import { dropRowText, expandColspans } from './tables.js';
 import { htmlToText } from './text.js';
 import { boundWhitespace } from './whitespace.js';
 
@@ -33,6 +33,7 @@ const IMPLEMENTATIONS: { [N in CleanerName]: Implementation<N> } = {
   markdown: (content, options, context) => {
     const $ = prepareDocument(content, options, context);
     expandColspans($);
+    dropRowText($);
     boundWhitespace($);
     return htmlToMarkdown(bodyHtml($));
   },

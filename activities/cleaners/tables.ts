@@ -13,3 +13,14 @@ export function expandColspans($: CheerioAPI) {
     for (let i = 1; i < span; i++) $cell.after(`<${tag}></${tag}>`);
   });
 }
+
+/**
+ * Text and comments directly inside a row (between its cells) say nothing, and the GFM plugin reads a row's
+ * child nodes as its cells: a text node there made it throw on tables without a heading row.
+ */
+export function dropRowText($: CheerioAPI) {
+  $('tr')
+    .contents()
+    .filter((_, node) => node.type === 'text' || node.type === 'comment')
+    .remove();
+}

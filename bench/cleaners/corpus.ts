@@ -6,13 +6,16 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { generateListings } from './listings.js';
-import { htmlText } from './score.js';
+import { htmlText, type Snippets } from './score.js';
+import { readSnippets } from './snippets.js';
 
 export interface BenchPage {
-  set: 'readability' | 'newspaper4k' | 'listings';
+  set: 'readability' | 'newspaper4k' | 'trafilatura' | 'listings';
   name: string;
   html: string;
+  /** The page's whole expected content; empty where snippets say what is expected instead. */
   expected: string;
+  snippets?: Snippets;
   holdout: boolean;
 }
 
@@ -54,6 +57,30 @@ function newspaperPages(): BenchPage[] {
     });
 }
 
+/** Pages saved in a legacy encoding read as windows-1252 rather than with replacement characters. */
+function decode(bytes: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return new TextDecoder('windows-1252').decode(bytes);
+  }
+}
+
+function trafilaturaPages(): BenchPage[] {
+  const root = join(CORPUS_DIR, 'trafilatura');
+  if (!existsSync(root)) return [];
+  return readSnippets(readFileSync(join(root, 'data.go'), 'utf8'))
+    .filter(({ file }) => existsSync(join(root, file)))
+    .map(({ file, snippets }) => ({
+      set: 'trafilatura',
+      name: file,
+      html: decode(readFileSync(join(root, file))),
+      expected: '',
+      snippets,
+      holdout: heldOut('trafilatura', file),
+    }));
+}
+
 export function loadCorpus(): BenchPage[] {
   if (!existsSync(join(CORPUS_DIR, 'readability')))
     throw new Error(`no corpus in ${CORPUS_DIR}: run bench/cleaners/fetch-corpus.sh first`);
@@ -62,5 +89,5 @@ export function loadCorpus(): BenchPage[] {
     set: 'listings' as const,
     holdout: heldOut('listings', page.name),
   }));
-  return [...readabilityPages(), ...newspaperPages(), ...listings];
+  return [...readabilityPages(), ...newspaperPages(), ...trafilaturaPages(), ...listings];
 }

@@ -5,12 +5,16 @@
 #                 codeberg.org/readeck/go-readability/v2 ships them in its module (MIT; pages follow Readability.js 0.6.0)
 #   newspaper4k/  newspaper4k's test pages with their expected article text (tests/data/html + txt, MIT),
 #                 from its source distribution on PyPI
+#   trafilatura/  trafilatura's evaluation pages with the snippets each page's main text must and must not
+#                 hold, as the Go port github.com/markusmobius/go-trafilatura ships them (Apache-2.0; the
+#                 HTML in test-files/comparison, the snippets in scripts/comparison/data.go)
 # Needs go and pip. Idempotent: a source already fetched is skipped.
 set -euo pipefail
 
 CORPUS="${CLEANER_CORPUS:-$HOME/.cache/extract-service/cleaner-corpus}"
 READABILITY_MODULE=codeberg.org/readeck/go-readability/v2@v2.1.3
 NEWSPAPER=newspaper4k==0.9.6
+TRAFILATURA_MODULE=github.com/markusmobius/go-trafilatura@v1.12.2
 mkdir -p "$CORPUS"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -44,4 +48,14 @@ if [ ! -d "$CORPUS/newspaper4k" ]; then
   mv "$CORPUS/newspaper4k.tmp" "$CORPUS/newspaper4k"
 fi
 
-echo "corpus in $CORPUS: $(ls "$CORPUS/readability" | wc -l) readability pages, $(ls "$CORPUS/newspaper4k"/*.html | wc -l) newspaper4k pages"
+if [ ! -d "$CORPUS/trafilatura" ]; then
+  dir="$(cd "$work" && { [ -f go.mod ] || go mod init corpus >/dev/null 2>&1; } && GOFLAGS=-mod=mod go mod download -json "$TRAFILATURA_MODULE" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  mkdir -p "$CORPUS/trafilatura.tmp"
+  cp "$dir"/test-files/comparison/*.html "$CORPUS/trafilatura.tmp/"
+  cp "$dir/scripts/comparison/data.go" "$CORPUS/trafilatura.tmp/"
+  chmod -R u+w "$CORPUS/trafilatura.tmp"
+  mv "$CORPUS/trafilatura.tmp" "$CORPUS/trafilatura"
+fi
+
+echo "corpus in $CORPUS: $(ls "$CORPUS/readability" | wc -l) readability pages, $(ls "$CORPUS/newspaper4k"/*.html | wc -l) newspaper4k pages, $(ls "$CORPUS/trafilatura"/*.html | wc -l) trafilatura pages"

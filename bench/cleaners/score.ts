@@ -57,3 +57,27 @@ export function median(values: number[]): number {
 }
 
 export const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+
+export interface Snippets {
+  with: string[];
+  without: string[];
+}
+
+export interface SnippetCounts {
+  found: number;
+  missed: number;
+  leaked: number;
+  dropped: number;
+}
+
+/** Snippets as word sequences in the body: "with" ones found or missed, "without" ones leaked or dropped. */
+export function snippetCounts(body: string, snippets: Snippets): SnippetCounts {
+  const text = ` ${words(body).join(' ')} `;
+  const present = (snippet: string) => {
+    const sequence = words(snippet).join(' ');
+    return sequence !== '' && text.includes(` ${sequence} `);
+  };
+  const found = snippets.with.filter(present).length;
+  const leaked = snippets.without.filter(present).length;
+  return { found, missed: snippets.with.length - found, leaked, dropped: snippets.without.length - leaked };
+}

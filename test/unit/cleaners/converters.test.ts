@@ -1,6 +1,7 @@
 // The conversion steps on their own: HTML to Markdown (turndown + GFM), to plain text, to sanitised HTML.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { runChain } from '../../../activities/cleaners/index.js';
 import { htmlToMarkdown } from '../../../activities/cleaners/markdown.js';
 import { sanitize } from '../../../activities/cleaners/sanitize.js';
 import { htmlToText } from '../../../activities/cleaners/text.js';
@@ -122,5 +123,15 @@ describe('sanitize', () => {
 
   test('scripts and styles go with their text', () => {
     assert.equal(sanitize('<p>a</p><script>alert(1)</script><style>p{}</style>'), '<p>a</p>');
+  });
+});
+
+describe('markdown tables without a heading row', () => {
+  test('text and comments between cells neither throw nor show (the GFM plugin read them as cells)', () => {
+    const html =
+      '<table><tbody><tr> <!-- c --> <td>a</td>  <td>b</td> </tr><tr><td>c</td> <td>d</td></tr></tbody></table>';
+    const md = runChain(html, [{ name: 'markdown' }]);
+    assert.match(md, /\| a +\| b +\|\n\| c +\| d +\|/);
+    assert.ok(!md.includes('<!--'));
   });
 });
