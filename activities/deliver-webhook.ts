@@ -95,6 +95,7 @@ async function eventData(deps: ActivityDeps, input: DeliverWebhookInput): Promis
         status: 'failed',
         error_category: job.error_category,
         error_message: job.error_message,
+        budget_exhausted: job.budget_exhausted ?? false,
       };
     case 'job.completed': {
       const results = (await deps.jobs?.results(job)) ?? [];
@@ -103,6 +104,7 @@ async function eventData(deps: ActivityDeps, input: DeliverWebhookInput): Promis
         status: job.status,
         page_count: job.page_count,
         cost_usd: job.cost_usd,
+        budget_exhausted: job.budget_exhausted ?? false,
         ...boundedResults(results),
         results_url: `/api/v1/jobs/${job.id}/results`,
       };

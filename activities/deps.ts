@@ -1,11 +1,13 @@
 // What activities need from the outside world; built once by the worker and passed to createActivities.
 import type { Config } from '../shared/config.js';
+import type { BudgetLedger } from '../shared/store/budgets.js';
 import type { ContentStore } from '../shared/store/contents.js';
 import type { DebugCaptureStore } from '../shared/store/debug-captures.js';
 import type { EventStore } from '../shared/store/event-store.js';
 import type { JobReader } from '../shared/store/jobs.js';
 import type { LearnedExtractorStore } from '../shared/store/learned-extractors.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
+import type { TenantStore } from '../shared/store/tenants.js';
 import type { WebhookStore } from '../shared/store/webhooks.js';
 import type { BrowserPool } from './browser/browser-pool.js';
 import type { HtmlPool } from './html-pool/pool.js';
@@ -28,4 +30,8 @@ export interface ActivityDeps {
   jobs?: JobReader;
   /** Learned extractors' templates; without it crawls never learn (every page goes to the model). */
   learned?: LearnedExtractorStore;
+  /** The budget ledger: without it no budget is enforced (and no spend recorded). */
+  budgets?: BudgetLedger;
+  /** Tenants, read for their monthly budget before each model call. */
+  tenants?: TenantStore;
 }

@@ -2,6 +2,7 @@
 // then fall back along the chain. Records the page's result event itself so the data never passes
 // through workflow history.
 import type { ErrorObject } from 'ajv';
+import type { JobBudget } from '../shared/budget.js';
 import { CategorizedError } from '../shared/errors.js';
 import type { JobEvent, PageCompletedData } from '../shared/events.js';
 import { priceOf } from '../shared/pricing.js';
@@ -10,6 +11,7 @@ import { redactSecrets } from '../shared/secrets.js';
 import type { DebugCapture } from '../shared/store/debug-captures.js';
 import type { StructuredItem } from '../shared/structured-data.js';
 import { currentActivity } from './activity-context.js';
+import { makeBudgetGuard } from './budget-guard.js';
 import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
 import { type JobLlmConfig, type ResolvedEntry, resolveChain, shouldFallBack } from './llm/chain.js';
@@ -48,6 +50,8 @@ export interface ExtractWithModelInput {
   structuredData?: boolean;
   /** A re-done page (crawls): the result it replaces. */
   revises?: PageCompletedData['revises'];
+  /** The job's max_cost_usd / max_tokens: every model call is reserved against them first. */
+  budget?: JobBudget;
 }
 
 /** A page answered by a learned extractor (crawls): its values and the selector each was read with. */
@@ -92,6 +96,7 @@ export const makeExtractWithModel = (deps: ActivityDeps) => makeExtractor(deps).
 export function makeExtractor(deps: ActivityDeps) {
   const { config } = deps;
   const chains = new Map<string, { chain: Promise<ResolvedEntry[]>; at: number }>();
+  const budget = makeBudgetGuard(deps);
 
   /**
    * The job's model chain, resolved once per job and worker for CHAIN_CACHE_MS: a crawl's pages would
@@ -123,11 +128,14 @@ export function makeExtractor(deps: ActivityDeps) {
   ): Promise<Attempt> {
     const jsonSchema = toJsonSchema(input.schema);
     const validate = validatorFor(jsonSchema);
+    const schemaChars = JSON.stringify(jsonSchema).length;
     let feedback: string | undefined;
     for (let round = 0; round < 2; round++) {
       const user = userPrompt({ url: input.url, schema: input.schema, jsonSchema, content, feedback });
       const started = Date.now();
       const record = { entry, user, content, jsonSchema, isRetry: round > 0, started };
+      // Refused (quota_exceeded naming the budget) before the call when its worst case could pass a budget.
+      const hold = await budget.reserve(input, entry, SYSTEM_PROMPT.length + user.length + schemaChars);
       let answer: ModelAnswer;
       try {
         answer = await callModel(entry, {
@@ -139,11 +147,13 @@ export function makeExtractor(deps: ActivityDeps) {
           allowPrivate: config.ALLOW_PRIVATE_ADDRESSES,
         });
       } catch (err) {
+        await hold.release();
         const failure =
           err instanceof CategorizedError ? err : new CategorizedError('provider_error', String(err));
         await capture({ ...record, error: failure });
         throw redacted(failure, entry);
       }
+      await hold.settle(answer.inputTokens, answer.outputTokens);
       const cost = priceOf(entry.model, answer.inputTokens, answer.outputTokens, entry.provider);
       spend.inputTokens += answer.inputTokens;
       spend.outputTokens += answer.outputTokens;
@@ -236,7 +246,7 @@ export function makeExtractor(deps: ActivityDeps) {
         const result = await tryEntry(entry, input, content, spend, capture);
         return pageResult(input, entry, result, spend, Date.now() - started);
       } catch (err) {
-        if (!(err instanceof CategorizedError) || !shouldFallBack(err.category)) throw err;
+        if (!(err instanceof CategorizedError) || !shouldFallBack(err.category, err.details)) throw err;
         lastError = err;
       }
     }

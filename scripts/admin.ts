@@ -1,6 +1,7 @@
 // Operator commands: `npm run --silent admin -- <command>`.
 //   create-key --tenant <name> [--name <label>]   prints only the new key on stdout
 //   set-rate-limit --tenant <name> --per-minute <n|default>
+//   set-budget --tenant <name> --monthly-usd <n|none>
 //   rebuild-projections                           derives jobs and results again from the event log
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config.js';
@@ -11,11 +12,18 @@ import { TenantStore } from '../shared/store/tenants.js';
 const USAGE = `usage: npm run --silent admin -- <command>
   create-key --tenant <name> [--name <label>]       create a tenant (if new) and an API key; prints the key
   set-rate-limit --tenant <name> --per-minute <n>   per-tenant request limit ("default" resets it)
+  set-budget --tenant <name> --monthly-usd <n>      most the tenant's jobs spend on models per month (UTC),
+                                                    a hard cap checked before every model call ("none": no cap)
   rebuild-projections                               rebuild jobs and results from the job event log`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { tenant: { type: 'string' }, name: { type: 'string' }, 'per-minute': { type: 'string' } },
+  options: {
+    tenant: { type: 'string' },
+    name: { type: 'string' },
+    'per-minute': { type: 'string' },
+    'monthly-usd': { type: 'string' },
+  },
 });
 const fail = (msg: string): never => {
   process.stderr.write(`${msg}\n${USAGE}\n`);
@@ -46,6 +54,16 @@ try {
       process.stderr.write(
         `rate limit of "${tenant.name}": ${perMinute ?? `default (${config.RATE_LIMIT_PER_MINUTE})`}/min\n`,
       );
+      break;
+    }
+    case 'set-budget': {
+      const tenant = await tenants.ensureTenant(values.tenant ?? fail('--tenant is required'));
+      const raw = values['monthly-usd'] ?? fail('--monthly-usd is required');
+      const usd = raw === 'none' ? null : Number(raw);
+      if (usd !== null && !(Number.isFinite(usd) && usd > 0))
+        fail('--monthly-usd must be a positive number of USD, or "none"');
+      await tenants.setMonthlyBudget(tenant._id, usd);
+      process.stderr.write(`monthly budget of "${tenant.name}": ${usd === null ? 'none' : `${usd} USD`}\n`);
       break;
     }
     case 'rebuild-projections': {

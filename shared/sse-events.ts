@@ -23,6 +23,7 @@ export function statusEvent(job: JobView, id: number): StreamEvent {
       token_usage_input: job.token_usage_input,
       token_usage_output: job.token_usage_output,
       cost_usd: job.cost_usd,
+      budget_exhausted: job.budget_exhausted ?? false,
     },
   };
 }
@@ -38,6 +39,7 @@ export function completeEvent(job: JobView, id: number, resultsUrl: string): Str
       page_count: job.page_count,
       failed_count: job.failed_count,
       cost_usd: job.cost_usd,
+      budget_exhausted: job.budget_exhausted ?? false,
       error_category: job.error_category,
       error_message: job.error_message,
       results_url: resultsUrl,

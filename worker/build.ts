@@ -39,7 +39,10 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
   await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
   await client.close();
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const { events, contents, llm, debug, webhooks, jobs, learned } = createStores(mongo.db, config);
+  const { events, contents, llm, debug, webhooks, jobs, learned, budgets, tenants } = createStores(
+    mongo.db,
+    config,
+  );
   const browser = createBrowserPool(config); // launches Chromium on the first dynamic fetch, not here
   const html = createHtmlPool(config); // threads for HTML work, started now so the first page finds them warm
   const activities = createActivities({
@@ -53,6 +56,8 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     webhooks,
     jobs,
     learned,
+    budgets,
+    tenants,
   });
   const worker = await Worker.create({
     connection,

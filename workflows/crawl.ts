@@ -20,6 +20,7 @@ import type { CleanerStep } from '../activities/clean-content.js';
 import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.js';
 import type { Activities } from '../activities/index.js';
 import type { JobLlmConfig } from '../activities/llm/chain.js';
+import type { JobBudget } from '../shared/budget.js';
 import type { FollowRules } from '../shared/crawl/links.js';
 import type { ErrorCategory } from '../shared/errors.js';
 import type { CrawlNode, JobEventBody } from '../shared/events.js';
@@ -66,6 +67,8 @@ export interface CrawlState {
   frontierChunks?: number[];
   /** Chunks stored so far (the next one's number). */
   chunksStored?: number;
+  /** A budget refused a page's model call: no new page starts, and the job says so at its end. */
+  budgetExhausted?: { message: string };
 }
 
 export interface CrawlWorkflowInput {
@@ -91,6 +94,8 @@ export interface CrawlWorkflowInput {
   state?: CrawlState;
   /** Present only when the job has webhook destinations (stored with the job; no URLs or secrets here). */
   webhooks?: WebhookPlan;
+  /** The request's max_cost_usd / max_tokens (absent: none). */
+  budget?: JobBudget;
 }
 
 export interface CrawlWorkflowResult {
@@ -293,6 +298,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
           ...(input.learnExtractors === undefined ? {} : { learnExtractors: input.learnExtractors }),
           ...(input.siteId ? { siteId: input.siteId } : {}),
           ...(page.redo ? { revises: page.redo.revises } : {}),
+          ...(input.budget ? { budget: input.budget } : {}),
         };
         let result = await crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput);
         // Over its tenant's share of the worker the page did not run: wait on a durable timer, backing off.
@@ -302,7 +308,15 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
           crawling.add(page.node);
           result = await crawlPage({ ...pageInput, mayDefer });
         }
-        if (result.outcome === 'skipped') {
+        if (result.outcome === 'budget_exhausted') {
+          // Only new activity outcomes take this path: runs recorded before budgets replay unchanged.
+          if (!page.redo) state.skipped++;
+          state.budgetExhausted ??= { message: result.message };
+          await log.record({
+            slot,
+            body: pageEvent('page.skipped', page, pageId, 'quota_exceeded', result.message),
+          });
+        } else if (result.outcome === 'skipped') {
           state.skipped++;
           await log.record({
             slot,
@@ -399,7 +413,8 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   const queued = () => state.frontier.length > 0 || (state.frontierChunks?.length ?? 0) > 0;
   try {
     while (queued() || inflight.size > 0) {
-      while (inflight.size < opts.concurrency && queued() && !historyFull()) {
+      // Once a budget is exhausted no page starts; those in flight finish.
+      while (inflight.size < opts.concurrency && queued() && !historyFull() && !state.budgetExhausted) {
         // Only runs that stored their frontier (patched below) have chunks to load.
         if (state.frontier.length === 0) await loadChunk();
         else start(state.frontier.shift() as QueuedPage);
@@ -428,7 +443,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     throw err;
   }
 
-  if (queued()) {
+  if (queued() && !state.budgetExhausted) {
     if (patched(FRONTIER_CHUNKS_PATCH)) await storeFrontier();
     state.nextSeq = log.seq;
     state.runs++;
@@ -437,24 +452,25 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   if (state.chunksStored) await dropFrontier({ jobId: input.jobId, count: state.chunksStored });
 
   const duration_ms = Date.now() - state.startedAt;
-  if (state.completed === 0 && state.failed > 0) {
-    const failure = state.lastFailure ?? {
-      category: 'unknown' as const,
-      message: 'no page could be extracted',
-    };
+  const exhausted = state.budgetExhausted ? { budget_exhausted: true as const } : {};
+  if (state.completed === 0 && (state.failed > 0 || state.budgetExhausted)) {
+    const failure = state.budgetExhausted
+      ? { category: 'quota_exceeded' as const, message: state.budgetExhausted.message }
+      : (state.lastFailure ?? { category: 'unknown' as const, message: 'no page could be extracted' });
     await log.record({
       type: 'job.failed',
       data: {
         error_category: failure.category,
         error_message: `no page was extracted: ${failure.message}`,
         duration_ms,
+        ...exhausted,
       },
     });
     setStatus('failed');
     await hooks.emit('job.failed');
     throw ApplicationFailure.nonRetryable(failure.message, failure.category);
   }
-  await log.record({ type: 'job.completed', data: { duration_ms } });
+  await log.record({ type: 'job.completed', data: { duration_ms, ...exhausted } });
   setStatus('completed');
   await hooks.emit('job.completed');
   return {

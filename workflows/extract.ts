@@ -3,6 +3,7 @@ import { proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { CleanerStep } from '../activities/clean-content.js';
 import type { Activities } from '../activities/index.js';
 import type { JobLlmConfig } from '../activities/llm/chain.js';
+import type { JobBudget } from '../shared/budget.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
 import type { WebhookPlan } from '../shared/webhooks.js';
 import { runPageJob } from './page-job.js';
@@ -24,6 +25,8 @@ export interface ExtractWorkflowInput {
   structuredData?: boolean;
   /** Present only when the job has webhook destinations (stored with the job; no URLs or secrets here). */
   webhooks?: WebhookPlan;
+  /** The request's max_cost_usd / max_tokens (absent: none). */
+  budget?: JobBudget;
 }
 
 export interface ExtractWorkflowResult {
@@ -70,6 +73,7 @@ export async function extractWorkflow(input: ExtractWorkflowInput): Promise<Extr
       captureDebug: input.captureDebug,
       llm: input.llm,
       structuredData: input.structuredData,
+      ...(input.budget ? { budget: input.budget } : {}),
     });
     return {
       jobId: input.jobId,

@@ -62,10 +62,11 @@ export async function runPageJob<T>(input: PageJobInput, steps: (page: PageTurn)
       setStatus('cancelled');
       throw err;
     }
-    const { category, message } = categoryOf(err);
+    const { category, message, budget } = categoryOf(err);
+    const data = { error_category: category, error_message: message, duration_ms };
     await log.record(
       { slot, body: pageFailed(input.url, pageId, category, message) },
-      { type: 'job.failed', data: { error_category: category, error_message: message, duration_ms } },
+      { type: 'job.failed', data: budget ? { ...data, budget_exhausted: true } : data },
     );
     setStatus('failed');
     await hooks.emit('job.failed');

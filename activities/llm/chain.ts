@@ -3,6 +3,7 @@
 // operator's DEFAULT_LLM_CHAIN (on the tenant's own key for a provider when stored, else the keys from the
 // environment). Keys are looked up here, in the activity, by reference: they never travel through workflow
 // inputs or history. Each key goes only to the endpoint it was given for (shared/llm/key-pairing.ts).
+import { budgetOfDetails } from '../../shared/budget.js';
 import { type Config, parseChain } from '../../shared/config.js';
 import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
 import { providerInfo } from '../../shared/llm/catalog.js';
@@ -167,4 +168,9 @@ const FALL_THROUGH: ReadonlySet<ErrorCategory> = new Set([
   'schema_mismatch',
 ]);
 
-export const shouldFallBack = (category: ErrorCategory) => FALL_THROUGH.has(category);
+/**
+ * Whether to try the next entry after this failure. A provider's quota_exceeded falls through; our own
+ * budget's refusal (details.budget, activities/budget-guard.ts) does not: every entry would be refused too.
+ */
+export const shouldFallBack = (category: ErrorCategory, details?: Record<string, unknown>) =>
+  FALL_THROUGH.has(category) && budgetOfDetails(details) === null;

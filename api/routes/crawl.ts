@@ -1,6 +1,7 @@
 // POST /crawl (a durable crawl job, optionally waited on), cancelling jobs, and the crawl map.
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { budgetInput } from '../../shared/budget.js';
 import { keepInChain } from '../../shared/cleaners.js';
 import { isFinal, type JobView } from '../../shared/reducers/job.js';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
@@ -92,6 +93,7 @@ export async function runCrawl(
       options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
       firstSeq: 1,
       ...prepared.webhooks,
+      ...budgetInput(body),
     }),
   });
   if (!req.query.wait) return reply.code(202).send(await crawlResponse(deps, job, false));

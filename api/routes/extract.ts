@@ -1,5 +1,6 @@
 // POST /api/v1/extract: runs an extract job and waits for it (decisions.md: 200 with the result).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { budgetInput } from '../../shared/budget.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { type NormalizedSchema, normalizeSchema, validateSchemaYaml } from '../../shared/schema-input.js';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
@@ -99,7 +100,9 @@ export const extractRoutes =
             'Fetches the URL, cleans it with the cleaner chain and asks the model chain for data matching the ' +
             'schema. Runs as a job (see /jobs/{id}) and waits for it: 200 with the result; a failed job answers ' +
             'a problem document carrying job_id and error_category (status by category: 422 for unusable input ' +
-            'or content, 401 invalid provider key, 429 rate limit, 502 upstream failure, 504 timeout). If the job ' +
+            'or content, 401 invalid provider key, 429 rate limit or quota_exceeded — a budget (max_cost_usd, ' +
+            "max_tokens, the tenant's monthly budget) refused the model call, or the provider's quota — 502 " +
+            'upstream failure, 504 timeout). If the job ' +
             `takes longer than EXTRACT_WAIT_SECONDS (default ${deps.config.EXTRACT_WAIT_SECONDS}) the answer is ` +
             '202 with the job link and the job goes on. Send an Idempotency-Key header to make retries safe.',
           tags: ['extract'],
@@ -131,6 +134,7 @@ export const extractRoutes =
             llm: prepared.llm,
             firstSeq: 1,
             ...prepared.webhooks,
+            ...budgetInput(body),
           }),
         });
         return answerPageJob(deps, job, reply, extractResponse);

@@ -45,6 +45,8 @@ export function siteCrawlRequest(site: SiteDoc, body: SiteCrawlRequest): CrawlRe
     webhook: body.webhook,
     webhook_id: body.webhook_id,
     webhook_url: body.webhook_url,
+    max_cost_usd: body.max_cost_usd,
+    max_tokens: body.max_tokens,
   };
 }
 

@@ -1,5 +1,6 @@
 // Pure reducer: job events → the `jobs` read model. Replaying every event of a job from scratch gives
 // the same document as applying them one batch at a time.
+import { budgetShown } from '../budget.js';
 import type { ErrorCategory } from '../errors.js';
 import type { JobEvent } from '../events.js';
 import type { DataSource, FieldProvenance } from '../structured-data.js';
@@ -40,6 +41,10 @@ export interface JobView {
   values_by_source?: ValuesBySource;
   error_category: ErrorCategory | null;
   error_message: string | null;
+  /** The request's max_cost_usd and max_tokens (absent on jobs projected before budgets: none). */
+  budget?: { max_cost_usd: number | null; max_tokens: number | null };
+  /** A budget refused a model call and the job stopped taking pages. */
+  budget_exhausted?: boolean;
   last_seq: number;
 }
 
@@ -95,6 +100,8 @@ export function initialJob(event: Extract<JobEvent, { type: 'job.created' }>): J
     is_byok: false,
     error_category: null,
     error_message: null,
+    budget: budgetShown(event.data.request),
+    budget_exhausted: false,
     last_seq: event.seq,
   };
 }
@@ -135,7 +142,12 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
         discovered_count: Math.max(job.discovered_count, ...event.data.nodes.map((n) => n.node + 1)),
       };
     case 'page.skipped':
-      return { ...next, urls_queued: Math.max(0, job.urls_queued - (event.data.node === undefined ? 0 : 1)) };
+      return {
+        ...next,
+        urls_queued: Math.max(0, job.urls_queued - (event.data.node === undefined ? 0 : 1)),
+        // Only a budget's refusal skips a page as quota_exceeded (a provider's quota fails it).
+        ...(event.data.error_category === 'quota_exceeded' ? { budget_exhausted: true } : {}),
+      };
     case 'page.failed':
       return {
         ...next,
@@ -145,10 +157,17 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
         error_message: event.data.error_message,
       };
     case 'job.completed':
-      return { ...next, status: 'completed', completed_at: event.at, duration_ms: event.data.duration_ms };
+      return {
+        ...next,
+        ...exhausted(event.data),
+        status: 'completed',
+        completed_at: event.at,
+        duration_ms: event.data.duration_ms,
+      };
     case 'job.failed':
       return {
         ...next,
+        ...exhausted(event.data),
         status: 'failed',
         completed_at: event.at,
         duration_ms: event.data.duration_ms,
@@ -165,6 +184,11 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
         error_message: 'the job was cancelled',
       };
   }
+}
+
+/** A job a budget stopped: pages it queued and never started are no longer queued. */
+function exhausted(data: { budget_exhausted?: true }): Partial<JobView> {
+  return data.budget_exhausted ? { budget_exhausted: true, urls_queued: 0 } : {};
 }
 
 /** Adds a page's provenance to the job's counts (less the replaced result's, for a re-done page). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isValidSelector } from '../cleaners.js';
 import { MAX_LINK_CHARS_PER_PAGE, MAX_LINKS_PER_PAGE, MAX_URL_LENGTH } from '../crawl/links.js';
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM_SIZE, urlPatternProblem } from '../crawl/url-pattern.js';
-import { checkSchemaSource, ExtractRequestSchema } from './extract.js';
+import { BudgetFields, checkSchemaSource, ExtractRequestSchema } from './extract.js';
 
 export const MAX_DELAY_MS = 60_000;
 
@@ -132,6 +132,7 @@ const jobFields = {
   webhook: e.webhook,
   webhook_id: e.webhook_id,
   webhook_url: e.webhook_url,
+  ...BudgetFields,
 };
 export const CrawlRequestSchema = z
   .object({

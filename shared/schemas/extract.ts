@@ -59,6 +59,41 @@ export function checkSchemaSource(body: { schema?: unknown; schema_id?: string }
     ctx.addIssue({ code: 'custom', path: ['schema'], message: 'required: give schema or schema_id' });
 }
 
+const BUDGET_RULES =
+  'Checked before every model call (retries and fallbacks along the model chain are calls too): the call ' +
+  "is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole " +
+  'max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls ' +
+  "in flight hold their worst case until they end, so the job's total never passes it. Pages answered " +
+  'without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract ' +
+  'job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made ' +
+  'past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as ' +
+  'skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was ' +
+  'extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The ' +
+  "tenant's monthly budget (set by the operator) applies the same way to all its jobs.";
+
+/** The caps a job request may set on its model spend (extract, crawl, a site's crawl). */
+export const BudgetFields = {
+  max_cost_usd: z
+    .number()
+    .positive()
+    .optional()
+    .meta({
+      description:
+        'Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the ' +
+        "service's markup on the service's keys; with your own key (BYOK) the provider's list price, " +
+        'llm_cost_usd, which the provider bills you). A model without a known price counts 0. ' +
+        BUDGET_RULES,
+    }),
+  max_tokens: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({
+      description: `Most model tokens (input + output, over every call) the job may use. ${BUDGET_RULES}`,
+    }),
+};
+
 export const ExtractRequestSchema = z
   .object({
     url: HttpUrlSchema.meta({ description: 'http(s) URL of the page' }),
@@ -98,6 +133,7 @@ export const ExtractRequestSchema = z
           'page goes to the model.',
       }),
     ...WebhookSourceFields,
+    ...BudgetFields,
   })
   .strict()
   .superRefine(checkSchemaSource)

@@ -60,6 +60,21 @@ export const JobSchema = z
       .meta({ description: "The completed pages' top-level field values by where each came from" }),
     error_category: ErrorCategorySchema.nullable(),
     error_message: z.string().nullable(),
+    max_cost_usd: z
+      .number()
+      .nullable()
+      .meta({ description: "The request's max_cost_usd (null: none given)" }),
+    max_tokens: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "The request's max_tokens (null: none given)" }),
+    budget_exhausted: z.boolean().meta({
+      description:
+        "true when a budget (the job's max_cost_usd or max_tokens, or the tenant's monthly budget) refused a " +
+        'model call and the job stopped taking pages: it is completed with the pages extracted before, or ' +
+        'failed with error_category quota_exceeded when there were none.',
+    }),
     capture_debug: z.boolean(),
     queue_position: z.number().int().meta({ description: "The tenant's pending jobs ahead of this one" }),
     workflow_id: z.string().meta({ description: 'Temporal workflow id (derived from the job id)' }),

@@ -5,6 +5,9 @@ import { PAGE_STATUSES } from '../reducers/results.js';
 import { ErrorCategorySchema } from './common.js';
 import { JobStatusSchema } from './job.js';
 
+const BUDGET_EXHAUSTED =
+  'A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started';
+
 export const StreamStatusDataSchema = z.object({
   job_id: z.string(),
   status: JobStatusSchema,
@@ -14,6 +17,7 @@ export const StreamStatusDataSchema = z.object({
   token_usage_input: z.number().int(),
   token_usage_output: z.number().int(),
   cost_usd: z.number(),
+  budget_exhausted: z.boolean().meta({ description: BUDGET_EXHAUSTED }),
 });
 
 export const StreamResultDataSchema = z.object({
@@ -38,6 +42,7 @@ export const StreamCompleteDataSchema = z.object({
   page_count: z.number().int(),
   failed_count: z.number().int(),
   cost_usd: z.number(),
+  budget_exhausted: z.boolean().meta({ description: BUDGET_EXHAUSTED }),
   error_category: ErrorCategorySchema.nullable(),
   error_message: z.string().nullable(),
   results_url: z.string(),

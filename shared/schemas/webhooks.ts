@@ -48,9 +48,11 @@ export const WebhookEventNameSchema = z.enum(['*', ...WEBHOOK_EVENTS]).meta({
   id: 'WebhookEventName',
   description:
     'job.started, job.progress (crawls, at most one per second), job.completed, job.failed; * = all. ' +
-    'job.completed data: {job_type, status, page_count, cost_usd, results, results_truncated, results_total, ' +
-    'results_url}; results hold the page results in order up to about 1 MB of JSON (results_truncated says ' +
-    'whether some were left out; all of them are at results_url).',
+    'job.completed data: {job_type, status, page_count, cost_usd, budget_exhausted, results, results_truncated, ' +
+    'results_total, results_url}; results hold the page results in order up to about 1 MB of JSON ' +
+    '(results_truncated says whether some were left out; all of them are at results_url). job.failed data: ' +
+    '{job_type, status, error_category, error_message, budget_exhausted}. budget_exhausted: a budget ' +
+    "(max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job).",
 });
 
 const EventsSchema = z

@@ -2,6 +2,7 @@
 import type { Db } from 'mongodb';
 import type { Config } from '../config.js';
 import { SecretBox } from '../secrets.js';
+import { BudgetLedger } from './budgets.js';
 import { ContentStore } from './contents.js';
 import { DebugCaptureStore } from './debug-captures.js';
 import { EventStore } from './event-store.js';
@@ -31,6 +32,7 @@ export function createStores(db: Db, config: Config) {
     sites: new SiteStore(db),
     schemaLibrary: new SchemaLibraryStore(db),
     learned: new LearnedExtractorStore(db, config.LEARNED_CHECK_EVERY),
+    budgets: new BudgetLedger(db),
   };
 }
 export type Stores = ReturnType<typeof createStores>;

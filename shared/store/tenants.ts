@@ -7,6 +7,8 @@ export interface Tenant {
   _id: string;
   name: string;
   rate_limit_per_minute: number | null;
+  /** What the tenant's jobs may spend on model calls per calendar month (UTC), in USD; absent/null: no cap. */
+  monthly_budget_usd?: number | null;
   created_at: string;
 }
 
@@ -59,6 +61,10 @@ export class TenantStore {
 
   async setRateLimit(tenantId: string, perMinute: number | null): Promise<void> {
     await this.tenants.updateOne({ _id: tenantId }, { $set: { rate_limit_per_minute: perMinute } });
+  }
+
+  async setMonthlyBudget(tenantId: string, usd: number | null): Promise<void> {
+    await this.tenants.updateOne({ _id: tenantId }, { $set: { monthly_budget_usd: usd } });
   }
 
   /** Creates a key and returns its plain value: the only time it is ever visible. */

@@ -145,6 +145,7 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
         page_count: 1,
         failed_count: 0,
         cost_usd: undefined,
+        budget_exhausted: false,
         error_category: null,
         error_message: null,
         results_url: `/api/v1/jobs/${job_id}/results`,

@@ -371,3 +371,57 @@ describe('resultFromEvent', () => {
     assert.equal(whole.get(`${JOB}:https://shop.example/c`)?.status, 'completed');
   });
 });
+
+describe('budgets (issue 15)', () => {
+  const skipped = (node: number, category: ErrorCategory): JobEventBody => ({
+    type: 'page.skipped',
+    data: {
+      node,
+      page_id: `p${node}`,
+      url: `https://shop.example/${node}`,
+      depth: 1,
+      parent_url: 'https://shop.example/',
+      error_category: category,
+      error_message: 'refused',
+    },
+  });
+  const discovered = (n: number): JobEventBody => ({
+    type: 'crawl.discovered',
+    data: {
+      nodes: Array.from({ length: n }, (_, node) => ({
+        node,
+        url: `https://shop.example/${node}`,
+        parent_url: null,
+        depth: 1,
+        status: 'pending' as const,
+      })),
+    },
+  });
+
+  test('the job shows the budget its request gave, none as null', () => {
+    const base = created() as Extract<JobEventBody, { type: 'job.created' }>;
+    const withBudget: JobEventBody = {
+      ...base,
+      data: { ...base.data, request: { budget: { maxCostUsd: 0.5 } } },
+    };
+    assert.deepEqual(reduceJob(history(withBudget))?.budget, { max_cost_usd: 0.5, max_tokens: null });
+    assert.deepEqual(reduceJob(history(created()))?.budget, { max_cost_usd: null, max_tokens: null });
+    assert.equal(reduceJob(history(created()))?.budget_exhausted, false);
+  });
+
+  test('a page a budget refused marks the job at once; its end with budget_exhausted empties the queue', () => {
+    const running = history(created(), started(), discovered(5), skipped(0, 'quota_exceeded'));
+    assert.equal(reduceJob(running)?.budget_exhausted, true);
+    assert.equal(reduceJob(running)?.urls_queued, 4);
+    const ended = history(created(), started(), discovered(5), skipped(0, 'quota_exceeded'), {
+      type: 'job.completed',
+      data: { duration_ms: 10, budget_exhausted: true },
+    });
+    const job = reduceJob(ended);
+    assert.equal(job?.status, 'completed');
+    assert.equal(job?.budget_exhausted, true);
+    assert.equal(job?.urls_queued, 0);
+    // A page skipped for another reason says nothing about budgets.
+    assert.equal(reduceJob(history(created(), skipped(0, 'robots_disallowed')))?.budget_exhausted, false);
+  });
+});

@@ -59,6 +59,7 @@ describe('JobStreamCursor', () => {
       token_usage_input: 0,
       token_usage_output: 0,
       cost_usd: 0,
+      budget_exhausted: false,
     });
     assert.deepEqual(out[3]?.data, {
       id: 'page-3',
@@ -81,6 +82,7 @@ describe('JobStreamCursor', () => {
       page_count: 1,
       failed_count: 1,
       cost_usd: 0.001,
+      budget_exhausted: false,
       error_category: 'http_status',
       error_message: 'HTTP 404',
       results_url: RESULTS,

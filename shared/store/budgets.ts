@@ -1,0 +1,151 @@
+// The budget ledger (issue 15 "hard budgets"): one document per account, `job:<job id>` and
+// `tenant:<tenant id>:<YYYY-MM>`, holding what was spent and what calls in flight have reserved. A model
+// call reserves its worst case first with one atomic $inc (returning the document after it) and is refused
+// when spent + reserved then passes the limit; the reservation is taken back, and the actual spend added,
+// when the call ends. No transactions: each account is updated on its own, by `_id` only.
+// MongoDB applies a $inc atomically; FerretDB v1 over SQLite does not (concurrent findOneAndUpdate calls
+// on one document lose updates, measured in test/unit/budget-ledger.test.ts), so this process also runs
+// the updates of one account one after another. Several worker processes on FerretDB can still race.
+import type { Db } from 'mongodb';
+import type { BudgetName } from '../budget.js';
+import { COLLECTIONS, retryOnDuplicate } from './mongo.js';
+
+export interface LedgerDoc {
+  _id: string;
+  spent_usd: number;
+  spent_tokens: number;
+  reserved_usd: number;
+  reserved_tokens: number;
+  updated_at: string;
+}
+
+type Counter = 'spent_usd' | 'spent_tokens' | 'reserved_usd' | 'reserved_tokens';
+
+export interface Amount {
+  usd: number;
+  tokens: number;
+}
+
+/** One account a call is charged to, with the limits that apply to it (absent: none, only recorded). */
+export interface Account {
+  id: string;
+  limits: { usd?: { max: number; budget: BudgetName }; tokens?: { max: number; budget: BudgetName } };
+}
+
+export interface Refusal {
+  budget: BudgetName;
+  limit: number;
+  /** Spent and reserved by other calls when this one was refused. */
+  spent: number;
+  reserved: number;
+  /** What this call would have reserved. */
+  asked: number;
+}
+
+export type Reservation = { accounts: string[]; amount: Amount } | { refused: Refusal };
+
+/** Float sums of many small costs drift by a few 1e-18: within this they are not "over". */
+const EPSILON = 1e-12;
+
+export const jobAccount = (jobId: string) => `job:${jobId}`;
+export const tenantAccount = (tenantId: string, at = new Date()) =>
+  `tenant:${tenantId}:${at.toISOString().slice(0, 7)}`;
+
+export class BudgetLedger {
+  /** Per account, the end of the chain of its updates in this process. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly db: Db) {}
+
+  private get col() {
+    return this.db.collection<LedgerDoc>(COLLECTIONS.budgets);
+  }
+
+  /**
+   * Reserves `amount` on every account in turn; when one would pass a limit, what was reserved is taken
+   * back and the refusal names that budget. Concurrent calls may both be refused near the limit, never
+   * both admitted past it.
+   */
+  async reserve(accounts: Account[], amount: Amount): Promise<Reservation> {
+    const taken: string[] = [];
+    for (const account of accounts) {
+      const doc = await this.add(account.id, { reserved_usd: amount.usd, reserved_tokens: amount.tokens });
+      const refused = refusalOf(account, doc, amount);
+      if (refused) {
+        await this.release({ accounts: [...taken, account.id], amount });
+        return { refused };
+      }
+      taken.push(account.id);
+    }
+    return { accounts: taken, amount };
+  }
+
+  /** Takes back a reservation and adds what the call actually spent (nothing for a call that failed). */
+  async settle(held: { accounts: string[]; amount: Amount }, spent: Amount): Promise<void> {
+    await Promise.all(
+      held.accounts.map((id) =>
+        this.add(id, {
+          reserved_usd: -held.amount.usd,
+          reserved_tokens: -held.amount.tokens,
+          spent_usd: spent.usd,
+          spent_tokens: spent.tokens,
+        }),
+      ),
+    );
+  }
+
+  release(held: { accounts: string[]; amount: Amount }): Promise<void> {
+    return this.settle(held, { usd: 0, tokens: 0 });
+  }
+
+  async get(id: string): Promise<LedgerDoc | null> {
+    return this.col.findOne({ _id: id });
+  }
+
+  private add(id: string, inc: Partial<Record<Counter, number>>): Promise<LedgerDoc> {
+    return this.serially(id, async () => {
+      const doc = await retryOnDuplicate(() =>
+        this.col.findOneAndUpdate(
+          { _id: id },
+          { $inc: inc, $set: { updated_at: new Date().toISOString() } },
+          { upsert: true, returnDocument: 'after' },
+        ),
+      );
+      if (!doc) throw new Error(`budget ledger ${id}: no document after update`);
+      return doc;
+    });
+  }
+
+  /** Runs fn after every update of the account this process started before it. */
+  private serially<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.queues.get(id) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.queues.set(id, tail);
+    void tail.then(() => {
+      if (this.queues.get(id) === tail) this.queues.delete(id);
+    });
+    return run;
+  }
+}
+
+function refusalOf(account: Account, doc: LedgerDoc, amount: Amount): Refusal | null {
+  const checks = [
+    {
+      limit: account.limits.usd,
+      spent: doc.spent_usd ?? 0,
+      reserved: doc.reserved_usd ?? 0,
+      asked: amount.usd,
+    },
+    {
+      limit: account.limits.tokens,
+      spent: doc.spent_tokens ?? 0,
+      reserved: doc.reserved_tokens ?? 0,
+      asked: amount.tokens,
+    },
+  ];
+  for (const { limit, spent, reserved, asked } of checks) {
+    if (!limit || spent + reserved <= limit.max + EPSILON) continue;
+    return { budget: limit.budget, limit: limit.max, spent, reserved: reserved - asked, asked };
+  }
+  return null;
+}
