@@ -3,6 +3,7 @@
 // crawl's history small and its overhead low; the page stays in memory between the steps.
 import { createHash } from 'node:crypto';
 import { MongoBulkWriteError } from 'mongodb';
+import type { JobBudget } from '../shared/budget.js';
 import type { DiscoveredLink, FollowRules } from '../shared/crawl/links.js';
 import { toJsonSchema } from '../shared/schema-input.js';
 import type { AnsweredPage } from '../shared/store/learned-extractors.js';
@@ -12,7 +13,7 @@ import { currentActivity, heartbeat } from './activity-context.js';
 import type { CleanerStep } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
 import { type ExtractWithModelInput, makeExtractor } from './extract-with-model.js';
-import { categorized } from './failure.js';
+import { budgetRefusal, categorized } from './failure.js';
 import { makeFetchDocument } from './fetch-page.js';
 import { htmlPoolOf } from './html-pool/pool.js';
 import { makeTemplateLearner } from './learned/learner.js';
@@ -52,6 +53,8 @@ export interface CrawlPageInput {
   learnExtractors?: boolean;
   /** The stored site a site crawl crawls: its templates' extractors are kept across its jobs. */
   siteId?: string;
+  /** The job's max_cost_usd / max_tokens (absent: none). */
+  budget?: JobBudget;
   /** A page re-done by the model after its learned extractor failed a check: the result it replaces. */
   revises?: {
     seq: number;
@@ -73,7 +76,12 @@ export type CrawlPageResult =
       redo?: RedoPage[];
     }
   | { outcome: 'skipped'; category: 'robots_disallowed'; message: string }
+  /** The page's model call was refused by a budget (the crawl then starts no new pages). */
+  | { outcome: 'budget_exhausted'; message: string }
   | DeferredActivity;
+
+/** How long a page waits while the first pages of its template teach its extractor (doubled each time). */
+const LEARNING_WAIT_MS = 500;
 
 export function makeCrawlPage(deps: ActivityDeps) {
   const fetchDocument = makeFetchDocument(deps);
@@ -200,6 +208,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
         node: input.node,
         structuredData: input.structuredData,
         revises: input.revises,
+        ...(input.budget ? { budget: input.budget } : {}),
       };
       // Structured data first; a learned extractor answers only what it leaves.
       const plan = planOf(answerInput, cleaned, structured);
@@ -213,12 +222,23 @@ export function makeCrawlPage(deps: ActivityDeps) {
               (data) => validatorFor(toJsonSchema(input.schema))(data),
             )
           : null;
+      // Enough pages of its template are teaching it now: this one comes back after a durable timer, when
+      // the extractor is likely verified (an old run that cannot defer asks the model, learning nothing).
+      if (decision?.kind === 'defer' && input.mayDefer)
+        return { outcome: 'deferred', retryAfterMs: LEARNING_WAIT_MS };
       const answer = await answerFromContent(
         answerInput,
         cleaned,
         structured,
         decision?.kind === 'extractor' ? decision.extraction : undefined,
-      );
+      ).catch(async (err: unknown) => {
+        // A failed answer teaches nothing: its place among the template's learning pages is free again.
+        if (learning && learner && decision) await learner.release(learning, decision, input.pageId);
+        const refused = budgetRefusal(err);
+        if (refused === null) throw err;
+        return { refused };
+      });
+      if ('refused' in answer) return { outcome: 'budget_exhausted', message: answer.refused };
       const redo =
         learning && learner && decision?.kind === 'model'
           ? await learner.learn(learning, decision, doc.body, answer.page.data, {

@@ -47,6 +47,9 @@ const VALUE_ATTRS = ['content', 'datetime', 'value', 'title', 'alt', 'href', 'sr
 
 export const normalizeText = (text: string) => text.replace(/\s+/g, ' ').trim();
 
+/** A looked-up text with its numbers as #: "Only 3 left in stock" and "Only 5 left in stock" answer alike. */
+const lookupKey = (text: string) => text.replace(/\d+/g, '#');
+
 const isElement = (node: AnyNode): node is Element => node.type === 'tag' || node.type === 'script';
 
 /**
@@ -259,8 +262,10 @@ function readNode($: CheerioAPI, node: Element, field: LearnableField, c: Candid
       if (field.type === 'integer' && !Number.isInteger(n)) return undefined;
       return n;
     }
-    case 'lookup':
-      return Object.hasOwn(t.map, raw) ? t.map[raw] : undefined;
+    case 'lookup': {
+      const key = lookupKey(raw);
+      return Object.hasOwn(t.map, key) ? t.map[key] : undefined;
+    }
   }
 }
 
@@ -342,7 +347,7 @@ function matchesFor($: CheerioAPI, field: LearnableField, value: Scalar, element
         const about =
           `${el.attribs.class ?? ''} ${el.attribs.id ?? ''} ${el.attribs.itemprop ?? ''} ${text}`.toLowerCase();
         if (nameTokens.some((t) => about.includes(t)) || /stock|avail/.test(about))
-          out.push({ el, transform: { kind: 'lookup', map: { [text]: value } } });
+          out.push({ el, transform: { kind: 'lookup', map: { [lookupKey(text)]: value } } });
       }
     }
     for (const attr of VALUE_ATTRS) {
@@ -440,7 +445,8 @@ function teachLookup($: CheerioAPI, c: Candidate, value: unknown): Candidate | n
   const node = nodes[0] as Element;
   const raw = c.attr ? normalizeText(node.attribs[c.attr] ?? '') : normalizeText($(node).text());
   if (!raw || raw.length > 60 || Object.keys(c.transform.map).length >= 20) return null;
-  return { ...c, transform: { kind: 'lookup', map: { ...c.transform.map, [raw]: value as Scalar } } };
+  const key = lookupKey(raw);
+  return { ...c, transform: { kind: 'lookup', map: { ...c.transform.map, [key]: value as Scalar } } };
 }
 
 export interface Extraction {

@@ -151,7 +151,6 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
         reading.extraction ??
         (await pool().run({ kind: 'apply', body, fields: page.fields, known: record.fields }));
       if (extraction.unanswered.length > 0 || !valid(extraction.data)) return model(record);
-      const id = templateId({ ...page.key, domSignature: reading.signature });
       const asked = await store.ask(record, page.jobId);
       if (asked.check) return model(record, asked.n);
       await store.answered(record, { ...answered, n: asked.n });

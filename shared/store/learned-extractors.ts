@@ -126,6 +126,13 @@ const answerId = (id: string, generation: number, n: number) =>
 
 export class LearnedExtractorStore {
   readonly col: Collection<TemplateRecord>;
+  /**
+   * One template's writes from this process, one after another: FerretDB applies an update as a read and a
+   * write without a transaction, so concurrent `$inc`s or version-checked replaces of one document can be
+   * lost (measured on the budget ledger). On MongoDB they are atomic anyway; across worker processes on
+   * FerretDB a lost count only shifts when the next check falls.
+   */
+  private readonly queues = new Map<string, Promise<unknown>>();
   private readonly counters: Collection<AskCounter>;
   private readonly answers: Collection<AnswerDoc>;
 
@@ -136,6 +143,17 @@ export class LearnedExtractorStore {
     this.col = db.collection<TemplateRecord>(COLLECTIONS.learnedExtractors);
     this.counters = db.collection<AskCounter>(COLLECTIONS.learnedCounters);
     this.answers = db.collection<AnswerDoc>(COLLECTIONS.learnedAnswers);
+  }
+
+  private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.queues.get(id) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.queues.set(id, tail);
+    void tail.then(() => {
+      if (this.queues.get(id) === tail) this.queues.delete(id);
+    });
+    return run;
   }
 
   /** Pages the template's extractor answered, this generation (asked less checked). */
@@ -165,10 +183,12 @@ export class LearnedExtractorStore {
    * `n` numbers the page. null when the record is no longer verified (or of another generation).
    */
   async ask(record: TemplateRecord, jobId: string): Promise<{ check: boolean; n: number }> {
-    const counter = await this.counters.findOneAndUpdate(
-      { _id: counterId(record._id, record.generation) },
-      { $inc: { n: 1 }, $setOnInsert: { tenant_id: record.tenant_id, scope: record.scope } },
-      { upsert: true, returnDocument: 'after' },
+    const counter = await this.serial(counterId(record._id, record.generation), () =>
+      this.counters.findOneAndUpdate(
+        { _id: counterId(record._id, record.generation) },
+        { $inc: { n: 1 }, $setOnInsert: { tenant_id: record.tenant_id, scope: record.scope } },
+        { upsert: true, returnDocument: 'after' },
+      ),
     );
     const n = counter?.n ?? 1;
     return { check: n % this.checkEvery === 0 || record.checked_job !== jobId, n };
@@ -176,12 +196,17 @@ export class LearnedExtractorStore {
 
   /** Remembers a page the extractor answered (numbered by ask), to re-do it if a later check fails. */
   async answered(record: TemplateRecord, page: AnsweredPage & { n: number }): Promise<void> {
-    await this.answers.insertOne({
-      _id: answerId(record._id, record.generation, page.n),
-      tenant_id: record.tenant_id,
-      scope: record.scope,
-      ...page,
-    });
+    try {
+      await this.answers.insertOne({
+        _id: answerId(record._id, record.generation, page.n),
+        tenant_id: record.tenant_id,
+        scope: record.scope,
+        ...page,
+      });
+    } catch (err) {
+      // Another worker process got the same number (see `queues`): that page keeps its place.
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
   }
 
   /** The pages answered after the last passed check, up to the failed check `n` (at most 2 × checkEvery). */
@@ -200,7 +225,15 @@ export class LearnedExtractorStore {
    * null when every place is taken: the page should wait. A place is freed when its lesson is recorded or
    * released, or after `holdMs` (its worker died).
    */
-  async lease(key: TemplateKey, pageId: string, holdMs: number): Promise<'granted' | 'full' | 'settled'> {
+  lease(key: TemplateKey, pageId: string, holdMs: number): Promise<'granted' | 'full' | 'settled'> {
+    return this.serial(templateId(key), () => this.leaseNow(key, pageId, holdMs));
+  }
+
+  private async leaseNow(
+    key: TemplateKey,
+    pageId: string,
+    holdMs: number,
+  ): Promise<'granted' | 'full' | 'settled'> {
     const id = templateId(key);
     const now = new Date();
     const until = new Date(now.getTime() + holdMs).toISOString();
@@ -218,12 +251,16 @@ export class LearnedExtractorStore {
     if (!doc) return 'settled';
     const live = (doc.leases ?? []).filter((l) => l.until > now.toISOString());
     if (live.findIndex((l) => l.page_id === pageId) < LEARN_PAGES + VERIFY_PAGES) return 'granted';
-    await this.release(id, pageId);
+    await this.releaseNow(id, pageId);
     return 'full';
   }
 
   /** Frees a page's place (its model call failed, or it was not needed). */
-  async release(id: string, pageId: string): Promise<void> {
+  release(id: string, pageId: string): Promise<void> {
+    return this.serial(id, () => this.releaseNow(id, pageId));
+  }
+
+  private async releaseNow(id: string, pageId: string): Promise<void> {
     await this.col.updateOne({ _id: id }, { $pull: { leases: { page_id: pageId } } });
   }
 
@@ -260,7 +297,11 @@ export class LearnedExtractorStore {
   }
 
   /** Records what a model-answered page taught; retried on concurrent writes (optimistic, by version). */
-  async learn(key: TemplateKey, lesson: Lesson): Promise<LessonOutcome> {
+  learn(key: TemplateKey, lesson: Lesson): Promise<LessonOutcome> {
+    return this.serial(templateId(key), () => this.learnNow(key, lesson));
+  }
+
+  private async learnNow(key: TemplateKey, lesson: Lesson): Promise<LessonOutcome> {
     const id = templateId(key);
     for (let tries = 0; tries < 8; tries++) {
       const doc = await this.get(id);
