@@ -328,10 +328,10 @@ export function makeExtractor(deps: ActivityDeps) {
       { structured: mapping.paths, learned: selectors },
       '',
     );
-    const source = !learned
-      ? sourceOf(plan)
-      : { ...sourceOf(plan), data_source: plan ? 'mixed' : 'learned_extractor' };
-    return { page: { ...page, ...source, provenance } as PageCompletedData, result };
+    const source = sourceOf(plan);
+    // With a learned extractor's values: its alone, or mixed with structured data's.
+    if (learned) source.data_source = plan ? 'mixed' : 'learned_extractor';
+    return { page: { ...page, ...source, provenance }, result };
   }
 
   function pageResult(

@@ -198,7 +198,7 @@ export const crawlRoutes =
             has_rate_limit: 'rate_limit' in byCategory,
             by_category: byCategory,
           },
-          entries: entries.map(({ node, ...e }) => e),
+          entries: entries.map(({ node, ...e }) => ({ ...e, data_source: e.data_source ?? null })),
         };
       },
     );

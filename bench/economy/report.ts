@@ -4,7 +4,11 @@ import type { RunReport } from './runs.js';
 
 export const GOALS = {
   max_conforming_item_share_reaching_model: 0.02,
-  every_deviating_page_reaches_model: true,
+  /**
+   * Every deviating page caught: answered right, by the model or by an extractor learned for its own layout
+   * (a layout several pages share is a template of its own); never by the conforming template's extractor.
+   */
+  every_deviating_page_caught: true,
   accuracy_equal_to_model_only: true,
   min_pages_per_second: 40,
 };
@@ -30,7 +34,7 @@ export function verdicts(run: RunReport, modelOnlyAccuracy: number | null): Verd
     conforming_items_reaching_model: Math.round(share * 10_000) / 10_000,
     conforming_items_goal_met: share <= GOALS.max_conforming_item_share_reaching_model,
     deviating_pages_reaching_model: `${m.pages_reached_by_kind.deviating}/${m.pages_by_kind.deviating}`,
-    deviating_goal_met: m.pages_reached_by_kind.deviating === m.pages_by_kind.deviating,
+    deviating_goal_met: run.accuracy.deviating_pages.overall >= 1,
     accuracy_goal_met: run.accuracy.all_pages.overall >= (modelOnlyAccuracy ?? 1),
     pages_per_second_goal_met: (run.pages_per_second ?? 0) >= GOALS.min_pages_per_second,
   };
@@ -69,9 +73,9 @@ const ROWS: Row[] = [
     '<= 2%',
   ],
   [
-    'deviating pages reaching model',
+    'deviating pages reaching model (goal: all answered right)',
     (_r, v) => (v?.deviating_pages_reaching_model ?? '') + mark(v?.deviating_goal_met),
-    'all',
+    'all caught',
   ],
   ['tokens per page (in+out)', (r) => String(r.tokens_per_page ?? ''), ''],
   ['cost USD (job)', (r) => (r.cost_usd === undefined ? '' : r.cost_usd.toFixed(6)), ''],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isValidSelector } from '../cleaners.js';
 import { MAX_LINK_CHARS_PER_PAGE, MAX_LINKS_PER_PAGE, MAX_URL_LENGTH } from '../crawl/links.js';
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM_SIZE, urlPatternProblem } from '../crawl/url-pattern.js';
+import { DATA_SOURCES } from '../structured-data.js';
 import { BudgetFields, checkSchemaSource, ExtractRequestSchema } from './extract.js';
 
 export const MAX_DELAY_MS = 60_000;
@@ -247,6 +248,10 @@ export const CrawlMapSchema = z
         fetch_duration_ms: z.number().int().nullable(),
         token_usage_input: z.number().int(),
         token_usage_output: z.number().int(),
+        data_source: z.enum(DATA_SOURCES).nullable().meta({
+          description:
+            "A completed page's data source (structured_data, learned_extractor, model, mixed); null otherwise",
+        }),
       }),
     ),
   })

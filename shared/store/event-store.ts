@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import type { CrawlNode, JobEvent } from '../events.js';
 import { applyJobEvent, type JobView, reduceJob } from '../reducers/job.js';
 import { type ResultView, resultFromEvent } from '../reducers/results.js';
+import type { DataSource } from '../structured-data.js';
 import { COLLECTIONS, isDuplicateKey, pad, retryOnDuplicate } from './mongo.js';
 
 type EventDoc = JobEvent & { _id: string };
@@ -40,6 +41,8 @@ export interface CrawlMapEntry {
   fetch_duration_ms: number | null;
   token_usage_input: number;
   token_usage_output: number;
+  /** Where a completed page's data came from (absent on entries projected before it was shown). */
+  data_source?: DataSource | null;
 }
 export interface CrawlMapChunkDoc {
   _id: string;
@@ -354,6 +357,7 @@ function discoveredEntry(event: JobEvent, n: CrawlNode): CrawlMapEntry {
     fetch_duration_ms: null,
     token_usage_input: 0,
     token_usage_output: 0,
+    data_source: null,
   };
 }
 

@@ -30,6 +30,7 @@ export function pageOutcome(r: ResultView) {
     fetch_duration_ms: r.fetch_duration_ms,
     token_usage_input: r.input_tokens,
     token_usage_output: r.output_tokens,
+    data_source: r.status === 'completed' ? (r.data_source ?? 'model') : null,
   };
 }
 const PARALLEL = 16;

@@ -139,6 +139,11 @@ describe('learned extractors', () => {
     assert.equal(byModel?.provenance.in_stock?.in_page, null);
     assert.equal(job.values_by_source.learned_extractor, learned.length * 5);
     assert.equal(job.values_by_source.model_not_in_page, 0);
+    const map = (await api('GET', `/api/v1/jobs/${job.id}/crawl-map`)).body;
+    const bySource = (source: string) =>
+      map.entries.filter((e: { data_source: string | null }) => e.data_source === source).length;
+    assert.equal(bySource('learned_extractor'), learned.length);
+    assert.equal(bySource('model'), ITEMS + 1 - learned.length);
   });
 
   test('learn_extractors: false sends every page to the model', async () => {
