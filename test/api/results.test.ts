@@ -249,7 +249,7 @@ describe('GET /api/v1/jobs/{id}/results', () => {
     ]);
     assert.ok(op.responses['406'].content['application/problem+json']);
     const params = op.parameters.map((p: { name: string }) => p.name).sort();
-    assert.deepEqual(params, ['format', 'id', 'merge']);
+    assert.deepEqual(params, ['format', 'id', 'include_provenance', 'merge']);
     assert.ok(doc.components.schemas.JobResult);
     assert.ok(doc.components.schemas.MergedResults);
     assert.match(op.description, /merge=true/);
