@@ -130,7 +130,7 @@ interface Found {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const SOURCE_RANK = { 'json-ld': 0, microdata: 1, meta: 2 } as const;
+const SOURCE_RANK = { 'json-ld': 0, microdata: 1, rdfa: 1, meta: 2 } as const;
 const rank = (item: StructuredItem) =>
   SOURCE_RANK[item.source] * 2 + (item.types.some((t) => SITE_TYPES.has(t)) ? 1 : 0);
 

@@ -1,4 +1,4 @@
-// Reads a page's structured data — JSON-LD, microdata and OpenGraph/meta tags — into plain items, in the
+// Reads a page's structured data — JSON-LD, microdata, RDFa Lite and OpenGraph/meta tags — into plain items, in the
 // HTML pool's thread from the page it already parsed. Every read is bounded (script text, item count,
 // nesting, value length) so a hostile page costs linear time and little memory.
 import type { CheerioAPI } from 'cheerio';
@@ -20,7 +20,7 @@ export const STRUCTURED_LIMITS = {
 } as const;
 
 export function readStructuredData($: CheerioAPI): StructuredItem[] {
-  const items = [...readJsonLd($), ...readMicrodata($)];
+  const items = [...readJsonLd($), ...readAttributes($, MICRODATA), ...readAttributes($, RDFA_LITE)];
   const meta = readMeta($);
   if (meta) items.push(meta);
   return items.slice(0, STRUCTURED_LIMITS.items);
@@ -82,24 +82,52 @@ const typeName = (t: string) => t.replace(/^.*[/#:]/, '');
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Where an attribute syntax keeps its items, their types and their properties. */
+interface AttributeSyntax {
+  source: StructuredSource;
+  /** Elements that start an item. */
+  scope: string;
+  typeAttr: string;
+  propAttr: string;
+}
+
+const MICRODATA: AttributeSyntax = {
+  source: 'microdata',
+  scope: '[itemscope]',
+  typeAttr: 'itemtype',
+  propAttr: 'itemprop',
+};
+/** RDFa Lite (vocab, typeof, property); `property` in the head without a typeof item is OpenGraph's, read below. */
+const RDFA_LITE: AttributeSyntax = {
+  source: 'rdfa',
+  scope: '[typeof]',
+  typeAttr: 'typeof',
+  propAttr: 'property',
+};
+
 /**
- * Microdata: each itemprop belongs to its nearest itemscope ancestor; an itemprop that is itself an
- * itemscope is a nested entity. One pass over the properties, each looking up at most `ancestors` levels.
+ * Microdata and RDFa Lite: each property belongs to its nearest item ancestor (itemscope; typeof); a property
+ * that is itself an item is a nested entity. One pass over the properties, each looking up at most
+ * `ancestors` levels. Prefixed names (schema:name) and IRIs (https://schema.org/name) keep their last part.
  */
-function readMicrodata($: CheerioAPI): StructuredItem[] {
-  const scopes = $('[itemscope]').toArray().slice(0, STRUCTURED_LIMITS.items);
+function readAttributes($: CheerioAPI, syntax: AttributeSyntax): StructuredItem[] {
+  const scopes = ($(syntax.scope).toArray() as Element[]).slice(0, STRUCTURED_LIMITS.items);
   if (scopes.length === 0) return [];
   const propsOf = new Map<Element, Record<string, unknown>>();
   for (const scope of scopes) {
-    const type = $(scope).attr('itemtype');
-    propsOf.set(scope, type ? { '@type': type.trim().split(/\s+/).map(typeName) } : {});
+    const type = $(scope).attr(syntax.typeAttr);
+    propsOf.set(scope, type?.trim() ? { '@type': type.trim().split(/\s+/).map(typeName) } : {});
   }
-  for (const el of $('[itemprop]').toArray().slice(0, STRUCTURED_LIMITS.microdataProps)) {
+  for (const el of ($(`[${syntax.propAttr}]`).toArray() as Element[]).slice(
+    0,
+    STRUCTURED_LIMITS.microdataProps,
+  )) {
     const owner = ownerScope(el, propsOf);
     if (!owner) continue;
     const value = propsOf.get(el) ?? propValue($, el);
     if (value === undefined) continue;
-    for (const name of ($(el).attr('itemprop') ?? '').trim().split(/\s+/).filter(Boolean)) {
+    for (const raw of ($(el).attr(syntax.propAttr) ?? '').trim().split(/\s+/).filter(Boolean)) {
+      const name = typeName(raw);
       const prev = owner[name];
       if (prev === undefined) owner[name] = value;
       else if (Array.isArray(prev)) prev.push(value);
@@ -107,8 +135,8 @@ function readMicrodata($: CheerioAPI): StructuredItem[] {
     }
   }
   return scopes
-    .filter((scope) => $(scope).attr('itemprop') === undefined)
-    .map((scope) => toItem('microdata', propsOf.get(scope) ?? {}));
+    .filter((scope) => $(scope).attr(syntax.propAttr) === undefined)
+    .map((scope) => toItem(syntax.source, propsOf.get(scope) ?? {}));
 }
 
 function ownerScope(el: Element, propsOf: Map<Element, Record<string, unknown>>) {
@@ -133,6 +161,7 @@ function propValue($: CheerioAPI, el: Element): string | undefined {
   const raw =
     $el.attr('content') ??
     (attr[name] ? $el.attr(attr[name]) : undefined) ??
+    $el.attr('resource') ??
     (name === 'data' ? $el.attr('value') : undefined) ??
     $el.text();
   const value = raw?.replace(/\s+/g, ' ').trim();

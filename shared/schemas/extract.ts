@@ -119,8 +119,8 @@ export const ExtractRequestSchema = z
       .default(true)
       .meta({
         description:
-          "Answer from the page's structured data first (JSON-LD incl. @graph, microdata, OpenGraph/meta tags; " +
-          'RDFa is not read). Fields are matched by name and schema.org property (name/title, price from ' +
+          "Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, " +
+          'OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from ' +
           'offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, ' +
           "…) and each value is checked against the field's type. The visible page wins: a text value is taken " +
           "only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the " +

@@ -49,6 +49,34 @@ describe('readStructuredData', () => {
     assert.equal(items[2]?.props.headline, 'News');
   });
 
+  test('RDFa Lite: typeof items, prefixed and IRI property names, nested items, resource values', () => {
+    const items = read(
+      page(
+        '<meta property="og:title" content="Kettle page">',
+        '<div vocab="https://schema.org/" typeof="Product"><h1 property="name">Blue Kettle</h1>' +
+          '<span property="schema:sku">BK-17</span><link property="https://schema.org/url" href="https://shop.test/k">' +
+          '<div property="offers" typeof="Offer"><span property="price" content="24.50">$24.50</span>' +
+          '<span property="priceCurrency">USD</span></div></div>',
+      ),
+    );
+    const rdfa = items.find((i) => i.source === 'rdfa');
+    assert.deepEqual(rdfa?.types, ['Product']);
+    assert.deepEqual(rdfa?.props, {
+      '@type': ['Product'],
+      name: 'Blue Kettle',
+      sku: 'BK-17',
+      url: 'https://shop.test/k',
+      offers: { '@type': ['Offer'], price: '24.50', priceCurrency: 'USD' },
+    });
+    const mapped = mapFields(
+      fields({ name: 'string', price: 'number', sku: 'string' }),
+      items,
+      'Blue Kettle BK-17 $24.50',
+    );
+    assert.deepEqual(mapped.data, { name: 'Blue Kettle', price: 24.5, sku: 'BK-17' });
+    assert.equal(mapped.paths.price, 'rdfa Product offers.price');
+  });
+
   test('microdata with nested items, and OpenGraph/meta tags', () => {
     const items = read(
       page(
