@@ -4,6 +4,7 @@
 import { load } from 'cheerio';
 import { z } from 'zod';
 import { CategorizedError } from './errors.js';
+import type { Field, NormalizedSchema } from './schema-input.js';
 
 // With no elements to match the engine may not compile the selector, so the probe has one.
 const selectorProbe = load('<p></p>');
@@ -140,6 +141,37 @@ export function chainOutputFormat(chain: { name: string }[], input: ContentForma
 }
 
 export const DEFAULT_CLEANER_CHAIN: { name: CleanerName }[] = [{ name: 'markdown' }];
+
+const LINK_WORDS = /\b(?:urls?|links?|hrefs?|website|homepage|webpage|permalink)\b|_(?:url|link|href)\b/i;
+const IMAGE_WORDS =
+  /\b(?:images?|img|photos?|pictures?|thumbnails?|logo|avatar|icon)\b|_(?:image|img|photo|src)\b/i;
+
+function schemaWords(fields: Field[]): string[] {
+  return fields.flatMap((field) => [
+    field.name,
+    field.description ?? '',
+    ...schemaWords([...(field.items ? [field.items] : []), ...(field.properties ?? [])]),
+  ]);
+}
+
+/** Whether a schema asks for link targets or image URLs: a field (or the prompt) names them. */
+export function urlsWanted(schema: NormalizedSchema): { links: boolean; images: boolean } {
+  const text = [schema.prompt ?? '', schema.description ?? '', ...schemaWords(schema.fields)]
+    .join('\n')
+    .replaceAll(/([a-z])([A-Z])/g, '$1 $2');
+  return { links: LINK_WORDS.test(text), images: IMAGE_WORDS.test(text) };
+}
+
+/**
+ * The chain for a request that names none: the default chain, sending link targets and image URLs only
+ * when the schema asks for them (they are about half of what a page costs in tokens).
+ */
+export function defaultChainFor(
+  schema: NormalizedSchema,
+): { name: 'markdown'; options: { include_links: boolean; include_images: boolean } }[] {
+  const wanted = urlsWanted(schema);
+  return [{ name: 'markdown', options: { include_links: wanted.links, include_images: wanted.images } }];
+}
 
 export function isCleanerName(name: unknown): name is CleanerName {
   return typeof name === 'string' && Object.hasOwn(CLEANER_CATALOGUE, name);

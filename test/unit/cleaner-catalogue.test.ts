@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   CLEANER_NAMES,
   chainOutputFormat,
+  defaultChainFor,
   describeCleaners,
   isCleanerName,
   isValidSelector,
@@ -13,6 +14,7 @@ import {
   parseCleanerOptions,
 } from '../../shared/cleaners.js';
 import { CategorizedError } from '../../shared/errors.js';
+import { normalizeSchema } from '../../shared/schema-input.js';
 import { CleanerListSchema, CleanerStepSchema } from '../../shared/schemas/cleaners.js';
 
 const ChainSchema = z.array(CleanerStepSchema);
@@ -187,5 +189,45 @@ describe('chainOutputFormat', () => {
     assert.equal(chainOutputFormat([]), 'html');
     assert.equal(chainOutputFormat([{ name: 'noop' }], 'text'), 'text');
     assert.equal(chainOutputFormat([{ name: 'toString' }]), 'html');
+  });
+});
+
+describe('defaultChainFor', () => {
+  const optionsFor = (input: unknown) => defaultChainFor(normalizeSchema(input))[0]!.options;
+
+  test('no URLs for a schema that names none: the default chain without link targets or image URLs', () => {
+    assert.deepEqual(optionsFor({ title: 'string', price: 'number' }), {
+      include_links: false,
+      include_images: false,
+    });
+    // Words that merely contain the names do not count.
+    assert.deepEqual(optionsFor({ curly: 'string', imagination: 'string' }), {
+      include_links: false,
+      include_images: false,
+    });
+  });
+
+  test('fields, nested fields, descriptions and prompts that name links or images ask for them', () => {
+    assert.deepEqual(optionsFor({ title: 'string', product_url: 'url' }), {
+      include_links: true,
+      include_images: false,
+    });
+    assert.deepEqual(optionsFor({ items: [{ name: 'string', imageUrl: 'string' }] }), {
+      include_links: true,
+      include_images: true,
+    });
+    assert.deepEqual(optionsFor({ name: 'p', fields: [{ name: 'pic', description: 'the main photo' }] }), {
+      include_links: false,
+      include_images: true,
+    });
+    assert.deepEqual(optionsFor('every article title with its link'), {
+      include_links: true,
+      include_images: false,
+    });
+  });
+
+  test('its steps parse with the catalogue', () => {
+    for (const step of defaultChainFor(normalizeSchema({ title: 'string' })))
+      assert.equal(parseCleanerOptions(step.name, step.options).drop_boilerplate, true);
   });
 });
