@@ -63,9 +63,9 @@ export const CLEANER_CATALOGUE = {
   markdown: {
     output: 'markdown',
     description:
-      'The whole page as Markdown (GitHub-flavoured: tables stay tables). Scripts, styles, the <head> ' +
-      '(title, meta), iframes, SVG, canvas, templates and noscript are dropped; relative URLs are made ' +
-      'absolute. The default chain is [markdown].',
+      'The page as Markdown (GitHub-flavoured: tables stay tables). Scripts, styles, the <head> ' +
+      '(title, meta), iframes, SVG, canvas, templates and noscript are dropped, and so is page chrome unless ' +
+      'drop_boilerplate is false; relative URLs are made absolute. The default chain is [markdown].',
     options: z
       .object({
         remove_selectors: removeSelectors,
