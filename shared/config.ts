@@ -88,7 +88,7 @@ export const ConfigSchema = z.object({
    * Learned extractors (issue 15): every this-many pages a verified extractor answered, the next page of its
    * template goes to the model as a check; a failed check re-does the pages answered since the last one.
    */
-  LEARNED_CHECK_EVERY: z.coerce.number().int().min(2).max(1000).default(100),
+  LEARNED_CHECK_EVERY: z.coerce.number().int().min(2).max(1000).default(200),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

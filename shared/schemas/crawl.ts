@@ -115,7 +115,7 @@ export const LEARN_EXTRACTORS_DESCRIPTION =
   'shape and page structure), CSS selectors that read the same values on those pages answer the rest of its ' +
   "pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must " +
   'come out non-empty and every value of the right type, else the page goes to the model. Every ' +
-  'LEARNED_CHECK_EVERY pages (operator setting, default 100), and on the first page of each job, one ' +
+  'LEARNED_CHECK_EVERY pages (operator setting, default 200), and on the first page of each job, one ' +
   'page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, ' +
   'the pages it answered since its last check (their results are replaced; the stream shows each re-done ' +
   'page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and ' +
