@@ -75,7 +75,8 @@ export function snippetCounts(body: string, snippets: Snippets): SnippetCounts {
   const text = ` ${words(body).join(' ')} `;
   const present = (snippet: string) => {
     const sequence = words(snippet).join(' ');
-    return sequence !== '' && text.includes(` ${sequence} `);
+    // Not bounded by word ends: some snippets start or end inside a word ("or the first time").
+    return sequence !== '' && text.includes(sequence);
   };
   const found = snippets.with.filter(present).length;
   const leaked = snippets.without.filter(present).length;
