@@ -217,7 +217,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
           ? await learner.decide(
               learning,
               template,
-              doc.body,
+              { body: doc.body, url: doc.url },
               answeredPage(input, plan, learning.fields.length),
               (data) => validatorFor(toJsonSchema(input.schema))(data),
             )
@@ -241,7 +241,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
       if ('refused' in answer) return { outcome: 'budget_exhausted', message: answer.refused };
       const redo =
         learning && learner && decision?.kind === 'model'
-          ? await learner.learn(learning, decision, doc.body, answer.page.data, {
+          ? await learner.learn(learning, decision, { body: doc.body, url: doc.url }, answer.page.data, {
               url: input.url,
               pageId: input.pageId,
             })

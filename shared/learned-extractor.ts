@@ -11,7 +11,14 @@ export type Transform =
   /** The index-th number written in the text, e.g. 19.99 in "$19.99 incl. VAT". */
   | { kind: 'number'; index: number }
   /** The text looked up in answers seen before, e.g. "In stock" → true; unseen text answers nothing. */
-  | { kind: 'lookup'; map: Record<string, Scalar> };
+  | { kind: 'lookup'; map: Record<string, Scalar> }
+  /** A link's or image's URL attribute, made absolute against the page's URL. */
+  | { kind: 'url' }
+  /**
+   * A list of objects: every match of the selector is one item's container, and each property is read
+   * inside it by its own candidates (selectors relative to the container; '' is the container itself).
+   */
+  | { kind: 'items'; props: Record<string, Candidate[]> };
 
 export interface Candidate {
   selector: string;
@@ -20,16 +27,21 @@ export interface Candidate {
   transform: Transform;
   /** Every match is one item of the list (array fields); otherwise the selector must match at most once. */
   list?: boolean;
+  /** A field no page showed a value for: it reads null (an empty list). */
+  absent?: boolean;
 }
 
 /** Per field, the candidates that held on every page so far; null when no page showed a value yet. */
 export type FieldCandidates = Record<string, Candidate[] | null>;
 
 /** The candidate of a field no page showed a value for: it reads null. */
-export const ABSENT: Candidate = { selector: '', transform: { kind: 'exact' } };
+export const ABSENT: Candidate = { selector: '', transform: { kind: 'exact' }, absent: true };
 
 /** A candidate's identity: its selector, what it reads and how (a lookup's learned answers aside). */
 export function candidateKey(c: Candidate): string {
-  const t = c.transform.kind === 'lookup' ? 'lookup' : JSON.stringify(c.transform);
-  return `${c.selector}|${c.attr ?? ''}|${t}|${c.list ? 'list' : ''}`;
+  const t =
+    c.transform.kind === 'lookup' || c.transform.kind === 'items'
+      ? c.transform.kind
+      : JSON.stringify(c.transform);
+  return `${c.selector}|${c.attr ?? ''}|${t}|${c.list ? 'list' : ''}${c.absent ? '|absent' : ''}`;
 }

@@ -2,7 +2,7 @@
 // parse for both), and analyze's structural reading of a page. Strings in, plain data out: results cross the
 // thread boundary by structured clone, and errors come back as data so their category survives the crossing.
 import type { MessagePort } from 'node:worker_threads';
-import { type CheerioAPI, load } from 'cheerio';
+import { load } from 'cheerio';
 import { type DiscoveredLink, discoverLinks, type FollowRules } from '../../shared/crawl/links.js';
 import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
 import type { FieldCandidates } from '../../shared/learned-extractor.js';
@@ -15,6 +15,7 @@ import {
   type Extraction,
   type LearnableField,
   learnFromAnswer,
+  type Page,
 } from '../learned/dom.js';
 import { readStructuredData, type StructuredItem } from '../structured-data/read.js';
 
@@ -53,6 +54,8 @@ export interface CrawlPageTask {
 export interface LearnTask {
   kind: 'learn';
   body: string;
+  /** The page's final URL: relative links are read against it. */
+  url: string;
   fields: LearnableField[];
   data: Record<string, unknown>;
   known: FieldCandidates | null;
@@ -64,6 +67,7 @@ export interface LearnTask {
 export interface ApplyTask {
   kind: 'apply';
   body: string;
+  url: string;
   fields: LearnableField[];
   known: FieldCandidates;
 }
@@ -135,22 +139,25 @@ function crawlPage(task: CrawlPageTask): HtmlResults['crawl-page'] {
   }
   // Structured data and the template are read before cleaning, which changes the document.
   const structured = task.readStructured && parsed ? readStructuredData(parsed.$) : [];
-  const template = task.learned && parsed ? readTemplate(parsed.$, task.learned) : undefined;
+  const template =
+    task.learned && parsed ? readTemplate({ $: parsed.$, url: task.url }, task.learned) : undefined;
   const cleaned = cleanBody(task.body, task.contentType, task.url, task.chain, parsed);
   return { links, structured, cleaned, ...(template ? { template } : {}) };
 }
 
-function readTemplate($: CheerioAPI, learned: NonNullable<CrawlPageTask['learned']>): TemplateReading {
-  const signature = domSignature($);
+function readTemplate(page: Page, learned: NonNullable<CrawlPageTask['learned']>): TemplateReading {
+  const signature = domSignature(page.$);
   const match = learned.extractors.find((e) => e.signature === signature);
-  return match ? { signature, extraction: applyExtractor($, learned.fields, match.fields) } : { signature };
+  return match
+    ? { signature, extraction: applyExtractor(page, learned.fields, match.fields) }
+    : { signature };
 }
 
 function learn(task: LearnTask): HtmlResults['learn'] {
-  const $ = load(task.body);
-  const kept = learnFromAnswer($, task.fields, task.data, task.known);
+  const page = { $: load(task.body), url: task.url };
+  const kept = learnFromAnswer(page, task.fields, task.data, task.known);
   if (!task.derive || task.known === null) return { kept };
-  return { kept, fresh: learnFromAnswer($, task.fields, task.data, null) };
+  return { kept, fresh: learnFromAnswer(page, task.fields, task.data, null) };
 }
 
 function cleanRead(task: CleanReadTask): HtmlResults['clean-read'] {
@@ -174,7 +181,7 @@ function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] {
     case 'learn':
       return learn(task);
     case 'apply':
-      return applyExtractor(load(task.body), task.fields, task.known);
+      return applyExtractor({ $: load(task.body), url: task.url }, task.fields, task.known);
   }
 }
 

@@ -15,19 +15,44 @@ import {
 } from '../../shared/learned-extractor.js';
 import type { Field } from '../../shared/schema-input.js';
 
-/** The fields a learned extractor can answer: scalars and lists of scalars. */
+/** The fields a learned extractor can answer: scalars, lists of scalars, and lists of objects of scalars. */
 export interface LearnableField {
   name: string;
-  type: 'string' | 'number' | 'integer' | 'boolean';
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'items';
   list: boolean;
   required: boolean;
+  /** A list of objects' properties (type `items`). */
+  properties?: LearnableField[];
 }
 
-/** The schema's fields as learnable fields, or null when one of them is not (objects, lists of objects). */
+/** A parsed page and its URL (relative links are read against it). */
+export interface Page {
+  $: CheerioAPI;
+  url: string;
+}
+
+/** The schema's fields as learnable fields, or null when one of them is not (an object, nested lists). */
 export function learnableFields(fields: Field[]): LearnableField[] | null {
   const out: LearnableField[] = [];
   for (const field of fields) {
+    if (field.type === 'array' && field.items?.type === 'object') {
+      const properties = scalarFields(field.items.properties ?? [], false);
+      if (!properties) return null;
+      out.push({ name: field.name, type: 'items', list: true, required: field.required, properties });
+      continue;
+    }
+    const one = scalarFields([field], true);
+    if (!one) return null;
+    out.push(...one);
+  }
+  return out.length > 0 ? out : null;
+}
+
+function scalarFields(fields: Field[], lists: boolean): LearnableField[] | null {
+  const out: LearnableField[] = [];
+  for (const field of fields) {
     const list = field.type === 'array';
+    if (list && !lists) return null;
     const type = list ? field.items?.type : field.type;
     if (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'boolean') return null;
     out.push({ name: field.name, type, list, required: field.required });
@@ -127,8 +152,12 @@ function stableClasses(el: Element): string[] {
 
 const cssString = (s: string) => `"${s.replace(/["\\]/g, '\\$&')}"`;
 
-/** CSS selectors for one element, most stable first; each names the element alone or with look-alikes. */
-function selectorsFor(el: Element): string[] {
+/**
+ * CSS selectors for one element, most stable first; each names the element alone or with look-alikes.
+ * Inside a list item's container (`root`), relative to it: '' is the container itself.
+ */
+function selectorsFor(el: Element, root?: Element): string[] {
+  if (root) return relativeSelectors(el, root);
   const out: string[] = [];
   const tag = el.tagName;
   const id = el.attribs.id;
@@ -147,6 +176,19 @@ function selectorsFor(el: Element): string[] {
   return out;
 }
 
+function relativeSelectors(el: Element, root: Element): string[] {
+  if (el === root) return [''];
+  const first = stableClasses(el)[0];
+  const out: string[] = [];
+  for (const attr of ['itemprop', 'property']) {
+    const v = el.attribs[attr];
+    if (v && v.length <= 80 && !/[\n\r]/.test(v)) out.push(`${el.tagName}[${attr}=${cssString(v)}]`);
+  }
+  if (first) out.push(`${el.tagName}.${first}`);
+  out.push(`:scope > ${structuralPath(el, root)}`);
+  return out;
+}
+
 /** The nearest ancestor with an id or classes, as a selector. */
 function namedAncestor(el: Element): string | null {
   let node = el.parent;
@@ -160,11 +202,11 @@ function namedAncestor(el: Element): string | null {
   return null;
 }
 
-/** body > div:nth-of-type(2) > … > span:nth-of-type(1): the element's place, strictly. */
-function structuralPath(el: Element): string {
+/** body > div:nth-of-type(2) > … > span:nth-of-type(1): the element's place, strictly (below `root`). */
+function structuralPath(el: Element, root?: Element): string {
   const steps: string[] = [];
   let node: Element | null = el;
-  while (node && node.tagName !== 'body' && node.tagName !== 'html') {
+  while (node && node !== root && node.tagName !== 'body' && node.tagName !== 'html') {
     const parent: AnyNode | null = node.parent;
     const tag: string = node.tagName;
     let index = 1;
@@ -176,7 +218,7 @@ function structuralPath(el: Element): string {
     steps.unshift(`${tag}:nth-of-type(${index})`);
     node = parent && isElement(parent) ? parent : null;
   }
-  return ['body', ...steps].join(' > ');
+  return root ? steps.join(' > ') : ['body', ...steps].join(' > ');
 }
 
 /** The numbers written in a text, in order: "1,299.00" → 1299, "19,99 €" → 19.99. */
@@ -207,6 +249,8 @@ function parseNumber(raw: string): number | null {
 
 export function sameValue(a: unknown, b: unknown): boolean {
   if (isEmpty(a) || isEmpty(b)) return isEmpty(a) && isEmpty(b);
+  if (isObject(a) && isObject(b))
+    return [...new Set([...Object.keys(a), ...Object.keys(b)])].every((k) => sameValue(a[k], b[k]));
   if (typeof a === 'number' && typeof b === 'number')
     return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
   if (typeof a === 'string' && typeof b === 'string') return normalizeText(a) === normalizeText(b);
@@ -215,25 +259,38 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
 export const isEmpty = (v: unknown) =>
   v === null ||
   v === undefined ||
   (typeof v === 'string' && v.trim() === '') ||
   (Array.isArray(v) && v.length === 0);
 
-/** What one candidate reads from the page: a value, nothing (null), or `undefined` when it cannot answer. */
-export function applyCandidate($: CheerioAPI, field: LearnableField, c: Candidate): unknown {
-  if (c.selector === ABSENT.selector) return c.list ? [] : null;
-  let nodes: Element[];
+/** The elements a selector names on the page, or inside a list item's container (null: not a selector). */
+function select(page: Page, selector: string, scope?: Element): Element[] | null {
   try {
-    nodes = $(c.selector).toArray() as Element[];
+    if (!scope) return page.$(selector).toArray() as Element[];
+    return selector === '' ? [scope] : (page.$(scope).find(selector).toArray() as Element[]);
   } catch {
-    return undefined;
+    return null;
   }
+}
+
+/**
+ * What one candidate reads from the page (inside `scope`, a list item's container): a value, nothing
+ * (null), or `undefined` when it cannot answer.
+ */
+export function applyCandidate(page: Page, field: LearnableField, c: Candidate, scope?: Element): unknown {
+  if (c.absent) return c.list ? [] : null;
+  const nodes = select(page, c.selector, scope);
+  if (!nodes) return undefined;
+  if (c.transform.kind === 'items') return readItems(page, field, c.transform.props, nodes);
   if (c.list) {
     const values: unknown[] = [];
     for (const node of nodes.slice(0, 500)) {
-      const v = readNode($, node, field, c);
+      const v = readNode(page, node, field, c);
       if (v === undefined || v === null) return undefined;
       values.push(v);
     }
@@ -241,10 +298,35 @@ export function applyCandidate($: CheerioAPI, field: LearnableField, c: Candidat
   }
   if (nodes.length === 0) return null;
   if (nodes.length > 1) return undefined;
-  return readNode($, nodes[0] as Element, field, c);
+  return readNode(page, nodes[0] as Element, field, c);
 }
 
-function readNode($: CheerioAPI, node: Element, field: LearnableField, c: Candidate): unknown {
+/** A list of objects, one per container; every property's candidates must agree inside each. */
+function readItems(
+  page: Page,
+  field: LearnableField,
+  props: Record<string, Candidate[]>,
+  containers: Element[],
+): unknown {
+  const items: Record<string, unknown>[] = [];
+  for (const container of containers.slice(0, 500)) {
+    const item: Record<string, unknown> = {};
+    for (const prop of field.properties ?? []) {
+      const candidates = props[prop.name];
+      if (!candidates || candidates.length === 0) return undefined;
+      const values = candidates.map((c) => applyCandidate(page, prop, c, container));
+      const first = values[0];
+      if (first === undefined || !values.every((v) => v !== undefined && sameValue(v, first)))
+        return undefined;
+      item[prop.name] = isEmpty(first) ? null : first;
+    }
+    items.push(item);
+  }
+  return items;
+}
+
+function readNode(page: Page, node: Element, field: LearnableField, c: Candidate): unknown {
+  const { $ } = page;
   const raw = c.attr ? normalizeText(node.attribs[c.attr] ?? '') : normalizeText($(node).text());
   if (raw.length > MAX_NODE_TEXT) return undefined;
   const t = c.transform;
@@ -266,6 +348,18 @@ function readNode($: CheerioAPI, node: Element, field: LearnableField, c: Candid
       const key = lookupKey(raw);
       return Object.hasOwn(t.map, key) ? t.map[key] : undefined;
     }
+    case 'url':
+      return raw === '' ? null : absolute(raw, page.url);
+    case 'items':
+      return undefined;
+  }
+}
+
+function absolute(raw: string, base: string): string | undefined {
+  try {
+    return new URL(raw, base).href;
+  } catch {
+    return undefined;
   }
 }
 
@@ -279,9 +373,9 @@ function typed(field: LearnableField, raw: string): unknown {
   return field.type === 'integer' && !Number.isInteger(n) ? undefined : n;
 }
 
-/** Elements of the page a value can be read from: the body's, plus <meta> in the head. */
-function elementsOf($: CheerioAPI): Element[] {
-  const out: Element[] = [];
+/** Elements of the page a value can be read from: the body's, plus <meta> in the head; or `root` and below. */
+function elementsOf({ $ }: Page, root?: Element): Element[] {
+  const out: Element[] = root ? [root] : [];
   const walk = (node: AnyNode) => {
     if (out.length >= MAX_ELEMENTS || !('children' in node)) return;
     for (const child of node.children) {
@@ -290,6 +384,10 @@ function elementsOf($: CheerioAPI): Element[] {
       walk(child);
     }
   };
+  if (root) {
+    walk(root);
+    return out;
+  }
   const body = $('body').get(0);
   if (body) walk(body);
   for (const meta of $('head meta').toArray().slice(0, 200)) out.push(meta as Element);
@@ -303,7 +401,8 @@ interface Match {
 }
 
 /** Where on the page a model's value shows: nodes whose text (or an attribute) gives it, deepest first. */
-function matchesFor($: CheerioAPI, field: LearnableField, value: Scalar, elements: Element[]): Match[] {
+function matchesFor(page: Page, field: LearnableField, value: Scalar, elements: Element[]): Match[] {
+  const { $ } = page;
   const out: Match[] = [];
   const texts = new Map<Element, string>();
   const textOf = (el: Element) => {
@@ -356,6 +455,13 @@ function matchesFor($: CheerioAPI, field: LearnableField, value: Scalar, element
       const v = normalizeText(raw);
       if (typeof value === 'string' && field.type === 'string' && v === wanted)
         out.push({ el, attr, transform: { kind: 'exact' } });
+      else if (
+        typeof value === 'string' &&
+        field.type === 'string' &&
+        (attr === 'href' || attr === 'src') &&
+        absolute(raw.trim(), page.url) === value.trim()
+      )
+        out.push({ el, attr, transform: { kind: 'url' } });
       else if (typeof value === 'number' && numbersIn(v).length === 1 && sameValue(numbersIn(v)[0], value))
         out.push({ el, attr, transform: { kind: 'number', index: 0 } });
     }
@@ -366,24 +472,34 @@ function matchesFor($: CheerioAPI, field: LearnableField, value: Scalar, element
 function rankOf(m: Match): number {
   const t = m.transform;
   if (t.kind === 'exact') return m.attr ? 1 : 0;
+  if (t.kind === 'url') return 1;
   if (t.kind === 'number') return m.attr ? 3 : 2;
   if (t.kind === 'affix') return 10 + t.prefix.length + t.suffix.length;
   return 100;
 }
 
-/** The candidates that read `value` from this page, most stable first (none for an empty value). */
-export function deriveCandidates($: CheerioAPI, field: LearnableField, value: unknown): Candidate[] {
+/**
+ * The candidates that read `value` from this page (inside `root`, a list item's container), most stable
+ * first; none for an empty value.
+ */
+export function deriveCandidates(
+  page: Page,
+  field: LearnableField,
+  value: unknown,
+  root?: Element,
+): Candidate[] {
   if (isEmpty(value)) return [];
-  const elements = elementsOf($);
+  if (field.type === 'items') return Array.isArray(value) ? deriveItems(page, field, value) : [];
+  const elements = elementsOf(page, root);
   const first = Array.isArray(value) ? value[0] : value;
   if (typeof first !== 'string' && typeof first !== 'number' && typeof first !== 'boolean') return [];
   const out: Candidate[] = [];
   const seen = new Set<string>();
   // The closest readings first: a node that is the value, then an attribute, a number in the text, the
   // value inside fixed words (shortest first), a looked-up text.
-  const matches = matchesFor($, field, first, elements).sort((a, b) => rankOf(a) - rankOf(b));
+  const matches = matchesFor(page, field, first, elements).sort((a, b) => rankOf(a) - rankOf(b));
   for (const match of matches) {
-    for (const selector of selectorsFor(match.el)) {
+    for (const selector of selectorsFor(match.el, root)) {
       const c: Candidate = {
         selector,
         transform: match.transform,
@@ -393,7 +509,7 @@ export function deriveCandidates($: CheerioAPI, field: LearnableField, value: un
       const key = candidateKey(c);
       if (seen.has(key)) continue;
       seen.add(key);
-      if (sameValue(applyCandidate($, field, c), value)) out.push(c);
+      if (sameValue(applyCandidate(page, field, c, root), value)) out.push(c);
       if (out.length >= MAX_CANDIDATES) return out;
     }
   }
@@ -401,11 +517,85 @@ export function deriveCandidates($: CheerioAPI, field: LearnableField, value: un
 }
 
 /**
+ * A list of objects: the items' containers are the children of the lowest common ancestor of the first two
+ * items' nodes (same tag and class), and each property is read inside a container by relative candidates
+ * that hold for every item of the answer.
+ */
+function deriveItems(page: Page, field: LearnableField, items: unknown[]): Candidate[] {
+  const props = field.properties ?? [];
+  const objects = items.filter(isObject);
+  if (objects.length < 2 || objects.length !== items.length) return [];
+  const anchor = props.find((p) => {
+    const [a, b] = [objects[0]?.[p.name], objects[1]?.[p.name]];
+    return p.type === 'string' && typeof a === 'string' && typeof b === 'string' && a.trim() && a !== b;
+  });
+  if (!anchor) return [];
+  const elements = elementsOf(page);
+  const nodeOf = (value: Scalar) =>
+    matchesFor(page, anchor, value, elements).sort((a, b) => rankOf(a) - rankOf(b))[0]?.el;
+  const first = nodeOf(objects[0]?.[anchor.name] as string);
+  const second = nodeOf(objects[1]?.[anchor.name] as string);
+  if (!first || !second) return [];
+  const pair = containersOf(first, second);
+  if (!pair) return [];
+  const [container, parent] = pair;
+  const own = stableClasses(container)[0];
+  const childSelector = own ? `${container.tagName}.${own}` : container.tagName;
+  const containerSelectors = [
+    ...selectorsFor(parent)
+      .slice(0, 3)
+      .map((p) => `${p} > ${childSelector}`),
+    ...(own ? [childSelector] : []),
+  ];
+  const out: Candidate[] = [];
+  for (const selector of containerSelectors) {
+    const containers = select(page, selector);
+    if (!containers || containers.length !== objects.length) continue;
+    const byProp: Record<string, Candidate[]> = {};
+    for (const prop of props) {
+      const at = objects.findIndex((o) => !isEmpty(o[prop.name]));
+      if (at < 0) {
+        byProp[prop.name] = [{ ...ABSENT }];
+        continue;
+      }
+      const found = deriveCandidates(page, prop, objects[at]?.[prop.name], containers[at]);
+      byProp[prop.name] = found.filter((c) =>
+        containers.every((ct, i) => sameValue(applyCandidate(page, prop, c, ct), objects[i]?.[prop.name])),
+      );
+    }
+    if (Object.values(byProp).some((c) => c.length === 0)) continue;
+    const c: Candidate = { selector, transform: { kind: 'items', props: byProp }, list: true };
+    if (sameValue(applyCandidate(page, field, c), items)) out.push(c);
+    if (out.length >= 2) break;
+  }
+  return out;
+}
+
+/** The two items' containers' (children of their lowest common ancestor) first, and that ancestor. */
+function containersOf(a: Element, b: Element): [Element, Element] | null {
+  const path = (el: Element) => {
+    const out: Element[] = [];
+    for (let n: AnyNode | null = el; n && isElement(n); n = n.parent) out.unshift(n);
+    return out;
+  };
+  const pa = path(a);
+  const pb = path(b);
+  let i = 0;
+  while (i < pa.length && i < pb.length && pa[i] === pb[i]) i++;
+  const parent = pa[i - 1];
+  const ca = pa[i];
+  const cb = pb[i];
+  if (!parent || !ca || !cb || ca.tagName !== cb.tagName) return null;
+  if ((stableClasses(ca)[0] ?? '') !== (stableClasses(cb)[0] ?? '')) return null;
+  return [ca, parent];
+}
+
+/**
  * What a model's answer on one more page teaches: per field, the known candidates that read the same value
  * here (a lookup learns the text it had not seen), or fresh candidates when none were known yet.
  */
 export function learnFromAnswer(
-  $: CheerioAPI,
+  page: Page,
   fields: LearnableField[],
   data: Record<string, unknown>,
   known: FieldCandidates | null,
@@ -415,16 +605,21 @@ export function learnFromAnswer(
     const value = data[field.name];
     const before = known?.[field.name];
     if (!before) {
-      out[field.name] = isEmpty(value) ? null : deriveCandidates($, field, value);
+      out[field.name] = isEmpty(value) ? null : deriveCandidates(page, field, value);
       continue;
     }
     const kept: Candidate[] = [];
     for (const c of before) {
-      const read = applyCandidate($, field, c);
+      if (c.transform.kind === 'items') {
+        const narrowed = narrowItems(page, field, c, value);
+        if (narrowed) kept.push(narrowed);
+        continue;
+      }
+      const read = applyCandidate(page, field, c);
       if (sameValue(read, value)) kept.push(c);
       else if (read === undefined && c.transform.kind === 'lookup' && !c.list) {
-        const taught = teachLookup($, c, value);
-        if (taught && sameValue(applyCandidate($, field, taught), value)) kept.push(taught);
+        const taught = teachLookup(page, c, value);
+        if (taught && sameValue(applyCandidate(page, field, taught), value)) kept.push(taught);
       }
     }
     out[field.name] = kept;
@@ -432,7 +627,29 @@ export function learnFromAnswer(
   return out;
 }
 
-function teachLookup($: CheerioAPI, c: Candidate, value: unknown): Candidate | null {
+/**
+ * A list-of-objects candidate kept with the property candidates that read this answer's items here; null
+ * when its containers are not the answer's items or a property has no candidate left.
+ */
+function narrowItems(page: Page, field: LearnableField, c: Candidate, value: unknown): Candidate | null {
+  if (c.transform.kind !== 'items') return null;
+  const items = Array.isArray(value) ? value : [];
+  const containers = select(page, c.selector);
+  if (!containers || containers.length !== items.length) return null;
+  const props: Record<string, Candidate[]> = {};
+  for (const prop of field.properties ?? []) {
+    props[prop.name] = (c.transform.props[prop.name] ?? []).filter((pc) =>
+      containers.every((ct, i) => {
+        const item = items[i];
+        return sameValue(applyCandidate(page, prop, pc, ct), isObject(item) ? item[prop.name] : undefined);
+      }),
+    );
+    if (props[prop.name]?.length === 0) return null;
+  }
+  return { ...c, transform: { kind: 'items', props } };
+}
+
+function teachLookup({ $ }: Page, c: Candidate, value: unknown): Candidate | null {
   if (c.transform.kind !== 'lookup' || isEmpty(value) || Array.isArray(value) || typeof value === 'object')
     return null;
   let nodes: Element[];
@@ -458,7 +675,7 @@ export interface Extraction {
 }
 
 /** The extractor applied to a page: every field's candidates must agree on one value. */
-export function applyExtractor($: CheerioAPI, fields: LearnableField[], known: FieldCandidates): Extraction {
+export function applyExtractor(page: Page, fields: LearnableField[], known: FieldCandidates): Extraction {
   const out: Extraction = { data: {}, selectors: {}, unanswered: [] };
   for (const field of fields) {
     const candidates = known[field.name];
@@ -466,7 +683,7 @@ export function applyExtractor($: CheerioAPI, fields: LearnableField[], known: F
       out.unanswered.push(field.name);
       continue;
     }
-    const values = candidates.map((c) => applyCandidate($, field, c));
+    const values = candidates.map((c) => applyCandidate(page, field, c));
     const first = values[0];
     if (first === undefined || !values.every((v) => v !== undefined && sameValue(v, first))) {
       out.unanswered.push(field.name);

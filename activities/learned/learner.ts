@@ -122,7 +122,8 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
     async decide(
       page: LearningPage,
       reading: TemplateReading | undefined,
-      body: string,
+      /** The page as fetched: its body and final URL (relative links are read against it). */
+      doc: { body: string; url: string },
       answered: AnsweredPage,
       valid: (data: Record<string, unknown>) => boolean,
     ): Promise<Decision> {
@@ -144,12 +145,12 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
         if (lease === 'granted')
           return { ...(model(record) as Extract<Decision, { kind: 'model' }>), leased: true };
         // Learned (or given up) meanwhile: read it again.
-        return this.decide(page, reading, body, answered, valid);
+        return this.decide(page, reading, doc, answered, valid);
       }
       if (record.status !== 'verified') return model(record);
       const extraction =
         reading.extraction ??
-        (await pool().run({ kind: 'apply', body, fields: page.fields, known: record.fields }));
+        (await pool().run({ kind: 'apply', ...doc, fields: page.fields, known: record.fields }));
       if (extraction.unanswered.length > 0 || !valid(extraction.data)) return model(record);
       const asked = await store.ask(record, page.jobId);
       if (asked.check) return model(record, asked.n);
@@ -170,7 +171,7 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
     async learn(
       page: LearningPage,
       decision: Extract<Decision, { kind: 'model' }>,
-      body: string,
+      doc: { body: string; url: string },
       data: unknown,
       at: { url: string; pageId: string },
     ): Promise<AnsweredPage[]> {
@@ -178,7 +179,7 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
       const { record, check } = decision;
       const lesson = await pool().run({
         kind: 'learn',
-        body,
+        ...doc,
         fields: page.fields,
         data,
         known: record?.fields ?? null,

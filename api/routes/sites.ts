@@ -1,10 +1,12 @@
 // Stored sites of the caller's tenant.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Candidate } from '../../shared/learned-extractor.js';
 import type { AnalysisResult } from '../../shared/schemas/analyze.js';
 import { IdParamsSchema, PaginationQuerySchema } from '../../shared/schemas/common.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
 import {
+  type LearnedCandidate,
   type LearnedExtractor,
   LearnedExtractorListSchema,
   type SiteCrawlOptions,
@@ -208,6 +210,27 @@ export const siteRoutes =
     );
   };
 
+/** One candidate as the API shows it; a list of objects shows its properties' candidates inside. */
+function candidateView(c: Candidate, nested = false): LearnedCandidate {
+  const t = c.transform;
+  return {
+    selector: c.selector,
+    ...(c.attr ? { attribute: c.attr } : {}),
+    read: c.absent ? 'absent' : t.kind,
+    ...(t.kind === 'affix' ? { prefix: t.prefix, suffix: t.suffix } : {}),
+    ...(t.kind === 'number' ? { number_index: t.index } : {}),
+    ...(t.kind === 'lookup' ? { lookup: t.map } : {}),
+    ...(t.kind === 'items' && !nested
+      ? {
+          properties: Object.fromEntries(
+            Object.entries(t.props).map(([name, list]) => [name, list.map((p) => candidateView(p, true))]),
+          ),
+        }
+      : {}),
+    list: c.list === true,
+  };
+}
+
 /** A template record as the API shows it: no bookkeeping, one line per field. */
 function extractorResource(r: TemplateRecord, pagesAnswered: number): LearnedExtractor {
   return {
@@ -220,15 +243,7 @@ function extractorResource(r: TemplateRecord, pagesAnswered: number): LearnedExt
     fields: Object.fromEntries(
       Object.entries(r.fields).map(([name, candidates]) => [
         name,
-        (candidates ?? []).map((c) => ({
-          selector: c.selector,
-          ...(c.attr ? { attribute: c.attr } : {}),
-          read: c.selector === '' ? 'absent' : c.transform.kind,
-          ...(c.transform.kind === 'affix' ? { prefix: c.transform.prefix, suffix: c.transform.suffix } : {}),
-          ...(c.transform.kind === 'number' ? { number_index: c.transform.index } : {}),
-          ...(c.transform.kind === 'lookup' ? { lookup: c.transform.map } : {}),
-          list: c.list === true,
-        })),
+        (candidates ?? []).map((c) => candidateView(c)),
       ]),
     ),
     learned_from: r.learned_from,

@@ -18,7 +18,9 @@ export async function startStack(opts: { openaiBaseUrl: string; concurrency: num
   });
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
-  const worker = spawn(process.execPath, [...workerNodeArgs(), '--import', 'tsx', 'worker/main.ts'], {
+  // BENCH_CPU_PROF=dir writes a CPU profile of the worker there (as bench:crawl does).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const worker = spawn(process.execPath, [...workerNodeArgs(), ...profile, '--import', 'tsx', 'worker/main.ts'], {
     env: {
       ...process.env,
       ...env,

@@ -119,7 +119,8 @@ export const LEARN_EXTRACTORS_DESCRIPTION =
   'page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, ' +
   'the pages it answered since its last check (their results are replaced; the stream shows each re-done ' +
   'page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and ' +
-  'lists of those; objects and prompts always go to the model. Page provenance names the selector read. ' +
+  'lists of those, and lists of objects of those (item containers from the repeated block, properties read ' +
+  'inside each); object fields and prompts always go to the model. Page provenance names the selector read. ' +
   "A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.";
 
 const learnExtractors = z.boolean().meta({ description: LEARN_EXTRACTORS_DESCRIPTION });

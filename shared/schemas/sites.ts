@@ -126,6 +126,36 @@ export const SiteListSchema = z
   .object({ sites: z.array(SiteSchema), total: z.number().int() })
   .meta({ id: 'SiteList' });
 
+const candidateFields = {
+  selector: z.string().meta({
+    description:
+      "CSS selector; empty for a field learned as absent (null), or for a list item's container itself",
+  }),
+  attribute: z.string().optional().meta({ description: 'The attribute read instead of the text' }),
+  read: z.enum(['exact', 'affix', 'number', 'lookup', 'url', 'items', 'absent']).meta({
+    description:
+      'How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th ' +
+      'number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made ' +
+      "absolute, or a list of objects (every match is one item's container; properties lists the candidates " +
+      'read inside it, relative to it)',
+  }),
+  prefix: z.string().optional(),
+  suffix: z.string().optional(),
+  number_index: z.number().int().optional(),
+  lookup: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  list: z.boolean().meta({ description: 'Every match is one item of a list field' }),
+};
+
+const NestedCandidateSchema = z.object(candidateFields);
+
+export const LearnedCandidateSchema = z
+  .object({
+    ...candidateFields,
+    properties: z.record(z.string(), z.array(NestedCandidateSchema)).optional(),
+  })
+  .meta({ id: 'LearnedCandidate' });
+export type LearnedCandidate = z.infer<typeof LearnedCandidateSchema>;
+
 export const LearnedExtractorSchema = z
   .object({
     id: z.string(),
@@ -137,32 +167,13 @@ export const LearnedExtractorSchema = z
       .meta({ description: 'Hash of the page structure (tags and classes, text ignored)' }),
     schema_hash: z.string().meta({ description: "Hash of the schema's fields the extractor answers" }),
     status: z.enum(['learning', 'verified', 'unlearnable']),
-    reason: z.string().nullable().meta({ description: 'Why it is unlearnable, or why learning restarted' }),
-    fields: z
-      .record(
-        z.string(),
-        z.array(
-          z.object({
-            selector: z
-              .string()
-              .meta({ description: 'CSS selector; empty for a field learned as absent (null)' }),
-            attribute: z.string().optional().meta({ description: 'The attribute read instead of the text' }),
-            read: z.enum(['exact', 'affix', 'number', 'lookup', 'absent']).meta({
-              description:
-                'How the node becomes the value: its text, its text between prefix and suffix, the number_index-th ' +
-                'number in it, or the text looked up in the answers seen (lookup)',
-            }),
-            prefix: z.string().optional(),
-            suffix: z.string().optional(),
-            number_index: z.number().int().optional(),
-            lookup: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-            list: z.boolean().meta({ description: 'Every match is one item of a list field' }),
-          }),
-        ),
-      )
-      .meta({
-        description: "Per field, the candidates that read the model's value on every page (all must agree)",
-      }),
+    reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why it is unlearnable, or why learning last restarted' }),
+    fields: z.record(z.string(), z.array(LearnedCandidateSchema)).meta({
+      description: "Per field, the candidates that read the model's value on every page (all must agree)",
+    }),
     learned_from: z.array(z.string()),
     verified_on: z.array(z.string()),
     verified_at: TimestampSchema.nullable(),

@@ -39,6 +39,8 @@ function productPage(p: Product, opts: { paragraphs?: number; swap?: boolean; mo
     <footer>© Shop</footer></body></html>`;
 }
 
+const at = (html: string, url = 'https://shop.test/p/1') => ({ $: load(html), url });
+
 const PRODUCTS: Product[] = [
   { name: 'Blue Kettle', price: 24.5, sku: 'BK-17', in_stock: true, tags: ['kitchen', 'blue'] },
   { name: 'Red Toaster', price: 1299, sku: 'RT-9', in_stock: true, tags: ['kitchen'] },
@@ -52,7 +54,7 @@ const FIELDS = learnableFields(
 
 function learn(pages: Product[]): FieldCandidates {
   let known: FieldCandidates | null = null;
-  for (const p of pages) known = learnFromAnswer(load(productPage(p)), FIELDS ?? [], { ...p }, known);
+  for (const p of pages) known = learnFromAnswer(at(productPage(p)), FIELDS ?? [], { ...p }, known);
   return known ?? {};
 }
 
@@ -81,7 +83,7 @@ describe('learned extractors: reading pages', () => {
     for (const name of ['name', 'price', 'sku', 'in_stock', 'tags'])
       assert.ok((known[name]?.length ?? 0) > 0, `no candidate for ${name}`);
     const next = PRODUCTS[3] as Product;
-    const out = applyExtractor(load(productPage(next)), FIELDS ?? [], known);
+    const out = applyExtractor(at(productPage(next)), FIELDS ?? [], known);
     assert.deepEqual(out.unanswered, []);
     assert.deepEqual(out.data, { ...next });
     assert.match(out.selectors.sku ?? '', /sku/);
@@ -89,30 +91,26 @@ describe('learned extractors: reading pages', () => {
 
   test('a lookup answers only the texts it was taught; other text leaves the field to the model', () => {
     const known = learn([PRODUCTS[0], PRODUCTS[1]] as Product[]);
-    const out = applyExtractor(load(productPage(PRODUCTS[2] as Product)), FIELDS ?? [], known);
+    const out = applyExtractor(at(productPage(PRODUCTS[2] as Product)), FIELDS ?? [], known);
     assert.deepEqual(out.unanswered, ['in_stock']);
   });
 
   test('a moved block makes the candidates disagree, so the field is not answered', () => {
     const known = learn(PRODUCTS.slice(0, 3));
-    const out = applyExtractor(
-      load(productPage(PRODUCTS[3] as Product, { moved: true })),
-      FIELDS ?? [],
-      known,
-    );
+    const out = applyExtractor(at(productPage(PRODUCTS[3] as Product, { moved: true })), FIELDS ?? [], known);
     assert.ok(out.unanswered.includes('price'));
   });
 
   test('a page whose values swapped places under the same structure still reads, wrongly: checks catch it', () => {
     const known = learn(PRODUCTS.slice(0, 3));
     const swapped = applyExtractor(
-      load(productPage(PRODUCTS[3] as Product, { swap: true })),
+      at(productPage(PRODUCTS[3] as Product, { swap: true })),
       FIELDS ?? [],
       known,
     );
     assert.equal(swapped.data.name, 'Acme');
     const after = learnFromAnswer(
-      load(productPage(PRODUCTS[3] as Product, { swap: true })),
+      at(productPage(PRODUCTS[3] as Product, { swap: true })),
       FIELDS ?? [],
       { ...PRODUCTS[3] },
       known,
@@ -120,7 +118,50 @@ describe('learned extractors: reading pages', () => {
     assert.deepEqual(after.name, []);
   });
 
-  test('schemas with objects are not learnable', () => {
-    assert.equal(learnableFields(normalizeSchema({ items: [{ name: 'string' }] }).fields), null);
+  test('schemas with an object field, or lists inside list items, are not learnable', () => {
+    assert.equal(learnableFields(normalizeSchema({ seller: { name: 'string' } }).fields), null);
+    assert.equal(learnableFields(normalizeSchema({ items: [{ tags: 'string[]' }] }).fields), null);
+  });
+
+  test('a listing: item containers from the repeated block, properties read inside each, links made absolute', () => {
+    const items = (page: number, n: number) =>
+      Array.from({ length: n }, (_, i) => {
+        const k = page * 100 + i;
+        return { title: `Lamp model ${k}`, price: 10 + k / 4, url: `https://shop.test/p/${k}` };
+      });
+    const listing = (page: number, list: ReturnType<typeof items>, extra = '') =>
+      `<html><body><header><nav><a href="/">Home</a></nav></header><main><h1>Lamps, page ${page}</h1>${extra}
+        <ul class="grid">${list
+          .map(
+            (it) =>
+              `<li class="card"><a class="link" href="/p/${it.url.split('/').pop()}"><span class="name">${it.title}</span></a>` +
+              `<div class="meta"><b>Price</b> <span class="amount">€${it.price.toFixed(2)}</span></div></li>`,
+          )
+          .join('')}</ul></main></body></html>`;
+    const fields = learnableFields(
+      normalizeSchema({ items: [{ title: 'string', price: 'number', url: 'string' }] }).fields,
+    );
+    assert.ok(fields);
+    let known: FieldCandidates | null = null;
+    for (const p of [1, 2]) {
+      const list = items(p, 3 + p);
+      known = learnFromAnswer(
+        at(listing(p, list), `https://shop.test/list/${p}`),
+        fields,
+        { items: list },
+        known,
+      );
+    }
+    assert.ok((known?.items?.length ?? 0) > 0, JSON.stringify(known));
+    const next = items(3, 7);
+    const out = applyExtractor(at(listing(3, next), 'https://shop.test/list/3'), fields, known ?? {});
+    assert.deepEqual(out.unanswered, []);
+    assert.deepEqual(out.data, { items: next });
+    // A card of another shape in the grid (an advert) makes the containers disagree with any answer.
+    const advert = '<li class="card"><span class="name">Sponsored</span></li>';
+    const odd = listing(3, next).replace('<ul class="grid">', `<ul class="grid">${advert}`);
+    assert.deepEqual(applyExtractor(at(odd, 'https://shop.test/list/3'), fields, known ?? {}).unanswered, [
+      'items',
+    ]);
   });
 });
