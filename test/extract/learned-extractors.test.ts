@@ -49,6 +49,24 @@ const listing = () =>
     (_, i) => `<li><a class="item" href="/p/${i + 1}">Item ${i + 1}</a></li>`,
   ).join('')}</ul></body></html>`;
 
+/** Listing pages of cards, each linking the next listing: a list of objects per page. */
+const LISTINGS = 8;
+const cards = (n: number) =>
+  Array.from({ length: 3 + (n % 4) }, (_, i) => {
+    const k = n * 10 + i;
+    return { title: `Lamp ${k}`, price: 20 + k, url: `${site.url}/p/${(k % ITEMS) + 1}?from=${n}` };
+  });
+const listingPage = (n: number) =>
+  `<!doctype html><html><head><title>Lamps ${n}</title></head><body><h1>Lamps, page ${n}</h1><ul class="grid">${cards(
+    n,
+  )
+    .map(
+      (c) =>
+        `<li class="card"><a class="link" href="${new URL(c.url).pathname}${new URL(c.url).search}">` +
+        `<span class="name">${c.title}</span></a><p class="cost">€${c.price.toFixed(2)}</p></li>`,
+    )
+    .join('')}</ul>${n < LISTINGS ? `<a class="next" href="/list/${n + 1}">Next</a>` : ''}</body></html>`;
+
 let svc: TestService;
 let site: FixtureSite;
 const SCHEMA = { name: 'string', brand: 'string', price: 'number', sku: 'string', in_stock: 'boolean' };
@@ -57,6 +75,10 @@ const CHECK_EVERY = 4;
 before(async () => {
   site = await startFixtureSite();
   site.route('/shop', listing());
+  for (let n = 1; n <= LISTINGS; n++)
+    site.route(`/list/${n}`, (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(listingPage(n)),
+    );
   for (let k = 1; k <= ITEMS; k++)
     site.route(`/p/${k}`, (_req, res) =>
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(productPage(k)),
@@ -66,6 +88,8 @@ before(async () => {
     // The model answers every page correctly: each item's truth, the listing's nulls.
     llm: {
       respond: ({ userText }) => {
+        const n = /Page URL: \S+\/list\/(\d+)/.exec(userText)?.[1];
+        if (n) return { items: cards(Number(n)) };
         const k = /Page URL: \S+\/p\/(\d+)/.exec(userText)?.[1];
         if (k) return { ...truth(Number(k)) };
         return { name: null, brand: null, price: null, sku: null, in_stock: null };
@@ -144,6 +168,36 @@ describe('learned extractors', () => {
       map.entries.filter((e: { data_source: string | null }) => e.data_source === source).length;
     assert.equal(bySource('learned_extractor'), learned.length);
     assert.equal(bySource('model'), ITEMS + 1 - learned.length);
+  });
+
+  test('a listing template: its items are read from the repeated cards once learned', async () => {
+    const started = await api('POST', '/api/v1/crawl', {
+      url: `${site.url}/list/1`,
+      schema: { items: [{ title: 'string', price: 'number', url: 'string' }] },
+      options: {
+        next_selector: 'a.next',
+        max_depth: 0,
+        max_pages: LISTINGS,
+        concurrency: 1,
+        respect_robots: false,
+      },
+    });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const job = await waitForJobEnd(svc, started.body.job_id, 90_000);
+    assert.equal(job.status, 'completed', JSON.stringify(job));
+    const results = (await api('GET', `/api/v1/jobs/${job.id}/results?include_provenance=true`)).body as {
+      url: string;
+      data: unknown;
+      provenance: Record<string, { source: string; selector?: string }>;
+    }[];
+    assert.equal(results.length, LISTINGS);
+    for (const r of results) {
+      const n = Number(/\/list\/(\d+)$/.exec(r.url)?.[1]);
+      assert.deepEqual(r.data, { items: cards(n) }, r.url);
+    }
+    const learned = results.filter((r) => r.provenance.items?.source === 'learned_extractor');
+    assert.ok(learned.length >= 3, `${learned.length} listings read by the extractor`);
+    assert.match(learned[0]?.provenance.items?.selector ?? '', /li\.card/);
   });
 
   test('learn_extractors: false sends every page to the model', async () => {
