@@ -24,7 +24,7 @@ function markKept($: CheerioAPI, keep: string): string[] {
 }
 
 /**
- * The main content of a prepared document as HTML, headed by its title and byline; null when
+ * The main content of a prepared document as HTML in one <article>, headed by its title and byline; null when
  * Readability finds less than MIN_ARTICLE_CHARS of text.
  */
 export function mainContent($: CheerioAPI, keepSelectors: string[]): string | null {
@@ -49,5 +49,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[]): string | nu
   // One append: appending element by element is quadratic in the number of kept elements.
   $article('body').append(kept.filter((_, mark) => !present.has(String(mark))).join(''));
   $article(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK);
-  return $article('body').html() ?? '';
+  // One <article> around it all: a later cleaner's drop_boilerplate then takes it for the content it is
+  // (its lists of links are not menus, its header and footer are its own).
+  return `<article>${$article('body').html() ?? ''}</article>`;
 }

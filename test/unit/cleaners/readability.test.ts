@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
 import { prepareDocument } from '../../../activities/cleaners/document.js';
+import { runChain } from '../../../activities/cleaners/index.js';
 import { MIN_ARTICLE_CHARS, mainContent } from '../../../activities/cleaners/readability.js';
 
 const ARTICLE = readFileSync(new URL('../../fixtures/pages/article.html', import.meta.url), 'utf8');
@@ -47,12 +48,20 @@ describe('mainContent', () => {
       assert.ok(!text.includes(gone), gone);
   });
 
-  test('the title comes first as a heading, then the byline Readability took out', () => {
+  test('one <article>: the title first as a heading, then the byline Readability took out', () => {
     const $ = load(mainContent(prepared(ARTICLE), [])!);
-    assert.equal($('body > :first-child').prop('tagName'), 'H1');
+    assert.equal($('body > *').length, 1);
+    assert.equal($('body > article > :first-child').prop('tagName'), 'H1');
     assert.equal($('h1').first().text(), 'Blue Widget review: small, quiet and worth it');
-    assert.equal($('body > :nth-child(2)').text(), 'By Ana Lima · 12 March 2026');
+    assert.equal($('body > article > :nth-child(2)').text(), 'By Ana Lima · 12 March 2026');
     assert.equal($('#readability-page-1').length, 0);
+  });
+
+  test('a following cleaner takes it for content: lists of short links inside stay', () => {
+    const links = Array.from({ length: 6 }, (_, i) => `<li><a href="/w/${i}">Word ${i}</a></li>`).join('');
+    const page = `<nav>${links}</nav><article><h1>Words</h1><p>${'A paragraph long enough to be the article. '.repeat(12)}</p><ul>${links}</ul></article>`;
+    const text = runChain(page, [{ name: 'readability' }, { name: 'text' }]);
+    assert.ok(text.includes('Word 5'), text);
   });
 
   test('kept elements Readability left out are appended, without marks', () => {
