@@ -87,6 +87,7 @@ const MAX_CHROME_TEXT_SHARE = 0.4;
 
 interface Counts {
   chars: number;
+  words: number;
   links: number;
   linkChars: number;
   linkWords: number;
@@ -104,6 +105,7 @@ function own(element: Element, kept: Set<AnyNode>): Counts {
   const link = element.name === 'a';
   return {
     chars: 0,
+    words: 0,
     links: link ? 1 : 0,
     linkChars: 0,
     linkWords: 0,
@@ -130,10 +132,12 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
     for (const child of element.children) {
       if (child.type === 'text') {
         const chars = nonSpace(child.data);
+        const words = wordCount(child.data);
         total.chars += chars;
+        total.words += words;
         if (inLink) {
           total.linkChars += chars;
-          total.linkWords += wordCount(child.data);
+          total.linkWords += words;
         }
         continue;
       }
@@ -141,8 +145,9 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
       if (!sub) continue;
       total.chars += sub.chars;
       total.links += sub.links;
+      total.words += sub.words;
       total.linkChars += inLink ? sub.chars : sub.linkChars;
-      total.linkWords += sub.linkWords;
+      total.linkWords += inLink ? sub.words : sub.linkWords;
       total.content ||= sub.content;
       total.notMenu ||= sub.notMenu;
     }

@@ -49,6 +49,16 @@ describe('dropBoilerplate', () => {
     ).join('');
     const text = body(`<div class="c1">${menu(12)}</div><div class="grid">${cards}</div><div>${LONG}</div>`);
     assert.ok(!text.includes('Section 3'));
+    // Link text in markup of its own counts the same; long link texts (a list of headlines) are no menu.
+    const spans = Array.from({ length: 5 }, (_, i) => `<a href="/s/${i}"><span>Shop ${i}</span></a>`).join(
+      ' ',
+    );
+    assert.ok(!body(`<div class="x">${spans}</div><p>${LONG}</p>`).includes('Shop 2'));
+    const headlines = Array.from(
+      { length: 5 },
+      (_, i) => `<li><a href="/n/${i}"><span>Council approves the new budget for year ${i}</span></a></li>`,
+    ).join('');
+    assert.ok(body(`<ul>${headlines}</ul><p>${LONG}</p>`).includes('budget for year 3'));
     for (let i = 0; i < 6; i++)
       assert.ok(text.includes(`Kettle ${i} £${10 + i}.00 ${i} reviews`), `card ${i}`);
   });
