@@ -216,6 +216,8 @@ export function makeExtractor(deps: ActivityDeps) {
         { structured: plan?.mapping.paths },
         body.slice(0, config.LLM_MAX_CONTENT_CHARS),
       );
+      // The answer's debug capture shows where each value came from as well.
+      if (answer.captureId) await deps.debug?.setProvenance(answer.captureId, provenance);
       return { page: { ...answer.page, data, ...sourceOf(plan), provenance }, result: answer.result };
     });
   }
@@ -230,21 +232,24 @@ export function makeExtractor(deps: ActivityDeps) {
     input: AnswerInput,
     body: string,
     started: number,
-  ): Promise<{ page: PageCompletedData; result: ExtractWithModelResult }> {
+  ): Promise<{ page: PageCompletedData; result: ExtractWithModelResult; captureId?: string }> {
     const content = body.slice(0, config.LLM_MAX_CONTENT_CHARS);
     const chain = await chainOf(input);
     const spend: Spend = { inputTokens: 0, outputTokens: 0, llmCostUsd: 0, priceKnown: true };
     let attempt = 0;
+    let captureId: string | undefined;
     const capture = async (c: CaptureInput) => {
       attempt++;
-      if (input.captureDebug && deps.debug)
-        await deps.debug.add(input.jobId, toCapture(input, c, attempt, body));
+      if (!input.captureDebug || !deps.debug) return;
+      const record = toCapture(input, c, attempt, body);
+      await deps.debug.add(input.jobId, record);
+      captureId = record.id;
     };
     let lastError: CategorizedError | undefined;
     for (const entry of chain) {
       try {
         const result = await tryEntry(entry, input, content, spend, capture);
-        return pageResult(input, entry, result, spend, Date.now() - started);
+        return { ...pageResult(input, entry, result, spend, Date.now() - started), captureId };
       } catch (err) {
         if (!(err instanceof CategorizedError) || !shouldFallBack(err.category, err.details)) throw err;
         lastError = err;

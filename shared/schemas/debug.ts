@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ProvenanceSchema } from './common.js';
 
 const CaptureSchema = z.object({
   id: z.string(),
@@ -37,6 +38,10 @@ const CaptureSchema = z.object({
     raw_output: z.string(),
     parsed_output: z.unknown(),
     success: z.boolean(),
+    provenance: ProvenanceSchema.optional().meta({
+      description:
+        "On the answer the page's data came from: where each value came from (see JobResult.provenance)",
+    }),
   }),
 });
 

@@ -1,6 +1,7 @@
 // Model request/response captures of jobs run with capture_debug (spec 2.12). Raw records like page
 // contents (not projections): written by the model activity, listed through a per-job index, by `_id`.
 import type { Db } from 'mongodb';
+import type { FieldProvenance } from '../structured-data.js';
 import { COLLECTIONS, retryOnDuplicate } from './mongo.js';
 
 export interface DebugCapture {
@@ -40,6 +41,8 @@ export interface DebugCapture {
     raw_output: string;
     parsed_output: unknown;
     success: boolean;
+    /** The successful answer's: where each value of the page's data came from. */
+    provenance?: Record<string, FieldProvenance>;
   };
 }
 
@@ -56,6 +59,13 @@ export class DebugCaptureStore {
         .collection<{ _id: string; ids: string[] }>(COLLECTIONS.debugIndex)
         .updateOne({ _id: jobId }, { $addToSet: { ids: capture.id } }, { upsert: true }),
     );
+  }
+
+  /** Adds the page's provenance to the capture of the answer it came from. */
+  async setProvenance(captureId: string, provenance: Record<string, FieldProvenance>): Promise<void> {
+    await this.db
+      .collection<{ _id: string }>(COLLECTIONS.debugCaptures)
+      .updateOne({ _id: captureId }, { $set: { 'response.provenance': provenance } });
   }
 
   async list(jobId: string): Promise<DebugCapture[]> {

@@ -137,6 +137,34 @@ describe('structured data first', () => {
     });
   });
 
+  test('provenance: structured values name their JSON-LD path, model values whether the page shows them, also in the debug capture', async () => {
+    const body = await extract(
+      '/ld-partial',
+      { name: 'string', price: 'number', colour: 'string' },
+      { capture_debug: true },
+    );
+    assert.deepEqual(body.metadata.provenance.name, {
+      source: 'structured_data',
+      path: 'json-ld Product name',
+    });
+    assert.equal(body.metadata.provenance.price.path, 'json-ld Product offers.price');
+    assert.equal(body.metadata.provenance.colour.source, 'model');
+    assert.equal(body.metadata.provenance.colour.in_page, true);
+    assert.equal(typeof body.metadata.provenance.colour.offset, 'number');
+    const capture = await svc.app
+      .inject({ url: `/api/v1/jobs/${body.job_id}/debug-capture`, headers: svc.auth() })
+      .then((r) => r.json());
+    const answered = capture.captures.find((c: { response: { success: boolean } }) => c.response.success);
+    assert.deepEqual(answered.response.provenance, body.metadata.provenance);
+    const job = await getJob(body.job_id);
+    assert.deepEqual(job.values_by_source, {
+      structured_data: 2,
+      learned_extractor: 0,
+      model: 1,
+      model_not_in_page: 0,
+    });
+  });
+
   test('JSON-LD disagreeing with the visible page: the visible value (from the model) wins', async () => {
     const body = await extract('/ld-conflict', { name: 'string', price: 'number' });
     assert.deepEqual(body.data, { name: 'Red Kettle', price: 24.5 });
