@@ -1,6 +1,7 @@
 // The clean activity: reads stored page content, runs the cleaner chain (activities/cleaners/) in the HTML
 // pool's threads, under its time limit, and stores the result; content travels by id (decisions.md "Schemas
 // and cleaning").
+import { type ContentFormat, chainOutputFormat } from '../shared/cleaners.js';
 import { currentActivity } from './activity-context.js';
 import type { CleanerStep } from './cleaners/index.js';
 import type { ActivityDeps } from './deps.js';
@@ -25,6 +26,10 @@ export interface CleanContentResult {
   durationMs: number;
 }
 
+/** The format cleaned content is in: plain text passes through the chain as it is. */
+export const formatOf = (contentType: string, chain: CleanerStep[]): ContentFormat =>
+  contentType === 'text/plain' ? 'text' : chainOutputFormat(chain);
+
 export function makeCleanContent(deps: ActivityDeps) {
   return async function cleanContent(input: CleanContentInput): Promise<CleanContentResult> {
     return categorized(async () => {
@@ -47,6 +52,7 @@ export function makeCleanContent(deps: ActivityDeps) {
         kind: 'cleaned',
         body: cleaned,
         ...(structured ? { structured } : {}),
+        format: formatOf(source.content_type, input.chain),
       });
       return { contentId: input.targetId, chars: cleaned.length, durationMs: Date.now() - started };
     });

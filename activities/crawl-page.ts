@@ -10,7 +10,7 @@ import type { AnsweredPage } from '../shared/store/learned-extractors.js';
 import { COLLECTIONS } from '../shared/store/mongo.js';
 import type { DataSource, FieldProvenance } from '../shared/structured-data.js';
 import { currentActivity, heartbeat } from './activity-context.js';
-import type { CleanerStep } from './clean-content.js';
+import { type CleanerStep, formatOf } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
 import { type ExtractWithModelInput, makeExtractor } from './extract-with-model.js';
 import { budgetRefusal, categorized } from './failure.js';
@@ -208,6 +208,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
         node: input.node,
         structuredData: input.structuredData,
         revises: input.revises,
+        contentFormat: formatOf(doc.contentType, input.cleanerChain),
         ...(input.budget ? { budget: input.budget } : {}),
       };
       // Structured data first; a learned extractor answers only what it leaves.

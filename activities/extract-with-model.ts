@@ -1,8 +1,10 @@
 // Asks the chain's models for data matching the schema: validate, retry once with the errors fed back,
 // then fall back along the chain. Records the page's result event itself so the data never passes
 // through workflow history.
+
 import type { ErrorObject } from 'ajv';
 import type { JobBudget } from '../shared/budget.js';
+import type { ContentFormat } from '../shared/cleaners.js';
 import { CategorizedError } from '../shared/errors.js';
 import type { JobEvent, PageCompletedData } from '../shared/events.js';
 import { priceOf } from '../shared/pricing.js';
@@ -50,6 +52,8 @@ export interface ExtractWithModelInput {
   structuredData?: boolean;
   /** A re-done page (crawls): the result it replaces. */
   revises?: PageCompletedData['revises'];
+  /** The format the cleaner chain produced, named in the prompt (absent: markdown). */
+  contentFormat?: ContentFormat;
   /** The job's max_cost_usd / max_tokens: every model call is reserved against them first. */
   budget?: JobBudget;
 }
@@ -131,7 +135,14 @@ export function makeExtractor(deps: ActivityDeps) {
     const schemaChars = JSON.stringify(jsonSchema).length;
     let feedback: string | undefined;
     for (let round = 0; round < 2; round++) {
-      const user = userPrompt({ url: input.url, schema: input.schema, jsonSchema, content, feedback });
+      const user = userPrompt({
+        url: input.url,
+        schema: input.schema,
+        jsonSchema,
+        content,
+        feedback,
+        ...(input.contentFormat ? { format: input.contentFormat } : {}),
+      });
       const started = Date.now();
       const record = { entry, user, content, jsonSchema, isRetry: round > 0, started };
       // Refused (quota_exceeded naming the budget) before the call when its worst case could pass a budget.
@@ -305,7 +316,8 @@ export function makeExtractor(deps: ActivityDeps) {
 
   const extractWithModel = async (input: ExtractWithModelInput): Promise<ExtractWithModelResult> => {
     const content = await categorized(() => deps.contents.get(input.contentId));
-    return extractFromContent(input, content.body, 'awaited', content.structured);
+    const withFormat = content.format ? { ...input, contentFormat: content.format } : input;
+    return extractFromContent(withFormat, content.body, 'awaited', content.structured);
   };
   return { extractWithModel, extractFromContent, answerFromContent, recordPage, planOf };
 

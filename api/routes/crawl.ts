@@ -2,7 +2,7 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { budgetInput } from '../../shared/budget.js';
-import { keepInChain } from '../../shared/cleaners.js';
+import { defaultChainFor, keepInChain } from '../../shared/cleaners.js';
 import { isFinal, type JobView } from '../../shared/reducers/job.js';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
 import {
@@ -80,8 +80,8 @@ export async function runCrawl(
       url: body.url,
       fetchMode: body.fetch_mode,
       // The links the crawl follows stay visible to the model whatever the cleaners remove.
-      cleanerChain: keepInChain(
-        body.cleaner_chain,
+      cleanerChain: keepInChain<CrawlWorkflowInput['cleanerChain'][number]>(
+        body.cleaner_chain ?? defaultChainFor(prepared.schema),
         [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
       ),
       schema: prepared.schema,

@@ -1,6 +1,8 @@
 // POST /api/v1/extract: runs an extract job and waits for it (decisions.md: 200 with the result).
+
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { budgetInput } from '../../shared/budget.js';
+import { defaultChainFor } from '../../shared/cleaners.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { type NormalizedSchema, normalizeSchema, validateSchemaYaml } from '../../shared/schema-input.js';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
@@ -127,7 +129,7 @@ export const extractRoutes =
             tenantId: request.tenant._id,
             url: body.url,
             fetchMode: body.fetch_mode,
-            cleanerChain: body.cleaner_chain,
+            cleanerChain: body.cleaner_chain ?? defaultChainFor(prepared.schema),
             schema: prepared.schema,
             captureDebug: body.capture_debug,
             structuredData: body.structured_data,

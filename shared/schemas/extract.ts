@@ -103,10 +103,13 @@ export const ExtractRequestSchema = z
       .array(CleanerStepSchema)
       .min(1)
       .max(10)
-      .default([{ name: 'markdown' }])
+      .optional()
       .meta({
         description:
-          'Ordered content cleaners applied before the model sees the page; default [markdown]. Cleaning a page ' +
+          'Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome ' +
+          'dropped) without link targets and image URLs, unless a field of the schema (its name or description) ' +
+          'or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain ' +
+          'produced (markdown, text or html). Cleaning a page ' +
           "has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with " +
           'processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.',
       }),

@@ -1,5 +1,7 @@
 // Page content travels between activities by reference: stored here, passed through workflows as an id.
+
 import type { Db } from 'mongodb';
+import type { ContentFormat } from '../cleaners.js';
 import type { StructuredItem } from '../structured-data.js';
 import { COLLECTIONS } from './mongo.js';
 
@@ -14,6 +16,8 @@ export interface ContentDoc {
   body: string;
   /** Cleaned pages: the raw page's structured data, when the job reads it. */
   structured?: StructuredItem[];
+  /** Cleaned pages: the format the cleaner chain produced (the prompt names it). */
+  format?: ContentFormat;
   created_at: string;
 }
 
