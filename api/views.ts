@@ -49,6 +49,7 @@ export function extractResponse(job: JobView, page: ResultView): ExtractResponse
     metadata: {
       extract_duration_ms: page.extract_duration_ms ?? 0,
       fetch_duration_ms: page.fetch_duration_ms ?? 0,
+      clean_duration_ms: page.clean_duration_ms ?? 0,
       model: page.model ?? '',
       provider: page.provider ?? '',
       fetch_mode: page.fetch_mode ?? '',

@@ -198,7 +198,11 @@ export const crawlRoutes =
             has_rate_limit: 'rate_limit' in byCategory,
             by_category: byCategory,
           },
-          entries: entries.map(({ node, ...e }) => ({ ...e, data_source: e.data_source ?? null })),
+          entries: entries.map(({ node, ...e }) => ({
+            ...e,
+            clean_duration_ms: e.clean_duration_ms ?? null,
+            data_source: e.data_source ?? null,
+          })),
         };
       },
     );

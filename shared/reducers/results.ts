@@ -23,6 +23,8 @@ export interface ResultView {
   fetch_mode: string | null;
   fetched_at: string | null;
   fetch_duration_ms: number | null;
+  /** Absent on results projected before it was shown. */
+  clean_duration_ms?: number | null;
   extract_duration_ms: number | null;
   provider: string | null;
   model: string | null;
@@ -68,6 +70,7 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
       fetch_mode: d.fetch_mode,
       fetched_at: d.fetched_at,
       fetch_duration_ms: d.fetch_duration_ms,
+      clean_duration_ms: d.clean_duration_ms,
       extract_duration_ms: d.extract_duration_ms,
       provider: d.provider,
       model: d.model,
@@ -101,6 +104,7 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
       fetch_mode: null,
       fetched_at: null,
       fetch_duration_ms: null,
+      clean_duration_ms: null,
       extract_duration_ms: null,
       provider: null,
       model: null,

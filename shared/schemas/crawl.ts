@@ -247,6 +247,7 @@ export const CrawlMapSchema = z
         depth: z.number().int(),
         extract_duration_ms: z.number().int().nullable(),
         fetch_duration_ms: z.number().int().nullable(),
+        clean_duration_ms: z.number().int().nullable(),
         token_usage_input: z.number().int(),
         token_usage_output: z.number().int(),
         data_source: z.enum(DATA_SOURCES).nullable().meta({

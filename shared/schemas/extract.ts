@@ -161,6 +161,7 @@ export const ExtractResponseSchema = z
     metadata: z.object({
       extract_duration_ms: z.number().int(),
       fetch_duration_ms: z.number().int(),
+      clean_duration_ms: z.number().int().meta({ description: 'Time the cleaner chain took on the page' }),
       model: z.string(),
       provider: z.string(),
       fetch_mode: z.string(),

@@ -39,6 +39,7 @@ export interface CrawlMapEntry {
   llm_provider: string | null;
   extract_duration_ms: number | null;
   fetch_duration_ms: number | null;
+  clean_duration_ms?: number | null;
   token_usage_input: number;
   token_usage_output: number;
   /** Where a completed page's data came from (absent on entries projected before it was shown). */
@@ -355,6 +356,7 @@ function discoveredEntry(event: JobEvent, n: CrawlNode): CrawlMapEntry {
     llm_provider: null,
     extract_duration_ms: null,
     fetch_duration_ms: null,
+    clean_duration_ms: null,
     token_usage_input: 0,
     token_usage_output: 0,
     data_source: null,

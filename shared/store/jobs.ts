@@ -28,6 +28,7 @@ export function pageOutcome(r: ResultView) {
     llm_provider: r.provider,
     extract_duration_ms: r.extract_duration_ms,
     fetch_duration_ms: r.fetch_duration_ms,
+    clean_duration_ms: r.clean_duration_ms ?? null,
     token_usage_input: r.input_tokens,
     token_usage_output: r.output_tokens,
     data_source: r.status === 'completed' ? (r.data_source ?? 'model') : null,

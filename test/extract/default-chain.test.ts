@@ -57,5 +57,12 @@ describe('default cleaner chain', () => {
   test('a chain given by the caller is used as given, and the prompt names its format', async () => {
     const prompt = await promptFor({ schema: { title: 'string' }, cleaner_chain: [{ name: 'text' }] });
     assert.match(prompt, /Page content \(text\)/);
+    const crawled = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract',
+      headers: svc.auth(),
+      payload: { url: `${site.url}/article`, schema: { title: 'string' } },
+    });
+    assert.equal(typeof crawled.json().metadata.clean_duration_ms, 'number');
   });
 });

@@ -275,6 +275,7 @@ describe('resultFromEvent', () => {
       fetch_mode: 'static',
       fetched_at: '2026-11-23T10:00:00.500Z',
       fetch_duration_ms: 120,
+      clean_duration_ms: 5,
       extract_duration_ms: 900,
       provider: 'openai',
       model: 'gpt-4o-mini',
