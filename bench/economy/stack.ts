@@ -19,16 +19,22 @@ export async function startStack(opts: { openaiBaseUrl: string; concurrency: num
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
   // BENCH_CPU_PROF=dir writes a CPU profile of the worker there (as bench:crawl does).
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const worker = spawn(process.execPath, [...workerNodeArgs(), ...profile, '--import', 'tsx', 'worker/main.ts'], {
-    env: {
-      ...process.env,
-      ...env,
-      LOG_LEVEL: 'info',
-      WORKER_MAX_ACTIVITIES: String(Math.max(20, opts.concurrency * 2)),
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const worker = spawn(
+    process.execPath,
+    [...workerNodeArgs(), ...profile, '--import', 'tsx', 'worker/main.ts'],
+    {
+      env: {
+        ...process.env,
+        ...env,
+        LOG_LEVEL: 'info',
+        WORKER_MAX_ACTIVITIES: String(Math.max(20, opts.concurrency * 2)),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  );
   // Start-up (bundling the workflows) is not part of a run: wait for the worker's "polling" line.
   await new Promise<void>((resolve, reject) => {
     let seen = '';
