@@ -54,7 +54,7 @@ export async function startJob(deps: ApiDeps, job: NewJob): Promise<{ job: JobVi
     const existing = await deps.jobs.get(job.tenantId, jobId);
     if (existing) return { job: existing, created: false };
   }
-  const tenantSeq = await deps.jobs.nextTenantSeq(job.tenantId);
+  const tenantSeq = await deps.jobs.nextTenantSeq(job.tenantId, jobId);
   const created: JobEvent = {
     type: 'job.created',
     job_id: jobId,

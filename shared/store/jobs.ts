@@ -13,7 +13,7 @@ import {
   type TenantCounterDoc,
   tenantJobKey,
 } from './event-store.js';
-import { COLLECTIONS, retryOnDuplicate } from './mongo.js';
+import { COLLECTIONS, isDuplicateKey, retryOnDuplicate } from './mongo.js';
 
 type JobDoc = JobView & { _id: string };
 
@@ -54,7 +54,13 @@ export class JobReader {
   }
 
   /** Reserves the next job number of the tenant (1, 2, …). */
-  async nextTenantSeq(tenantId: string): Promise<number> {
+  /**
+   * The job's number among its tenant's jobs, and its entry in the tenant's job list. The counter's `$inc`
+   * only proposes a number: FerretDB applies an update as a read and a write without a transaction, so
+   * concurrent increments can hand out one number twice (measured: 30 at once gave 5 duplicates). The number
+   * is taken by inserting its list entry, whose `_id` is unique on any backend; a taken one moves on.
+   */
+  async nextTenantSeq(tenantId: string, jobId: string): Promise<number> {
     const doc = await retryOnDuplicate(() =>
       this.counters.findOneAndUpdate(
         { _id: tenantId },
@@ -62,7 +68,18 @@ export class JobReader {
         { upsert: true, returnDocument: 'after' },
       ),
     );
-    return doc?.job_seq ?? 1;
+    const entries = this.db.collection<{ _id: string; job_id: string }>(COLLECTIONS.tenantJobs);
+    for (let n = doc?.job_seq ?? 1; ; n++) {
+      try {
+        await entries.insertOne({ _id: tenantJobKey(tenantId, n), job_id: jobId });
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        if ((await entries.findOne({ _id: tenantJobKey(tenantId, n) }))?.job_id !== jobId) continue;
+      }
+      // The counter may have lost increments too: it never stays below a number taken.
+      await this.counters.updateOne({ _id: tenantId }, { $max: { job_seq: n } });
+      return n;
+    }
   }
 
   /** The tenant's jobs, newest first, walking its job numbers down (numbers never used are skipped). */
@@ -70,7 +87,15 @@ export class JobReader {
     const counter = await this.counters.findOne({ _id: tenantId });
     const ids: string[] = [];
     let skipped = 0;
-    for (let n = counter?.job_seq ?? 0; n >= 1 && ids.length < limit; n -= PARALLEL) {
+    // Numbers just taken may be past the counter (see nextTenantSeq): start from the last one in use.
+    let newest = counter?.job_seq ?? 0;
+    while (
+      await this.db
+        .collection(COLLECTIONS.tenantJobs)
+        .findOne({ _id: tenantJobKey(tenantId, newest + 1) as never })
+    )
+      newest++;
+    for (let n = newest; n >= 1 && ids.length < limit; n -= PARALLEL) {
       const numbers = Array.from({ length: Math.min(PARALLEL, n) }, (_, i) => n - i);
       const entries = await Promise.all(
         numbers.map((k) =>
