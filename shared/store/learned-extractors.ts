@@ -216,7 +216,7 @@ export class LearnedExtractorStore {
       answerId(doc._id, doc.generation, from + i),
     );
     const found = await Promise.all(ids.map((_id) => this.answers.findOne({ _id })));
-    await Promise.all(ids.map((_id) => this.answers.deleteOne({ _id })));
+    await this.forgetAnswered(doc, from, n);
     return found.filter((d): d is AnswerDoc => d !== null).map(({ _id, tenant_id, scope, ...page }) => page);
   }
 
@@ -375,9 +375,23 @@ export class LearnedExtractorStore {
         outcome = { kind: 'invalidated', redo };
       }
       const res = await this.col.replaceOne({ _id: id, version: doc.version }, next);
-      if (res.modifiedCount === 1) return outcome;
+      if (res.modifiedCount !== 1) continue;
+      // Pages answered before a passed check will never be re-done: their records go.
+      if (outcome.kind === 'checked' && next.last_check_n > doc.last_check_n)
+        await this.forgetAnswered(doc, doc.last_check_n + 1, next.last_check_n);
+      return outcome;
     }
     return { kind: 'stale' };
+  }
+
+  /** Drops the records of the pages numbered `from`..`to` (at most 2 × checkEvery of them). */
+  private async forgetAnswered(doc: TemplateRecord, from: number, to: number): Promise<void> {
+    const first = Math.max(from, to - 2 * this.checkEvery + 1);
+    await Promise.all(
+      Array.from({ length: Math.max(0, to - first + 1) }, (_, i) =>
+        this.answers.deleteOne({ _id: answerId(doc._id, doc.generation, first + i) }),
+      ),
+    );
   }
 }
 

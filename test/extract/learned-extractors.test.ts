@@ -3,6 +3,7 @@
 // structure, invalidate the extractor and re-do the pages it answered since its last check.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -168,6 +169,11 @@ describe('learned extractors', () => {
       map.entries.filter((e: { data_source: string | null }) => e.data_source === source).length;
     assert.equal(bySource('learned_extractor'), learned.length);
     assert.equal(bySource('model'), ITEMS + 1 - learned.length);
+    // The answered pages kept for re-doing are only those since the last passed check.
+    const kept = await svc.mongo.db
+      .collection(COLLECTIONS.learnedAnswers)
+      .countDocuments({ scope: `job:${job.id}` });
+    assert.ok(kept < CHECK_EVERY, `${kept} answered pages kept`);
   });
 
   test('a listing template: its items are read from the repeated cards once learned', async () => {
