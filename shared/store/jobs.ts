@@ -114,11 +114,28 @@ export class JobReader {
     return jobs.filter((j): j is JobView => j !== null);
   }
 
-  /** Number of the tenant's pending jobs created before this one (0 when running or finished). */
+  /**
+   * Number of the tenant's pending jobs created before this one (0 when running or finished). Each number
+   * in the pending set is checked against its job: concurrent `$addToSet`/`$pull`s of the one set can lose
+   * a `$pull` on FerretDB (see nextTenantSeq), and a job that started long ago must not hold a place.
+   */
   async queuePosition(job: JobView): Promise<number> {
     if (job.status !== 'pending' || job.tenant_seq === null) return 0;
     const counter = await this.counters.findOne({ _id: job.tenant_id });
-    return (counter?.pending ?? []).filter((n) => n < (job.tenant_seq ?? 0)).length;
+    const ahead = (counter?.pending ?? []).filter((n) => n < (job.tenant_seq ?? 0));
+    const entries = this.db.collection<{ _id: string; job_id: string }>(COLLECTIONS.tenantJobs);
+    const stillPending = await Promise.all(
+      ahead.map(async (n) => {
+        const entry = await entries.findOne({ _id: tenantJobKey(job.tenant_id, n) });
+        const other = entry ? await this.get(job.tenant_id, entry.job_id) : null;
+        // Numbered but not yet projected: a job being created, so pending.
+        if (other?.status === 'pending' || (entry && !other)) return true;
+        // Ended (or never created): a $pull that was lost; take it out now.
+        if (other) await this.counters.updateOne({ _id: job.tenant_id }, { $pull: { pending: n } });
+        return false;
+      }),
+    );
+    return stillPending.filter(Boolean).length;
   }
 
   /** The crawl map's entries, by discovery order. */
