@@ -227,12 +227,10 @@ export function makeCrawlPage(deps: ActivityDeps) {
       // the extractor is likely verified (an old run that cannot defer asks the model, learning nothing).
       if (decision?.kind === 'defer' && input.mayDefer)
         return { outcome: 'deferred', retryAfterMs: LEARNING_WAIT_MS };
-      const answer = await answerFromContent(
-        answerInput,
-        cleaned,
-        structured,
-        decision?.kind === 'extractor' ? decision.extraction : undefined,
-      ).catch(async (err: unknown) => {
+      const answer = await answerFromContent(answerInput, cleaned, {
+        plan,
+        ...(decision?.kind === 'extractor' ? { learned: decision.extraction } : {}),
+      }).catch(async (err: unknown) => {
         // A failed answer teaches nothing: its place among the template's learning pages is free again.
         if (learning && learner && decision) await learner.release(learning, decision, input.pageId);
         const refused = budgetRefusal(err);

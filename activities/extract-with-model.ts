@@ -205,17 +205,22 @@ export function makeExtractor(deps: ActivityDeps) {
 
   /**
    * Asks the chain for data from content in hand and returns the page's result without recording it
-   * (an analysis sums several such answers into one result).
+   * (an analysis sums several such answers into one result). `from` gives the page's structured data, or
+   * the plan already made of it (planOf), and a learned extractor's answer (crawls).
    */
   async function answerFromContent(
     input: AnswerInput,
     body: string,
-    structured?: StructuredItem[] | null,
-    learned?: LearnedAnswer,
+    from: {
+      structured?: StructuredItem[] | null;
+      plan?: StructuredPlan | null;
+      learned?: LearnedAnswer;
+    } = {},
   ): Promise<{ page: PageCompletedData; result: ExtractWithModelResult }> {
     return categorized(async () => {
       const started = Date.now();
-      const plan = planOf(input, body, structured);
+      const { learned } = from;
+      const plan = from.plan !== undefined ? from.plan : planOf(input, body, from.structured);
       if (plan && !plan.rest) return noModel(input, plan, undefined, Date.now() - started);
       if (learned) return noModel(input, plan, learned, Date.now() - started);
       const asked = plan?.rest ? { ...input, schema: plan.rest } : input;
@@ -279,7 +284,7 @@ export function makeExtractor(deps: ActivityDeps) {
     projection: 'awaited' | 'deferred' = 'awaited',
     structured?: StructuredItem[] | null,
   ): Promise<ExtractWithModelResult> {
-    const { page, result } = await answerFromContent(input, body, structured);
+    const { page, result } = await answerFromContent(input, body, { structured });
     await recordPage(input, page, projection);
     return result;
   }
