@@ -3,13 +3,12 @@
 // The measured crawl follows a warm-up crawl of --warmup pages (0: none, measure a cold worker).
 // Reports pages per second, per-page time p50/p99 (activity start to result, from the crawl map), history
 // events per page over every continue-as-new run, and the worker process's peak RSS.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { workerNodeArgs } from '../scripts/lib/processes.js';
 import { startTestService } from '../test/support/service.js';
+import { spawnBenchWorker } from './worker-process.js';
 
 const { values } = parseArgs({
   options: {
@@ -58,34 +57,7 @@ const tracingEnv = Object.fromEntries(
   ),
 );
 const svc = await startTestService({ worker: false, env: { LOG_LEVEL: 'silent', ...tracingEnv } });
-const env: Record<string, string> = {};
-for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
-// BENCH_CPU_PROF=dir writes a V8 CPU profile of the worker there (open it in Chrome DevTools).
-const profile = process.env.BENCH_CPU_PROF
-  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-  : [];
-const worker = spawn(
-  process.execPath,
-  [...profile, ...workerNodeArgs(), '--import', 'tsx', 'worker/main.ts'],
-  {
-    env: {
-      ...process.env,
-      ...env,
-      LOG_LEVEL: 'info',
-      WORKER_MAX_ACTIVITIES: String(Math.max(20, concurrency * 2)),
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  },
-);
-// Start-up (bundling the workflows) is not part of the crawl: wait for the worker's "polling" line.
-const polling = new Promise<void>((resolve, reject) => {
-  let seen = '';
-  worker.stderr?.on('data', (chunk: Buffer) => {
-    seen = (seen + chunk.toString()).slice(-4096);
-    if (seen.includes('worker polling')) resolve();
-  });
-  worker.once('exit', (code) => reject(new Error(`the worker exited (${code}): ${seen}`)));
-});
+const { worker, polling } = spawnBenchWorker(svc.config, concurrency);
 let peakRss = 0;
 const sampler = setInterval(() => {
   try {

@@ -1,9 +1,9 @@
 // The real stack for the bench, as bench/crawl.ts runs it: the API in this process (app.inject), the worker
 // as its own process, the service's model pointed at the bench's fake model. One tenant per run, so nothing
 // one run learns or stores is seen by the next.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { workerNodeArgs } from '../../scripts/lib/processes.js';
+import type { ChildProcess } from 'node:child_process';
 import { startTestService, type TestService } from '../../test/support/service.js';
+import { spawnBenchWorker } from '../worker-process.js';
 
 export interface Stack {
   svc: TestService;
@@ -16,34 +16,8 @@ export async function startStack(opts: { openaiBaseUrl: string; concurrency: num
     worker: false,
     env: { LOG_LEVEL: 'silent', OPENAI_BASE_URL: opts.openaiBaseUrl },
   });
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(svc.config)) if (v !== undefined) env[k] = String(v);
-  // BENCH_CPU_PROF=dir writes a CPU profile of the worker there (as bench:crawl does).
-  const profile = process.env.BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-    : [];
-  const worker = spawn(
-    process.execPath,
-    [...workerNodeArgs(), ...profile, '--import', 'tsx', 'worker/main.ts'],
-    {
-      env: {
-        ...process.env,
-        ...env,
-        LOG_LEVEL: 'info',
-        WORKER_MAX_ACTIVITIES: String(Math.max(20, opts.concurrency * 2)),
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  // Start-up (bundling the workflows) is not part of a run: wait for the worker's "polling" line.
-  await new Promise<void>((resolve, reject) => {
-    let seen = '';
-    worker.stderr?.on('data', (chunk: Buffer) => {
-      seen = (seen + chunk.toString()).slice(-4096);
-      if (seen.includes('worker polling')) resolve();
-    });
-    worker.once('exit', (code) => reject(new Error(`the worker exited (${code}): ${seen}`)));
-  });
+  const { worker, polling } = spawnBenchWorker(svc.config, opts.concurrency);
+  await polling;
   return {
     svc,
     worker,

@@ -1,0 +1,40 @@
+// The worker as its own process for a benchmark, configured like the bench's service (same database,
+// Temporal and task queue), with activity slots for `concurrency` pages of one tenant.
+// BENCH_CPU_PROF=dir writes a V8 CPU profile of it there (open it in Chrome DevTools).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { workerNodeArgs } from '../scripts/lib/processes.js';
+import type { Config } from '../shared/config.js';
+
+export function spawnBenchWorker(
+  config: Config,
+  concurrency: number,
+): { worker: ChildProcess; polling: Promise<void> } {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(config)) if (v !== undefined) env[k] = String(v);
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const worker = spawn(
+    process.execPath,
+    [...profile, ...workerNodeArgs(), '--import', 'tsx', 'worker/main.ts'],
+    {
+      env: {
+        ...process.env,
+        ...env,
+        LOG_LEVEL: 'info',
+        WORKER_MAX_ACTIVITIES: String(Math.max(20, concurrency * 2)),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  // Start-up (bundling the workflows) is not part of a run: `polling` waits for the worker's "polling" line.
+  const polling = new Promise<void>((resolve, reject) => {
+    let seen = '';
+    worker.stderr?.on('data', (chunk: Buffer) => {
+      seen = (seen + chunk.toString()).slice(-4096);
+      if (seen.includes('worker polling')) resolve();
+    });
+    worker.once('exit', (code) => reject(new Error(`the worker exited (${code}): ${seen}`)));
+  });
+  return { worker, polling };
+}
