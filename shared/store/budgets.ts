@@ -9,6 +9,7 @@
 import type { Db } from 'mongodb';
 import type { BudgetName } from '../budget.js';
 import { COLLECTIONS, retryOnDuplicate } from './mongo.js';
+import { OneAtATime } from './one-at-a-time.js';
 
 export interface LedgerDoc {
   _id: string;
@@ -52,8 +53,8 @@ export const tenantAccount = (tenantId: string, at = new Date()) =>
   `tenant:${tenantId}:${at.toISOString().slice(0, 7)}`;
 
 export class BudgetLedger {
-  /** Per account, the end of the chain of its updates in this process. */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  /** One account's updates from this process, one after another (see OneAtATime). */
+  private readonly serial = new OneAtATime();
 
   constructor(private readonly db: Db) {}
 
@@ -103,7 +104,7 @@ export class BudgetLedger {
   }
 
   private add(id: string, inc: Partial<Record<Counter, number>>): Promise<LedgerDoc> {
-    return this.serially(id, async () => {
+    return this.serial.run(id, async () => {
       const doc = await retryOnDuplicate(() =>
         this.col.findOneAndUpdate(
           { _id: id },
@@ -114,17 +115,6 @@ export class BudgetLedger {
       if (!doc) throw new Error(`budget ledger ${id}: no document after update`);
       return doc;
     });
-  }
-
-  /** Runs fn after every update of the account this process started before it. */
-  private serially<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const run = (this.queues.get(id) ?? Promise.resolve()).then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.queues.set(id, tail);
-    void tail.then(() => {
-      if (this.queues.get(id) === tail) this.queues.delete(id);
-    });
-    return run;
   }
 }
 

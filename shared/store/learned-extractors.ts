@@ -7,6 +7,7 @@ import type { Collection, Db } from 'mongodb';
 import { ABSENT, type Candidate, candidateKey, type FieldCandidates } from '../learned-extractor.js';
 import type { DataSource, FieldProvenance } from '../structured-data.js';
 import { COLLECTIONS } from './mongo.js';
+import { OneAtATime } from './one-at-a-time.js';
 
 export type TemplateStatus = 'learning' | 'verified' | 'unlearnable';
 
@@ -127,12 +128,10 @@ const answerId = (id: string, generation: number, n: number) =>
 export class LearnedExtractorStore {
   readonly col: Collection<TemplateRecord>;
   /**
-   * One template's writes from this process, one after another: FerretDB applies an update as a read and a
-   * write without a transaction, so concurrent `$inc`s or version-checked replaces of one document can be
-   * lost (measured on the budget ledger). On MongoDB they are atomic anyway; across worker processes on
-   * FerretDB a lost count only shifts when the next check falls.
+   * One template's writes from this process, one after another (see OneAtATime); across worker processes
+   * on FerretDB a lost count only shifts when the next check falls.
    */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly serial = new OneAtATime();
   private readonly counters: Collection<AskCounter>;
   private readonly answers: Collection<AnswerDoc>;
 
@@ -143,17 +142,6 @@ export class LearnedExtractorStore {
     this.col = db.collection<TemplateRecord>(COLLECTIONS.learnedExtractors);
     this.counters = db.collection<AskCounter>(COLLECTIONS.learnedCounters);
     this.answers = db.collection<AnswerDoc>(COLLECTIONS.learnedAnswers);
-  }
-
-  private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const before = this.queues.get(id) ?? Promise.resolve();
-    const run = before.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.queues.set(id, tail);
-    void tail.then(() => {
-      if (this.queues.get(id) === tail) this.queues.delete(id);
-    });
-    return run;
   }
 
   /** Pages the template's extractor answered, this generation (asked less checked). */
@@ -183,7 +171,7 @@ export class LearnedExtractorStore {
    * `n` numbers the page. null when the record is no longer verified (or of another generation).
    */
   async ask(record: TemplateRecord, jobId: string): Promise<{ check: boolean; n: number }> {
-    const counter = await this.serial(counterId(record._id, record.generation), () =>
+    const counter = await this.serial.run(counterId(record._id, record.generation), () =>
       this.counters.findOneAndUpdate(
         { _id: counterId(record._id, record.generation) },
         { $inc: { n: 1 }, $setOnInsert: { tenant_id: record.tenant_id, scope: record.scope } },
@@ -204,7 +192,7 @@ export class LearnedExtractorStore {
         ...page,
       });
     } catch (err) {
-      // Another worker process got the same number (see `queues`): that page keeps its place.
+      // Another worker process got the same number (see `serial`): that page keeps its place.
       if ((err as { code?: number }).code !== 11000) throw err;
     }
   }
@@ -226,7 +214,7 @@ export class LearnedExtractorStore {
    * released, or after `holdMs` (its worker died).
    */
   lease(key: TemplateKey, pageId: string, holdMs: number): Promise<'granted' | 'full' | 'settled'> {
-    return this.serial(templateId(key), () => this.leaseNow(key, pageId, holdMs));
+    return this.serial.run(templateId(key), () => this.leaseNow(key, pageId, holdMs));
   }
 
   private async leaseNow(
@@ -257,7 +245,7 @@ export class LearnedExtractorStore {
 
   /** Frees a page's place (its model call failed, or it was not needed). */
   release(id: string, pageId: string): Promise<void> {
-    return this.serial(id, () => this.releaseNow(id, pageId));
+    return this.serial.run(id, () => this.releaseNow(id, pageId));
   }
 
   private async releaseNow(id: string, pageId: string): Promise<void> {
@@ -298,7 +286,7 @@ export class LearnedExtractorStore {
 
   /** Records what a model-answered page taught; retried on concurrent writes (optimistic, by version). */
   learn(key: TemplateKey, lesson: Lesson): Promise<LessonOutcome> {
-    return this.serial(templateId(key), () => this.learnNow(key, lesson));
+    return this.serial.run(templateId(key), () => this.learnNow(key, lesson));
   }
 
   private async learnNow(key: TemplateKey, lesson: Lesson): Promise<LessonOutcome> {
