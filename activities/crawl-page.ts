@@ -5,10 +5,10 @@ import { createHash } from 'node:crypto';
 import { MongoBulkWriteError } from 'mongodb';
 import type { JobBudget } from '../shared/budget.js';
 import type { DiscoveredLink, FollowRules } from '../shared/crawl/links.js';
+import type { PageCompletedData } from '../shared/events.js';
 import { toJsonSchema } from '../shared/schema-input.js';
 import type { AnsweredPage } from '../shared/store/learned-extractors.js';
 import { COLLECTIONS } from '../shared/store/mongo.js';
-import type { DataSource, FieldProvenance } from '../shared/structured-data.js';
 import { currentActivity, heartbeat } from './activity-context.js';
 import { type CleanerStep, formatOf } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
@@ -56,11 +56,7 @@ export interface CrawlPageInput {
   /** The job's max_cost_usd / max_tokens (absent: none). */
   budget?: JobBudget;
   /** A page re-done by the model after its learned extractor failed a check: the result it replaces. */
-  revises?: {
-    seq: number;
-    data_source: DataSource;
-    values?: Partial<Record<FieldProvenance['source'], number>>;
-  };
+  revises?: PageCompletedData['revises'];
 }
 
 /** A page to extract again, by the model (its template's learned extractor failed a later check). */
