@@ -5,9 +5,13 @@
 //     [--split dev|holdout|all]
 // trafilatura's pages come with snippets instead of whole texts: their F1, precision and recall are pooled
 // over the set's snippets (both columns), as trafilatura's own evaluation counts them.
+// Body text is scored without the title and byline the readability cleaner puts first (its <header>,
+// PAGE_HEADER): the expected texts hold the body only. "F1 as sent" scores the whole output, header included.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { load } from 'cheerio';
 import { type CleanerStep, runChain } from '../activities/cleaners/index.js';
+import { PAGE_HEADER } from '../activities/cleaners/readability.js';
 import { chainOutputFormat } from '../shared/cleaners.js';
 import { type BenchPage, loadCorpus } from './cleaners/corpus.js';
 import {
@@ -50,28 +54,55 @@ interface Row {
   f1: number;
   precision: number;
   recall: number;
+  /** F1 of the output as sent, header included. */
+  sentF1: number;
   share: number;
   tokens: number;
   snippets?: SnippetCounts;
+  sentSnippets?: SnippetCounts;
+}
+
+/** The step's output without the cleaner's header block; the same string when it has none. */
+function withoutHeader(output: string): string {
+  if (!output.includes('<header')) return output;
+  const $ = load(output);
+  const header = $(PAGE_HEADER);
+  if (header.length === 0) return output;
+  header.remove();
+  return $('body').html() ?? '';
+}
+
+/** The chain's output as sent, and the body alone: the run with the header set aside after each step. */
+function runBoth(html: string, chain: CleanerStep[]): { sent: string; body: string } {
+  let sent = html;
+  let body = html;
+  for (const step of chain) {
+    const diverged = body !== sent;
+    sent = runChain(sent, [step], { baseUrl: BASE_URL });
+    body = withoutHeader(diverged ? runChain(body, [step], { baseUrl: BASE_URL }) : sent);
+  }
+  return { sent, body };
 }
 
 function score(page: BenchPage, rawTokens: number, chain: CleanerStep[]): Row {
-  const output = runChain(page.html, chain, { baseUrl: BASE_URL });
-  const body = chainOutputFormat(chain) === 'html' ? htmlText(output) : output;
+  const { sent: output, body: bodyOutput } = runBoth(page.html, chain);
+  const asText = (out: string) => (chainOutputFormat(chain) === 'html' ? htmlText(out) : out);
+  const body = asText(bodyOutput);
   const tokens = modelTokens(output);
+  const sizes = { share: tokens / rawTokens, tokens };
   if (page.snippets) {
     const snippets = snippetCounts(body, page.snippets);
-    return { f1: 0, precision: 0, recall: 0, share: tokens / rawTokens, tokens, snippets };
+    const sentSnippets = snippetCounts(asText(output), page.snippets);
+    return { f1: 0, precision: 0, recall: 0, sentF1: 0, ...sizes, snippets, sentSnippets };
   }
-  return { ...overlap(body, page.expected), share: tokens / rawTokens, tokens };
+  return { ...overlap(body, page.expected), sentF1: overlap(asText(output), page.expected).f1, ...sizes };
 }
 
 const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
 const fixed = (value: number) => value.toFixed(3);
 /** Snippet sets are scored as trafilatura scores them: counts pooled over the pages, not per page. */
-function pooled(rows: Row[]) {
-  const sum = (key: keyof SnippetCounts) =>
-    rows.reduce((total, row) => total + (row.snippets?.[key] ?? 0), 0);
+function pooled(rows: Row[], which: 'snippets' | 'sentSnippets') {
+  const sum = (key: keyof SnippetCounts) => rows.reduce((total, row) => total + (row[which]?.[key] ?? 0), 0);
   const precision = sum('found') / (sum('found') + sum('leaked'));
   const recall = sum('found') / (sum('found') + sum('missed'));
   const f1 = (2 * precision * recall) / (precision + recall);
@@ -83,14 +114,15 @@ function pooled(rows: Row[]) {
 }
 
 function summary(rows: Row[]) {
-  const of = (key: 'f1' | 'precision' | 'recall' | 'share' | 'tokens') => rows.map((row) => row[key]);
+  const of = (key: 'f1' | 'precision' | 'recall' | 'sentF1' | 'share' | 'tokens') =>
+    rows.map((row) => row[key]);
+  const both = (key: 'f1' | 'precision' | 'recall' | 'sentF1') => ({
+    median: median(of(key)),
+    mean: mean(of(key)),
+  });
   const scores = rows[0]?.snippets
-    ? pooled(rows)
-    : {
-        f1: { median: median(of('f1')), mean: mean(of('f1')) },
-        precision: { median: median(of('precision')), mean: mean(of('precision')) },
-        recall: { median: median(of('recall')), mean: mean(of('recall')) },
-      };
+    ? { ...pooled(rows, 'snippets'), sentF1: pooled(rows, 'sentSnippets').f1 }
+    : { f1: both('f1'), precision: both('precision'), recall: both('recall'), sentF1: both('sentF1') };
   return {
     pages: rows.length,
     ...scores,
@@ -128,15 +160,15 @@ const results = [...groups].map(([key, rows]) => {
   return { chain, set, split, ...summary(rows) };
 });
 console.log(
-  '| chain | pages | split | F1 med / mean | precision med / mean | recall med / mean | tokens % raw med / mean | tokens med |',
+  '| chain | pages | split | F1 med / mean | precision med / mean | recall med / mean | F1 as sent med / mean | tokens % raw med / mean | tokens med |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of results.sort((a, b) =>
   `${a.set}${a.chain}${a.split}`.localeCompare(`${b.set}${b.chain}${b.split}`),
 ))
   console.log(
     `| ${r.chain} | ${r.set} ${r.pages} | ${r.split} | ${fixed(r.f1.median)} / ${fixed(r.f1.mean)} | ${fixed(r.precision.median)} / ${fixed(r.precision.mean)} | ` +
-      `${fixed(r.recall.median)} / ${fixed(r.recall.mean)} | ${pct(r.share.median)} / ${pct(r.share.mean)} | ${Math.round(r.tokens.median)} |`,
+      `${fixed(r.recall.median)} / ${fixed(r.recall.mean)} | ${fixed(r.sentF1.median)} / ${fixed(r.sentF1.mean)} | ${pct(r.share.median)} / ${pct(r.share.mean)} | ${Math.round(r.tokens.median)} |`,
   );
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(

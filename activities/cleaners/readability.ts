@@ -10,6 +10,9 @@ export const MIN_ARTICLE_CHARS = 200;
 
 const KEEP_MARK = 'data-cleaner-keep';
 
+/** The title and byline the cleaner puts before the body: the first child of its one <article>. */
+export const PAGE_HEADER = 'body > article:first-child > header:first-child';
+
 /** Marks the outermost kept elements and returns their HTML, by mark. */
 function markKept($: CheerioAPI, keep: string): string[] {
   const kept: string[] = [];
@@ -39,12 +42,17 @@ export function mainContent($: CheerioAPI, keepSelectors: string[]): string | nu
   const $article = load(article.content);
   // Readability wraps the content in <div id="readability-page-1" class="page">: markup, no meaning.
   $article('body > div.page').replaceWith((_, page) => $article(page).contents());
-  // It also takes the title and the byline (author, often the date) out of the content: put them back.
+  // It also takes the title and the byline (author, often the date) out of the content: put them back, in
+  // one <header> first in the <article> (PAGE_HEADER), so that what is the page's and what is the body's
+  // stays told apart.
   const text = $article.root().text();
-  const byline = article.byline?.trim();
-  if (byline && !text.includes(byline)) $article('body').prepend($article('<p>').text(byline));
   const title = article.title?.trim();
-  if (title && !text.includes(title)) $article('body').prepend($article('<h1>').text(title));
+  const byline = article.byline?.trim();
+  const header = [
+    title && !text.includes(title) ? $article('<h1>').text(title) : null,
+    byline && !text.includes(byline) ? $article('<p>').text(byline) : null,
+  ].filter((element) => element !== null);
+  if (header.length > 0) $article('body').prepend($article('<header>').append(...header));
   const present = new Set($article(`[${KEEP_MARK}]`).map((_, element) => $article(element).attr(KEEP_MARK)));
   // One append: appending element by element is quadratic in the number of kept elements.
   $article('body').append(kept.filter((_, mark) => !present.has(String(mark))).join(''));

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { load } from 'cheerio';
 import { prepareDocument } from '../../../activities/cleaners/document.js';
 import { runChain } from '../../../activities/cleaners/index.js';
-import { MIN_ARTICLE_CHARS, mainContent } from '../../../activities/cleaners/readability.js';
+import { MIN_ARTICLE_CHARS, mainContent, PAGE_HEADER } from '../../../activities/cleaners/readability.js';
 
 const ARTICLE = readFileSync(new URL('../../fixtures/pages/article.html', import.meta.url), 'utf8');
 const NO_SELECTORS = { remove_selectors: [], keep_selectors: [] };
@@ -48,13 +48,29 @@ describe('mainContent', () => {
       assert.ok(!text.includes(gone), gone);
   });
 
-  test('one <article>: the title first as a heading, then the byline Readability took out', () => {
+  test('one <article>: first a <header> with the title as a heading and the byline Readability took out', () => {
     const $ = load(mainContent(prepared(ARTICLE), [])!);
     assert.equal($('body > *').length, 1);
-    assert.equal($('body > article > :first-child').prop('tagName'), 'H1');
-    assert.equal($('h1').first().text(), 'Blue Widget review: small, quiet and worth it');
-    assert.equal($('body > article > :nth-child(2)').text(), 'By Ana Lima · 12 March 2026');
+    const header = $(PAGE_HEADER);
+    assert.deepEqual(
+      header
+        .children()
+        .map((_, element) => $(element).prop('tagName'))
+        .get(),
+      ['H1', 'P'],
+    );
+    assert.equal(header.children('h1').text(), 'Blue Widget review: small, quiet and worth it');
+    assert.equal(header.children('p').text(), 'By Ana Lima · 12 March 2026');
+    assert.equal($('body > article > header').length, 1);
     assert.equal($('#readability-page-1').length, 0);
+  });
+
+  test('no <header> when the article text already holds its title and byline', () => {
+    const body = `<p>By Ana Lima</p><p>${'A paragraph long enough to be the article. '.repeat(12)}</p>`;
+    const page = `<html><head><title>Words</title></head><body><article><h1>Words</h1>${body}</article></body></html>`;
+    const $ = load(mainContent(prepared(page), [])!);
+    assert.equal($('header').length, 0);
+    assert.ok($('article').text().includes('Words'));
   });
 
   test('a following cleaner takes it for content: lists of short links inside stay', () => {
