@@ -10,21 +10,32 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const log = (msg) => process.stderr.write(`[setup] ${msg}\n`);
 
+const lockHash = () =>
+  createHash('sha256')
+    .update(readFileSync(join(root, 'package-lock.json')))
+    .digest('hex');
+
 function ensureNodeModules() {
-  const lock = readFileSync(join(root, 'package-lock.json'));
-  const hash = createHash('sha256').update(lock).digest('hex');
   const marker = join(root, 'node_modules', '.setup-lock-hash');
-  if (existsSync(marker) && readFileSync(marker, 'utf8') === hash) return;
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === lockHash()) return;
   log('installing npm packages (npm ci)');
   const flags = ['--no-audit', '--no-fund', '--loglevel=error'];
   const ci = spawnSync('npm', ['ci', ...flags], { cwd: root, stdio: ['ignore', 'inherit', 'pipe'] });
   if (ci.status !== 0) {
-    // Some registry mirrors lack the other platforms' optional packages (esbuild, swc, biome), which makes
-    // `npm ci` refuse a lock file that `npm install` accepts unchanged.
-    log('npm ci refused the lock file here; installing from it with npm install');
-    execFileSync('npm', ['install', ...flags], { cwd: root, stdio: 'inherit' });
+    // npm ci refuses a lock file that lacks a package the registry names for it (until d8eb1b4 ours lacked
+    // the other platforms' optional packages of biome and swc: "Missing: @biomejs/cli-darwin-x64 from lock
+    // file"). `npm install --no-save` installs from the same lock without rewriting it, so the checkout stays
+    // as it was and the marker below matches the lock the next start reads.
+    const why = String(ci.stderr ?? '')
+      .split('\n')
+      .filter((line) => /Missing:|Invalid:|in sync|error code|ERR!/.test(line))
+      .slice(0, 5);
+    log(`npm ci refused the lock file here:\n  ${why.join('\n  ')}`);
+    log('installing from it with npm install --no-save (package-lock.json is left as it is)');
+    execFileSync('npm', ['install', '--no-save', ...flags], { cwd: root, stdio: 'inherit' });
   }
-  writeFileSync(marker, hash);
+  // The hash of the lock as it is now, which the next start computes.
+  writeFileSync(marker, lockHash());
 }
 
 function ensureBinaries() {
