@@ -14,6 +14,11 @@ export interface ResultChunkDoc {
   job_id: string;
   pages: Record<string, ResultView>;
 }
+/** `<job id>:<last_seq of the version it replaced>` → the version that replaced it (see writeJob). */
+export interface JobVersionDoc {
+  _id: string;
+  job: JobView;
+}
 export interface TenantCounterDoc {
   _id: string;
   job_seq: number;
@@ -59,6 +64,7 @@ const DEFER_MS = 200;
 export const eventKey = (jobId: string, seq: number) => `${jobId}:${pad(seq, 8)}`;
 export const resultChunkKey = (jobId: string, chunk: number) => `${jobId}:${pad(chunk, 6)}`;
 export const crawlMapChunkKey = (jobId: string, chunk: number) => `${jobId}:${pad(chunk, 6)}`;
+export const jobVersionKey = (jobId: string, lastSeq: number) => `${jobId}:${pad(lastSeq, 8)}`;
 export const tenantJobKey = (tenantId: string, n: number) => `${tenantId}:${pad(n, 10)}`;
 
 export class EventStore {
@@ -222,24 +228,42 @@ export class EventStore {
 
   private async projectNow(jobId: string, inHand: readonly JobEvent[]): Promise<JobView | null> {
     const known = new Map(inHand.map((e) => [e.seq, e]));
+    // A successor found in the version chain (a writer that took the version we read is ahead of the document).
+    let ahead: JobDoc | null = null;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const current = this.written.get(jobId) ?? (await this.jobs.findOne({ _id: jobId }));
+      const fromChain = ahead;
+      const current = ahead ?? this.written.get(jobId) ?? (await this.jobs.findOne({ _id: jobId }));
+      ahead = null;
       const after = current?.last_seq ?? -1;
       const pending = await this.list(jobId, after, PROJECT_BATCH, known);
-      if (pending.length === 0) return current ? stripId(current) : null;
+      if (pending.length === 0) {
+        // The writer of that version may have died before writing the document: write it for them.
+        if (fromChain) await this.writeVersion(stripId(fromChain));
+        return current ? stripId(current) : null;
+      }
       const next = current ? pending.reduce(applyJobEvent, stripId(current)) : reduceJob(pending);
       if (!next) return null; // no job.created yet
       await this.projectResults(pending);
       await this.projectCrawlMap(pending);
-      if (await this.writeJob(next, current)) {
+      const written = await this.writeJob(next, current);
+      if (written === true) {
         await this.projectTenant(current ? stripId(current) : null, next, pending);
         if (pending.length < PROJECT_BATCH) return next;
-      }
+      } else if (written) ahead = written;
     }
     throw new Error(`could not project job ${jobId}: too much contention`);
   }
 
-  private async writeJob(next: JobView, current: JobDoc | null) {
+  /**
+   * Writes the job document if nobody advanced it from `current` meanwhile: true when written; otherwise the
+   * version that did advance it (to continue from) or false (read the document again).
+   * The condition is not a filter on last_seq: FerretDB pushes down only a filter that is `_id` alone, and
+   * `{ _id, last_seq }` read the whole collection on every projection (350 ms at 10,000 jobs, holding the
+   * database's one writer). Instead a move from version A to B is taken by inserting `<job>:<A>` into
+   * `job_versions` (unique `_id` on any backend), holding B: one writer wins each version, and a loser, or a
+   * writer behind a winner that stalled before writing the document, continues from B.
+   */
+  private async writeJob(next: JobView, current: JobDoc | null): Promise<boolean | JobDoc> {
     this.written.delete(next.id);
     if (!current) {
       try {
@@ -249,13 +273,38 @@ export class EventStore {
         throw err;
       }
     } else {
-      const res = await this.jobs.replaceOne({ _id: next.id, last_seq: current.last_seq }, next);
-      if (res.matchedCount !== 1) return false;
+      const versions = this.db.collection<JobVersionDoc>(COLLECTIONS.jobVersions);
+      try {
+        await versions.insertOne({ _id: jobVersionKey(next.id, current.last_seq), job: next });
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        const taken = await versions.findOne({ _id: jobVersionKey(next.id, current.last_seq) });
+        return taken ? { _id: next.id, ...taken.job } : false;
+      }
+      await this.writeVersion(next);
     }
     this.written.set(next.id, { _id: next.id, ...next });
     if (this.written.size > WRITTEN_CACHE_SIZE)
       this.written.delete(this.written.keys().next().value as string);
     return true;
+  }
+
+  /**
+   * Writes a version taken in the chain, then checks that it is still the newest: if a later one was taken
+   * meanwhile (this writer stalled between taking its version and writing), the document went back, so the
+   * newest version of the chain is written again.
+   */
+  private async writeVersion(written: JobView) {
+    await this.jobs.replaceOne({ _id: written.id }, written);
+    const versions = this.db.collection<JobVersionDoc>(COLLECTIONS.jobVersions);
+    let newest: JobView | null = null;
+    for (let seq = written.last_seq; ; ) {
+      const later = await versions.findOne({ _id: jobVersionKey(written.id, seq) });
+      if (!later) break;
+      newest = later.job;
+      seq = later.job.last_seq;
+    }
+    if (newest) await this.jobs.replaceOne({ _id: written.id }, newest);
   }
 
   /** Page results, idempotent: each page event owns one slot of its chunk; one write per chunk. */
@@ -325,6 +374,7 @@ export class EventStore {
     this.written.clear();
     for (const name of [
       COLLECTIONS.jobs,
+      COLLECTIONS.jobVersions,
       COLLECTIONS.results,
       COLLECTIONS.tenantJobs,
       COLLECTIONS.crawlMap,

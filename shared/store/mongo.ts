@@ -9,6 +9,11 @@ export const COLLECTIONS = {
   events: 'job_events',
   /** `_id` = job id. Projection of the job's events. */
   jobs: 'jobs',
+  /**
+   * `_id` = `<job id>:<last_seq, 8 digits>`: the job document that replaced the one at that last_seq. Taking
+   * this `_id` is what lets one projector advance a job from a version (a conditional replace would scan).
+   */
+  jobVersions: 'job_versions',
   /** `_id` = `<job id>:<chunk>`; the page results of RESULTS_PER_CHUNK consecutive seqs. Projection. */
   results: 'results',
   /** `_id` = `<job id>:<chunk>`; crawl-map entries of CRAWL_MAP_PER_CHUNK consecutive nodes. Projection. */
