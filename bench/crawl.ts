@@ -1,5 +1,6 @@
 // Crawl benchmark: a generated local site of N pages, crawled with the fake model at zero latency.
-//   npm run bench:crawl -- [--pages 1000] [--concurrency 10] [--warmup 200]
+//   npm run bench:crawl -- [--pages 1000] [--concurrency 10] [--warmup 200] [--preload 0] [--page-kb 100]
+// --preload N first fills the stack with N finished copies of one real extract (bench/preload.ts).
 // The measured crawl follows a warm-up crawl of --warmup pages (0: none, measure a cold worker).
 // Reports pages per second, per-page time p50/p99 (activity start to result, from the crawl map), history
 // events per page over every continue-as-new run, and the worker process's peak RSS.
@@ -7,7 +8,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { createStores } from '../shared/store/index.js';
 import { startTestService } from '../test/support/service.js';
+import { preloadLike } from './preload.js';
 import { spawnBenchWorker } from './worker-process.js';
 
 const { values } = parseArgs({
@@ -15,6 +18,8 @@ const { values } = parseArgs({
     pages: { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '200' },
+    preload: { type: 'string', default: '0' },
+    'page-kb': { type: 'string', default: '100' },
   },
 });
 const warmupPages = Number(values.warmup);
@@ -128,6 +133,22 @@ async function crawl(max: number): Promise<{ jobId: string; job: JobState }> {
   return { jobId, job };
 }
 
+let preload: { jobs: number; seconds: number } | null = null;
+if (Number(values.preload) > 0) {
+  const template = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/extract',
+    headers: svc.auth(),
+    payload: { url: `${siteUrl}/item/1`, schema: { title: 'string', price: 'number' }, fetch_mode: 'static' },
+  });
+  if (template.statusCode !== 200) throw new Error(`the template extract failed: ${template.body}`);
+  preload = await preloadLike(createStores(svc.mongo.db, svc.config), template.json().job_id, {
+    tenantId: svc.tenantId,
+    jobs: Number(values.preload),
+    pageBytes: Number(values['page-kb']) * 1024,
+  });
+}
+
 // A worker that has just started runs its code cold (V8 has not compiled the hot paths yet; a 1,000-page
 // crawl from cold costs ~9 ms more worker CPU per page). A service runs warm: the measured crawl follows a
 // short warm-up crawl of its own (a separate job), whose rate is reported too. --warmup 0 measures cold.
@@ -211,6 +232,7 @@ const work = map.entries
   .sort((a, b) => a - b);
 const pct = (p: number) => work[Math.min(work.length - 1, Math.floor((p / 100) * work.length))] ?? 0;
 const report = {
+  preload,
   warmup: warm
     ? {
         pages: warm.job.page_count,

@@ -80,6 +80,18 @@ export const ConfigSchema = z.object({
    */
   TENANT_MAX_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
   WORKER_MAX_WORKFLOW_TASKS: z.coerce.number().int().min(1).default(10),
+  /**
+   * On SIGTERM/SIGINT the worker stops taking tasks and lets the activities it runs finish for this long;
+   * whatever is still running then is handed back to Temporal as a retryable failure and run again.
+   * Keep it under whatever stops the process for good (npm start waits 10 s before SIGKILL).
+   */
+  WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(8_000),
+  /**
+   * Activities a workflow task may hand straight back to the worker that ran it (Temporal's eager
+   * activity dispatch). 0 (the default) sends every activity through the task queue, so that every worker
+   * takes a fair share of a crawl's pages; a single-worker deployment may raise it to save a round trip.
+   */
+  WORKER_EAGER_ACTIVITIES: z.coerce.number().int().min(0).max(100).default(0),
   /** Threads that clean and analyse page HTML (activities/html-pool), off the worker's event loop. */
   HTML_WORKERS: z.coerce.number().int().min(1).max(32).default(2),
   /** How long one page's HTML work may run in its thread; past it the thread is stopped (processing_timeout). */
@@ -89,6 +101,18 @@ export const ConfigSchema = z.object({
    * template goes to the model as a check; a failed check re-does the pages answered since the last one.
    */
   LEARNED_CHECK_EVERY: z.coerce.number().int().min(2).max(1000).default(200),
+  /**
+   * Days a fetched or cleaned page's stored content is kept (0: forever). The worker deletes older ones in
+   * bounded batches; results, job projections and events stay.
+   */
+  PAGE_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+  /**
+   * The API's sweeper of jobs recorded without a running workflow (the API stopped, or Temporal was
+   * unreachable, between job.created and the workflow start): how often it looks, and how old such a job must
+   * be before it is started from its stored request (a request still starting it is left alone).
+   */
+  JOB_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+  JOB_START_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

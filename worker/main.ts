@@ -1,8 +1,10 @@
 // Worker entry point: runs until SIGINT/SIGTERM, then drains and exits.
 import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../shared/config.js';
+import { ContentStore } from '../shared/store/contents.js';
 import { startTracing } from '../shared/telemetry/tracing.js';
 import { buildWorker } from './build.js';
+import { startContentRetention } from './retention.js';
 
 const config = loadConfig();
 const tracing = startTracing(config, { serviceName: 'extract-service-worker' });
@@ -12,6 +14,12 @@ Runtime.instance().logger.info('worker polling', {
   temporalAddress: config.TEMPORAL_ADDRESS,
   tracing: tracing ? (config.OTEL_EXPORTER_OTLP_ENDPOINT ? 'otlp' : 'file') : 'off',
 });
+const stopRetention = startContentRetention(
+  new ContentStore(worker.mongo.db),
+  config.PAGE_RETENTION_DAYS,
+  Runtime.instance().logger,
+);
 await worker.run();
+stopRetention();
 await worker.shutdown();
 await tracing?.shutdown();

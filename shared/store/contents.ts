@@ -1,9 +1,13 @@
 // Page content travels between activities by reference: stored here, passed through workflows as an id.
+// Contents are kept PAGE_RETENTION_DAYS: each is numbered within the day it was created, so the retention
+// sweep walks old days by `_id` (FerretDB has no TTL index, and a filter on created_at would read every
+// page ever stored).
 
 import type { Db } from 'mongodb';
 import type { ContentFormat } from '../cleaners.js';
+import { CategorizedError } from '../errors.js';
 import type { StructuredItem } from '../structured-data.js';
-import { COLLECTIONS } from './mongo.js';
+import { COLLECTIONS, isDuplicateKey, pad, retryOnDuplicate } from './mongo.js';
 
 export interface ContentDoc {
   _id: string;
@@ -21,25 +25,128 @@ export interface ContentDoc {
   created_at: string;
 }
 
+interface DayDoc {
+  _id: string;
+  /** Numbers handed out (proposals: the number is taken by inserting its index entry). */
+  count: number;
+  /** Numbers 1..swept are deleted. */
+  swept?: number;
+  /** On the `sweep` document: the first day not finished. */
+  next_day?: string;
+}
+
+export interface SweepResult {
+  deleted: number;
+  /** False when the run stopped at its limit with old contents left: run it again soon. */
+  done: boolean;
+}
+
+const DAY_MS = 86_400_000;
+const SWEEP_STATE = 'sweep';
+/** How far back the first sweep of a database looks for days with contents. */
+const FIRST_SWEEP_DAYS = 400;
+const SWEEP_PARALLEL = 16;
+
+export const contentIndexKey = (day: string, n: number) => `${day}:${pad(n, 8)}`;
+const dayOf = (iso: string) =>
+  (Number.isNaN(Date.parse(iso)) ? new Date() : new Date(iso)).toISOString().slice(0, 10);
+const nextDay = (day: string) => new Date(Date.parse(day) + DAY_MS).toISOString().slice(0, 10);
+
 export class ContentStore {
   constructor(private readonly db: Db) {}
 
   private get col() {
     return this.db.collection<ContentDoc>(COLLECTIONS.contents);
   }
+  private get days() {
+    return this.db.collection<DayDoc>(COLLECTIONS.contentDays);
+  }
+  private get index() {
+    return this.db.collection<{ _id: string; content_id: string }>(COLLECTIONS.contentIndex);
+  }
 
   /** Idempotent: the id is made by the workflow, so an activity retry overwrites its own earlier write. */
   async put(doc: ContentDoc): Promise<void> {
     await this.col.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    await this.number(doc._id, dayOf(doc.created_at));
   }
 
+  /** A missing content is a clear, final failure of the page, not an unknown error retried in vain. */
   async get(id: string): Promise<ContentDoc> {
     const doc = await this.col.findOne({ _id: id });
-    if (!doc) throw new Error(`content ${id} not found`);
+    if (!doc) {
+      throw new CategorizedError(
+        'fetch_error',
+        `the page content ${id} is no longer stored (contents are kept PAGE_RETENTION_DAYS): fetch the page again`,
+      );
+    }
     return doc;
   }
 
-  async deleteForJob(jobId: string): Promise<void> {
-    await this.col.deleteMany({ job_id: jobId });
+  /**
+   * Gives the content the next number of its day. The counter's `$inc` only proposes a number (FerretDB
+   * can lose concurrent increments); the number is taken by inserting its index entry, unique on any backend.
+   * A retried put numbers its content again: the sweep then deletes it twice, harmlessly.
+   */
+  private async number(contentId: string, day: string): Promise<void> {
+    const counter = await retryOnDuplicate(() =>
+      this.days.findOneAndUpdate(
+        { _id: day },
+        { $inc: { count: 1 } },
+        { upsert: true, returnDocument: 'after' },
+      ),
+    );
+    const proposed = counter?.count ?? 1;
+    for (let n = proposed; ; n++) {
+      try {
+        await this.index.insertOne({ _id: contentIndexKey(day, n), content_id: contentId });
+      } catch (err) {
+        if (isDuplicateKey(err)) continue;
+        throw err;
+      }
+      if (n !== proposed) await this.days.updateOne({ _id: day }, { $max: { count: n } });
+      return;
+    }
+  }
+
+  /**
+   * Deletes the contents of the days before `olderThan`'s day, oldest first, at most `limit` in one run
+   * (results, projections and events are not touched). Safe to run from several processes at once.
+   */
+  async sweepExpired(olderThan: Date, limit = 2000): Promise<SweepResult> {
+    const cutoff = olderThan.toISOString().slice(0, 10);
+    const state = await this.days.findOne({ _id: SWEEP_STATE });
+    let day =
+      state?.next_day ?? dayOf(new Date(olderThan.getTime() - FIRST_SWEEP_DAYS * DAY_MS).toISOString());
+    let deleted = 0;
+    for (; day < cutoff; day = nextDay(day)) {
+      const counter = await this.days.findOne({ _id: day });
+      let swept = counter?.swept ?? 0;
+      let count = counter?.count ?? 0;
+      // A number taken past the counter (its $max lost to a concurrent update) is found by probing.
+      while (counter && (await this.index.findOne({ _id: contentIndexKey(day, count + 1) }))) count++;
+      while (swept < count) {
+        if (deleted >= limit) return { deleted, done: false };
+        const numbers = Array.from(
+          { length: Math.min(SWEEP_PARALLEL, count - swept) },
+          (_, i) => swept + i + 1,
+        );
+        await Promise.all(numbers.map((n) => this.deleteNumbered(day, n)));
+        swept += numbers.length;
+        deleted += numbers.length;
+        await this.days.updateOne({ _id: day }, { $max: { swept } });
+      }
+      if (counter) await this.days.deleteOne({ _id: day });
+      await retryOnDuplicate(() =>
+        this.days.updateOne({ _id: SWEEP_STATE }, { $set: { next_day: nextDay(day) } }, { upsert: true }),
+      );
+    }
+    return { deleted, done: true };
+  }
+
+  private async deleteNumbered(day: string, n: number) {
+    const entry = await this.index.findOne({ _id: contentIndexKey(day, n) });
+    if (entry) await this.col.deleteOne({ _id: entry.content_id });
+    await this.index.deleteOne({ _id: contentIndexKey(day, n) });
   }
 }

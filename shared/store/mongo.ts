@@ -29,7 +29,15 @@ export const COLLECTIONS = {
   tenantJobs: 'tenant_jobs',
   /** `_id` = tenant id: the tenant's job counter and the numbers of its pending jobs. */
   tenantCounters: 'tenant_counters',
+  /** `_id` = an id made by the workflow; pages' fetched and cleaned contents, deleted after PAGE_RETENTION_DAYS. */
   contents: 'contents',
+  /**
+   * `_id` = `<YYYY-MM-DD>`: how many contents were numbered on that day (created_at) and how many of them the
+   * retention sweep has deleted; `_id` = `sweep`: the first day the sweep has not finished.
+   */
+  contentDays: 'content_days',
+  /** `_id` = `<YYYY-MM-DD>:<n, 8 digits>` → a content's id: what the retention sweep walks, by `_id`. */
+  contentIndex: 'content_index',
   tenants: 'tenants',
   /** `_id` = SHA-256 of the key. */
   apiKeys: 'api_keys',
@@ -91,7 +99,11 @@ export async function connectMongo(uri: string, dbName: string): Promise<Mongo> 
 /** Indexes for the rare non-`_id` queries (management lists, clean-up, unique names). */
 export async function ensureIndexes(db: Db): Promise<void> {
   const c = (name: string) => db.collection(name);
-  await c(COLLECTIONS.contents).createIndex({ job_id: 1 }, { name: 'job' });
+  // Contents had an index on job_id that no query used (FerretDB uses none but `_id`'s) and every page's
+  // write paid for: SQLite computes an index expression over the whole document, up to megabytes of HTML.
+  await c(COLLECTIONS.contents)
+    .dropIndex('job')
+    .catch(() => undefined);
   await c(COLLECTIONS.apiKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
   await c(COLLECTIONS.apiKeys).createIndex({ id: 1 }, { unique: true, name: 'public_id' });
   await c(COLLECTIONS.tenants).createIndex({ name: 1 }, { unique: true, name: 'name' });

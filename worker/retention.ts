@@ -1,0 +1,39 @@
+// The retention sweep of stored page contents (PAGE_RETENTION_DAYS): a bounded batch every few minutes, the
+// next one sooner while old contents are left, so a backlog drains without holding the database for long.
+import type { ContentStore } from '../shared/store/contents.js';
+
+const EVERY_MS = 10 * 60_000;
+const BACKLOG_EVERY_MS = 5_000;
+const BATCH = 2000;
+const DAY_MS = 86_400_000;
+
+export interface RetentionLog {
+  info(message: string, meta?: Record<string, unknown>): void;
+  warn(message: string, meta?: Record<string, unknown>): void;
+}
+
+/** Starts the sweep (none when retentionDays is 0); the returned function stops it. */
+export function startContentRetention(contents: ContentStore, retentionDays: number, log: RetentionLog) {
+  if (retentionDays <= 0) return () => {};
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const run = async () => {
+    let wait = EVERY_MS;
+    try {
+      const { deleted, done } = await contents.sweepExpired(
+        new Date(Date.now() - retentionDays * DAY_MS),
+        BATCH,
+      );
+      if (deleted > 0) log.info('expired page contents deleted', { deleted, retentionDays, backlog: !done });
+      if (!done) wait = BACKLOG_EVERY_MS;
+    } catch (err) {
+      log.warn('the content retention sweep failed; it runs again later', { error: String(err) });
+    }
+    if (!stopped) timer = setTimeout(run, wait).unref();
+  };
+  timer = setTimeout(run, BACKLOG_EVERY_MS).unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
