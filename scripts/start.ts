@@ -1,6 +1,7 @@
 // `npm start` after setup: the whole service on this machine. Starts FerretDB (unless MONGODB_URI is set),
-// the Temporal dev server with its Web UI (unless TEMPORAL_ADDRESS is set), the worker and the API, and
-// stops them all on Ctrl-C / SIGTERM. Data lives in DATA_DIR (default ./data), so jobs survive a restart.
+// the Temporal dev server with its Web UI (unless TEMPORAL_ADDRESS is set), the worker and the API; restarts
+// any of them that exits (scripts/lib/supervisor.ts) and stops them all on Ctrl-C / SIGTERM. Data lives in
+// DATA_DIR (default ./data), so jobs survive a restart.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,7 +10,8 @@ import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
 import { TenantStore } from '../shared/store/tenants.js';
 import { startFerretDb, startTemporal } from './lib/infra.js';
 import { isPortFree } from './lib/ports.js';
-import { type Child, startChild, waitForPort, workerNodeArgs } from './lib/processes.js';
+import { startChild, waitForPort, workerNodeArgs } from './lib/processes.js';
+import { Supervisor } from './lib/supervisor.js';
 
 const FERRETDB_PORT = Number(process.env.FERRETDB_PORT ?? 27017);
 const TEMPORAL_PORT = Number(process.env.TEMPORAL_PORT ?? 7233);
@@ -18,31 +20,26 @@ const log = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
 const env = { ...process.env };
 const config = loadConfig(env);
 const dataDir = resolve(config.DATA_DIR);
-const children: Child[] = [];
 let stopping = false;
+const supervisor = new Supervisor({
+  log,
+  onGiveUp: (reason) => {
+    log(reason);
+    void stopAll(1);
+  },
+});
 
 async function stopAll(code: number) {
   if (stopping) return;
   stopping = true;
   log('stopping…');
   // API first (no new work), then the worker (drains), then the servers they use.
-  for (const name of ['api', 'worker', 'temporal', 'ferretdb']) {
-    await children.find((c) => c.name === name)?.stop();
-  }
+  await supervisor.stop(['api', 'worker', 'temporal', 'ferretdb']);
   log('stopped');
   process.exit(code);
 }
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
-
-function watch(child: Child) {
-  children.push(child);
-  child.proc.once('exit', (code, signal) => {
-    if (stopping) return;
-    log(`${child.name} exited unexpectedly (${signal ?? `code ${code}`}); stopping everything`);
-    void stopAll(1);
-  });
-}
 
 async function requireFree(port: number, what: string, variable: string) {
   if (!(await isPortFree(port))) {
@@ -55,7 +52,10 @@ try {
   if (!process.env.MONGODB_URI) {
     await requireFree(FERRETDB_PORT, 'FerretDB', 'MONGODB_URI to use your own MongoDB');
     log(`starting FerretDB (SQLite in ${dataDir}/ferretdb)`);
-    watch(await startFerretDb({ dataDir, port: FERRETDB_PORT }));
+    await supervisor.start({
+      name: 'ferretdb',
+      start: () => startFerretDb({ dataDir, port: FERRETDB_PORT }),
+    });
     env.MONGODB_URI = `mongodb://127.0.0.1:${FERRETDB_PORT}/`;
   } else log('using the MongoDB at MONGODB_URI');
 
@@ -64,7 +64,7 @@ try {
     const port = TEMPORAL_PORT;
     await requireFree(port, 'Temporal', 'TEMPORAL_ADDRESS to use your own Temporal cluster');
     log(`starting the Temporal dev server (SQLite in ${dataDir}/temporal.sqlite)`);
-    watch(await startTemporal({ dataDir, port, uiPort }));
+    await supervisor.start({ name: 'temporal', start: () => startTemporal({ dataDir, port, uiPort }) });
     env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
   } else log(`using the Temporal server at ${process.env.TEMPORAL_ADDRESS}`);
 
@@ -72,12 +72,17 @@ try {
   const firstKey = await ensureFirstKey(env.MONGODB_URI ?? config.MONGODB_URI);
 
   await requireFree(config.PORT, 'API', 'PORT');
-  const node = (entry: string, options: string[] = []): [string, string[]] => [
-    process.execPath,
-    [...options, '--import', 'tsx', resolve(entry)],
-  ];
-  watch(startChild('worker', ...node('worker/main.ts', workerNodeArgs()), { env }));
-  watch(startChild('api', ...node('api/main.ts'), { env }));
+  // A server restarted under them is reconnected to; one that is down when they start makes them exit, so
+  // they are restarted only once their servers are up.
+  const needs = ['ferretdb', 'temporal'];
+  const child = (name: string, entry: string, options: string[] = []) => ({
+    name,
+    needs,
+    start: async () =>
+      startChild(name, process.execPath, [...options, '--import', 'tsx', resolve(entry)], { env }),
+  });
+  await supervisor.start(child('worker', 'worker/main.ts', workerNodeArgs()));
+  await supervisor.start(child('api', 'api/main.ts'));
   await waitForPort(config.PORT, config.HOST, 120_000);
 
   const api = `http://${config.HOST}:${config.PORT}`;
