@@ -16,6 +16,7 @@ import { fastifyTracing } from '../shared/telemetry/fastify-tracing.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 import { API_PREFIX, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
 import type { ApiDeps } from './deps.js';
+import { startJobSweeper } from './job-sweeper.js';
 import {
   PROBLEM_CONTENT_TYPE,
   PROBLEM_TYPES,
@@ -102,6 +103,8 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  const sweeper = startJobSweeper(deps, app.log);
+  app.addHook('onClose', () => sweeper.stop());
   await registerAuth(app, deps);
   registerRequestLogContext(app);
 

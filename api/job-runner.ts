@@ -1,13 +1,19 @@
 // Creating jobs (job.created event, then the workflow) and waiting for them with a deadline.
 import { createHash, randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { FastifyReply } from 'fastify';
-import { CATEGORY_HTTP_STATUS } from '../shared/errors.js';
+import { CATEGORY_HTTP_STATUS, retryAfterOf } from '../shared/errors.js';
 import type { JobEvent } from '../shared/events.js';
 import { isFinal, type JobView } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
-import { type JobType, SEARCH_ATTRIBUTE_KEYS, workflowIdForJob } from '../shared/temporal-names.js';
+import { isDuplicateKey } from '../shared/store/mongo.js';
+import {
+  type JobType,
+  SEARCH_ATTRIBUTE_KEYS,
+  WORKFLOW_TYPES,
+  workflowIdForJob,
+} from '../shared/temporal-names.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
 
@@ -47,13 +53,59 @@ function domainOf(url: string): string {
   }
 }
 
-export async function startJob(deps: ApiDeps, job: NewJob): Promise<{ job: JobView; created: boolean }> {
+/**
+ * Jobs recorded whose workflow start has not been seen to reach Temporal, keyed by job id (FerretDB pushes
+ * down only `_id` equality; the sweeper reads the whole collection, which holds only jobs being started).
+ * `prepared`: beforeStart ran, so the job's secrets are stored and the stored request is enough to start it.
+ */
+interface PendingStartDoc {
+  _id: string;
+  tenant_id: string;
+  since: Date;
+  prepared: boolean;
+}
+const PENDING_STARTS = 'job_starts';
+/** A healthy Temporal answers a start in milliseconds; the client's own retries would hold a request ~20 s. */
+const START_DEADLINE_MS = 5_000;
+/** What a 503 asks the caller to wait before retrying with the same Idempotency-Key. */
+export const START_RETRY_AFTER_S = 10;
+
+export const pendingStarts = (deps: Pick<ApiDeps, 'db'>) => {
+  const col = deps.db.collection<PendingStartDoc>(PENDING_STARTS);
+  return {
+    async add(jobId: string, tenantId: string) {
+      await col
+        .insertOne({ _id: jobId, tenant_id: tenantId, since: new Date(), prepared: false })
+        .catch((err) => {
+          if (!isDuplicateKey(err)) throw err;
+        });
+    },
+    get: (jobId: string) => col.findOne({ _id: jobId }),
+    prepared: (jobId: string) => col.updateOne({ _id: jobId }, { $set: { prepared: true } }),
+    clear: (jobId: string) => col.deleteOne({ _id: jobId }),
+    batch: (limit: number) => col.find({}).limit(limit).toArray(),
+  };
+};
+
+export async function startJob(
+  deps: ApiDeps,
+  job: NewJob,
+  reply?: FastifyReply,
+): Promise<{ job: JobView; created: boolean }> {
   const jobId = mintJobId(job.tenantId, job.idempotencyKey);
   const workflowId = workflowIdForJob(job.type, jobId);
   if (job.idempotencyKey) {
     const existing = await deps.jobs.get(job.tenantId, jobId);
-    if (existing) return { job: existing, created: false };
+    if (existing) {
+      // A job whose start never reached Temporal (the API stopped, or a 503) is started by its retry.
+      if (existing.status === 'pending')
+        await resumeJob(deps, existing, { beforeStart: job.beforeStart, reply });
+      return { job: (await deps.jobs.get(job.tenantId, jobId)) ?? existing, created: false };
+    }
   }
+  // Marked before it is recorded: a job recorded without a started workflow is always found by the sweeper.
+  const starts = pendingStarts(deps);
+  await starts.add(jobId, job.tenantId);
   const tenantSeq = await deps.jobs.nextTenantSeq(job.tenantId, jobId);
   const created: JobEvent = {
     type: 'job.created',
@@ -75,44 +127,137 @@ export async function startJob(deps: ApiDeps, job: NewJob): Promise<{ job: JobVi
     },
   };
   await deps.events.append([created]);
-  try {
-    await job.beforeStart?.(jobId);
-    await deps.temporal.workflow.start(job.workflowType, {
-      workflowId,
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      args: [job.input(jobId)],
-      memo: { url: job.url, tenant: job.tenantId },
-      typedSearchAttributes: new TypedSearchAttributes([
-        { key: SEARCH_ATTRIBUTE_KEYS.tenant, value: job.tenantId },
-        { key: SEARCH_ATTRIBUTE_KEYS.jobType, value: job.type },
-        { key: SEARCH_ATTRIBUTE_KEYS.domain, value: domainOf(job.url) },
-        { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'pending' },
-      ]),
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-      // The job exists in the log; record why it never ran so it does not stay pending forever.
-      await deps.events.append([
-        {
-          type: 'job.failed',
-          job_id: jobId,
-          tenant_id: job.tenantId,
-          seq: 1,
-          event_id: randomUUID(),
-          at: new Date().toISOString(),
-          data: { error_category: 'unknown', error_message: 'the job could not be started', duration_ms: 0 },
-        },
-      ]);
-      throw new ProblemError({
-        slug: 'service-unavailable',
-        detail: `The job ${jobId} could not be started: ${(err as Error).message}`,
-        extra: { job_id: jobId },
-      });
-    }
-  }
+  await job.beforeStart?.(jobId);
+  await starts.prepared(jobId);
+  await launch(deps, { ...job, jobId, workflowId, input: job.input(jobId) }, reply);
   const view = (await deps.jobs.get(job.tenantId, jobId)) ?? (await deps.events.project(jobId));
   if (!view) throw new Error(`job ${jobId} has no projection after creation`);
   return { job: view, created: true };
+}
+
+interface Launch {
+  jobId: string;
+  workflowId: string;
+  workflowType: string;
+  tenantId: string;
+  type: JobType;
+  url: string;
+  input: unknown;
+}
+
+/**
+ * Starts the job's workflow. The id is the job's, and a closed workflow of that id is not started again, so
+ * however many requests and sweepers try, one workflow runs. Temporal out of reach is a 503 with Retry-After
+ * that leaves the job recorded and marked: a retry with the same key, or the sweeper, starts it.
+ */
+async function launch(deps: ApiDeps, job: Launch, reply?: FastifyReply): Promise<void> {
+  try {
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start(job.workflowType, {
+        workflowId: job.workflowId,
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        args: [job.input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        memo: { url: job.url, tenant: job.tenantId },
+        typedSearchAttributes: new TypedSearchAttributes([
+          { key: SEARCH_ATTRIBUTE_KEYS.tenant, value: job.tenantId },
+          { key: SEARCH_ATTRIBUTE_KEYS.jobType, value: job.type },
+          { key: SEARCH_ATTRIBUTE_KEYS.domain, value: domainOf(job.url) },
+          { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'pending' },
+        ]),
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw unavailable(job.jobId, err, reply);
+  }
+  await pendingStarts(deps).clear(job.jobId);
+}
+
+function unavailable(jobId: string, err: unknown, reply?: FastifyReply): ProblemError {
+  reply?.header('retry-after', String(START_RETRY_AFTER_S));
+  return new ProblemError({
+    slug: 'service-unavailable',
+    detail:
+      `The job ${jobId} is recorded but could not be started (${(err as Error).message}). It starts by ` +
+      'itself once the workflow service is reachable; a retry with the same Idempotency-Key answers it.',
+    extra: { job_id: jobId },
+  });
+}
+
+/** Whether the job's workflow exists (running or closed); Temporal out of reach is a 503. */
+async function workflowExists(deps: ApiDeps, jobId: string, workflowId: string, reply?: FastifyReply) {
+  try {
+    await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.getHandle(workflowId).describe(),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw unavailable(jobId, err, reply);
+  }
+}
+
+/**
+ * Starts a pending job's workflow from its stored request when it has none: for a retry with the job's
+ * Idempotency-Key (whose beforeStart stores the secrets again when the first request stopped before) and
+ * for the sweeper. A job whose secrets were never stored cannot start without its request: it fails, saying so.
+ */
+export async function resumeJob(
+  deps: ApiDeps,
+  job: JobView,
+  opts: { beforeStart?: (jobId: string) => Promise<void>; reply?: FastifyReply } = {},
+): Promise<'running' | 'started' | 'failed'> {
+  const starts = pendingStarts(deps);
+  if (await workflowExists(deps, job.id, job.workflow_id, opts.reply)) {
+    await starts.clear(job.id);
+    return 'running';
+  }
+  const created = await deps.events.get(job.id, 0);
+  const request = created?.type === 'job.created' ? created.data.request : undefined;
+  const marker = await starts.get(job.id);
+  let reason = request ? null : 'its request was not stored with it';
+  if (request && !marker?.prepared) {
+    if (opts.beforeStart) {
+      await opts.beforeStart(job.id);
+      await starts.prepared(job.id);
+    } else if (needsSecrets(request)) {
+      reason =
+        'the API stopped before its model key or webhook secrets were stored (they are never kept in the job)';
+    }
+  }
+  if (!request || reason) {
+    await failUnstarted(deps, job, `the job could not be started: ${reason}; submit the request again`);
+    await starts.clear(job.id);
+    return 'failed';
+  }
+  const input = { ...request, jobId: job.id, tenantId: job.tenant_id, firstSeq: 1 };
+  const launchSpec = { jobId: job.id, workflowId: job.workflow_id, workflowType: WORKFLOW_TYPES[job.type] };
+  await launch(
+    deps,
+    { ...launchSpec, tenantId: job.tenant_id, type: job.type, url: job.url, input },
+    opts.reply,
+  );
+  return 'started';
+}
+
+/** What beforeStart stores apart from the request: a one-job model key, webhook destinations. */
+function needsSecrets(request: Record<string, unknown>): boolean {
+  const llm = request.llm as { hasKey?: unknown } | undefined;
+  return Boolean(llm?.hasKey) || request.webhooks !== undefined;
+}
+
+async function failUnstarted(deps: ApiDeps, job: JobView, message: string) {
+  await deps.events.append([
+    {
+      type: 'job.failed',
+      job_id: job.id,
+      tenant_id: job.tenant_id,
+      seq: 1,
+      event_id: randomUUID(),
+      at: new Date().toISOString(),
+      data: { error_category: 'unknown', error_message: message, duration_ms: 0 },
+    },
+  ]);
 }
 
 /**
@@ -146,8 +291,11 @@ export async function answerPageJob<T>(
   if (isFinal(done.status)) {
     const category = done.error_category ?? 'unknown';
     const status = CATEGORY_HTTP_STATUS[category];
+    // A provider's rate limit or quota is the job's failure, not our request-rate limit (`rate-limited`).
+    const retryAfter = category === 'rate_limit' ? retryAfterOf(done.error_message) : null;
+    if (retryAfter !== null) reply.header('retry-after', String(retryAfter));
     throw new ProblemError({
-      slug: status === 422 ? 'validation-error' : status === 429 ? 'rate-limited' : 'job-failed',
+      slug: status === 422 ? 'validation-error' : 'job-failed',
       status,
       title: `Job ${done.status}: ${category}`,
       detail: done.error_message ?? `the job ${done.status}`,

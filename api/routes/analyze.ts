@@ -47,25 +47,29 @@ export const analyzeRoutes =
         const body = request.body;
         const tenantId = request.tenant._id;
         const hooks = await resolveWebhooks(deps, tenantId, {});
-        const { job } = await startJob(deps, {
-          tenantId,
-          type: 'analyze',
-          url: body.url,
-          captureDebug: body.capture_debug,
-          idempotencyKey: request.headers['idempotency-key'] ?? null,
-          workflowType: WORKFLOW_TYPES.analyze,
-          beforeStart: withWebhooks(undefined, hooks),
-          input: (jobId): AnalyzeWorkflowInput => ({
-            jobId,
+        const { job } = await startJob(
+          deps,
+          {
             tenantId,
+            type: 'analyze',
             url: body.url,
-            depth: body.depth,
-            fetchMode: body.fetch_mode,
             captureDebug: body.capture_debug,
-            firstSeq: 1,
-            ...(hooks ? { webhooks: hooks.plan } : {}),
-          }),
-        });
+            idempotencyKey: request.headers['idempotency-key'] ?? null,
+            workflowType: WORKFLOW_TYPES.analyze,
+            beforeStart: withWebhooks(undefined, hooks),
+            input: (jobId): AnalyzeWorkflowInput => ({
+              jobId,
+              tenantId,
+              url: body.url,
+              depth: body.depth,
+              fetchMode: body.fetch_mode,
+              captureDebug: body.capture_debug,
+              firstSeq: 1,
+              ...(hooks ? { webhooks: hooks.plan } : {}),
+            }),
+          },
+          reply,
+        );
         return answerPageJob(deps, job, reply, analyzeResponse);
       },
     );

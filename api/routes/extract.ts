@@ -116,29 +116,33 @@ export const extractRoutes =
       async (request, reply) => {
         const body = request.body;
         const prepared = await prepareJobRequest(deps, request.tenant._id, body);
-        const { job } = await startJob(deps, {
-          tenantId: request.tenant._id,
-          type: 'extract',
-          url: body.url,
-          captureDebug: body.capture_debug,
-          idempotencyKey: request.headers['idempotency-key'] ?? null,
-          workflowType: WORKFLOW_TYPES.extract,
-          beforeStart: prepared.beforeStart,
-          input: (jobId): ExtractWorkflowInput => ({
-            jobId,
+        const { job } = await startJob(
+          deps,
+          {
             tenantId: request.tenant._id,
+            type: 'extract',
             url: body.url,
-            fetchMode: body.fetch_mode,
-            cleanerChain: body.cleaner_chain ?? defaultChainFor(prepared.schema),
-            schema: prepared.schema,
             captureDebug: body.capture_debug,
-            structuredData: body.structured_data,
-            llm: prepared.llm,
-            firstSeq: 1,
-            ...prepared.webhooks,
-            ...budgetInput(body),
-          }),
-        });
+            idempotencyKey: request.headers['idempotency-key'] ?? null,
+            workflowType: WORKFLOW_TYPES.extract,
+            beforeStart: prepared.beforeStart,
+            input: (jobId): ExtractWorkflowInput => ({
+              jobId,
+              tenantId: request.tenant._id,
+              url: body.url,
+              fetchMode: body.fetch_mode,
+              cleanerChain: body.cleaner_chain ?? defaultChainFor(prepared.schema),
+              schema: prepared.schema,
+              captureDebug: body.capture_debug,
+              structuredData: body.structured_data,
+              llm: prepared.llm,
+              firstSeq: 1,
+              ...prepared.webhooks,
+              ...budgetInput(body),
+            }),
+          },
+          reply,
+        );
         return answerPageJob(deps, job, reply, extractResponse);
       },
     );

@@ -66,32 +66,40 @@ export const retryRoutes =
         // A single-page job (extract, analyze) runs again as it was asked; a crawl re-runs its failed pages.
         const { job } =
           original.type !== 'crawl'
-            ? await startJob(deps, {
-                ...common,
-                input: (jobId) => ({ ...req, jobId, tenantId, firstSeq: 1 }),
-              })
-            : await startJob(deps, {
-                ...common,
-                maxDepth: original.max_depth ?? 0,
-                input: (jobId): CrawlWorkflowInput => {
-                  const crawl = req as unknown as CrawlWorkflowInput;
-                  return {
-                    ...crawl,
-                    jobId,
-                    tenantId,
-                    firstSeq: 1,
-                    seeds: failed.map((r) => ({ url: r.url, depth: r.depth, parentUrl: r.parent_url })),
-                    // Only the failed pages: no new links are followed.
-                    options: {
-                      ...crawl.options,
-                      follow_selector: undefined,
-                      follow_pattern: undefined,
-                      next_selector: undefined,
-                      max_pages: failed.length,
-                    },
-                  };
+            ? await startJob(
+                deps,
+                {
+                  ...common,
+                  input: (jobId) => ({ ...req, jobId, tenantId, firstSeq: 1 }),
                 },
-              });
+                reply,
+              )
+            : await startJob(
+                deps,
+                {
+                  ...common,
+                  maxDepth: original.max_depth ?? 0,
+                  input: (jobId): CrawlWorkflowInput => {
+                    const crawl = req as unknown as CrawlWorkflowInput;
+                    return {
+                      ...crawl,
+                      jobId,
+                      tenantId,
+                      firstSeq: 1,
+                      seeds: failed.map((r) => ({ url: r.url, depth: r.depth, parentUrl: r.parent_url })),
+                      // Only the failed pages: no new links are followed.
+                      options: {
+                        ...crawl.options,
+                        follow_selector: undefined,
+                        follow_pattern: undefined,
+                        next_selector: undefined,
+                        max_pages: failed.length,
+                      },
+                    };
+                  },
+                },
+                reply,
+              );
         return reply.code(202).send(await jobResource(deps, job));
       },
     );
