@@ -9,7 +9,7 @@ import type { PageCompletedData } from '../shared/events.js';
 import { toJsonSchema } from '../shared/schema-input.js';
 import type { AnsweredPage } from '../shared/store/learned-extractors.js';
 import { COLLECTIONS } from '../shared/store/mongo.js';
-import { currentActivity, heartbeat } from './activity-context.js';
+import { currentActivity } from './activity-context.js';
 import { type CleanerStep, formatOf } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
 import { type ExtractWithModelInput, makeExtractor } from './extract-with-model.js';
@@ -117,14 +117,9 @@ export function makeCrawlPage(deps: ActivityDeps) {
     return fresh;
   }
 
+  // The worker heartbeats for it while it runs (worker/interceptors.ts).
   return async function crawlPage(input: CrawlPageInput): Promise<CrawlPageResult> {
-    // Heartbeats tell Temporal this worker is alive; a page whose worker died is retried elsewhere.
-    const beat = setInterval(() => heartbeat(), 5_000);
-    try {
-      return await run(input);
-    } finally {
-      clearInterval(beat);
-    }
+    return run(input);
   };
 
   /**

@@ -1,8 +1,9 @@
 // Turns any error into an ApplicationFailure whose type is our error category, so workflows and retry
 // policies speak one vocabulary.
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { budgetOfDetails } from '../shared/budget.js';
 import { CategorizedError } from '../shared/errors.js';
+import { currentActivity } from './activity-context.js';
 
 export function toFailure(err: unknown): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
@@ -18,13 +19,27 @@ export function toFailure(err: unknown): ApplicationFailure {
   return ApplicationFailure.create({ message, type: 'unknown', nonRetryable: false });
 }
 
-/** Runs an activity body and rethrows its failure in the shared vocabulary. */
+/**
+ * Runs an activity body and rethrows its failure in the shared vocabulary. An activity that was cancelled
+ * (its worker stopping, its job cancelled, its heartbeat timed out) rethrows the cancellation itself, whatever
+ * error the cancelled work raised: the SDK reports a worker shutdown as a retryable failure, so the page is
+ * run again (by this worker once it is back, or by another) instead of failing as "fetch_error: aborted".
+ */
 export async function categorized<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw toFailure(err);
+    throw cancellationOf() ?? toFailure(err);
   }
+}
+
+/** The running activity's cancellation, when it has been cancelled. */
+export function cancellationOf(): CancelledFailure | undefined {
+  const signal = currentActivity()?.cancellationSignal;
+  if (!signal?.aborted) return undefined;
+  return signal.reason instanceof CancelledFailure
+    ? signal.reason
+    : new CancelledFailure(String(signal.reason));
 }
 
 /** The message of a model call our budget refused (activities/budget-guard.ts), or null for any other error. */

@@ -72,6 +72,8 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     sinks: workerSinks(options.tracing),
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS,
+    maxEagerActivityReservationsPerWorkflowTask: config.WORKER_EAGER_ACTIVITIES,
+    shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
   let running: Promise<void> | undefined;
   return {

@@ -63,6 +63,24 @@ const jobActivityInterceptors =
     };
   };
 
+/** How often a running activity tells Temporal its worker is alive (the SDK throttles to 0.8 × its timeout). */
+const HEARTBEAT_EVERY_MS = 1_000;
+
+/**
+ * Every activity whose policy sets a heartbeat timeout heartbeats while it runs, whatever it is doing (a
+ * fetch, a model call, waiting for its tenant's share): when its worker dies, Temporal runs it elsewhere
+ * after the heartbeat timeout (seconds) rather than its start-to-close timeout (minutes).
+ */
+const heartbeatInterceptor = (ctx: Context): ActivityInterceptors => ({
+  inbound: {
+    execute(input, next) {
+      if (!ctx.info.heartbeatTimeoutMs) return next(input);
+      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+      return next(input).finally(() => clearInterval(beat));
+    },
+  },
+});
+
 export function workerInterceptors(
   tracing: Tracing | null | undefined,
   share?: TenantShare,
@@ -76,9 +94,10 @@ export function workerInterceptors(
             inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
             outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
           }),
+          heartbeatInterceptor,
           jobInterceptors,
         ]
-      : [jobInterceptors],
+      : [heartbeatInterceptor, jobInterceptors],
   };
 }
 

@@ -127,6 +127,8 @@ const TENANT_SHARE_PATCH = 'crawl-tenant-share';
 const MAX_DEFER_WAIT_MS = 2_000;
 /** patched() id of the loop's single wake-up (see crawlWorkflow). */
 const CRAWL_ONE_WAKEUP_PATCH = 'crawl-one-wakeup';
+/** patched() id of pages cancelled with their job kept in flight until the cancellation records them. */
+const CANCELLED_PAGES_PATCH = 'crawl-cancelled-pages-skipped';
 
 export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWorkflowResult> {
   const fresh = !input.state;
@@ -183,6 +185,10 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   const oneWakeup = patched(CRAWL_ONE_WAKEUP_PATCH);
   // Runs recorded before this never passed mayDefer, so their pages were never deferred.
   const mayDefer = patched(TENANT_SHARE_PATCH);
+  // A page cancelled with its job stays in flight, so the cancellation records it as skipped in its seq
+  // (seqs are gap-free: a missing one holds the job's projection back). Runs recorded before this dropped
+  // it, which went unnoticed while a cancelled page's activity still wrote its result in its seq.
+  const keepCancelledPages = patched(CANCELLED_PAGES_PATCH);
   let ended = 0;
   let stopped: { error: unknown } | null = null;
   let wake: (() => void) | null = null;
@@ -267,6 +273,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     const slot = log.reserve();
     const pageId = page.redo?.pageId ?? uuid4();
     const turn = turnFor(hostOf(page.url));
+    let cancelled = false;
     const promise = (async () => {
       try {
         await turn;
@@ -340,14 +347,19 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
             });
         }
       } catch (err) {
-        if (isCancellation(err)) throw err;
+        if (isCancellation(err)) {
+          cancelled = keepCancelledPages;
+          throw err;
+        }
         const { category, message } = categoryOf(err);
         if (!page.redo) state.failed++;
         state.lastFailure = { category, message };
         await log.record({ slot, body: pageEvent('page.failed', page, pageId, category, message) });
       } finally {
-        crawling.delete(page.node);
-        inflight.delete(page.node);
+        if (!cancelled) {
+          crawling.delete(page.node);
+          inflight.delete(page.node);
+        }
       }
     })();
     inflight.set(page.node, { promise, slot, page, pageId });

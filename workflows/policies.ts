@@ -16,6 +16,13 @@ const NEVER_RETRY = [
   'processing_timeout',
 ];
 
+/**
+ * Long activities heartbeat every second while they run (worker/interceptors.ts): when their worker dies,
+ * Temporal gives them to another worker (or to this one once it is back) after this long, instead of
+ * waiting out their start-to-close timeout.
+ */
+const HEARTBEAT_TIMEOUT = '5s';
+
 /** Database writes of the event log: fast, retried until the store is back. */
 export const recordPolicy: ActivityOptions = {
   startToCloseTimeout: '30s',
@@ -25,6 +32,7 @@ export const recordPolicy: ActivityOptions = {
 /** Fetching and cleaning pages: a few quick retries for transient network errors. */
 export const fetchPolicy: ActivityOptions = {
   startToCloseTimeout: '2m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: {
     initialInterval: '1s',
     backoffCoefficient: 2,
@@ -37,6 +45,7 @@ export const fetchPolicy: ActivityOptions = {
 /** Model calls: fallback along the chain happens inside the activity; retry the whole chain rarely. */
 export const modelPolicy: ActivityOptions = {
   startToCloseTimeout: '10m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: {
     initialInterval: '2s',
     backoffCoefficient: 2,
@@ -46,13 +55,10 @@ export const modelPolicy: ActivityOptions = {
   },
 };
 
-/**
- * One crawl page (fetch + clean + model + links). Heartbeats every few seconds, so a page whose worker died
- * is retried after the heartbeat timeout instead of the long start-to-close timeout.
- */
+/** One crawl page (fetch + clean + model + links). */
 export const crawlPagePolicy: ActivityOptions = {
   startToCloseTimeout: '10m',
-  heartbeatTimeout: '30s',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: {
     initialInterval: '2s',
     backoffCoefficient: 2,
@@ -71,5 +77,6 @@ export const analyzePolicy: ActivityOptions = { ...fetchPolicy, startToCloseTime
 /** One webhook attempt (a 30 s POST and its record): never retried here, the delivery workflow retries. */
 export const webhookPolicy: ActivityOptions = {
   startToCloseTimeout: '90s',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { maximumAttempts: 1 },
 };
