@@ -71,3 +71,18 @@ export class CategorizedError extends Error {
     this.name = 'CategorizedError';
   }
 }
+
+/** The longest provider Retry-After passed on to a caller (a provider may ask for hours; a caller is told at most this). */
+export const PROVIDER_RETRY_AFTER_MAX_S = 600;
+
+/**
+ * A provider's Retry-After travels with a rate_limit failure inside its message (the job's error_message is
+ * what the API reads back), written and read only by these two functions.
+ */
+export const withRetryAfter = (message: string, seconds: number) => `${message} (retry after ${seconds} s)`;
+
+export function retryAfterOf(message: string | null | undefined): number | null {
+  const match = /\(retry after (\d{1,6}) s\)$/.exec(message ?? '');
+  if (!match) return null;
+  return Math.min(Math.max(Number(match[1]), 1), PROVIDER_RETRY_AFTER_MAX_S);
+}

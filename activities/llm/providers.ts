@@ -2,9 +2,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { fetch as undiciFetch } from 'undici';
-import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
+import {
+  CategorizedError,
+  type ErrorCategory,
+  PROVIDER_RETRY_AFTER_MAX_S,
+  withRetryAfter,
+} from '../../shared/errors.js';
 import { providerInfo } from '../../shared/llm/catalog.js';
 import { guardedDispatcher } from '../../shared/net/guarded-fetch.js';
+import { minCallMs, stepTimeLeft, worthRetrying } from './step-time.js';
 
 export interface ModelTarget {
   provider: string;
@@ -58,10 +64,26 @@ export async function callModel(target: ModelTarget, call: ModelCall): Promise<M
       `unknown or decommissioned provider "${target.provider}"`,
     );
   }
+  // Within a waited job's model step (step-time.ts); a call always gets a moment, so that a fast answer
+  // (a rate limit, say) still says what went wrong instead of only that the time is spent.
+  const left = stepTimeLeft(call.timeoutMs);
+  const timeoutMs = Math.round(Math.max(Math.min(call.timeoutMs, left), minCallMs(call.timeoutMs)));
+  const bounded = { ...call, timeoutMs };
   try {
-    return info.api === 'anthropic' ? await callAnthropic(target, call) : await callOpenAi(target, call);
+    return info.api === 'anthropic'
+      ? await callAnthropic(target, bounded)
+      : await callOpenAi(target, bounded);
   } catch (err) {
-    throw mapSdkError(err);
+    const mapped = mapSdkError(err, bounded);
+    // A hung model is not asked again when a whole call no longer fits in the step: the job fails now.
+    if (
+      mapped instanceof CategorizedError &&
+      mapped.category === 'timeout' &&
+      !worthRetrying(call.timeoutMs)
+    ) {
+      throw new CategorizedError('timeout', mapped.message, false, mapped.details);
+    }
+    throw mapped;
   }
 }
 
@@ -137,7 +159,7 @@ function toolSchema(call: ModelCall): Anthropic.Tool.InputSchema {
   return { ...call.jsonSchema, type: 'object' } as Anthropic.Tool.InputSchema;
 }
 
-function mapSdkError(err: unknown): Error {
+function mapSdkError(err: unknown, call: ModelCall): Error {
   if (err instanceof CategorizedError) return err;
   // A refused connection to a caller's endpoint (private address) surfaces through the SDK's own error.
   const refusal = findCause(err, (e) => e instanceof CategorizedError && e.category === 'ssrf_blocked');
@@ -145,13 +167,13 @@ function mapSdkError(err: unknown): Error {
   const cat = (category: ErrorCategory, retryable: boolean) =>
     new CategorizedError(category, `${providerLabel(err)}${readableMessage(err)}`, retryable);
   if (err instanceof OpenAI.APIConnectionTimeoutError || err instanceof Anthropic.APIConnectionTimeoutError) {
-    return cat('timeout', true);
+    return new CategorizedError('timeout', `the model did not answer within ${call.timeoutMs} ms`, true);
   }
   if (err instanceof OpenAI.APIError || err instanceof Anthropic.APIError) {
     const status = err.status ?? 0;
     if (status === 401 || status === 403) return cat('invalid_key', false);
     if (isQuotaError(err)) return cat('quota_exceeded', false);
-    if (status === 429) return cat('rate_limit', true);
+    if (status === 429) return rateLimited(err);
     if (status === 404) return cat('model_unsupported', false);
     if (status === 408 || status === 504) return cat('timeout', true);
     if (status === 400 && /context|too long|maximum/i.test(err.message))
@@ -159,6 +181,33 @@ function mapSdkError(err: unknown): Error {
     return cat('provider_error', true);
   }
   return err instanceof Error ? cat('provider_error', true) : new CategorizedError('unknown', String(err));
+}
+
+/** A provider's rate limit, with the wait it asked for (Retry-After, bounded) when it gave one. */
+function rateLimited(err: InstanceType<typeof OpenAI.APIError> | InstanceType<typeof Anthropic.APIError>) {
+  const message = `${providerLabel(err)}${readableMessage(err)}`;
+  const seconds = retryAfterSeconds(err.headers);
+  return seconds === null
+    ? new CategorizedError('rate_limit', message, true)
+    : new CategorizedError('rate_limit', withRetryAfter(message, seconds), true, { retry_after_s: seconds });
+}
+
+/** `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an HTTP date; 1 s to PROVIDER_RETRY_AFTER_MAX_S. */
+export function retryAfterSeconds(headers: unknown, now = Date.now()): number | null {
+  const get = (name: string): string | null => {
+    if (!headers || typeof headers !== 'object') return null;
+    if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name);
+    const value = (headers as Record<string, unknown>)[name];
+    return typeof value === 'string' ? value : null;
+  };
+  const ms = Number(get('retry-after-ms'));
+  const raw = get('retry-after')?.trim() ?? '';
+  let seconds: number | null = null;
+  if (Number.isFinite(ms) && ms > 0) seconds = ms / 1000;
+  else if (/^\d+(\.\d+)?$/.test(raw)) seconds = Number(raw);
+  else if (raw && Number.isFinite(Date.parse(raw))) seconds = (Date.parse(raw) - now) / 1000;
+  if (seconds === null) return null;
+  return Math.min(Math.max(Math.ceil(seconds), 1), PROVIDER_RETRY_AFTER_MAX_S);
 }
 
 /** Out of credit or over a spending limit: unlike a rate limit (also a 429 at OpenAI), waiting does not help. */

@@ -101,12 +101,19 @@ export const extractRoutes =
           description:
             'Fetches the URL, cleans it with the cleaner chain and asks the model chain for data matching the ' +
             'schema. Runs as a job (see /jobs/{id}) and waits for it: 200 with the result; a failed job answers ' +
-            'a problem document carrying job_id and error_category (status by category: 422 for unusable input ' +
-            'or content, 401 invalid provider key, 429 rate limit or quota_exceeded — a budget (max_cost_usd, ' +
-            "max_tokens, the tenant's monthly budget) refused the model call, or the provider's quota — 502 " +
-            'upstream failure, 504 timeout). If the job ' +
-            `takes longer than EXTRACT_WAIT_SECONDS (default ${deps.config.EXTRACT_WAIT_SECONDS}) the answer is ` +
-            '202 with the job link and the job goes on. Send an Idempotency-Key header to make retries safe.',
+            'as soon as its failure is final, with a problem document of type job-failed (validation-error for ' +
+            'unusable input or content, 422) carrying job_id and error_category, status by category: 401 ' +
+            "invalid provider key, 429 the model provider's rate limit (error_category rate_limit, with the " +
+            "provider's Retry-After when it gave one, at most 600 s) or quota_exceeded (a budget — max_cost_usd, " +
+            "max_tokens, the tenant's monthly budget — refused the model call, or the provider's quota), 502 " +
+            "upstream failure, 504 timeout. These are the job's failures: this service's own request-rate limit " +
+            'is the rate-limited type. The model step (every model of the chain and every retry) takes about ' +
+            `1.5 × LLM_TIMEOUT_MS (${(1.5 * deps.config.LLM_TIMEOUT_MS) / 1000} s here): a hung model fails the ` +
+            'job with timeout (504) within the wait when EXTRACT_WAIT_SECONDS is longer than that plus the fetch. ' +
+            `A job still running after EXTRACT_WAIT_SECONDS (default ${deps.config.EXTRACT_WAIT_SECONDS}) is ` +
+            'answered 202 with the job link and goes on. Send an Idempotency-Key header to make retries safe: a ' +
+            '503 (the workflow service out of reach; Retry-After) keeps the job, and a retry with the same key ' +
+            'runs it (it also starts by itself once the service is back).',
           tags: ['extract'],
           headers: IdempotencyHeadersSchema,
           body: ExtractRequestSchema,

@@ -39,6 +39,8 @@ export interface FailureSpec {
   count?: number;
   /** Only requests for this model fail (and use up the count). */
   model?: string;
+  /** '429' only: the Retry-After header sent (default '1'; '' sends none). */
+  retryAfter?: string;
 }
 
 export type ProviderApi = 'openai' | 'anthropic';
@@ -129,6 +131,7 @@ interface QueuedFailure {
   kind: FailureKind;
   remaining: number;
   model: string | undefined;
+  retryAfter?: string;
 }
 
 interface State {
@@ -193,7 +196,7 @@ function sleep(state: State, ms: number): Promise<void> {
 
 function checkFailureSpec(value: unknown): FailureSpec {
   if (!isRecord(value)) throw new TypeError('failure spec must be an object');
-  const { kind, count, model } = value;
+  const { kind, count, model, retryAfter } = value;
   if (!FAILURE_KINDS.includes(kind as FailureKind)) {
     throw new TypeError(`failure kind must be one of ${FAILURE_KINDS.join(', ')}`);
   }
@@ -201,21 +204,24 @@ function checkFailureSpec(value: unknown): FailureSpec {
     throw new TypeError('failure count must be a positive integer');
   }
   if (model !== undefined && typeof model !== 'string') throw new TypeError('failure model must be a string');
-  return { kind: kind as FailureKind, count: count as number | undefined, model };
+  if (retryAfter !== undefined && typeof retryAfter !== 'string') {
+    throw new TypeError('failure retryAfter must be a string');
+  }
+  return { kind: kind as FailureKind, count: count as number | undefined, model, retryAfter };
 }
 
 function toQueuedFailure(spec: FailureSpec): QueuedFailure {
-  return { kind: spec.kind, remaining: spec.count ?? 1, model: spec.model };
+  return { kind: spec.kind, remaining: spec.count ?? 1, model: spec.model, retryAfter: spec.retryAfter };
 }
 
 /** Uses up one queued failure that applies to `model`, oldest first. */
-function takeQueuedFailure(state: State, model: string): FailureKind | null {
+function takeQueuedFailure(state: State, model: string): QueuedFailure | null {
   const index = state.failures.findIndex((f) => f.model === undefined || f.model === model);
   const failure = state.failures[index];
   if (!failure) return null;
   failure.remaining -= 1;
   if (failure.remaining <= 0) state.failures.splice(index, 1);
-  return failure.kind;
+  return failure;
 }
 
 interface ModelDirective {
@@ -298,7 +304,8 @@ async function answerGeneration(
 ): Promise<void> {
   const model = String(body.model);
   const directive = modelDirective(model);
-  const failure = takeQueuedFailure(state, model) ?? directive.failure;
+  const queued = takeQueuedFailure(state, model);
+  const failure = queued?.kind ?? directive.failure;
   await sleep(state, state.latencyMs + directive.delayMs);
 
   switch (failure) {
@@ -308,7 +315,7 @@ async function answerGeneration(
     case '401':
       return sendError(res, api, id, 'auth', authErrorMessage(api, 'revoked'));
     case '429':
-      return sendError(res, api, id, 'rate_limit');
+      return sendError(res, api, id, 'rate_limit', undefined, queued?.retryAfter);
     case '500':
       return sendError(res, api, id, 'server');
   }
@@ -459,11 +466,12 @@ function sendError(
   id: string,
   kind: ErrorKind,
   message?: string,
+  retryAfter = '1',
 ): void {
   const style = ERROR_STYLES[kind];
   const text = message ?? style.message;
   const headers = requestIdHeader(api, id);
-  if (style.status === 429) headers['retry-after'] = '1';
+  if (style.status === 429 && retryAfter !== '') headers['retry-after'] = retryAfter;
   const body =
     api === 'openai'
       ? { error: { message: text, type: style.openaiType, param: null, code: style.openaiCode } }
