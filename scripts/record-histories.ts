@@ -1,6 +1,6 @@
 // Re-records the workflow histories CI replays (test/replay/histories): runs a fixed set of jobs on a
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
-// versioned workflow change:  npm run --silent record-histories [extract|analyze|crawl|webhook]...
+// versioned workflow change:  npm run --silent record-histories [extract|analyze|crawl|deferred|cancelled|webhook]...
 // (no names: all of them).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -73,6 +73,28 @@ async function recordDeferredCrawl() {
   await save('crawl-tenant-share-deferred', workflowId);
 }
 
+// A crawl cancelled while two product pages are at a slow site: the pages in flight end as skipped.
+async function recordCancelledCrawl() {
+  const slow = await startShopSite({ productDelayMs: 3_000 });
+  const crawl = await post('/api/v1/crawl', {
+    url: `${slow.url}/`,
+    schema: { name: 'string', price: 'number' },
+    options: { follow_selector: 'a.product', max_depth: 1, concurrency: 2 },
+  });
+  while (slow.productStarts.length < 2) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 1_000)); // heartbeats have told the pages' activities by now
+  await svc.app.inject({ method: 'POST', url: `/api/v1/jobs/${crawl.job_id}/cancel`, headers: svc.auth() });
+  const workflowId = `crawl-${crawl.job_id}`;
+  await svc.deps.temporal.workflow
+    .getHandle(workflowId)
+    .result()
+    .catch(() => undefined);
+  const job = await svc.deps.events.project(crawl.job_id);
+  if (job?.status !== 'cancelled') throw new Error(`the cancelled crawl is ${job?.status}`);
+  await save('crawl-cancelled-mid-page', workflowId);
+  await slow.close();
+}
+
 // An extract with a webhook whose receiver fails twice: the job (which starts the delivery as a child) and
 // the delivery workflow, with its two retry timers and three attempts.
 async function recordWebhookDelivery() {
@@ -109,6 +131,7 @@ const recorders: Record<string, () => Promise<void>> = {
   analyze: recordAnalyze,
   crawl: recordCrawls,
   deferred: recordDeferredCrawl,
+  cancelled: recordCancelledCrawl,
   webhook: recordWebhookDelivery,
 };
 const names = process.argv.slice(2);
