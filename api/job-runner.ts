@@ -295,7 +295,12 @@ export async function answerPageJob<T>(
     const retryAfter = category === 'rate_limit' ? retryAfterOf(done.error_message) : null;
     if (retryAfter !== null) reply.header('retry-after', String(retryAfter));
     throw new ProblemError({
-      slug: status === 422 ? 'validation-error' : 'job-failed',
+      slug:
+        status === 422
+          ? 'validation-error'
+          : category === 'rate_limit'
+            ? 'provider-rate-limited'
+            : 'job-failed',
       status,
       title: `Job ${done.status}: ${category}`,
       detail: done.error_message ?? `the job ${done.status}`,

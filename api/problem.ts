@@ -55,6 +55,13 @@ export const PROBLEM_TYPES = {
     title: 'Too many requests',
     description: "The tenant's request-rate limit is exceeded; retry after Retry-After seconds.",
   },
+  'provider-rate-limited': {
+    status: 429,
+    title: 'Model provider rate limit',
+    description:
+      'The job failed because the model provider refused it for its own rate limit or quota (error_category ' +
+      "rate_limit); Retry-After is the provider's when it sent one. Not the tenant's request-rate limit.",
+  },
   'job-failed': {
     status: 502,
     title: 'Job failed',

@@ -26,7 +26,7 @@ leads to detail or listing pages.
 Runs as an analyze job (see /jobs/{id}: type analyze, usage and cost; its results hold the analysis as one item)
 and waits for it: 200 with the analysis; a failed job answers as soon as its failure is final, with a problem
 document carrying job_id and error_category (statuses as for /extract: a model provider's rate limit is 429
-job-failed with error_category rate_limit and the provider's Retry-After); each of its model steps takes about
+provider-rate-limited with error_category rate_limit and the provider's Retry-After); each of its model steps takes about
 1.5 × LLM_TIMEOUT_MS, so a hung model fails it with timeout (504); 202 with the job link when it takes longer
 than EXTRACT_WAIT_SECONDS. Send an Idempotency-Key header to make retries safe: after a 503 (Retry-After) a retry
 with the same key runs the job.`;

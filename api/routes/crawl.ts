@@ -65,37 +65,41 @@ export async function runCrawl(
   const { body, tenantId } = req;
   const prepared = await prepareJobRequest(deps, tenantId, body);
   const { delay, ...rules } = body.options;
-  const { job } = await startJob(deps, {
-    tenantId,
-    type: 'crawl',
-    url: body.url,
-    captureDebug: body.capture_debug,
-    idempotencyKey: req.idempotencyKey,
-    workflowType: WORKFLOW_TYPES.crawl,
-    maxDepth: rules.max_depth,
-    beforeStart: prepared.beforeStart,
-    input: (jobId): CrawlWorkflowInput => ({
-      jobId,
+  const { job } = await startJob(
+    deps,
+    {
       tenantId,
+      type: 'crawl',
       url: body.url,
-      fetchMode: body.fetch_mode,
-      // The links the crawl follows stay visible to the model whatever the cleaners remove.
-      cleanerChain: keepInChain<CrawlWorkflowInput['cleanerChain'][number]>(
-        body.cleaner_chain ?? defaultChainFor(prepared.schema),
-        [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
-      ),
-      schema: prepared.schema,
       captureDebug: body.capture_debug,
-      structuredData: body.structured_data,
-      learnExtractors: body.learn_extractors,
-      ...(req.siteId ? { siteId: req.siteId } : {}),
-      llm: prepared.llm,
-      options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
-      firstSeq: 1,
-      ...prepared.webhooks,
-      ...budgetInput(body),
-    }),
-  });
+      idempotencyKey: req.idempotencyKey,
+      workflowType: WORKFLOW_TYPES.crawl,
+      maxDepth: rules.max_depth,
+      beforeStart: prepared.beforeStart,
+      input: (jobId): CrawlWorkflowInput => ({
+        jobId,
+        tenantId,
+        url: body.url,
+        fetchMode: body.fetch_mode,
+        // The links the crawl follows stay visible to the model whatever the cleaners remove.
+        cleanerChain: keepInChain<CrawlWorkflowInput['cleanerChain'][number]>(
+          body.cleaner_chain ?? defaultChainFor(prepared.schema),
+          [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
+        ),
+        schema: prepared.schema,
+        captureDebug: body.capture_debug,
+        structuredData: body.structured_data,
+        learnExtractors: body.learn_extractors,
+        ...(req.siteId ? { siteId: req.siteId } : {}),
+        llm: prepared.llm,
+        options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
+        firstSeq: 1,
+        ...prepared.webhooks,
+        ...budgetInput(body),
+      }),
+    },
+    reply,
+  );
   if (!req.query.wait) return reply.code(202).send(await crawlResponse(deps, job, false));
   const done = await awaitJob(deps, job, req.query.timeout * 1000);
   const finished = isFinal(done.status);

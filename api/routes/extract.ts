@@ -103,7 +103,8 @@ export const extractRoutes =
             'schema. Runs as a job (see /jobs/{id}) and waits for it: 200 with the result; a failed job answers ' +
             'as soon as its failure is final, with a problem document of type job-failed (validation-error for ' +
             'unusable input or content, 422) carrying job_id and error_category, status by category: 401 ' +
-            "invalid provider key, 429 the model provider's rate limit (error_category rate_limit, with the " +
+            "invalid provider key, 429 the model provider's rate limit (type provider-rate-limited, " +
+            'error_category rate_limit, with the ' +
             "provider's Retry-After when it gave one, at most 600 s) or quota_exceeded (a budget — max_cost_usd, " +
             "max_tokens, the tenant's monthly budget — refused the model call, or the provider's quota), 502 " +
             "upstream failure, 504 timeout. These are the job's failures: this service's own request-rate limit " +

@@ -60,7 +60,11 @@ describe('a waited extract whose model fails', () => {
     assert.equal(res.statusCode, 429, res.body);
     assert.match(String(res.headers['content-type']), /application\/problem\+json/);
     const problem = res.json();
-    assert.equal(problem.type, '/problems/job-failed', 'not /problems/rate-limited, our own limit');
+    assert.equal(
+      problem.type,
+      '/problems/provider-rate-limited',
+      'not /problems/rate-limited, our own limit',
+    );
     assert.equal(problem.error_category, 'rate_limit');
     assert.equal(res.headers['retry-after'], '20');
     assert.match(problem.detail, /provider answered 429/);
