@@ -15,7 +15,7 @@ import type { StructuredItem } from '../shared/structured-data.js';
 import { currentActivity } from './activity-context.js';
 import { makeBudgetGuard } from './budget-guard.js';
 import type { ActivityDeps } from './deps.js';
-import { categorized } from './failure.js';
+import { cancellationOf, categorized } from './failure.js';
 import { type JobLlmConfig, type ResolvedEntry, resolveChain, shouldFallBack } from './llm/chain.js';
 import { parseAnswer, SYSTEM_PROMPT, userPrompt } from './llm/prompt.js';
 import { callModel, type ModelAnswer } from './llm/providers.js';
@@ -267,6 +267,7 @@ export function makeExtractor(deps: ActivityDeps) {
         const result = await tryEntry(entry, input, content, spend, capture);
         return { ...pageResult(input, entry, result, spend, Date.now() - started), captureId };
       } catch (err) {
+        if (cancellationOf()) throw err; // stopping: no other model is asked
         if (!(err instanceof CategorizedError) || !shouldFallBack(err.category, err.details)) throw err;
         lastError = err;
       }

@@ -10,6 +10,7 @@ import {
 } from '../../shared/errors.js';
 import { providerInfo } from '../../shared/llm/catalog.js';
 import { guardedDispatcher } from '../../shared/net/guarded-fetch.js';
+import { currentActivity } from '../activity-context.js';
 import { minCallMs, stepTimeLeft, worthRetrying } from './step-time.js';
 
 export interface ModelTarget {
@@ -96,21 +97,24 @@ async function callOpenAi(target: ModelTarget, call: ModelCall): Promise<ModelAn
     fetch: sdkFetch(target, call),
   });
   const structured = Object.keys(call.jsonSchema).length > 1 || 'properties' in call.jsonSchema;
-  const res = await client.chat.completions.create({
-    model: target.model,
-    temperature: target.temperature,
-    max_tokens: target.maxTokens,
-    messages: [
-      { role: 'system', content: call.system },
-      { role: 'user', content: call.user },
-    ],
-    response_format: structured
-      ? {
-          type: 'json_schema',
-          json_schema: { name: call.schemaName, schema: call.jsonSchema, strict: false },
-        }
-      : { type: 'json_object' },
-  });
+  const res = await client.chat.completions.create(
+    {
+      model: target.model,
+      temperature: target.temperature,
+      max_tokens: target.maxTokens,
+      messages: [
+        { role: 'system', content: call.system },
+        { role: 'user', content: call.user },
+      ],
+      response_format: structured
+        ? {
+            type: 'json_schema',
+            json_schema: { name: call.schemaName, schema: call.jsonSchema, strict: false },
+          }
+        : { type: 'json_object' },
+    },
+    requestOptions(),
+  );
   const choice = res.choices[0];
   return {
     text: choice?.message?.content ?? '',
@@ -129,20 +133,23 @@ async function callAnthropic(target: ModelTarget, call: ModelCall): Promise<Mode
     fetch: sdkFetch(target, call),
   });
   // A forced tool is Anthropic's structured-output mode: the input must match the schema.
-  const res = await client.messages.create({
-    model: target.model,
-    max_tokens: target.maxTokens,
-    system: call.system,
-    messages: [{ role: 'user', content: call.user }],
-    tools: [
-      {
-        name: 'record_extraction',
-        description: 'Record the extracted data.',
-        input_schema: toolSchema(call),
-      },
-    ],
-    tool_choice: { type: 'tool', name: 'record_extraction' },
-  });
+  const res = await client.messages.create(
+    {
+      model: target.model,
+      max_tokens: target.maxTokens,
+      system: call.system,
+      messages: [{ role: 'user', content: call.user }],
+      tools: [
+        {
+          name: 'record_extraction',
+          description: 'Record the extracted data.',
+          input_schema: toolSchema(call),
+        },
+      ],
+      tool_choice: { type: 'tool', name: 'record_extraction' },
+    },
+    requestOptions(),
+  );
   const tool = res.content.find((b) => b.type === 'tool_use');
   const text = tool
     ? JSON.stringify(tool.input)
@@ -153,6 +160,15 @@ async function callAnthropic(target: ModelTarget, call: ModelCall): Promise<Mode
     outputTokens: res.usage.output_tokens,
     truncated: res.stop_reason === 'max_tokens',
   };
+}
+
+/**
+ * The running activity's cancellation ends the model request too: a worker that stops (or a job that is
+ * cancelled) does not wait out a model's answer before handing the page back.
+ */
+function requestOptions(): { signal?: AbortSignal } {
+  const signal = currentActivity()?.cancellationSignal;
+  return signal ? { signal } : {};
 }
 
 function toolSchema(call: ModelCall): Anthropic.Tool.InputSchema {

@@ -183,3 +183,33 @@ test('when one of two workers is killed the other finishes its pages', { timeout
     await stop(survivor, 'SIGTERM');
   }
 });
+
+test('a stopping worker does not wait for a model that is not answering', { timeout: 240_000 }, async () => {
+  const first = spawnWorkerProcess(svc.config, { WORKER_SHUTDOWN_GRACE_MS: '0' });
+  svc.llm.enqueueFailure({ kind: 'timeout', count: 1 }); // the first model request hangs (LLM_TIMEOUT_MS is 60 s)
+  const asked = svc.llm.requests.length;
+  const answer = svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/extract',
+    headers: svc.auth(),
+    payload: { url: `${wide.url}/item/3`, schema: { name: 'string', price: 'number' } },
+  });
+  for (let i = 0; i < 1200 && svc.llm.requests.length === asked; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.ok(svc.llm.requests.length > asked, 'the model was asked');
+  const stopping = Date.now();
+  await stop(first, 'SIGTERM');
+  const stopMs = Date.now() - stopping;
+  assert.ok(stopMs < 20_000, `the worker stopped in ${stopMs} ms, not after the model's 60 s timeout`);
+  const second = spawnWorkerProcess(svc.config);
+  try {
+    const res = await answer;
+    const jobId = res.json().job_id as string;
+    const job = await waitForJobEnd(svc, jobId, 120_000);
+    assert.equal(job.status, 'completed', JSON.stringify(job));
+    const [page] = await resultsOf(jobId);
+    assert.equal(page?.status, 'completed');
+  } finally {
+    await stop(second, 'SIGTERM');
+  }
+});
