@@ -7,6 +7,7 @@ const NEVER_RETRY = [
   'robots_disallowed',
   'unsupported_content',
   'content_too_large',
+  'content_expired',
   'insufficient_content',
   'invalid_key',
   'no_models',

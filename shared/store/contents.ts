@@ -76,7 +76,7 @@ export class ContentStore {
     const doc = await this.col.findOne({ _id: id });
     if (!doc) {
       throw new CategorizedError(
-        'fetch_error',
+        'content_expired',
         `the page content ${id} is no longer stored (contents are kept PAGE_RETENTION_DAYS): fetch the page again`,
       );
     }

@@ -54,7 +54,7 @@ test('the sweep deletes only contents older than the retention, in bounded runs,
   for (const doc of old) {
     await assert.rejects(contents.get(doc._id), (err: unknown) => {
       assert.ok(err instanceof CategorizedError);
-      assert.equal(err.category, 'fetch_error');
+      assert.equal(err.category, 'content_expired');
       assert.match(err.message, /no longer stored/);
       return true;
     });
