@@ -3,7 +3,9 @@
 // keep_selectors that Readability leaves out are appended after the article.
 import { Readability } from '@mozilla/readability';
 import { type CheerioAPI, load } from 'cheerio';
+import type { Element } from 'domhandler';
 import { parseHTML } from 'linkedom';
+import { dropLinkBlocks, trimTail } from './article-trim.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
 export const MIN_ARTICLE_CHARS = 200;
@@ -42,6 +44,12 @@ export function mainContent($: CheerioAPI, keepSelectors: string[]): string | nu
   const $article = load(article.content);
   // Readability wraps the content in <div id="readability-page-1" class="page">: markup, no meaning.
   $article('body > div.page').replaceWith((_, page) => $article(page).contents());
+  const body = $article('body').get(0);
+  if (body) {
+    const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
+    dropLinkBlocks($article, body, isKept);
+    trimTail($article, body, isKept);
+  }
   // It also takes the title and the byline (author, often the date) out of the content: put them back, in
   // one <header> first in the <article> (PAGE_HEADER), so that what is the page's and what is the body's
   // stays told apart.

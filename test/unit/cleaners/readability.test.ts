@@ -75,7 +75,7 @@ describe('mainContent', () => {
 
   test('a following cleaner takes it for content: lists of short links inside stay', () => {
     const links = Array.from({ length: 6 }, (_, i) => `<li><a href="/w/${i}">Word ${i}</a></li>`).join('');
-    const page = `<nav>${links}</nav><article><h1>Words</h1><p>${'A paragraph long enough to be the article. '.repeat(12)}</p><ul>${links}</ul></article>`;
+    const page = `<nav>${links}</nav><article><h1>Words</h1><p>${'A paragraph long enough to be the article. '.repeat(12)}</p><ul>${links}</ul><p>${'And it goes on after the list. '.repeat(6)}</p></article>`;
     const text = runChain(page, [{ name: 'readability' }, { name: 'text' }]);
     assert.ok(text.includes('Word 5'), text);
   });

@@ -1,0 +1,106 @@
+// What the readability cleaner trims from Readability's article: captions, blocks of links and the trail of
+// short lines after the last paragraph; never listing items, tables, lists or kept elements.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { load } from 'cheerio';
+import type { Element } from 'domhandler';
+import { dropLinkBlocks, trimTail } from '../../../activities/cleaners/article-trim.js';
+import { runChain } from '../../../activities/cleaners/index.js';
+
+const PROSE = 'A sentence of the article that goes on for a while and ends properly. ';
+const notKept = () => false;
+
+function trimmed(html: string, isKept: (element: Element) => boolean = notKept) {
+  const $ = load(`<article>${html}</article>`);
+  const root = $('article').get(0)!;
+  dropLinkBlocks($, root, isKept);
+  trimTail($, root, isKept);
+  return $;
+}
+
+describe('dropLinkBlocks', () => {
+  test('drops captions and blocks of links; keeps paragraphs with a link in them and lists', () => {
+    const $ = trimmed(
+      `<p>${PROSE}<a href="/a">one link</a> in it.</p>` +
+        '<figure><img src="/p.jpg"><figcaption>Photo: Agency</figcaption></figure>' +
+        '<div><a href="/1">Another story</a> · <a href="/2">A third story</a></div>' +
+        '<ul><li><a href="/w/1">Word one</a></li><li><a href="/w/2">Word two</a></li></ul>' +
+        `<p>${PROSE}</p>`,
+    );
+    assert.equal($('figcaption').length, 0);
+    assert.equal($('img').length, 1);
+    assert.ok(!$('article').text().includes('Another story'));
+    assert.equal($('ul a').length, 2);
+    assert.equal($('p').length, 2);
+  });
+
+  test('keeps a list whose items are more than their links, and kept elements', () => {
+    const $ = trimmed(
+      '<ul><li><a href="/1">Kettle</a> steel, 1.7 litres, boils in three minutes</li>' +
+        '<li><a href="/2">Toaster</a> two slots, six settings and a crumb tray</li></ul>' +
+        '<div class="pager"><a href="/p2">2</a> <a href="/p3">3</a></div>' +
+        `<p>${PROSE}</p>`,
+      (element) => element.attribs.class === 'pager',
+    );
+    assert.equal($('li').length, 2);
+    assert.equal($('.pager a').length, 2);
+  });
+});
+
+describe('trimTail', () => {
+  test('drops short unpunctuated lines and links after the last paragraph', () => {
+    const $ = trimmed(
+      `<p>${PROSE}</p><p>${PROSE}</p><h2>Related</h2><p><a href="/x">Read this next</a></p><div><p>Follow us</p><p>Share</p></div>`,
+    );
+    assert.deepEqual(
+      $('article')
+        .children()
+        .map((_, element) => $(element).prop('tagName'))
+        .get(),
+      ['P', 'P'],
+    );
+  });
+
+  test('keeps a short closing sentence, a closing table and a closing list', () => {
+    const $ = trimmed(
+      `<p>${PROSE}</p><table><tr><td>Size</td><td>12 cm</td></tr></table><ul><li>Blue</li><li>Red</li></ul><p>Prices may vary.</p>`,
+    );
+    assert.equal($('table').length, 1);
+    assert.equal($('li').length, 2);
+    assert.ok($('article').text().includes('Prices may vary.'));
+  });
+
+  test("keeps a listing's last item: cards after cards like it are never trimmed", () => {
+    const card = (name: string) => `<div><h3>${name}</h3><p>$19.00</p><p>126 reviews</p></div>`;
+    const $ = trimmed(`<div>${card('Lamp')}${card('Kettle')}${card('Shelf')}</div>`);
+    assert.ok($('article').text().includes('Shelf'));
+    assert.ok($('article').text().includes('126 reviews'));
+  });
+
+  test('stops at an image', () => {
+    const $ = trimmed(`<p>${PROSE}</p><p><img src="/chart.png"></p>`);
+    assert.equal($('img').length, 1);
+  });
+});
+
+describe('the readability cleaner trims its article', () => {
+  test('related links, captions and a "follow us" line go; the body stays', () => {
+    const body = `<p>${PROSE.repeat(4)}</p><figure><img src="/a.jpg"><figcaption>Credit: Someone</figcaption></figure><p>${PROSE.repeat(3)}</p>`;
+    const related =
+      '<h3>Related</h3><ul><li><a href="/r1">Another story here</a></li><li><a href="/r2">And one more story</a></li></ul><p>Follow us on social media</p>';
+    const page = `<html><body><nav><a href="/">Home</a></nav><article>${body}${related}</article></body></html>`;
+    const text = runChain(page, [{ name: 'readability' }, { name: 'text' }]);
+    assert.ok(text.includes('ends properly'), text);
+    for (const gone of ['Credit: Someone', 'Another story here', 'Follow us', 'Related'])
+      assert.ok(!text.includes(gone), `${gone} in ${text}`);
+  });
+
+  test('a page of 20,000 nested elements is trimmed without recursion', () => {
+    const depth = 20_000;
+    const $ = load(`<article>${'<div>'.repeat(depth)}<p>${PROSE}</p>${'</div>'.repeat(depth)}</article>`);
+    const started = performance.now();
+    dropLinkBlocks($, $('article').get(0)!, notKept);
+    assert.ok(performance.now() - started < 5_000);
+    assert.ok($('p').text().includes('ends properly'));
+  });
+});
