@@ -17,9 +17,16 @@ export function startContentRetention(contents: ContentStore, retentionDays: num
   if (retentionDays <= 0) return () => {};
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let legacyNumbered = false;
   const run = async () => {
     let wait = EVERY_MS;
     try {
+      if (!legacyNumbered) {
+        const numbered = await contents.numberLegacy();
+        legacyNumbered = true;
+        if (numbered > 0)
+          log.info('page contents stored before retention numbered for the sweep', { numbered });
+      }
       const { deleted, done } = await contents.sweepExpired(
         new Date(Date.now() - retentionDays * DAY_MS),
         BATCH,

@@ -33,6 +33,9 @@ interface DayDoc {
   swept?: number;
   /** On the `sweep` document: the first day not finished. */
   next_day?: string;
+  /** On the `legacy` document: when its pass was leased (ms), and whether it finished. */
+  leased_at?: number;
+  done?: boolean;
 }
 
 export interface SweepResult {
@@ -43,6 +46,9 @@ export interface SweepResult {
 
 const DAY_MS = 86_400_000;
 const SWEEP_STATE = 'sweep';
+/** The one-off numbering of contents stored before they were numbered. */
+const LEGACY_STATE = 'legacy';
+const LEGACY_LEASE_MS = 3_600_000;
 /** How far back the first sweep of a database looks for days with contents. */
 const FIRST_SWEEP_DAYS = 400;
 const SWEEP_PARALLEL = 16;
@@ -107,6 +113,34 @@ export class ContentStore {
       if (n !== proposed) await this.days.updateOne({ _id: day }, { $max: { count: n } });
       return;
     }
+  }
+
+  /**
+   * Numbers the contents stored before contents were numbered (a database from before retention), once per
+   * database, so the sweep finds them too. One pass over the collection (FerretDB cannot range over `_id`
+   * cheaply, so it is not split into runs); a content numbered twice is deleted twice, harmlessly. One process
+   * at a time: the pass is leased, and a lease an hour old (its process died) is taken over.
+   */
+  async numberLegacy(): Promise<number> {
+    const now = Date.now();
+    const lease = await this.days.findOne({ _id: LEGACY_STATE });
+    if (lease?.done || (lease && now - (lease.leased_at ?? 0) < LEGACY_LEASE_MS)) return 0;
+    const taken = await this.days
+      .updateOne(
+        { _id: LEGACY_STATE, ...(lease ? { leased_at: lease.leased_at } : {}) },
+        { $set: { leased_at: now } },
+        { upsert: !lease },
+      )
+      .catch((err: unknown) => (isDuplicateKey(err) ? null : Promise.reject(err)));
+    if (!taken || (taken.modifiedCount === 0 && taken.upsertedCount === 0)) return 0;
+    let numbered = 0;
+    const cursor = this.col.find({}, { projection: { _id: 1, created_at: 1 }, batchSize: 1000 });
+    for await (const doc of cursor) {
+      await this.number(doc._id, dayOf(doc.created_at));
+      numbered++;
+    }
+    await this.days.updateOne({ _id: LEGACY_STATE }, { $set: { done: true } });
+    return numbered;
   }
 
   /**

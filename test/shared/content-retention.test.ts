@@ -70,3 +70,20 @@ test('the sweep deletes only contents older than the retention, in bounded runs,
   // Nothing older is left: a further run deletes nothing.
   assert.deepEqual(await contents.sweepExpired(cutoff), { deleted: 0, done: true });
 });
+
+test('contents stored before they were numbered are numbered once, then swept like the others', async () => {
+  const db = svc.mongo.db.client.db(`${svc.mongo.db.databaseName}_legacy`);
+  const contents = new ContentStore(db);
+  const jobId = `job_${randomUUID().replaceAll('-', '')}`;
+  // Written as the store wrote them before retention: no day number.
+  const legacy = [content(jobId, 60), content(jobId, 40)];
+  const recent = content(jobId, 1);
+  await db.collection<ContentDoc>('contents').insertMany([...legacy, recent]);
+  assert.equal(await contents.numberLegacy(), 3);
+  assert.equal(await contents.numberLegacy(), 0, 'once per database');
+  const swept = await contents.sweepExpired(new Date(Date.now() - 30 * DAY_MS));
+  assert.deepEqual(swept, { deleted: 2, done: true });
+  for (const doc of legacy) await assert.rejects(contents.get(doc._id));
+  assert.equal((await contents.get(recent._id)).body, recent.body);
+  await db.dropDatabase();
+});
