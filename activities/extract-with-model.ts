@@ -290,11 +290,15 @@ export function makeExtractor(deps: ActivityDeps) {
     return result;
   }
 
-  /** Records a page's result event: projected before returning, or stored and projected in the background. */
+  /**
+   * Records a page's result event: projected before returning, or stored and projected in the background.
+   * `after`: events written with it in the same append (an extract's job.completed), one projection for all.
+   */
   async function recordPage(
     input: Pick<ExtractWithModelInput, 'jobId' | 'tenantId' | 'eventSeq' | 'eventId' | 'revises'>,
     answered: PageCompletedData,
     projection: 'awaited' | 'deferred',
+    after: readonly JobEvent[] = [],
   ): Promise<void> {
     const page = input.revises ? { ...answered, revises: input.revises } : answered;
     const events: JobEvent[] = [
@@ -307,6 +311,7 @@ export function makeExtractor(deps: ActivityDeps) {
         event_id: input.eventId,
         at: new Date().toISOString(),
       },
+      ...after,
     ];
     if (projection === 'awaited') await deps.events.append(events);
     else {

@@ -8,6 +8,7 @@ import { makeCrawlFrontier } from './crawl-frontier.js';
 import { makeCrawlPage } from './crawl-page.js';
 import { makeDeliverWebhook } from './deliver-webhook.js';
 import type { ActivityDeps } from './deps.js';
+import { makeExtractPage } from './extract-page.js';
 import { makeExtractWithModel } from './extract-with-model.js';
 import { makeFetchPage } from './fetch-page.js';
 import { makeRecordEvents } from './record-events.js';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     fetchPage: makeFetchPage(deps),
     cleanContent: makeCleanContent(deps),
     extractWithModel: makeExtractWithModel(deps),
+    extractPage: makeExtractPage(deps),
     crawlPage: makeCrawlPage(deps),
     ...makeCrawlFrontier(deps),
     deliverWebhook: makeDeliverWebhook(deps),

@@ -1,11 +1,18 @@
 // Temporal names shared by the API, the worker and the workflows. Only @temporalio/common (workflow-safe).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
+/** The workflow type each new job of a type starts. */
 export const WORKFLOW_TYPES = {
-  extract: 'extractWorkflow',
+  extract: 'extractPageWorkflow',
   crawl: 'crawlWorkflow',
   analyze: 'analyzeWorkflow',
 } as const;
+
+/**
+ * Workflow types no new job starts, still registered so their running workflows finish and their recorded
+ * histories replay: extracts before one-activity pages (fetchPage, cleanContent, extractWithModel).
+ */
+export const EARLIER_WORKFLOW_TYPES = { extract: 'extractWorkflow' } as const;
 
 /** Query of a running crawl: the crawl-map nodes whose page is being processed now (status `crawling`). */
 export const CRAWL_IN_FLIGHT_QUERY = 'crawlInFlight';

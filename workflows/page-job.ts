@@ -74,7 +74,7 @@ export async function runPageJob<T>(input: PageJobInput, steps: (page: PageTurn)
   }
 }
 
-function pageFailed(url: string, pageId: string, category: ErrorCategory, message: string): JobEventBody {
+export function pageFailed(url: string, pageId: string, category: ErrorCategory, message: string): JobEventBody {
   return {
     type: 'page.failed',
     data: {

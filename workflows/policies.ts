@@ -56,6 +56,12 @@ export const modelPolicy: ActivityOptions = {
   },
 };
 
+/**
+ * An extract job's page (fetch + clean + model, extractPage): the model's policy, whose two attempts a
+ * waited job's model step bounds (activities/llm/step-time.ts).
+ */
+export const extractPagePolicy: ActivityOptions = modelPolicy;
+
 /** One crawl page (fetch + clean + model + links). */
 export const crawlPagePolicy: ActivityOptions = {
   startToCloseTimeout: '10m',

@@ -1,0 +1,150 @@
+// An extract job's page as one activity: fetch, clean and extract with the page kept in memory (as a crawl
+// page is), recording the events it produces itself — job.started before the fetch, the page's result and
+// (a job with nothing left to do after its page) job.completed in one append. One activity instead of
+// fetchPage → cleanContent → extractWithModel and two recordEvents: no content stored and read back, and
+// three round trips through Temporal fewer per extract.
+import type { JobBudget } from '../shared/budget.js';
+import type { JobEvent, JobEventBody } from '../shared/events.js';
+import type { NormalizedSchema } from '../shared/schema-input.js';
+import { currentActivity } from './activity-context.js';
+import { type CleanerStep, formatOf } from './clean-content.js';
+import type { ActivityDeps } from './deps.js';
+import { type ExtractWithModelResult, makeExtractor } from './extract-with-model.js';
+import { categorized } from './failure.js';
+import { type FetchPageInput, makeFetchDocument } from './fetch-page.js';
+import { htmlPoolOf } from './html-pool/pool.js';
+import type { JobLlmConfig } from './llm/chain.js';
+
+/** The place (seq and event id, made by the workflow) an event is written at. */
+export interface EventPlace {
+  seq: number;
+  eventId: string;
+}
+
+export interface ExtractPageInput {
+  jobId: string;
+  tenantId: string;
+  pageId: string;
+  url: string;
+  fetchMode: FetchPageInput['fetchMode'];
+  cleanerChain: CleanerStep[];
+  schema: NormalizedSchema;
+  captureDebug: boolean;
+  llm?: JobLlmConfig;
+  /** The job's structured_data switch (absent: on). */
+  structuredData?: boolean;
+  budget?: JobBudget;
+  /** Where the page's result (page.completed) goes; a failure is recorded there by the workflow. */
+  page: EventPlace;
+  /** job.started, recorded before the fetch (absent: the workflow recorded it). */
+  started?: EventPlace;
+  /** job.completed, recorded with the page's result (absent: the workflow records it), timed from `since`. */
+  completed?: EventPlace & { since: number };
+}
+
+export function makeExtractPage(deps: ActivityDeps) {
+  const fetchDocument = makeFetchDocument(deps);
+  const { answerFromContent, recordPage } = makeExtractor(deps);
+
+  const eventOf = (input: ExtractPageInput, place: EventPlace, body: JobEventBody): JobEvent =>
+    ({
+      ...body,
+      job_id: input.jobId,
+      tenant_id: input.tenantId,
+      seq: place.seq,
+      event_id: place.eventId,
+      at: new Date().toISOString(),
+    }) as JobEvent;
+
+  const completedEvents = (input: ExtractPageInput): JobEvent[] =>
+    input.completed
+      ? [
+          eventOf(input, input.completed, {
+            type: 'job.completed',
+            data: { duration_ms: Date.now() - input.completed.since },
+          }),
+        ]
+      : [];
+
+  /**
+   * A retried attempt whose earlier attempt recorded the page's result: that result stands (the model is
+   * not asked again), and what the earlier attempt may not have written is written now (idempotent).
+   */
+  async function recorded(input: ExtractPageInput): Promise<ExtractWithModelResult | null> {
+    if ((currentActivity()?.info.attempt ?? 1) <= 1) return null;
+    const page = await deps.events.get(input.jobId, input.page.seq);
+    if (page?.type !== 'page.completed') return null;
+    await deps.events.append(completedEvents(input));
+    const { usage, ...data } = page.data;
+    return {
+      provider: data.provider,
+      model: data.model,
+      fallbackPosition: data.fallback_position,
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      llmCostUsd: usage.llm_cost_usd,
+      costUsd: usage.cost_usd,
+      durationMs: data.extract_duration_ms,
+    };
+  }
+
+  // The worker heartbeats for it while it runs (worker/interceptors.ts).
+  return async function extractPage(input: ExtractPageInput): Promise<ExtractWithModelResult> {
+    return categorized(async () => {
+      const done = await recorded(input);
+      if (done) return done;
+      // Projected in the background: the page's result, moments later, projects it at the latest.
+      if (input.started) {
+        const logger = currentActivity()?.log ?? console;
+        await deps.events.appendDeferred(
+          [eventOf(input, input.started, { type: 'job.started', data: {} })],
+          (err) =>
+            logger.warn('projecting the job failed; its next event retries', {
+              jobId: input.jobId,
+              error: String(err),
+            }),
+        );
+      }
+      const fetched = await fetchDocument(input.url, input.fetchMode);
+      const { doc } = fetched;
+      const cleanStarted = Date.now();
+      const task = {
+        body: doc.body,
+        contentType: doc.contentType,
+        baseUrl: doc.url,
+        chain: input.cleanerChain,
+      };
+      const signal = currentActivity()?.cancellationSignal;
+      const { cleaned, structured } =
+        input.structuredData === false
+          ? { cleaned: await htmlPoolOf(deps).run({ kind: 'clean', ...task }, signal), structured: undefined }
+          : await htmlPoolOf(deps).run({ kind: 'clean-read', ...task }, signal);
+      const answerInput = {
+        jobId: input.jobId,
+        tenantId: input.tenantId,
+        pageId: input.pageId,
+        url: input.url,
+        depth: 0,
+        parentUrl: null,
+        schema: input.schema,
+        fetch: {
+          finalUrl: doc.url,
+          fetchMode: fetched.mode,
+          fetchedAt: fetched.fetchedAt,
+          durationMs: fetched.durationMs,
+        },
+        cleanDurationMs: Date.now() - cleanStarted,
+        jobType: 'extract',
+        captureDebug: input.captureDebug,
+        llm: input.llm,
+        structuredData: input.structuredData,
+        contentFormat: formatOf(doc.contentType, input.cleanerChain),
+        ...(input.budget ? { budget: input.budget } : {}),
+      };
+      const { page, result } = await answerFromContent(answerInput, cleaned, { structured });
+      const place = { jobId: input.jobId, tenantId: input.tenantId, eventSeq: input.page.seq };
+      await recordPage({ ...place, eventId: input.page.eventId }, page, 'awaited', completedEvents(input));
+      return result;
+    });
+  };
+}
