@@ -74,7 +74,12 @@ export async function runPageJob<T>(input: PageJobInput, steps: (page: PageTurn)
   }
 }
 
-export function pageFailed(url: string, pageId: string, category: ErrorCategory, message: string): JobEventBody {
+export function pageFailed(
+  url: string,
+  pageId: string,
+  category: ErrorCategory,
+  message: string,
+): JobEventBody {
   return {
     type: 'page.failed',
     data: {
