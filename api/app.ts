@@ -17,6 +17,7 @@ import type { Tracing } from '../shared/telemetry/tracing.js';
 import { API_PREFIX, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
 import type { ApiDeps } from './deps.js';
 import { startJobSweeper } from './job-sweeper.js';
+import { mcpRoutes } from './mcp/route.js';
 import {
   PROBLEM_CONTENT_TYPE,
   PROBLEM_TYPES,
@@ -109,6 +110,8 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   registerRequestLogContext(app);
 
   await app.register(healthRoutes(deps));
+  // MCP over Streamable HTTP at /mcp (same keys and rate limit; left out of the OpenAPI document).
+  await app.register(mcpRoutes());
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () =>

@@ -13,6 +13,8 @@ declare module 'fastify' {
 }
 
 export const API_PREFIX = '/api/v1';
+/** The MCP server (api/mcp/route.ts): authenticated and rate-limited like the API. */
+export const MCP_PATH = '/mcp';
 /** The router's limit on one path parameter: ids are at most 200 characters, so longer is never an id. */
 export const MAX_PARAM_LENGTH = 512;
 /** Route patterns (as registered, not as spelled by the caller) under the prefix that need no key. */
@@ -38,6 +40,11 @@ export function canonicalPath(url: string): string {
   return path.replace(/[\\/]+/g, '/').toLowerCase();
 }
 
+/** Whether a canonical path is under the API or the MCP server (so an unmatched spelling is authenticated). */
+function isProtectedPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/') || path === MCP_PATH || path.startsWith(`${MCP_PATH}/`);
+}
+
 /**
  * Whether a request needs an API key. A matched route is judged by its registered pattern, never by the
  * URL's spelling (the router decodes `%61pi` to `api`); an unmatched one by its canonical path, so a 404
@@ -45,9 +52,9 @@ export function canonicalPath(url: string): string {
  */
 export function needsApiKey(request: FastifyRequest): boolean {
   const pattern = request.is404 ? undefined : request.routeOptions.url;
-  if (pattern !== undefined) return pattern.startsWith(`${API_PREFIX}/`) && !PUBLIC_ROUTES.has(pattern);
-  const path = canonicalPath(request.url);
-  return path === '/api' || path.startsWith('/api/');
+  if (pattern !== undefined)
+    return (pattern.startsWith(`${API_PREFIX}/`) && !PUBLIC_ROUTES.has(pattern)) || pattern === MCP_PATH;
+  return isProtectedPath(canonicalPath(request.url));
 }
 
 export function tenantOf(request: FastifyRequest): Tenant {
@@ -113,8 +120,7 @@ export async function registerAuth(app: FastifyInstance, deps: ApiDeps) {
  */
 export function frameworkErrors(deps: ApiDeps) {
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const path = canonicalPath(request.url);
-    if (path === '/api' || path.startsWith('/api/')) {
+    if (isProtectedPath(canonicalPath(request.url))) {
       try {
         await authenticate(request, deps);
       } catch (err) {

@@ -22,9 +22,14 @@ interface RawResponse {
   body: string;
 }
 
-function raw(path: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+function raw(
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+  payload?: string,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET', headers }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c) => {
@@ -33,7 +38,7 @@ function raw(path: string, headers: Record<string, string> = {}): Promise<RawRes
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(payload);
   });
 }
 
@@ -118,6 +123,66 @@ describe('the rate limit under any spelling of the path', () => {
     assert.equal(statuses.filter((s) => s === 429).length, 5, `statuses: ${statuses.join(',')}`);
     for (const path of spellings) {
       const res = await raw(path, headers);
+      assert.equal(res.status, 429, `${path} answered ${res.status}`);
+      assert.ok(res.headers['retry-after'], 'Retry-After');
+    }
+  });
+});
+
+// The MCP endpoint (POST /mcp, api/mcp/route.ts) is outside /api/v1 and held to the same rules.
+const MCP_SPELLINGS = [
+  '/mcp',
+  '/MCP',
+  '/Mcp',
+  '/mcp/',
+  '//mcp',
+  '/%6dcp',
+  '/%6Dcp',
+  '/%256dcp',
+  '/mcp/x',
+  '/mcp?x=1',
+];
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+const mcp = (path: string, headers: Record<string, string> = {}) =>
+  raw(path, { ...MCP_HEADERS, ...headers }, 'POST', PING);
+
+describe('the MCP endpoint under any spelling of the path', () => {
+  for (const path of MCP_SPELLINGS) {
+    test(`POST and GET ${path} without a key, or with a wrong one, are 401 problem+json`, async () => {
+      for (const res of [
+        await mcp(path),
+        await raw(path),
+        await mcp(path, { authorization: 'Bearer sk_wrong' }),
+      ]) {
+        assert.equal(res.status, 401, `${path} answered ${res.status}: ${res.body.slice(0, 200)}`);
+        assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+      }
+    });
+  }
+
+  test('with a valid key /mcp answers JSON-RPC; a spelling the router does not match is a 404 problem', async () => {
+    const ok = await mcp('/mcp', svc.auth());
+    assert.equal(ok.status, 200, ok.body);
+    assert.deepEqual(JSON.parse(ok.body), { jsonrpc: '2.0', id: 1, result: {} });
+    const decoded = await mcp('/%6dcp', svc.auth());
+    assert.equal(decoded.status, 200, 'the router decodes it to /mcp: authenticated, as its tenant');
+    const other = await mcp('/MCP', svc.auth());
+    assert.equal(other.status, 404);
+    assert.match(String(other.headers['content-type']), /^application\/problem\+json/);
+  });
+
+  test('every spelling of /mcp counts against the tenant, and over the limit is 429', async () => {
+    const { tenantId, apiKey } = await svc.newTenant('mcp-limited');
+    await svc.deps.tenants.setRateLimit(tenantId, 5);
+    const headers = { authorization: `Bearer ${apiKey}` };
+    const spellings = ['/mcp', '/MCP', '//mcp', '/mcp/', '/%6dcp'];
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++)
+      statuses.push((await mcp(spellings[i % spellings.length] as string, headers)).status);
+    assert.equal(statuses.filter((s) => s === 429).length, 5, `statuses: ${statuses.join(',')}`);
+    for (const path of spellings) {
+      const res = await mcp(path, headers);
       assert.equal(res.status, 429, `${path} answered ${res.status}`);
       assert.ok(res.headers['retry-after'], 'Retry-After');
     }
