@@ -11,8 +11,10 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { ServiceMetrics } from '../shared/metrics/registry.js';
 import { apiLoggerOptions, registerRequestLogContext } from '../shared/telemetry/api-logging.js';
 import { fastifyTracing } from '../shared/telemetry/fastify-tracing.js';
+import { registerMetrics } from '../shared/telemetry/metrics-route.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 import { API_PREFIX, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
 import type { ApiDeps } from './deps.js';
@@ -76,6 +78,8 @@ export interface AppOptions {
   tracing?: Tracing | null;
   /** Where the JSON log lines go (default stdout). */
   logStream?: Writable;
+  /** The registry GET /metrics serves (default: a new one for this app). */
+  metrics?: ServiceMetrics;
 }
 
 export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -112,6 +116,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   await app.register(healthRoutes(deps));
   // MCP over Streamable HTTP at /mcp (same keys and rate limit; left out of the OpenAPI document).
   await app.register(mcpRoutes());
+  registerMetrics(app, deps, options.metrics); // GET /metrics: outside /api/v1, METRICS_TOKEN if set
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () =>

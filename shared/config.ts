@@ -113,6 +113,18 @@ export const ConfigSchema = z.object({
    */
   JOB_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
   JOB_START_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * Prometheus metrics (shared/metrics). GET /metrics on the API is outside /api/v1 (no tenant key); when
+   * METRICS_TOKEN is set it answers only `Authorization: Bearer <METRICS_TOKEN>`.
+   */
+  METRICS_TOKEN: optionalString,
+  /** A `tenant` label on job and page series: one series per tenant, so only for a bounded set of tenants. */
+  METRICS_TENANT_LABELS: bool.default(false),
+  /** The worker's own /metrics server (0: none), on WORKER_METRICS_HOST; same METRICS_TOKEN rule. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
+  /** The Temporal SDK's own metrics (the core Runtime's Prometheus exporter) on this port (0: none). */
+  TEMPORAL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

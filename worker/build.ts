@@ -7,11 +7,14 @@ import { createHtmlPool } from '../activities/html-pool/pool.js';
 import { createActivities } from '../activities/index.js';
 import { TenantShare } from '../activities/tenant-share.js';
 import type { Config } from '../shared/config.js';
+import { createMetrics, type ServiceMetrics } from '../shared/metrics/registry.js';
+import { countWorker } from '../shared/metrics/worker-counts.js';
 import { createStores } from '../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes.js';
 import { workerInterceptors, workerSinks, workflowInterceptorModules } from './interceptors.js';
+import { type MetricsServer, startMetricsServer } from './metrics-server.js';
 import { installRuntime, type LogDestination } from './runtime.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 
@@ -20,6 +23,9 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 export interface RunningWorker {
   worker: Worker;
   mongo: Mongo;
+  /** This worker's series (served on WORKER_METRICS_PORT when set). */
+  metrics: ServiceMetrics;
+  metricsServer: MetricsServer | null;
   run(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -29,10 +35,18 @@ export interface WorkerOptions {
   tracing?: Tracing | null;
   /** Where the worker's JSON log lines go (default stderr); the runtime's logger is per process. */
   logDestination?: LogDestination;
+  /** The registry the worker counts into (default: a new one). */
+  metrics?: ServiceMetrics;
 }
 
 export async function buildWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
-  installRuntime(config.LOG_LEVEL, options.logDestination);
+  installRuntime(
+    config.LOG_LEVEL,
+    options.logDestination,
+    config.TEMPORAL_METRICS_PORT
+      ? `${config.WORKER_METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`
+      : undefined,
+  );
   const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
   await ensureIndexes(mongo.db);
   const client = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -59,6 +73,8 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     budgets,
     tenants,
   });
+  const metrics = options.metrics ?? createMetrics({ tenantLabels: config.METRICS_TENANT_LABELS });
+  const stopCounting = countWorker(metrics, events, browser);
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -68,17 +84,22 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     },
     activities,
     // The workflow interceptor modules are in the bundle; here only the activity ones.
-    interceptors: { activity: workerInterceptors(options.tracing, TenantShare.fromConfig(config)).activity },
+    interceptors: {
+      activity: workerInterceptors(options.tracing, TenantShare.fromConfig(config), metrics).activity,
+    },
     sinks: workerSinks(options.tracing),
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES,
     maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS,
     maxEagerActivityReservationsPerWorkflowTask: config.WORKER_EAGER_ACTIVITIES,
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
+  const metricsServer = await startMetricsServer(metrics.registry, config);
   let running: Promise<void> | undefined;
   return {
     worker,
     mongo,
+    metrics,
+    metricsServer,
     run() {
       running ??= worker.run();
       return running;
@@ -86,6 +107,8 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running?.catch(() => undefined);
+      stopCounting();
+      await metricsServer?.close();
       await browser?.close();
       await html.close();
       await connection.close();

@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { trace } from '@opentelemetry/api';
 import type { Context } from '@temporalio/activity';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { CancelledFailure, defaultPayloadConverter } from '@temporalio/common';
 import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
@@ -18,6 +18,8 @@ import {
   runAsTenant,
   type TenantShare,
 } from '../activities/tenant-share.js';
+import { type ActivityOutcome, countActivityResult } from '../shared/metrics/activities.js';
+import type { ServiceMetrics } from '../shared/metrics/registry.js';
 import { JOB_HEADER, type JobContext, jobContextOf, jobIdOf } from '../shared/telemetry/job-context.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 
@@ -84,8 +86,11 @@ const heartbeatInterceptor = (ctx: Context): ActivityInterceptors => ({
 export function workerInterceptors(
   tracing: Tracing | null | undefined,
   share?: TenantShare,
+  metrics?: ServiceMetrics,
 ): WorkerInterceptors {
   const jobInterceptors = jobActivityInterceptors(share);
+  // Innermost: an activity deferred by its tenant's share is neither timed nor counted as running.
+  const measured = metrics ? [metricsActivityInterceptor(metrics)] : [];
   return {
     workflowModules: workflowInterceptorModules(tracing),
     activity: tracing
@@ -96,11 +101,39 @@ export function workerInterceptors(
           }),
           heartbeatInterceptor,
           jobInterceptors,
+          ...measured,
         ]
-      : [heartbeatInterceptor, jobInterceptors],
+      : [heartbeatInterceptor, jobInterceptors, ...measured],
   };
 }
 
 export function workerSinks(tracing: Tracing | null | undefined): InjectedSinks<Sinks> | undefined {
   return tracing ? { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) } : undefined;
 }
+
+/** Each activity's duration by type and outcome, the activities running now, and what its result tells. */
+const metricsActivityInterceptor =
+  (metrics: ServiceMetrics) =>
+  (ctx: Context): ActivityInterceptors => ({
+    inbound: {
+      async execute(input, next) {
+        const activity = ctx.info.activityType;
+        const end = metrics.activityDuration.startTimer({ activity });
+        metrics.activitiesRunning.inc({ activity });
+        let outcome: ActivityOutcome = 'error';
+        let result: unknown;
+        try {
+          result = await next(input);
+          outcome = 'ok';
+          return result;
+        } catch (err) {
+          if (ctx.cancellationSignal.aborted || err instanceof CancelledFailure) outcome = 'cancelled';
+          throw err;
+        } finally {
+          end({ outcome });
+          metrics.activitiesRunning.dec({ activity });
+          countActivityResult(metrics, activity, input.args[0], outcome, result);
+        }
+      },
+    },
+  });

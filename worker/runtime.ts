@@ -71,13 +71,34 @@ export function jsonLogFunction(destination: LogDestination): (entry: LogEntry) 
   };
 }
 
-/** First call wins (the runtime is process-wide); `destination` defaults to stderr. */
-export function installRuntime(level: string, destination: LogDestination = process.stderr): void {
+/**
+ * First call wins (the runtime is process-wide); `destination` defaults to stderr. With `metricsAddress`
+ * (`host:port`, TEMPORAL_METRICS_PORT) the core SDK serves its own Prometheus metrics there (`temporal_*`:
+ * task slots, poll latencies, schedule-to-start, sticky cache), with _total counters and durations in seconds.
+ */
+export function installRuntime(
+  level: string,
+  destination: LogDestination = process.stderr,
+  metricsAddress?: string,
+): void {
   if (installed) return;
   installed = true;
   const logLevel = LEVELS[level] ?? 'INFO';
   Runtime.install({
     logger: new DefaultLogger(logLevel, jsonLogFunction(destination)),
-    telemetryOptions: { logging: { filter: { core: logLevel === 'ERROR' ? 'ERROR' : 'WARN' }, forward: {} } },
+    telemetryOptions: {
+      logging: { filter: { core: logLevel === 'ERROR' ? 'ERROR' : 'WARN' }, forward: {} },
+      ...(metricsAddress
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: metricsAddress,
+                countersTotalSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          }
+        : {}),
+    },
   });
 }

@@ -81,7 +81,20 @@ export class EventStore {
   /** Jobs with a deferred projection due, and the events handed over for it. */
   private readonly deferred = new Map<string, JobEvent[]>();
 
+  /** Sees the events each write newly stored and how long the write took (metrics; see onWritten). */
+  private readonly listeners = new Set<(events: readonly JobEvent[], writeMs: number) => void>();
+
   constructor(private readonly db: Db) {}
+
+  /**
+   * Calls `listener` after each append with the events it stored (not those already there): every writer
+   * of job events goes through here, so the counts in shared/metrics are made once, in one place.
+   * Returns the function that removes it. A listener's error never fails the write.
+   */
+  onWritten(listener: (events: readonly JobEvent[], writeMs: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   /** The database the log lives in (for activities keeping job-scoped records next to it). */
   database(): Db {
@@ -143,6 +156,7 @@ export class EventStore {
    * before (a retry's earlier attempt, perhaps with other data) is read back as stored.
    */
   private async insert(events: readonly JobEvent[]): Promise<JobEvent[]> {
+    const started = performance.now();
     const written: JobEvent[] = [];
     for (const event of events) {
       try {
@@ -150,6 +164,14 @@ export class EventStore {
         written.push(event);
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
+      }
+    }
+    const writeMs = performance.now() - started;
+    for (const listener of this.listeners) {
+      try {
+        listener(written, writeMs);
+      } catch {
+        // Metrics are never worth a lost event write.
       }
     }
     return written;
