@@ -38,6 +38,7 @@ const JobResultsInputSchema = z
       .number()
       .int()
       .min(0)
+      .max(1_000_000)
       .default(0)
       .meta({ description: 'Page results to skip (next_offset of the last call).' }),
     limit: z

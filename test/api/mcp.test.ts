@@ -7,7 +7,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_RESULTS_PER_CALL } from '../../api/mcp/output.js';
+import {
+  boundedPage,
+  jsonResult,
+  MAX_RESULTS_CHARS,
+  MAX_RESULTS_PER_CALL,
+  MAX_TOOL_OUTPUT_CHARS,
+} from '../../api/mcp/output.js';
+import { startAnalyzeSite } from '../support/analyze-site.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
@@ -17,6 +24,7 @@ let base: string;
 let site: FixtureSite;
 let shop: ShopSite;
 let slowShop: ShopSite;
+let analyzeSite: FixtureSite;
 let other: { tenantId: string; apiKey: string };
 const clients: Client[] = [];
 
@@ -32,12 +40,14 @@ before(async () => {
   );
   shop = await startShopSite();
   slowShop = await startShopSite({ productDelayMs: 3_000 });
+  analyzeSite = await startAnalyzeSite();
 });
 after(async () => {
   for (const client of clients) await client.close().catch(() => undefined);
   await site?.close();
   await shop?.close();
   await slowShop?.close();
+  await analyzeSite?.close();
   await svc?.close();
 });
 
@@ -188,6 +198,16 @@ function transportSuite(name: string, connect: Connect) {
       assert.match(tooMany, /limit/);
     });
 
+    test('analyze answers the page type and a schema extract accepts', async () => {
+      const analysis = await ok(client, 'analyze', {
+        url: `${analyzeSite.url}/products`,
+        fetch_mode: 'static',
+      });
+      assert.equal(analysis.page_type, 'listing');
+      assert.ok(analysis.suggested_schema.length > 0);
+      assert.ok(analysis.follow_patterns.length > 0);
+    });
+
     test('list_jobs shows the tenant its jobs', async () => {
       const body = await ok(client, 'list_jobs', { limit: 100 });
       assert.ok(body.jobs.some((j: { job_id: string }) => j.job_id === crawlJobId));
@@ -237,5 +257,62 @@ describe('MCP refuses a wrong key', () => {
     assert.match(String(anonymous.headers.get('content-type')), /^application\/problem\+json/);
     const get = await fetch(`${base}/mcp`, { headers: svc.auth() });
     assert.equal(get.status, 405);
+  });
+});
+
+describe('MCP and the rate limit', () => {
+  test('the /mcp request and the API request a tool makes both count against the tenant', async () => {
+    const { tenantId, apiKey } = await svc.newTenant('mcp-rate');
+    await svc.deps.tenants.setRateLimit(tenantId, 3);
+    const listJobs = () =>
+      fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'list_jobs', arguments: {} },
+        }),
+      });
+    const first = await listJobs(); // requests 1 and 2
+    assert.equal(first.status, 200);
+    assert.equal((await first.json()).result.isError, undefined);
+    const second = await listJobs(); // request 3 passes, the tool's request 4 is refused
+    assert.equal(second.status, 200);
+    const refused = (await second.json()).result;
+    assert.equal(refused.isError, true);
+    assert.match(refused.content[0].text, /429[\s\S]*retry after/);
+    assert.equal((await listJobs()).status, 429);
+  });
+});
+
+describe('MCP answers are bounded', () => {
+  const items = Array.from({ length: 30 }, (_, i) => ({ id: `p${i}`, data: 'x'.repeat(3_000) }));
+
+  test('job_results keeps a page within the character bound and says where to go on', () => {
+    const page = boundedPage(items, 0, 50, 'too big');
+    assert.ok(JSON.stringify(page.items).length <= MAX_RESULTS_CHARS + 100);
+    assert.ok(page.count > 0 && page.count < 30);
+    assert.equal(page.next_offset, page.count);
+    const last = boundedPage(items, 28, 50, 'too big');
+    assert.equal(last.count, 2);
+    assert.equal(last.next_offset, null);
+  });
+
+  test('a page whose data alone is over the bound is answered with a note instead of its data', () => {
+    const page = boundedPage([{ id: 'huge', data: 'y'.repeat(MAX_RESULTS_CHARS * 2) }], 0, 10, 'too big');
+    assert.deepEqual(page.items, [{ id: 'huge', data: null, data_omitted: 'too big' }]);
+  });
+
+  test('any tool answer is cut at the output bound with a note', () => {
+    const result = jsonResult({ data: 'z'.repeat(MAX_TOOL_OUTPUT_CHARS * 2) });
+    const first = result.content[0];
+    assert.ok(first?.type === 'text' && first.text.length < MAX_TOOL_OUTPUT_CHARS + 200);
+    assert.match(first?.type === 'text' ? first.text : '', /\[truncated/);
   });
 });
