@@ -5,7 +5,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { FastifyReply } from 'fastify';
 import { CATEGORY_HTTP_STATUS, retryAfterOf } from '../shared/errors.js';
 import type { JobEvent } from '../shared/events.js';
-import { isFinal, type JobView } from '../shared/reducers/job.js';
+import { isFinal, type JobView, reduceJob } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
 import { isDuplicateKey } from '../shared/store/mongo.js';
 import {
@@ -105,8 +105,10 @@ export async function startJob(
   }
   // Marked before it is recorded: a job recorded without a started workflow is always found by the sweeper.
   const starts = pendingStarts(deps);
-  await starts.add(jobId, job.tenantId);
-  const tenantSeq = await deps.jobs.nextTenantSeq(job.tenantId, jobId);
+  const [, tenantSeq] = await Promise.all([
+    starts.add(jobId, job.tenantId),
+    deps.jobs.nextTenantSeq(job.tenantId, jobId),
+  ]);
   const created: JobEvent = {
     type: 'job.created',
     job_id: jobId,
@@ -130,8 +132,9 @@ export async function startJob(
   await job.beforeStart?.(jobId);
   await starts.prepared(jobId);
   await launch(deps, { ...job, jobId, workflowId, input: job.input(jobId) }, reply);
-  const view = (await deps.jobs.get(job.tenantId, jobId)) ?? (await deps.events.project(jobId));
-  if (!view) throw new Error(`job ${jobId} has no projection after creation`);
+  // The job as its first event makes it (what the append projected), without reading it back.
+  const view = reduceJob([created]);
+  if (!view) throw new Error(`job ${jobId} has no view after creation`);
   return { job: view, created: true };
 }
 
@@ -265,11 +268,29 @@ async function failUnstarted(deps: ApiDeps, job: JobView, message: string) {
  * Abandoning the wait (deadline, client gone) never touches the workflow.
  */
 export async function awaitJob(deps: ApiDeps, job: JobView, timeoutMs: number): Promise<JobView> {
-  if (!isFinal(job.status)) {
-    const handle = deps.temporal.workflow.getHandle(job.workflow_id);
-    await deps.temporal.withDeadline(Date.now() + timeoutMs, () => handle.result()).catch(() => undefined); // failure or deadline: the projection says which
-  }
+  await awaitWorkflow(deps, job, timeoutMs);
   return (await deps.jobs.get(job.tenant_id, job.id)) ?? job;
+}
+
+/**
+ * Waits on the job's workflow until it finishes or the deadline passes: `completed` when it returned (its
+ * events are projected by then: they are recorded before the workflow ends), `other` when it failed, was
+ * cancelled or is still running, or the job had ended already (its projection says which).
+ */
+async function awaitWorkflow(deps: ApiDeps, job: JobView, timeoutMs: number): Promise<'completed' | 'other'> {
+  if (isFinal(job.status)) return 'other';
+  const handle = deps.temporal.workflow.getHandle(job.workflow_id);
+  return deps.temporal
+    .withDeadline(Date.now() + timeoutMs, () => handle.result())
+    .then(
+      () => 'completed' as const,
+      () => 'other' as const,
+    );
+}
+
+/** The completed page of a one-page job whose workflow returned, from its results alone (one read). */
+async function completedPage(deps: ApiDeps, job: JobView): Promise<ResultView | undefined> {
+  return (await deps.jobs.results(job)).find((r) => r.status === 'completed');
 }
 
 /**
@@ -283,9 +304,15 @@ export async function answerPageJob<T>(
   reply: FastifyReply,
   view: (job: JobView, page: ResultView) => T,
 ) {
-  const done = await awaitJob(deps, job, deps.config.EXTRACT_WAIT_SECONDS * 1000);
+  const timeoutMs = deps.config.EXTRACT_WAIT_SECONDS * 1000;
+  // A workflow that returned answers from its page's result: one projection read, not the job's as well.
+  if ((await awaitWorkflow(deps, job, timeoutMs)) === 'completed') {
+    const page = await completedPage(deps, job);
+    if (page) return reply.code(200).send(view(job, page));
+  }
+  const done = (await deps.jobs.get(job.tenant_id, job.id)) ?? job;
   if (done.status === 'completed') {
-    const [page] = (await deps.jobs.results(done)).filter((r) => r.status === 'completed');
+    const page = await completedPage(deps, done);
     if (page) return reply.code(200).send(view(done, page));
   }
   if (isFinal(done.status)) {

@@ -70,12 +70,10 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
     String(s.attributes['url.full']).startsWith(prefix);
   const wanted = {
     request,
-    start: named('StartWorkflow:extractWorkflow'),
-    run: named('RunWorkflow:extractWorkflow'),
-    fetchPage: named('RunActivity:fetchPage'),
-    cleanContent: named('RunActivity:cleanContent'),
-    extractWithModel: named('RunActivity:extractWithModel'),
-    recordEvents: named('RunActivity:recordEvents'),
+    start: named('StartWorkflow:extractPageWorkflow'),
+    run: named('RunWorkflow:extractPageWorkflow'),
+    // One activity fetches, cleans and extracts the page, and records its events.
+    extractPage: named('RunActivity:extractPage'),
     pageFetch: outbound(`${site.url}/product`),
     modelCall: outbound(svc.llm.openaiBaseUrl),
   };
@@ -92,7 +90,7 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
   assert.equal(handler?.parentSpanId, found.request?.spanContext().spanId);
   assert.equal(found.start?.parentSpanId, handler?.spanContext().spanId);
   // Activities are children of the workflow run (no span for the scheduling instant).
-  for (const key of ['fetchPage', 'cleanContent', 'extractWithModel', 'recordEvents']) {
+  for (const key of ['extractPage']) {
     assert.equal(
       found[key]?.parentSpanId,
       found.run?.spanContext().spanId,
@@ -101,12 +99,12 @@ test('an extract is one trace: request, workflow start, workflow, activities, fe
   }
   assert.ok(!spans.some((s) => s.name.startsWith('StartActivity:')));
   // The outbound calls are children of the activities that made them.
-  assert.equal(found.pageFetch?.parentSpanId, found.fetchPage?.spanContext().spanId);
-  assert.equal(found.modelCall?.parentSpanId, found.extractWithModel?.spanContext().spanId);
+  assert.equal(found.pageFetch?.parentSpanId, found.extractPage?.spanContext().spanId);
+  assert.equal(found.modelCall?.parentSpanId, found.extractPage?.spanContext().spanId);
   assert.equal(found.modelCall?.attributes['http.request.method'], 'POST');
   // Activity spans name the job.
-  assert.equal(found.fetchPage?.attributes['job.id'], jobId);
-  assert.equal(found.fetchPage?.attributes['tenant.id'], svc.tenantId);
+  assert.equal(found.extractPage?.attributes['job.id'], jobId);
+  assert.equal(found.extractPage?.attributes['tenant.id'], svc.tenantId);
   assert.equal(found.run?.attributes.workflowId, `extract-${jobId}`);
   // The model call carries the trace; the scraped site gets no trace headers.
   const modelRequest = svc.llm.requests.at(-1);
