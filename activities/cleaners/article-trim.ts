@@ -1,16 +1,18 @@
 // What Readability leaves in an article that is not its body text: figure captions (photo credits and
-// picture descriptions), blocks that are mostly links (related stories, tag lists, "follow us"), and the
-// trail of short unpunctuated lines after the last paragraph ("Related", "Share", a newsletter prompt).
-// Measured on the cleaner bench (README "Cleaners"). Linear: link and text counts are taken in one
-// bottom-up walk, decisions made top-down; the tail is trimmed one block at a time, a bounded number of times.
+// picture descriptions), blocks that are mostly links (related stories, tag lists, "follow us"), the trail of
+// short unpunctuated lines after the last paragraph ("Related", "Share", a newsletter prompt), and the short
+// lines before the first sentence (dateline, kicker), which the cleaner moves to its header rather than drops.
+// Measured on the cleaner bench (README "Cleaners"). Linear: link and text counts are taken in one bottom-up
+// walk, decisions made top-down; the edges are trimmed one block at a time, a bounded number of times.
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 
 /** A block at least this much link text (by characters) is a list of links, not body text. */
 export const LINK_BLOCK_DENSITY = 0.7;
-/** Tail blocks this short and ending without a sentence's punctuation are page furniture. */
-export const SHORT_TAIL_WORDS = 8;
+/** Lines this short that end without a sentence's punctuation are page furniture at the article's edges. */
+export const SHORT_LINE_WORDS = 8;
 const MAX_TAIL_BLOCKS = 50;
+const MAX_HEAD_LINES = 6;
 
 const LINK_BLOCK_TAGS = new Set(['div', 'section', 'p']);
 const CONTAINER_TAGS = new Set(['div', 'section', 'article', 'main']);
@@ -93,40 +95,68 @@ export function dropLinkBlocks($: CheerioAPI, root: Element, isKept: (element: E
 const blocksOf = (element: Element) =>
   element.children.filter((child): child is Element => child.type === 'tag' && BLOCK_TAGS.has(child.name));
 
-/** A container of blocks after two like it: an item of a listing (a product card), never trimmed. */
-function isRepeatedItem(container: Element): boolean {
+/** A container of blocks beside two like it (before it, or after it): an item of a listing, left alone. */
+function isRepeatedItem(container: Element, side: 'prev' | 'next'): boolean {
   let like = 0;
-  for (let sibling = container.prev; sibling && like < 2; sibling = sibling.prev)
+  for (let sibling = container[side]; sibling && like < 2; sibling = sibling[side])
     if (sibling.type === 'tag' && sibling.name === container.name && blocksOf(sibling).length > 0) like++;
   return like >= 2;
 }
 
-/** The last block: into the last container while it holds blocks; null inside a listing's last item. */
-function lastBlock(root: Element): Element | null {
+/**
+ * The first or last block: into the first or last container while it holds blocks; null inside a listing's
+ * first or last item.
+ */
+function edgeBlock(root: Element, edge: 'first' | 'last'): Element | null {
   let at = root;
   for (;;) {
-    const last = blocksOf(at).at(-1);
-    if (!last) return at === root ? null : at;
-    if (!CONTAINER_TAGS.has(last.name) || blocksOf(last).length === 0) return last;
-    if (isRepeatedItem(last)) return null;
-    at = last;
+    const blocks = blocksOf(at);
+    const block = edge === 'first' ? blocks[0] : blocks.at(-1);
+    if (!block) return at === root ? null : at;
+    if (!CONTAINER_TAGS.has(block.name) || blocksOf(block).length === 0) return block;
+    if (isRepeatedItem(block, edge === 'first' ? 'next' : 'prev')) return null;
+    at = block;
   }
+}
+
+/** A line that is no sentence: fewer than SHORT_LINE_WORDS words, not ending as a sentence ends. */
+const isShortLine = (block: Element, text: string) =>
+  !STRUCTURE_TAGS.has(block.name) &&
+  (text.match(WORD)?.length ?? 0) < SHORT_LINE_WORDS &&
+  !SENTENCE_END.test(text);
+
+/**
+ * Takes out the short lines before the first sentence (dateline, kicker, "updated at", a video player's
+ * label): page header material, which the cleaner moves to its header. At most MAX_HEAD_LINES.
+ */
+export function takeHeadLines(
+  $: CheerioAPI,
+  root: Element,
+  isKept: (element: Element) => boolean,
+): Element[] {
+  const lines: Element[] = [];
+  for (let step = 0; step < MAX_TAIL_BLOCKS && lines.length < MAX_HEAD_LINES; step++) {
+    const block = edgeBlock(root, 'first');
+    if (!block || isKept(block) || $(block).find('img, picture, video, a').length > 0) break;
+    const text = $(block).text().trim();
+    if (!isShortLine(block, text)) break;
+    // A container its lines left empty goes without a word.
+    if (text) lines.push(block);
+    $(block).remove();
+  }
+  return lines;
 }
 
 /** Drops, from the end, blocks of links and short lines that end no sentence; lists and tables only for links. */
 export function trimTail($: CheerioAPI, root: Element, isKept: (element: Element) => boolean) {
   for (let index = 0; index < MAX_TAIL_BLOCKS; index++) {
-    const block = lastBlock(root);
+    const block = edgeBlock(root, 'last');
     if (!block || isKept(block) || $(block).find('img, picture, video').length > 0) return;
     const $block = $(block);
     const text = $block.text().trim();
     const linkText = $block.find('a').text().replace(/\s+/g, '').length;
     const linky = linkText >= LINK_BLOCK_DENSITY * text.replace(/\s+/g, '').length;
-    const short =
-      !STRUCTURE_TAGS.has(block.name) &&
-      (text.match(WORD)?.length ?? 0) < SHORT_TAIL_WORDS &&
-      !SENTENCE_END.test(text);
-    if (!linky && !short) return;
+    if (!linky && !isShortLine(block, text)) return;
     $block.remove();
   }
 }

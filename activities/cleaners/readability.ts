@@ -5,7 +5,7 @@ import { Readability } from '@mozilla/readability';
 import { type CheerioAPI, load } from 'cheerio';
 import type { Element } from 'domhandler';
 import { parseHTML } from 'linkedom';
-import { dropLinkBlocks, trimTail } from './article-trim.js';
+import { dropLinkBlocks, takeHeadLines, trimTail } from './article-trim.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
 export const MIN_ARTICLE_CHARS = 200;
@@ -45,20 +45,22 @@ export function mainContent($: CheerioAPI, keepSelectors: string[]): string | nu
   // Readability wraps the content in <div id="readability-page-1" class="page">: markup, no meaning.
   $article('body > div.page').replaceWith((_, page) => $article(page).contents());
   const body = $article('body').get(0);
+  const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
   if (body) {
-    const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
     dropLinkBlocks($article, body, isKept);
     trimTail($article, body, isKept);
   }
   // It also takes the title and the byline (author, often the date) out of the content: put them back, in
   // one <header> first in the <article> (PAGE_HEADER), so that what is the page's and what is the body's
   // stays told apart.
+  // The short lines before the first sentence (dateline, kicker) join them there.
   const text = $article.root().text();
   const title = article.title?.trim();
   const byline = article.byline?.trim();
   const header = [
     title && !text.includes(title) ? $article('<h1>').text(title) : null,
     byline && !text.includes(byline) ? $article('<p>').text(byline) : null,
+    ...(body ? takeHeadLines($article, body, isKept).map((line) => $article(line)) : []),
   ].filter((element) => element !== null);
   if (header.length > 0) $article('body').prepend($article('<header>').append(...header));
   const present = new Set($article(`[${KEEP_MARK}]`).map((_, element) => $article(element).attr(KEEP_MARK)));

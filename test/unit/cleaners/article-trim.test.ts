@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
 import type { Element } from 'domhandler';
-import { dropLinkBlocks, trimTail } from '../../../activities/cleaners/article-trim.js';
+import { dropLinkBlocks, takeHeadLines, trimTail } from '../../../activities/cleaners/article-trim.js';
 import { runChain } from '../../../activities/cleaners/index.js';
+import { PAGE_HEADER } from '../../../activities/cleaners/readability.js';
 
 const PROSE = 'A sentence of the article that goes on for a while and ends properly. ';
 const notKept = () => false;
@@ -83,7 +84,43 @@ describe('trimTail', () => {
   });
 });
 
+describe('takeHeadLines', () => {
+  test('takes the short lines before the first sentence, and stops there', () => {
+    const $ = load(
+      `<article><div><p>Updated 14:00 GMT</p><p>Politics</p></div><p>${PROSE}</p><p>Short line</p></article>`,
+    );
+    const lines = takeHeadLines($, $('article').get(0)!, notKept);
+    assert.deepEqual(
+      lines.map((line) => $(line).text()),
+      ['Updated 14:00 GMT', 'Politics'],
+    );
+    assert.ok($('article').text().startsWith(PROSE.trim()));
+    assert.ok($('article').text().includes('Short line'));
+  });
+
+  test("leaves a listing's first item, a list, links and images", () => {
+    const card = (name: string) => `<div><h3>${name}</h3><p>$19.00</p></div>`;
+    for (const html of [
+      `<div>${card('Lamp')}${card('Kettle')}${card('Shelf')}</div>`,
+      '<ul><li>Blue</li></ul>',
+      '<p><a href="/">Home</a></p>',
+      '<p><img src="/a.png"></p>',
+    ]) {
+      const $ = load(`<article>${html}<p>${PROSE}</p></article>`);
+      assert.deepEqual(takeHeadLines($, $('article').get(0)!, notKept), [], html);
+    }
+  });
+});
+
 describe('the readability cleaner trims its article', () => {
+  test('a dateline before the first sentence goes to the header; the body starts with the sentence', () => {
+    const page = `<html><body><article><p>Monday 3 March 2026, 14:00</p><p>${PROSE.repeat(6)}</p></article></body></html>`;
+    const $ = load(runChain(page, [{ name: 'readability' }]));
+    assert.equal($(PAGE_HEADER).children().last().text(), 'Monday 3 March 2026, 14:00');
+    $(PAGE_HEADER).remove();
+    assert.ok($('article').text().startsWith(PROSE.trim()));
+  });
+
   test('related links, captions and a "follow us" line go; the body stays', () => {
     const body = `<p>${PROSE.repeat(4)}</p><figure><img src="/a.jpg"><figcaption>Credit: Someone</figcaption></figure><p>${PROSE.repeat(3)}</p>`;
     const related =
