@@ -63,14 +63,14 @@ const connectHttp: Connect = async (apiKey) => {
   return client;
 };
 
-const connectStdio: Connect = async (apiKey) => {
+const connectStdio = async (apiKey: string, url = base) => {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', 'api/mcp/stdio.ts'],
-    env: { ...env, EXTRACT_SERVICE_URL: base, EXTRACT_SERVICE_API_KEY: apiKey },
+    env: { ...env, EXTRACT_SERVICE_URL: url, EXTRACT_SERVICE_API_KEY: apiKey },
     stderr: 'pipe',
   });
   await client.connect(transport);
@@ -249,6 +249,12 @@ describe('MCP refuses a wrong key', () => {
   test('over stdio every tool call is a 401 tool error', async () => {
     const client = await connectStdio('sk_wrong');
     assert.match(await fails(client, 'list_jobs', {}), /401/);
+  });
+
+  test('over stdio a service out of reach is a tool error naming its URL, not the key', async () => {
+    const client = await connectStdio(svc.apiKey, 'http://127.0.0.1:9');
+    const text = await fails(client, 'job_status', { job_id: 'job_x' });
+    assert.match(text, /http:\/\/127\.0\.0\.1:9 could not be reached/);
   });
 
   test('/mcp without a key is a 401 problem; GET has no session stream (405 with a key)', async () => {
