@@ -135,6 +135,16 @@ export function createMetrics(options: MetricsOptions = {}) {
       labelNames: ['job_type'],
       registers,
     }),
+    crawlPagesQueued: new Gauge({
+      name: n('crawl_pages_queued'),
+      help: 'URLs queued (found, not yet processed) over the running crawls (their projections; at most 200 crawls).',
+      registers,
+    }),
+    crawlFrontierLargest: new Gauge({
+      name: n('crawl_frontier_largest'),
+      help: "The largest running crawl's queue of URLs.",
+      registers,
+    }),
     browserPagesInUse: new Gauge({
       name: n('browser_pages_in_use'),
       help: 'Headless browser pages rendering in this worker now (at most BROWSER_MAX_PAGES).',

@@ -1,21 +1,23 @@
 // GET /metrics on the API: Prometheus text, outside /api/v1 so no tenant key applies (a tenant's key is not
 // an operator's). Bound like the rest of the API (HOST, PORT); when METRICS_TOKEN is set a scrape must send
 // it as a bearer token. The counts come from the job events this process writes (job.created, and the
-// failures of jobs whose workflow never started) and from Temporal's visibility (jobs running).
+// failures of jobs whose workflow never started) and from Temporal's visibility (jobs running, crawl frontiers).
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { jobEventCounter } from '../metrics/job-events.js';
-import { countRunningJobs } from '../metrics/jobs-running.js';
+import { readRunningJobs } from '../metrics/jobs-running.js';
 import { createMetrics, type ServiceMetrics } from '../metrics/registry.js';
 import { scrape } from '../metrics/scrape.js';
 import type { EventStore } from '../store/event-store.js';
+import type { JobReader } from '../store/jobs.js';
 
 export const METRICS_PATH = '/metrics';
 
 interface MetricsDeps {
   config: Pick<Config, 'METRICS_TOKEN' | 'METRICS_TENANT_LABELS'>;
   events: EventStore;
+  jobs: JobReader;
   temporal: Client;
 }
 
@@ -27,7 +29,7 @@ export function registerMetrics(
 ): ServiceMetrics {
   const stop = deps.events.onWritten(jobEventCounter(metrics));
   app.addHook('onClose', async () => stop());
-  countRunningJobs(metrics, deps.temporal);
+  readRunningJobs(metrics, deps.temporal, deps.jobs);
   app.get(METRICS_PATH, { schema: { hide: true }, logLevel: 'warn' }, async (request, reply) => {
     const answer = await scrape(metrics.registry, request.headers.authorization, deps.config.METRICS_TOKEN);
     return reply.code(answer.status).headers(answer.headers).type(answer.contentType).send(answer.body);

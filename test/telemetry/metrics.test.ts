@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
@@ -84,8 +85,51 @@ async function workerUntil(done: (text: string) => boolean, timeoutMs = 20_000):
 const job = (id: string) =>
   svc.app.inject({ url: `/api/v1/jobs/${id}`, headers: svc.auth() }).then((r) => r.json());
 
+const shopCrawl = { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1 };
+
+async function until(what: string, done: () => Promise<boolean>, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('Prometheus metrics', () => {
+  test("while a crawl runs: jobs running and the crawl's queue, from visibility and its projection", async () => {
+    const slow = await startShopSite({ productDelayMs: 1500 });
+    try {
+      const res = await svc.app.inject({
+        method: 'POST',
+        url: '/api/v1/crawl',
+        headers: svc.auth(),
+        payload: { url: `${slow.url}/`, schema: { name: 'string' }, options: shopCrawl },
+      });
+      assert.equal(res.statusCode, 202, res.body);
+      const jobId = res.json().job_id as string;
+      // The API reads visibility at most every 10 s: scrape first once Temporal and the projection show it.
+      await until('the crawl to be running with URLs queued', async () => {
+        const { count } = await svc.deps.temporal.workflow.count(
+          'ExecutionStatus="Running" AND ExtractJobType="crawl"',
+        );
+        const view = await job(jobId);
+        return count === 1 && view.status === 'running' && view.urls_queued > 0;
+      });
+      const api = (await scrapeApi()).body;
+      assert.equal(sample(api, 'extract_service_jobs_running', { job_type: 'crawl' }), 1);
+      assert.equal(sample(api, 'extract_service_jobs_running', { job_type: 'extract' }), 0);
+      const queued = sample(api, 'extract_service_crawl_pages_queued');
+      assert.ok(queued > 0 && queued <= 12, `${queued} queued`);
+      assert.equal(sample(api, 'extract_service_crawl_frontier_largest'), queued);
+      assert.equal((await waitForJobEnd(svc, jobId)).status, 'completed');
+    } finally {
+      await slow.close();
+    }
+  });
+
   test('an extract and a crawl move the counters by what the jobs report', async () => {
+    const apiBefore = (await scrapeApi()).body;
+    const workerBefore = (await scrapeWorker()).text;
     rx.answer('/hook', [500, 200]); // the first delivery attempt fails, every other succeeds
     const extract = await svc.app.inject({
       method: 'POST',
@@ -105,7 +149,7 @@ describe('Prometheus metrics', () => {
       payload: {
         url: `${site.url}/`,
         schema: { name: 'string', price: 'number' },
-        options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1 },
+        options: shopCrawl,
       },
     });
     assert.equal(crawl.statusCode, 200, crawl.body);
@@ -117,13 +161,19 @@ describe('Prometheus metrics', () => {
     const api = await scrapeApi();
     assert.equal(api.statusCode, 200);
     assert.match(String(api.headers['content-type']), /^text\/plain; version=0\.0\.4/);
-    assert.equal(sample(api.body, 'extract_service_jobs_created_total', { job_type: 'extract' }), 1);
-    assert.equal(sample(api.body, 'extract_service_jobs_created_total', { job_type: 'crawl' }), 1);
+    const created = (type: string) =>
+      sample(api.body, 'extract_service_jobs_created_total', { job_type: type }) -
+      sample(apiBefore, 'extract_service_jobs_created_total', { job_type: type });
+    assert.equal(created('extract'), 1);
+    assert.equal(created('crawl'), 1);
     assert.ok(api.body.includes('extract_service_jobs_running{job_type="crawl"}'), 'jobs running per type');
 
     const webhooksDone = (t: string) => sample(t, 'extract_service_webhook_deliveries_total') >= 3;
     const w = await workerUntil(webhooksDone);
-    const count = (name: string, labels: Labels = {}) => sample(w, `extract_service_${name}`, labels);
+    /** How much a series moved during this test (the first test's crawl counted before it). */
+    const count = (name: string, labels: Labels = {}) =>
+      sample(w, `extract_service_${name}`, labels) - sample(workerBefore, `extract_service_${name}`, labels);
+    const now = (name: string, labels: Labels = {}) => sample(w, `extract_service_${name}`, labels);
     // Jobs: the worker records their start and end.
     for (const type of ['extract', 'crawl']) {
       assert.equal(count('jobs_started_total', { job_type: type }), 1, `${type} started`);
@@ -160,8 +210,8 @@ describe('Prometheus metrics', () => {
     assert.ok(count('activity_duration_seconds_count', { activity: 'recordEvents', outcome: 'ok' }) >= 4);
     assert.ok(count('activity_duration_seconds_count', { activity: 'crawlPage' }) >= 12);
     assert.equal(count('activity_duration_seconds_count', { activity: 'deliverWebhook', outcome: 'ok' }), 3);
-    assert.equal(count('activities_running', { activity: 'crawlPage' }), 0);
-    assert.equal(count('browser_pages_in_use'), 0);
+    assert.equal(now('activities_running', { activity: 'crawlPage' }), 0);
+    assert.equal(now('browser_pages_in_use'), 0);
     // Webhooks: attempt 1 of one event failed and was retried; three answers in all.
     assert.equal(count('webhook_deliveries_total', { outcome: 'retry', attempt: '1' }), 1);
     assert.equal(count('webhook_deliveries_total', { outcome: 'success', attempt: '1' }), 1);
