@@ -1,7 +1,8 @@
 // Re-records the workflow histories CI replays (test/replay/histories): runs a fixed set of jobs on a
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
 // versioned workflow change:  npm run --silent record-histories [extract|analyze|crawl|deferred|cancelled|webhook]...
-// (no names: all of them).
+// (no names: all of them). Extracts record extractPageWorkflow (extract-page-*); the extract-*.json histories
+// without "page" are of extractWorkflow, which no new job starts, kept so its running workflows stay covered.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,9 +37,9 @@ async function recordExtracts() {
     url: `${site.url}/product/1`,
     schema: { name: 'string', price: 'number' },
   });
-  await save('extract-completed', `extract-${ok.job_id}`);
+  await save('extract-page-completed', `extract-${ok.job_id}`);
   const gone = await post('/api/v1/extract', { url: `${site.url}/product/7`, schema: { name: 'string' } });
-  await save('extract-failed-http-status', `extract-${gone.job_id}`);
+  await save('extract-page-failed-http-status', `extract-${gone.job_id}`);
 }
 
 // A crawl through the API, and one forced to continue as new (history_limit): every run is saved.
@@ -109,7 +110,7 @@ async function recordWebhookDelivery() {
   const result = await svc.deps.temporal.workflow.getHandle(delivery).result();
   if (result.attempts !== 3 || result.outcome !== 'success')
     throw new Error(`expected a success on the third attempt, got ${JSON.stringify(result)}`);
-  await save('extract-with-webhook', `extract-${job.job_id}`);
+  await save('extract-page-with-webhook', `extract-${job.job_id}`);
   await save('webhook-delivery-retried', delivery);
   await rx.close();
 }

@@ -1,0 +1,52 @@
+// How many round trips through Temporal a waited extract takes, read from its workflow history: two workflow
+// tasks (start, then the page's answer) and one activity (extractPage), which records the job's events
+// itself. Not timed: a change that adds a task or an activity to every extract fails here, whatever the machine.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { html, startFixtureSite } from '../support/fixture-site.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+let site: Awaited<ReturnType<typeof startFixtureSite>>;
+
+before(async () => {
+  svc = await startTestService();
+  site = await startFixtureSite();
+  site.route('/p', html('Item', `<h1>Item</h1><p>Price: 10</p><p>${'Text about the item. '.repeat(30)}</p>`));
+});
+
+after(async () => {
+  await site?.close();
+  await svc?.close();
+});
+
+test('a waited extract is two workflow tasks and one activity, and its log is complete', async () => {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/extract',
+    headers: svc.auth(),
+    payload: { url: `${site.url}/p`, schema: { title: 'string', price: 'number' } },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  const jobId = res.json().job_id as string;
+  const history = await svc.deps.temporal.workflow.getHandle(`extract-${jobId}`).fetchHistory();
+  const events = history.events ?? [];
+  const workflowTasks = events.filter((e) => e.workflowTaskCompletedEventAttributes).length;
+  const activities = events
+    .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+    .filter((name): name is string => Boolean(name));
+  assert.equal(workflowTasks, 2, 'workflow tasks');
+  assert.deepEqual(activities, ['extractPage']);
+  assert.ok(events.some((e) => e.workflowExecutionCompletedEventAttributes));
+  assert.ok(!JSON.stringify(history).includes('Text about the item'), 'no page content in history');
+
+  const log = await svc.deps.events.list(jobId);
+  assert.deepEqual(
+    log.map((e) => `${e.seq}:${e.type}`),
+    ['0:job.created', '1:job.started', '2:page.completed', '3:job.completed'],
+  );
+  const job = await svc.deps.jobs.get(svc.tenantId, jobId);
+  assert.equal(job?.status, 'completed');
+  assert.equal(job?.page_count, 1);
+  assert.ok(job?.started_at, 'job.started is projected');
+});
