@@ -13,6 +13,10 @@ Runtime.instance().logger.info('worker polling', {
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   temporalAddress: config.TEMPORAL_ADDRESS,
   tracing: tracing ? (config.OTEL_EXPORTER_OTLP_ENDPOINT ? 'otlp' : 'file') : 'off',
+  metrics: worker.metricsServer ? `${config.WORKER_METRICS_HOST}:${worker.metricsServer.port}` : 'off',
+  temporalMetrics: config.TEMPORAL_METRICS_PORT
+    ? `${config.WORKER_METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`
+    : 'off',
 });
 const stopRetention = startContentRetention(
   new ContentStore(worker.mongo.db),

@@ -4,6 +4,9 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import type { JobEvent } from '../../shared/events.js';
+import { jobEventCounter } from '../../shared/metrics/job-events.js';
+import { createMetrics, MODEL_LABEL_LIMIT } from '../../shared/metrics/registry.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
@@ -251,5 +254,98 @@ describe('Prometheus metrics', () => {
     assert.equal(api.statusCode, 401);
     const other = await scrapeUrl(`http://127.0.0.1:${workerPort}/api/v1/jobs`);
     assert.equal(other.status, 404);
+  });
+});
+
+/** A page.completed the model answered, as a worker records it. */
+function modelPage(jobId: string, seq: number, provider: string, model: string): JobEvent {
+  const usage = {
+    input_tokens: 100,
+    output_tokens: 10,
+    llm_cost_usd: 0.001,
+    cost_usd: 0.001,
+    is_byok: false,
+  };
+  return {
+    type: 'page.completed',
+    job_id: jobId,
+    tenant_id: 'tenant-x',
+    seq,
+    event_id: `${jobId}-${seq}`,
+    at: new Date().toISOString(),
+    data: {
+      page_id: `p${seq}`,
+      url: 'https://shop.example/secret-path',
+      final_url: 'https://shop.example/secret-path',
+      depth: 0,
+      parent_url: null,
+      data: {},
+      input_format: 'markdown',
+      fetch_mode: 'static',
+      fetched_at: new Date().toISOString(),
+      fetch_duration_ms: 10,
+      clean_duration_ms: 5,
+      extract_duration_ms: 200,
+      provider,
+      model,
+      fallback_position: 0,
+      usage,
+      price_known: true,
+    },
+  };
+}
+
+describe('bounded labels', () => {
+  test('model names past the cap, odd names and unknown providers fold into "other"; no tenant by default', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const count = jobEventCounter(metrics, () => 'crawl');
+    const events = Array.from({ length: MODEL_LABEL_LIMIT + 10 }, (_, i) =>
+      modelPage('job_a', i, 'openai', `model-${i}`),
+    );
+    events.push(modelPage('job_a', 100, 'my-own-gateway', 'model-0'));
+    events.push(modelPage('job_a', 101, 'openai', 'a model {with} "quotes"'));
+    count(events, 5);
+    const text = await metrics.registry.metrics();
+    const models = new Set([...text.matchAll(/model="([^"]*)"/g)].map((m) => m[1]));
+    assert.equal(models.size, MODEL_LABEL_LIMIT + 1, [...models].join(' '));
+    assert.ok(models.has('other'));
+    assert.equal(sample(text, 'extract_service_model_pages_total', { model: 'other' }), 11);
+    assert.equal(sample(text, 'extract_service_model_pages_total', { provider: 'other' }), 1);
+    assert.equal(sample(text, 'extract_service_pages_total', { job_type: 'crawl' }), events.length);
+    assert.ok(!text.includes('tenant-x') && !text.includes('shop.example') && !text.includes('job_a'));
+  });
+
+  test('METRICS_TENANT_LABELS adds the tenant to job and page series only', async () => {
+    const metrics = createMetrics({ tenantLabels: true, processMetrics: false });
+    jobEventCounter(metrics)([modelPage('job_b', 0, 'openai', 'gpt-4o-mini')], 5);
+    const text = await metrics.registry.metrics();
+    assert.equal(sample(text, 'extract_service_pages_total', { tenant: 'tenant-x' }), 1);
+    assert.ok(!/model_tokens_total\{[^}]*tenant=/.test(text), 'no tenant on model series');
+  });
+
+  test('an event written twice (a retried write) is counted once', async () => {
+    const jobId = `job_${'0'.repeat(31)}1`;
+    const failed: JobEvent = {
+      type: 'page.failed',
+      job_id: jobId,
+      tenant_id: 'tenant-x',
+      seq: 0,
+      event_id: `${jobId}-0`,
+      at: new Date().toISOString(),
+      data: {
+        page_id: 'p0',
+        url: 'https://shop.example/',
+        depth: 0,
+        parent_url: null,
+        error_category: 'fetch_timeout',
+        error_message: 'timed out',
+      },
+    };
+    const failures = async () =>
+      sample((await scrapeApi()).body, 'extract_service_pages_total', { error_category: 'fetch_timeout' });
+    const before = await failures();
+    await svc.deps.events.append([failed]);
+    await svc.deps.events.append([failed]);
+    assert.equal((await failures()) - before, 1);
   });
 });
