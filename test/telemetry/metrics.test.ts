@@ -2,6 +2,7 @@
 // then the API's /metrics, the worker's and the Temporal SDK's are scraped and their counts compared with
 // what the jobs themselves report. METRICS_TOKEN guards both scrapes and opens nothing under /api/v1.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { JobEvent } from '../../shared/events.js';
@@ -238,7 +239,39 @@ describe('Prometheus metrics', () => {
   test("the Temporal SDK's own metrics are served on TEMPORAL_METRICS_PORT", async () => {
     const temporal = await scrapeUrl(`http://127.0.0.1:${temporalPort}/metrics`, '');
     assert.equal(temporal.status, 200);
-    assert.ok(temporal.text.includes('temporal_'), temporal.text.slice(0, 300));
+    // Names as the dashboard reads them: _total counters, durations in seconds, no unit suffix.
+    for (const name of [
+      'temporal_activity_execution_latency_count',
+      'temporal_activity_schedule_to_start_latency_bucket',
+      'temporal_workflow_task_schedule_to_start_latency_bucket',
+      'temporal_worker_task_slots_available',
+      'temporal_workflow_completed_total',
+    ]) {
+      assert.ok(temporal.text.includes(`${name}{`), `${name} in ${temporal.text.slice(0, 300)}`);
+    }
+  });
+
+  test('every series the Grafana dashboard reads is served', async () => {
+    const dashboard = await readFile(
+      new URL('../../docs/grafana/extract-service.json', import.meta.url),
+      'utf8',
+    );
+    const exprs = (JSON.parse(dashboard).panels as { targets?: { expr: string }[] }[]).flatMap(
+      (p) => p.targets?.map((t) => t.expr) ?? [],
+    );
+    const read = new Set(
+      exprs.flatMap((e) => [...e.matchAll(/\b(?:extract_service|temporal)_\w+/g)].map((m) => m[0])),
+    );
+    const served = [
+      (await scrapeApi()).body,
+      (await scrapeWorker()).text,
+      (await scrapeUrl(`http://127.0.0.1:${temporalPort}/metrics`, '')).text,
+    ].join('\n');
+    for (const name of read) {
+      const base = name.replace(/_(bucket|count|sum)$/, '');
+      assert.ok(served.includes(`# TYPE ${base} `), `${name} (dashboard) is served`);
+    }
+    assert.ok(read.size >= 20);
   });
 
   test('METRICS_TOKEN: a scrape without it is refused, and it opens nothing under /api/v1', async () => {
