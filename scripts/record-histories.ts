@@ -1,6 +1,6 @@
 // Re-records the workflow histories CI replays (test/replay/histories): runs a fixed set of jobs on a
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
-// versioned workflow change:  npm run --silent record-histories [extract|analyze|crawl|deferred|cancelled|webhook]...
+// versioned workflow change:  npm run --silent record-histories [extract|analyze|crawl|deferred|cancelled|cancelled-start|webhook]...
 // (no names: all of them). Extracts record extractPageWorkflow (extract-page-*); the extract-*.json histories
 // without "page" are of extractWorkflow, which no new job starts, kept so its running workflows stay covered.
 
@@ -96,6 +96,24 @@ async function recordCancelledCrawl() {
   await slow.close();
 }
 
+// A crawl cancelled the moment it was accepted, while it records its start.
+async function recordCrawlCancelledAtStart() {
+  const crawl = await post('/api/v1/crawl', {
+    url: `${site.url}/`,
+    schema: { name: 'string', price: 'number' },
+    options: { follow_selector: 'a.product', max_depth: 1, concurrency: 2 },
+  });
+  await svc.app.inject({ method: 'POST', url: `/api/v1/jobs/${crawl.job_id}/cancel`, headers: svc.auth() });
+  const workflowId = `crawl-${crawl.job_id}`;
+  await svc.deps.temporal.workflow
+    .getHandle(workflowId)
+    .result()
+    .catch(() => undefined);
+  const job = await svc.deps.events.project(crawl.job_id);
+  if (job?.status !== 'cancelled') throw new Error(`the cancelled crawl is ${job?.status}`);
+  await save('crawl-cancelled-at-start', workflowId);
+}
+
 // An extract with a webhook whose receiver fails twice: the job (which starts the delivery as a child) and
 // the delivery workflow, with its two retry timers and three attempts.
 async function recordWebhookDelivery() {
@@ -133,6 +151,7 @@ const recorders: Record<string, () => Promise<void>> = {
   crawl: recordCrawls,
   deferred: recordDeferredCrawl,
   cancelled: recordCancelledCrawl,
+  'cancelled-start': recordCrawlCancelledAtStart,
   webhook: recordWebhookDelivery,
 };
 const names = process.argv.slice(2);

@@ -129,6 +129,8 @@ const MAX_DEFER_WAIT_MS = 2_000;
 const CRAWL_ONE_WAKEUP_PATCH = 'crawl-one-wakeup';
 /** patched() id of pages cancelled with their job kept in flight until the cancellation records them. */
 const CANCELLED_PAGES_PATCH = 'crawl-cancelled-pages-skipped';
+/** patched() id of a cancellation recorded wherever it comes (not only while pages run). */
+const CANCEL_ANYWHERE_PATCH = 'crawl-cancel-anywhere';
 
 export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWorkflowResult> {
   const fresh = !input.state;
@@ -146,39 +148,64 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     domainNextStart: {},
     runs: 1,
   };
-  const log = new JobLog(input.jobId, input.tenantId, state.nextSeq);
+  // A cancellation that comes while the job starts or ends (not only while pages run) is recorded too, and
+  // the job's own records are never cancelled half-way: a record cancelled before its activity ran left its
+  // seqs unwritten, and one cancelled while job.started was being recorded left the job running for good.
+  const cancelSafe = patched(CANCEL_ANYWHERE_PATCH);
+  const log = new JobLog(input.jobId, input.tenantId, state.nextSeq, cancelSafe);
   const hooks = new JobWebhooks(input.jobId, input.tenantId, input.webhooks);
   const setStatus = (status: string) =>
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
   const opts = input.options;
+  const inflight = new Map<
+    number,
+    { promise: Promise<void>; slot: Slot; page: QueuedPage; pageId: string }
+  >();
+  /** Records the job's cancellation: pages in flight end as skipped in their own seq, then job.cancelled. */
+  const recordCancellation = () =>
+    CancellationScope.nonCancellable(async () => {
+      // Unless their activity already wrote a result there (a seq is written once).
+      const ended = [...inflight.values()].map((f) => ({
+        slot: f.slot,
+        body: pageEvent('page.skipped', f.page, f.pageId, 'cancelled', 'the job was cancelled'),
+      }));
+      await log.record(...ended, {
+        type: 'job.cancelled',
+        data: { duration_ms: Date.now() - state.startedAt },
+      });
+      setStatus('cancelled');
+    });
+  /** Outside the page loop: a cancellation is recorded only by runs made since CANCEL_ANYWHERE_PATCH. */
+  const cancelledAnywhere = async (err: unknown): Promise<never> => {
+    if (cancelSafe && isCancellation(err)) await recordCancellation();
+    throw err;
+  };
   if (fresh) {
     setStatus('running');
-    await log.record(
-      { type: 'job.started', data: {} },
-      {
-        type: 'crawl.discovered',
-        data: {
-          nodes: seeds.map((seed, node) => ({
-            node,
-            url: seed.url,
-            parent_url: seed.parentUrl,
-            depth: seed.depth,
-            status: 'pending' as const,
-          })),
+    await log
+      .record(
+        { type: 'job.started', data: {} },
+        {
+          type: 'crawl.discovered',
+          data: {
+            nodes: seeds.map((seed, node) => ({
+              node,
+              url: seed.url,
+              parent_url: seed.parentUrl,
+              depth: seed.depth,
+              status: 'pending' as const,
+            })),
+          },
         },
-      },
-    );
-    await hooks.emit('job.started');
+      )
+      .catch(cancelledAnywhere);
+    await hooks.emit('job.started').catch(cancelledAnywhere);
   }
 
   // Pages whose activity runs now (not those still waiting for their domain's turn): the crawl map shows
   // them as `crawling`. A query reads this; nothing about it is recorded in history.
   const crawling = new Set<number>();
   setHandler(defineQuery<number[]>(CRAWL_IN_FLIGHT_QUERY), () => [...crawling]);
-  const inflight = new Map<
-    number,
-    { promise: Promise<void>; slot: Slot; page: QueuedPage; pageId: string }
-  >();
   // The loop waits for "some page ended" on one promise its pages resolve. Runs recorded before this
   // waited on Promise.race over every page in flight: ~10 promises per page, each costing a stack trace
   // in the workflow sandbox (~10% of the worker's CPU on a fast crawl). The old way stays for their replay.
@@ -440,28 +467,18 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
-    await CancellationScope.nonCancellable(async () => {
-      // Pages in flight end as skipped in their own seq (unless their activity already wrote a result).
-      const ended = [...inflight.values()].map((f) => ({
-        slot: f.slot,
-        body: pageEvent('page.skipped', f.page, f.pageId, 'cancelled', 'the job was cancelled'),
-      }));
-      await log.record(...ended, {
-        type: 'job.cancelled',
-        data: { duration_ms: Date.now() - state.startedAt },
-      });
-      setStatus('cancelled');
-    });
+    await recordCancellation();
     throw err;
   }
 
   if (queued() && !state.budgetExhausted) {
-    if (patched(FRONTIER_CHUNKS_PATCH)) await storeFrontier();
+    if (patched(FRONTIER_CHUNKS_PATCH)) await storeFrontier().catch(cancelledAnywhere);
     state.nextSeq = log.seq;
     state.runs++;
     await continueAsNew<typeof crawlWorkflow>({ ...input, state });
   }
-  if (state.chunksStored) await dropFrontier({ jobId: input.jobId, count: state.chunksStored });
+  if (state.chunksStored)
+    await dropFrontier({ jobId: input.jobId, count: state.chunksStored }).catch(cancelledAnywhere);
 
   const duration_ms = Date.now() - state.startedAt;
   const exhausted = state.budgetExhausted ? { budget_exhausted: true as const } : {};

@@ -1,6 +1,6 @@
 // Records job events from a workflow: ids and sequence numbers are made here, so a replayed or retried
 // recording is recognised as the same event.
-import { proxyActivities, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { JobEvent, JobEventBody } from '../shared/events.js';
 import { recordPolicy } from './policies.js';
@@ -12,6 +12,8 @@ export class JobLog {
     private readonly jobId: string,
     private readonly tenantId: string,
     private nextSeq: number,
+    /** Records run to the end even when the job is cancelled meanwhile (their seqs are reserved already). */
+    private readonly uncancellable = false,
   ) {}
 
   /** Reserves a sequence number and an event id for an event another activity will write. */
@@ -37,7 +39,9 @@ export class JobLog {
         event_id: slot.eventId,
       } as JobEvent;
     });
-    await recordEvents(events);
+    await (this.uncancellable
+      ? CancellationScope.nonCancellable(() => recordEvents(events))
+      : recordEvents(events));
   }
 }
 

@@ -1,0 +1,53 @@
+// A crawl cancelled at any moment ends cancelled with a gap-free event log: while it records its start,
+// while its first pages are queued, or while pages are at the site.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { type ShopSite, startShopSite } from '../support/shop-site.js';
+
+let svc: TestService;
+let site: ShopSite;
+before(async () => {
+  svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+  site = await startShopSite({ productDelayMs: 500 });
+});
+after(async () => {
+  await site?.close();
+  await svc?.close();
+});
+
+for (const delayMs of [0, 0, 25, 50, 100, 200, 400, 800]) {
+  test(`a crawl cancelled ${delayMs} ms after it was accepted ends cancelled`, {
+    timeout: 60_000,
+  }, async () => {
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/crawl',
+      headers: svc.auth(),
+      payload: {
+        url: `${site.url}/`,
+        schema: { name: 'string', price: 'number' },
+        options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 2 },
+      },
+    });
+    assert.equal(res.statusCode, 202, res.body);
+    const jobId = res.json().job_id as string;
+    await new Promise((r) => setTimeout(r, delayMs));
+    const cancel = await svc.app.inject({
+      method: 'POST',
+      url: `/api/v1/jobs/${jobId}/cancel`,
+      headers: svc.auth(),
+    });
+    assert.equal(cancel.statusCode, 200, cancel.body);
+    const job = await waitForJobEnd(svc, jobId, 30_000);
+    assert.equal(job.status, 'cancelled');
+    const events = await svc.deps.events.list(jobId, -1, 10_000);
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      events.map((_, i) => i),
+      'every seq written once, none missing',
+    );
+    assert.equal(events.at(-1)?.type, 'job.cancelled');
+  });
+}
