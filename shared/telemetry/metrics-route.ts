@@ -15,7 +15,7 @@ import type { JobReader } from '../store/jobs.js';
 export const METRICS_PATH = '/metrics';
 
 interface MetricsDeps {
-  config: Pick<Config, 'METRICS_TOKEN' | 'METRICS_TENANT_LABELS'>;
+  config: Pick<Config, 'HOST' | 'METRICS_TOKEN' | 'METRICS_TENANT_LABELS'>;
   events: EventStore;
   jobs: JobReader;
   temporal: Client;
@@ -30,9 +30,17 @@ export function registerMetrics(
   const stop = deps.events.onWritten(jobEventCounter(metrics));
   app.addHook('onClose', async () => stop());
   readRunningJobs(metrics, deps.temporal, deps.jobs);
+  if (!deps.config.METRICS_TOKEN && !isLoopback(deps.config.HOST)) {
+    app.log.warn(
+      { host: deps.config.HOST },
+      'GET /metrics answers anyone who reaches this address: set METRICS_TOKEN (or keep the port private)',
+    );
+  }
   app.get(METRICS_PATH, { schema: { hide: true }, logLevel: 'warn' }, async (request, reply) => {
     const answer = await scrape(metrics.registry, request.headers.authorization, deps.config.METRICS_TOKEN);
     return reply.code(answer.status).headers(answer.headers).type(answer.contentType).send(answer.body);
   });
   return metrics;
 }
+
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
