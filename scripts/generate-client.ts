@@ -45,7 +45,7 @@ export async function buildOpenApiDocument(): Promise<OpenAPI3> {
 
 /** openapi-typescript's output for a document, formatted by the repo's biome settings. */
 export async function generateSchemaSource(document: OpenAPI3): Promise<string> {
-  const source = HEADER + astToString(await openapiTS(document, { alphabetize: true }));
+  const source = HEADER + astToString(await openapiTS(document, { alphabetize: true, defaultNonNullable: false }));
   const biome = spawnSync('npx', ['biome', 'format', `--stdin-file-path=${SCHEMA_PATH}`], {
     input: source,
     encoding: 'utf8',

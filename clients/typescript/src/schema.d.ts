@@ -4102,18 +4102,18 @@ export interface components {
     };
     AnalyzeRequestInput: {
       /** @default true */
-      capture_debug: boolean;
+      capture_debug?: boolean;
       /**
        * @description 0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.
        * @default 0
        */
-      depth: number;
+      depth?: number;
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
        * @enum {string}
        */
-      fetch_mode: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: 'auto' | 'static' | 'dynamic';
       /**
        * Format: uri
        * @description Absolute http or https URL
@@ -4350,7 +4350,7 @@ export interface components {
        * @description Pages in flight at once (1..20).
        * @default 3
        */
-      concurrency: number;
+      concurrency?: number;
       /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
       delay?: string;
       /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
@@ -4361,24 +4361,24 @@ export interface components {
        * @description Link depth from the seed (0..10).
        * @default 2
        */
-      max_depth: number;
+      max_depth?: number;
       /**
        * @description Pages processed at most (1..10000).
        * @default 50
        */
-      max_pages: number;
+      max_pages?: number;
       /** @description CSS selector of the next-page link; the next page continues at the same depth. */
       next_selector?: string;
       /**
        * @description Obey robots.txt (disallowed pages are skipped as robots_disallowed). Turn off only for sites you own. Read as RFC 9309 says: a robots.txt answering 4xx allows everything; 5xx, 429 or an unreachable server disallows everything (retried after a minute); only its first 500 KiB are read; kept per origin for 10 minutes.
        * @default true
        */
-      respect_robots: boolean;
+      respect_robots?: boolean;
       /**
        * @description Follow only links on the seed host (www. ignored).
        * @default true
        */
-      same_domain_only: boolean;
+      same_domain_only?: boolean;
     };
     CrawlRequest: {
       /**
@@ -4442,7 +4442,7 @@ export interface components {
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
-      capture_debug: boolean;
+      capture_debug?: boolean;
       /** @description Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large. */
       cleaner_chain?: components['schemas']['CleanerStepInput'][];
       /**
@@ -4450,12 +4450,12 @@ export interface components {
        * @default auto
        * @enum {string}
        */
-      fetch_mode: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: 'auto' | 'static' | 'dynamic';
       /**
        * @description Learn extractors per page template: once the model has answered a few pages of one template (same URL shape and page structure), CSS selectors that read the same values on those pages answer the rest of its pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must come out non-empty and every value of the right type, else the page goes to the model. Every LEARNED_CHECK_EVERY pages (operator setting, default 200), and on the first page of each job, one page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, the pages it answered since its last check (their results are replaced; the stream shows each re-done page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and lists of those, and lists of objects of those (item containers from the repeated block, properties read inside each); object fields and prompts always go to the model. Page provenance names the selector read. A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.
        * @default true
        */
-      learn_extractors: boolean;
+      learn_extractors?: boolean;
       llm_config?: components['schemas']['LlmConfigInput'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_cost_usd?: number;
@@ -4470,7 +4470,7 @@ export interface components {
        *       "respect_robots": true
        *     }
        */
-      options: components['schemas']['CrawlOptionsInput'];
+      options?: components['schemas']['CrawlOptionsInput'];
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
       schema?: components['schemas']['SchemaInputInput'];
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
@@ -4479,7 +4479,7 @@ export interface components {
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
        */
-      structured_data: boolean;
+      structured_data?: boolean;
       /**
        * Format: uri
        * @description http(s) URL of the page
@@ -4821,7 +4821,7 @@ export interface components {
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
-      capture_debug: boolean;
+      capture_debug?: boolean;
       /** @description Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large. */
       cleaner_chain?: components['schemas']['CleanerStepInput'][];
       /**
@@ -4829,7 +4829,7 @@ export interface components {
        * @default auto
        * @enum {string}
        */
-      fetch_mode: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: 'auto' | 'static' | 'dynamic';
       llm_config?: components['schemas']['LlmConfigInput'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_cost_usd?: number;
@@ -4843,7 +4843,7 @@ export interface components {
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
        */
-      structured_data: boolean;
+      structured_data?: boolean;
       /**
        * Format: uri
        * @description http(s) URL of the page
@@ -5021,27 +5021,27 @@ export interface components {
          * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
-        drop_boilerplate: boolean;
+        drop_boilerplate?: boolean;
         /**
          * @description Keep images: <img src alt>. When false images are dropped.
          * @default true
          */
-        include_images: boolean;
+        include_images?: boolean;
         /**
          * @description Keep link targets: <a href>. When false only the link text stays.
          * @default true
          */
-        include_links: boolean;
+        include_links?: boolean;
         /**
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors: string[];
+        keep_selectors?: string[];
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors: string[];
+        remove_selectors?: string[];
       };
     };
     /** @description A webhook for this job only. */
@@ -5606,14 +5606,14 @@ export interface components {
     LlmChainRequestInput: {
       chain: {
         /** @default true */
-        is_enabled: boolean;
+        is_enabled?: boolean;
         /** @default 4096 */
-        max_tokens: number;
+        max_tokens?: number;
         model: string;
         /** @description A provider name from GET /api/v1/llm/providers (not decommissioned). */
         provider: string;
         /** @default 0 */
-        temperature: number;
+        temperature?: number;
       }[];
     };
     /** @description A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the provider (PUT /llm/keys) is used, else the service key for that provider; each goes only to its own endpoint (see base_url). */
@@ -5779,27 +5779,27 @@ export interface components {
          * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
-        drop_boilerplate: boolean;
+        drop_boilerplate?: boolean;
         /**
          * @description Keep images: ![alt](src). When false images are dropped.
          * @default true
          */
-        include_images: boolean;
+        include_images?: boolean;
         /**
          * @description Keep link targets: [text](url). When false only the link text stays.
          * @default true
          */
-        include_links: boolean;
+        include_links?: boolean;
         /**
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors: string[];
+        keep_selectors?: string[];
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors: string[];
+        remove_selectors?: string[];
       };
     };
     /** @description merge=true: the completed pages' data merged into one de-duplicated array of records (see the route). */
@@ -5930,12 +5930,12 @@ export interface components {
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors: string[];
+        keep_selectors?: string[];
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors: string[];
+        remove_selectors?: string[];
       };
     };
     /**
@@ -6158,7 +6158,7 @@ export interface components {
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
-      capture_debug: boolean;
+      capture_debug?: boolean;
       /** @description Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large. */
       cleaner_chain?: components['schemas']['CleanerStepInput'][];
       /**
@@ -6197,7 +6197,7 @@ export interface components {
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
        */
-      structured_data: boolean;
+      structured_data?: boolean;
       webhook?: components['schemas']['InlineWebhookInput'];
       /** @description A saved webhook of yours that receives this job's events (422 when it does not exist). */
       webhook_id?: string;
@@ -6238,25 +6238,25 @@ export interface components {
     };
     SiteCreateRequestInput: {
       /** @default null */
-      analysis_result: components['schemas']['SiteAnalysisRequestInput'] | null;
+      analysis_result?: components['schemas']['SiteAnalysisRequestInput'] | null;
       /** @default {} */
-      crawl_options: components['schemas']['SiteCrawlOptionsRequestInput'];
+      crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'];
       /**
        * @description A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
        * @default null
        */
-      default_schema_id: string | null;
+      default_schema_id?: string | null;
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
        * @enum {string}
        */
-      fetch_mode: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: 'auto' | 'static' | 'dynamic';
       /**
        * @description Whether the site's crawls learn extractors per page template and keep them across jobs (see learn_extractors on POST /crawl); a crawl request may override it.
        * @default true
        */
-      learn_extractors: boolean;
+      learn_extractors?: boolean;
       /** @description Default: the domain. */
       name?: string;
       /**
@@ -6386,12 +6386,12 @@ export interface components {
     };
     StoredSchemaCreateRequestInput: {
       /** @default other */
-      category: components['schemas']['SchemaCategoryInput'];
+      category?: components['schemas']['SchemaCategoryInput'];
       /**
        * @description Free text, at most 2000 characters.
        * @default
        */
-      description: string;
+      description?: string;
       name: string;
       /** @description The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema. */
       schema_yaml: string;
@@ -6399,9 +6399,9 @@ export interface components {
        * @description Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
        * @default null
        */
-      tags: string[] | null;
+      tags?: string[] | null;
       /** @default private */
-      visibility: components['schemas']['SchemaVisibilityInput'];
+      visibility?: components['schemas']['SchemaVisibilityInput'];
     };
     StoredSchemaInput: {
       category: components['schemas']['SchemaCategoryInput'];
@@ -6503,27 +6503,27 @@ export interface components {
          * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
-        drop_boilerplate: boolean;
+        drop_boilerplate?: boolean;
         /**
          * @description Keep images: alt [src]. When false images are dropped.
          * @default false
          */
-        include_images: boolean;
+        include_images?: boolean;
         /**
          * @description Keep link targets: text [url]. When false only the link text stays.
          * @default false
          */
-        include_links: boolean;
+        include_links?: boolean;
         /**
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors: string[];
+        keep_selectors?: string[];
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors: string[];
+        remove_selectors?: string[];
       };
     };
     Webhook: {
