@@ -9,7 +9,7 @@ import type { JobEvent } from '../../shared/events.js';
 import { jobEventCounter } from '../../shared/metrics/job-events.js';
 import { createMetrics, MODEL_LABEL_LIMIT } from '../../shared/metrics/registry.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
-import { startTestService, type TestService } from '../support/service.js';
+import { spawnWorkerProcess, startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 
@@ -272,6 +272,42 @@ describe('Prometheus metrics', () => {
       assert.ok(served.includes(`# TYPE ${base} `), `${name} (dashboard) is served`);
     }
     assert.ok(read.size >= 20);
+  });
+
+  test('a worker process (worker/main.ts) serves its metrics and the SDK metrics on the configured ports', async () => {
+    const [ownPort, sdkPort] = [await freePort(), await freePort()];
+    const child = spawnWorkerProcess(svc.config, {
+      WORKER_METRICS_PORT: String(ownPort),
+      TEMPORAL_METRICS_PORT: String(sdkPort),
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2000);
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const url = `http://127.0.0.1:${ownPort}/metrics`;
+      await until(
+        'the worker process to serve /metrics',
+        async () => {
+          if (child.exitCode !== null) throw new Error(`worker exited ${child.exitCode}: ${stderr}`);
+          return scrapeUrl(url).then(
+            (r) => r.status === 200,
+            () => false,
+          );
+        },
+        60_000,
+      );
+      const own = await scrapeUrl(url);
+      assert.ok(own.text.includes('# TYPE extract_service_activity_duration_seconds histogram'));
+      assert.equal((await scrapeUrl(url, '')).status, 401);
+      const sdk = await scrapeUrl(`http://127.0.0.1:${sdkPort}/metrics`, '');
+      assert.equal(sdk.status, 200);
+      assert.ok(sdk.text.includes('temporal_'));
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   test('METRICS_TOKEN: a scrape without it is refused, and it opens nothing under /api/v1', async () => {
