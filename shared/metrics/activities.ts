@@ -4,7 +4,7 @@
 import { attemptLabel } from './labels.js';
 import type { ServiceMetrics } from './registry.js';
 
-/** An activity type as a label: the worker only runs its registered activities, a bounded set. */
+/** How an activity ended. (Its type is a safe label: a worker runs only its registered activities.) */
 export type ActivityOutcome = 'ok' | 'error' | 'cancelled';
 
 interface WebhookAttempt {
