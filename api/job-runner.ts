@@ -130,7 +130,8 @@ export async function startJob(
   };
   await deps.events.append([created]);
   await job.beforeStart?.(jobId);
-  await starts.prepared(jobId);
+  // `prepared` matters only to a job with secrets: one without starts from its stored request alone.
+  if (needsSecrets(created.data.request ?? {})) await starts.prepared(jobId);
   await launch(deps, { ...job, jobId, workflowId, input: job.input(jobId) }, reply);
   // The job as its first event makes it (what the append projected), without reading it back.
   const view = reduceJob([created]);

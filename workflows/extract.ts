@@ -1,4 +1,6 @@
-// extractWorkflow: fetch → clean → extract with a model, one page, recorded as job events.
+// extractWorkflow: fetch → clean → extract with a model, one page, recorded as job events. No new job starts
+// it (they run extractPageWorkflow, one activity per page); it stays registered for its running workflows and
+// recorded histories, and its input and result types are the extract job's.
 import { proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { CleanerStep } from '../activities/clean-content.js';
 import type { Activities } from '../activities/index.js';
