@@ -47,7 +47,11 @@ after(async () => {
   await svc?.close();
 });
 
-const crawlBody = () => ({ url: `${site.url}/`, schema: SCHEMA, options: { max_pages: 4, max_depth: 1 } });
+const crawlBody = () => ({
+  url: `${site.url}/`,
+  schema: SCHEMA,
+  options: { max_pages: 4, max_depth: 1, follow_selector: 'main a' },
+});
 
 async function collect(events: AsyncIterable<JobStreamEvent>) {
   const out: JobStreamEvent[] = [];
@@ -89,8 +93,19 @@ describe('TypeScript client', () => {
     assert.match(await client.results(job.id, { format: 'yaml' }), /^- id: /);
     assert.ok(Array.isArray(await client.results(job.id, { merge: true })));
     await assert.rejects(client.cancel(job.id), (e: ProblemError) => e.status === 409);
-    const again = await client.retry(job.id);
-    assert.notEqual(again.id, job.id);
+    await assert.rejects(client.retry(job.id), (e: ProblemError) => e.status === 409);
+  });
+
+  test('a failed page is a ProblemError with job_id and error_category; retry re-runs it as a new job', async () => {
+    const err = await client.extract({ url: `${site.url}/missing`, schema: SCHEMA }).catch((e: unknown) => e);
+    assert.ok(err instanceof ProblemError, String(err));
+    assert.ok(err.job_id && err.error_category, JSON.stringify(err));
+    const again = await client.retry(err.job_id);
+    assert.notEqual(again.id, err.job_id);
+    assert.equal(
+      (await client.waitForJob(again.id, { timeoutMs: 60_000, intervalMs: 200 })).status,
+      'failed',
+    );
   });
 
   test('stream: a connection dropped mid-stream resumes with Last-Event-ID, no event lost or repeated', async () => {

@@ -113,9 +113,9 @@ export function createClient(options: ClientOptions) {
       return ok(await api.POST('/api/v1/jobs/{id}/cancel', { params: { path: { id } } }));
     },
 
-    /** A new job with the same request; pass an idempotency key to make the call safe to repeat. */
-    async retry(id: string, opts: StartOptions = {}) {
-      return ok(await api.POST('/api/v1/jobs/{id}/retry', { params: { path: { id } }, ...start(opts) }));
+    /** Re-runs the failed pages of a finished job as a new job (409 ProblemError when none failed). */
+    async retry(id: string): Promise<Job> {
+      return ok(await api.POST('/api/v1/jobs/{id}/retry', { params: { path: { id } } }));
     },
 
     /** The job's events until `complete`; a dropped connection is resumed with Last-Event-ID. */
