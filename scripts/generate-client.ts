@@ -28,7 +28,17 @@ function unused(name: string): never {
 /** The document exactly as GET /api/v1/openapi.json serves it, from an app that never listens. */
 export async function buildOpenApiDocument(): Promise<OpenAPI3> {
   const config = loadConfig({ LOG_LEVEL: 'silent', JOB_SWEEP_INTERVAL_MS: '3600000' });
-  const names = ['db', 'temporal', 'jobs', 'tenants', 'llm', 'debug', 'webhooks', 'sites', 'learned'] as const;
+  const names = [
+    'db',
+    'temporal',
+    'jobs',
+    'tenants',
+    'llm',
+    'debug',
+    'webhooks',
+    'sites',
+    'learned',
+  ] as const;
   const stubs = Object.fromEntries(names.map((n) => [n, unused(n)]));
   // GET /metrics subscribes to the event log when registered: a subscription that never fires.
   const events = { onWritten: () => () => undefined };
@@ -45,7 +55,8 @@ export async function buildOpenApiDocument(): Promise<OpenAPI3> {
 
 /** openapi-typescript's output for a document, formatted by the repo's biome settings. */
 export async function generateSchemaSource(document: OpenAPI3): Promise<string> {
-  const source = HEADER + astToString(await openapiTS(document, { alphabetize: true, defaultNonNullable: false }));
+  const source =
+    HEADER + astToString(await openapiTS(document, { alphabetize: true, defaultNonNullable: false }));
   const biome = spawnSync('npx', ['biome', 'format', `--stdin-file-path=${SCHEMA_PATH}`], {
     input: source,
     encoding: 'utf8',
