@@ -1,12 +1,10 @@
-// Creating jobs (job.created event, then the workflow) and waiting for them with a deadline.
+// Creating jobs: the job.created event, then the workflow — started, resumed when its start never reached Temporal.
 import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { FastifyReply } from 'fastify';
-import { CATEGORY_HTTP_STATUS, retryAfterOf } from '../shared/errors.js';
 import type { JobEvent } from '../shared/events.js';
-import { isFinal, type JobView, reduceJob } from '../shared/reducers/job.js';
-import type { ResultView } from '../shared/reducers/results.js';
+import { type JobView, reduceJob } from '../shared/reducers/job.js';
 import { isDuplicateKey } from '../shared/store/mongo.js';
 import {
   type JobType,
@@ -262,85 +260,6 @@ async function failUnstarted(deps: ApiDeps, job: JobView, message: string) {
       data: { error_category: 'unknown', error_message: message, duration_ms: 0 },
     },
   ]);
-}
-
-/**
- * Waits on the job's workflow until it finishes or the deadline passes, then answers from the projection.
- * Abandoning the wait (deadline, client gone) never touches the workflow.
- */
-export async function awaitJob(deps: ApiDeps, job: JobView, timeoutMs: number): Promise<JobView> {
-  await awaitWorkflow(deps, job, timeoutMs);
-  return (await deps.jobs.get(job.tenant_id, job.id)) ?? job;
-}
-
-/**
- * Waits on the job's workflow until it finishes or the deadline passes: `completed` when it returned (its
- * events are projected by then: they are recorded before the workflow ends), `other` when it failed, was
- * cancelled or is still running, or the job had ended already (its projection says which).
- */
-async function awaitWorkflow(deps: ApiDeps, job: JobView, timeoutMs: number): Promise<'completed' | 'other'> {
-  if (isFinal(job.status)) return 'other';
-  const handle = deps.temporal.workflow.getHandle(job.workflow_id);
-  return deps.temporal
-    .withDeadline(Date.now() + timeoutMs, () => handle.result())
-    .then(
-      () => 'completed' as const,
-      () => 'other' as const,
-    );
-}
-
-/** The completed page of a one-page job whose workflow returned, from its results alone (one read). */
-async function completedPage(deps: ApiDeps, job: JobView): Promise<ResultView | undefined> {
-  return (await deps.jobs.results(job)).find((r) => r.status === 'completed');
-}
-
-/**
- * The answer of a waited one-page job (extract, analyze): 200 with the page's result as `view` shapes it;
- * a job that ended without one is a problem naming the job (status by its error category); a job still
- * running at the deadline is 202 with its link.
- */
-export async function answerPageJob<T>(
-  deps: ApiDeps,
-  job: JobView,
-  reply: FastifyReply,
-  view: (job: JobView, page: ResultView) => T,
-) {
-  const timeoutMs = deps.config.EXTRACT_WAIT_SECONDS * 1000;
-  // A workflow that returned answers from its page's result: one projection read, not the job's as well.
-  if ((await awaitWorkflow(deps, job, timeoutMs)) === 'completed') {
-    const page = await completedPage(deps, job);
-    if (page) return reply.code(200).send(view(job, page));
-  }
-  const done = (await deps.jobs.get(job.tenant_id, job.id)) ?? job;
-  if (done.status === 'completed') {
-    const page = await completedPage(deps, done);
-    if (page) return reply.code(200).send(view(done, page));
-  }
-  if (isFinal(done.status)) {
-    const category = done.error_category ?? 'unknown';
-    const status = CATEGORY_HTTP_STATUS[category];
-    // A provider's rate limit or quota is the job's failure, not our request-rate limit (`rate-limited`).
-    const retryAfter = category === 'rate_limit' ? retryAfterOf(done.error_message) : null;
-    if (retryAfter !== null) reply.header('retry-after', String(retryAfter));
-    throw new ProblemError({
-      slug:
-        status === 422
-          ? 'validation-error'
-          : category === 'rate_limit'
-            ? 'provider-rate-limited'
-            : 'job-failed',
-      status,
-      title: `Job ${done.status}: ${category}`,
-      detail: done.error_message ?? `the job ${done.status}`,
-      extra: { job_id: done.id, error_category: category },
-    });
-  }
-  return reply.code(202).send({
-    job_id: done.id,
-    status: done.status,
-    status_url: `/api/v1/jobs/${done.id}`,
-    queue_position: await deps.jobs.queuePosition(done),
-  });
 }
 
 /** The workflow input as the job's stored request: ids dropped (they belong to the job), no secrets in it. */

@@ -7,7 +7,8 @@ import { standardErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { AnalyzeWorkflowInput } from '../../workflows/analyze.js';
 import type { ApiDeps } from '../deps.js';
-import { answerPageJob, startJob } from '../job-runner.js';
+import { answerPageJob } from '../job-answer.js';
+import { startJob } from '../job-runner.js';
 import { analyzeResponse } from '../views.js';
 import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
 
