@@ -5904,7 +5904,7 @@ export interface components {
     ProvenanceInput: {
       [key: string]: components['schemas']['FieldProvenanceInput'];
     };
-    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads), as HTML with the article title as its first heading; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
+    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, figure captions, link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
     ReadabilityCleanerStep: {
       /** @constant */
       name: 'readability';
@@ -5921,7 +5921,7 @@ export interface components {
         remove_selectors: string[];
       };
     };
-    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads), as HTML with the article title as its first heading; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
+    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, figure captions, link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
     ReadabilityCleanerStepInput: {
       /** @constant */
       name: 'readability';
