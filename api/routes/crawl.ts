@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { budgetInput } from '../../shared/budget.js';
 import { defaultChainFor, keepInChain } from '../../shared/cleaners.js';
 import { isFinal, type JobView } from '../../shared/reducers/job.js';
-import { IdParamsSchema } from '../../shared/schemas/common.js';
+import { IdempotencyHeadersSchema, IdParamsSchema } from '../../shared/schemas/common.js';
 import {
   CrawlMapSchema,
   type CrawlQuery,
@@ -124,6 +124,7 @@ export const crawlRoutes =
             'and never processed twice. Send an Idempotency-Key header to make retries safe.',
           tags: ['crawl'],
           querystring: CrawlQuerySchema,
+          headers: IdempotencyHeadersSchema,
           body: CrawlRequestSchema,
           response: { 200: CrawlResponseSchema, 202: CrawlResponseSchema, ...standardErrors },
         },
@@ -131,7 +132,7 @@ export const crawlRoutes =
       async (request, reply) =>
         runCrawl(deps, reply, {
           tenantId: request.tenant._id,
-          idempotencyKey: (request.headers['idempotency-key'] as string | undefined) ?? null,
+          idempotencyKey: request.headers['idempotency-key'] ?? null,
           query: request.query,
           body: request.body,
         }),

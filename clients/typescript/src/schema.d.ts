@@ -242,7 +242,10 @@ export interface paths {
           /** @description Block until the job finishes or timeout passes. */
           wait?: 'true' | 'false';
         };
-        header?: never;
+        header?: {
+          /** @description Makes the POST safe to retry: a second request with the same key returns the same job instead of starting another. */
+          'idempotency-key'?: string;
+        };
         path?: never;
         cookie?: never;
       };
