@@ -214,8 +214,7 @@ export async function resumeJob(
     await starts.clear(job.id);
     return 'running';
   }
-  const created = await deps.events.get(job.id, 0);
-  const request = created?.type === 'job.created' ? created.data.request : undefined;
+  const request = await storedRequest(deps, job.id);
   const marker = await starts.get(job.id);
   let reason = request ? null : 'its request was not stored with it';
   if (request && !marker?.prepared) {
@@ -232,7 +231,7 @@ export async function resumeJob(
     await starts.clear(job.id);
     return 'failed';
   }
-  const input = { ...request, jobId: job.id, tenantId: job.tenant_id, firstSeq: 1 };
+  const input = inputFromRequest(request, job.id, job.tenant_id);
   const launchSpec = { jobId: job.id, workflowId: job.workflow_id, workflowType: WORKFLOW_TYPES[job.type] };
   await launch(
     deps,
@@ -240,6 +239,20 @@ export async function resumeJob(
     opts.reply,
   );
   return 'started';
+}
+
+/** A job's request as its job.created event stored it (no ids, no secrets), if it was stored. */
+export async function storedRequest(
+  deps: Pick<ApiDeps, 'events'>,
+  jobId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const created = await deps.events.get(jobId, 0);
+  return created?.type === 'job.created' ? created.data.request : undefined;
+}
+
+/** The workflow input a stored request makes for a job: the request with the job's ids, its log from seq 1. */
+export function inputFromRequest(request: Record<string, unknown>, jobId: string, tenantId: string) {
+  return { ...request, jobId, tenantId, firstSeq: 1 };
 }
 
 /** What beforeStart stores apart from the request: a one-job model key, webhook destinations. */

@@ -8,7 +8,7 @@ import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
 import type { ApiDeps } from '../deps.js';
-import { startJob } from '../job-runner.js';
+import { inputFromRequest, startJob, storedRequest } from '../job-runner.js';
 import { notFound, ProblemError } from '../problem.js';
 import { jobResource } from '../views.js';
 
@@ -39,8 +39,7 @@ export const retryRoutes =
           throw new ProblemError({ slug: 'conflict', detail: `the job has not ended (${original.status})` });
         }
         const failed = (await deps.jobs.results(original)).filter((r) => r.status === 'failed');
-        const stored = await deps.events.get(original.id, 0);
-        const req = stored?.type === 'job.created' ? stored.data.request : undefined;
+        const req = await storedRequest(deps, original.id);
         if (failed.length === 0 || !req) {
           throw new ProblemError({ slug: 'conflict', detail: 'the job has no failed page to retry' });
         }
@@ -70,7 +69,7 @@ export const retryRoutes =
                 deps,
                 {
                   ...common,
-                  input: (jobId) => ({ ...req, jobId, tenantId, firstSeq: 1 }),
+                  input: (jobId) => inputFromRequest(req, jobId, tenantId),
                 },
                 reply,
               )
@@ -80,12 +79,9 @@ export const retryRoutes =
                   ...common,
                   maxDepth: original.max_depth ?? 0,
                   input: (jobId): CrawlWorkflowInput => {
-                    const crawl = req as unknown as CrawlWorkflowInput;
+                    const crawl = inputFromRequest(req, jobId, tenantId) as unknown as CrawlWorkflowInput;
                     return {
                       ...crawl,
-                      jobId,
-                      tenantId,
-                      firstSeq: 1,
                       seeds: failed.map((r) => ({ url: r.url, depth: r.depth, parentUrl: r.parent_url })),
                       // Only the failed pages: no new links are followed.
                       options: {
