@@ -84,15 +84,7 @@ async function recordCancelledCrawl() {
   });
   while (slow.productStarts.length < 2) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 1_000)); // heartbeats have told the pages' activities by now
-  await svc.app.inject({ method: 'POST', url: `/api/v1/jobs/${crawl.job_id}/cancel`, headers: svc.auth() });
-  const workflowId = `crawl-${crawl.job_id}`;
-  await svc.deps.temporal.workflow
-    .getHandle(workflowId)
-    .result()
-    .catch(() => undefined);
-  const job = await svc.deps.events.project(crawl.job_id);
-  if (job?.status !== 'cancelled') throw new Error(`the cancelled crawl is ${job?.status}`);
-  await save('crawl-cancelled-mid-page', workflowId);
+  await cancelAndSave(crawl.job_id, 'crawl-cancelled-mid-page');
   await slow.close();
 }
 
@@ -103,15 +95,20 @@ async function recordCrawlCancelledAtStart() {
     schema: { name: 'string', price: 'number' },
     options: { follow_selector: 'a.product', max_depth: 1, concurrency: 2 },
   });
-  await svc.app.inject({ method: 'POST', url: `/api/v1/jobs/${crawl.job_id}/cancel`, headers: svc.auth() });
-  const workflowId = `crawl-${crawl.job_id}`;
+  await cancelAndSave(crawl.job_id, 'crawl-cancelled-at-start');
+}
+
+/** Cancels a crawl through the API, waits for its workflow to end and saves its history once it is cancelled. */
+async function cancelAndSave(jobId: string, name: string) {
+  await svc.app.inject({ method: 'POST', url: `/api/v1/jobs/${jobId}/cancel`, headers: svc.auth() });
+  const workflowId = `crawl-${jobId}`;
   await svc.deps.temporal.workflow
     .getHandle(workflowId)
     .result()
     .catch(() => undefined);
-  const job = await svc.deps.events.project(crawl.job_id);
+  const job = await svc.deps.events.project(jobId);
   if (job?.status !== 'cancelled') throw new Error(`the cancelled crawl is ${job?.status}`);
-  await save('crawl-cancelled-at-start', workflowId);
+  await save(name, workflowId);
 }
 
 // An extract with a webhook whose receiver fails twice: the job (which starts the delivery as a child) and
