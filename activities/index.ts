@@ -11,6 +11,7 @@ import type { ActivityDeps } from './deps.js';
 import { makeExtractPage } from './extract-page.js';
 import { makeExtractWithModel } from './extract-with-model.js';
 import { makeFetchPage } from './fetch-page.js';
+import { makeMapSite } from './map/map-site.js';
 import { makeRecordEvents } from './record-events.js';
 
 export function createActivities(deps: ActivityDeps) {
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     classifyLinks: makeClassifyLinks(deps),
     suggestAnalysis: makeSuggestAnalysis(deps),
     recordAnalysis: makeRecordAnalysis(deps),
+    mapSite: makeMapSite(deps),
   };
 }
 

@@ -19,6 +19,7 @@ const MAX_REDIRECTS = 5;
 
 interface Robots {
   isAllowed(url: string, ua?: string): boolean | undefined;
+  getSitemaps(): string[];
 }
 // A CommonJS module whose typings declare an ES default export: the function is the module itself.
 const robotsParser = robotsParserModule as unknown as (url: string, robotsTxt: string) => Robots;
@@ -51,14 +52,25 @@ export interface RobotsOptions {
 
 /** True when robots.txt lets our crawler fetch the URL. */
 export async function robotsAllow(url: string, opts: RobotsOptions): Promise<boolean> {
+  const verdict = await verdictFor(url, opts);
+  if (verdict.kind === 'rules') return verdict.robots.isAllowed(url, CRAWLER_USER_AGENT) ?? true;
+  return verdict.kind === 'allow_all';
+}
+
+/** The Sitemap: lines of the URL's robots.txt (none when it has no rules), from the same cached read. */
+export async function robotsSitemaps(url: string, opts: RobotsOptions): Promise<string[]> {
+  const verdict = await verdictFor(url, opts);
+  return verdict.kind === 'rules' ? verdict.robots.getSitemaps() : [];
+}
+
+async function verdictFor(url: string, opts: RobotsOptions): Promise<Verdict> {
   const origin = new URL(url).origin;
   let verdict = cache.get(origin);
   if (verdict === undefined) {
     verdict = await load(origin, opts);
     cache.set(origin, verdict, { ttl: verdict.kind === 'disallow_all' ? UNREACHABLE_TTL_MS : TTL_MS });
   }
-  if (verdict.kind === 'rules') return verdict.robots.isAllowed(url, CRAWLER_USER_AGENT) ?? true;
-  return verdict.kind === 'allow_all';
+  return verdict;
 }
 
 async function load(origin: string, opts: RobotsOptions): Promise<Verdict> {

@@ -36,6 +36,7 @@ import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
+import { mapRoutes } from './routes/map.js';
 import { resultRoutes } from './routes/results.js';
 import { retryRoutes } from './routes/retry.js';
 import { schemaRoutes } from './routes/schemas.js';
@@ -125,6 +126,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       await v1.register(extractRoutes(deps));
       await v1.register(crawlRoutes(deps));
       await v1.register(analyzeRoutes(deps));
+      await v1.register(mapRoutes(deps));
       await v1.register(retryRoutes(deps));
       await v1.register(cleanerRoutes(deps));
       await v1.register(jobRoutes(deps));

@@ -4,6 +4,7 @@ import type { ResultView } from '../shared/reducers/results.js';
 import type { AnalyzeResponse } from '../shared/schemas/analyze.js';
 import type { ExtractResponse } from '../shared/schemas/extract.js';
 import type { Job } from '../shared/schemas/job.js';
+import type { MapResponse, MapResult } from '../shared/schemas/map.js';
 import type { JobResult } from '../shared/schemas/results.js';
 import type { ApiDeps } from './deps.js';
 
@@ -73,6 +74,11 @@ export function extractResponse(job: JobView, page: ResultView): ExtractResponse
 /** An analyze job's one page result holds the analysis with its sample_data (activities/analyze). */
 export function analyzeResponse(job: JobView, page: ResultView): AnalyzeResponse {
   return { ...(page.data as Omit<AnalyzeResponse, 'job_id'>), job_id: job.id };
+}
+
+/** A map job's one page result holds the map (activities/map/map-site.ts). */
+export function mapResponse(job: JobView, page: ResultView): MapResponse {
+  return { ...(page.data as MapResult), job_id: job.id, status: 'completed' };
 }
 
 /**

@@ -6,6 +6,7 @@ export const WORKFLOW_TYPES = {
   extract: 'extractPageWorkflow',
   crawl: 'crawlWorkflow',
   analyze: 'analyzeWorkflow',
+  map: 'mapWorkflow',
 } as const;
 
 /**
@@ -17,7 +18,7 @@ export const EARLIER_WORKFLOW_TYPES = { extract: 'extractWorkflow' } as const;
 /** Query of a running crawl: the crawl-map nodes whose page is being processed now (status `crawling`). */
 export const CRAWL_IN_FLIGHT_QUERY = 'crawlInFlight';
 
-export const JOB_TYPES = ['extract', 'crawl', 'analyze'] as const;
+export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'map'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
 /** Workflow ids are derived from job ids so an operator can go from one to the other. */

@@ -4,4 +4,5 @@ export { analyzeWorkflow } from './analyze.js';
 export { crawlWorkflow } from './crawl.js';
 export { extractWorkflow } from './extract.js';
 export { extractPageWorkflow } from './extract-page.js';
+export { mapWorkflow } from './map.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';

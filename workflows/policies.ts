@@ -81,6 +81,12 @@ export const crawlPagePolicy: ActivityOptions = {
  */
 export const analyzePolicy: ActivityOptions = { ...fetchPolicy, startToCloseTimeout: '5m' };
 
+/**
+ * Mapping a site (mapSite): sitemaps and a few pages within the map's 45 s time budget, then its record; a
+ * transient failure of the start page is tried again.
+ */
+export const mapPolicy: ActivityOptions = { ...fetchPolicy, startToCloseTimeout: '2m' };
+
 /** One webhook attempt (a 30 s POST and its record): never retried here, the delivery workflow retries. */
 export const webhookPolicy: ActivityOptions = {
   startToCloseTimeout: '90s',

@@ -120,7 +120,11 @@ export function applyJobEvent(job: JobView, event: JobEvent): JobView {
       const u = event.data.usage;
       // A re-done page replaces an earlier result: it is not one more page.
       const revises = event.data.revises;
-      const bySource = countSource(job.pages_by_source, event.data.data_source ?? 'model');
+      // A map's one result lists URLs: no data came from anywhere.
+      const bySource =
+        job.type === 'map'
+          ? { ...(job.pages_by_source ?? noPagesBySource()) }
+          : countSource(job.pages_by_source, event.data.data_source ?? 'model');
       if (revises) bySource[revises.data_source] = Math.max(0, bySource[revises.data_source] - 1);
       return {
         ...next,

@@ -2262,6 +2262,131 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/map': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * List a site's URLs from its sitemaps and links, without extraction
+     * @description Lists a site's URLs quickly, without fetching every page or extracting anything: first the
+     *     sitemaps (those robots.txt names in Sitemap: lines, else /sitemap.xml; sitemap indexes followed up to
+     *     3 levels, 50 files in all; gzip sitemaps read, .xml.gz and gzip content-encoding
+     *     alike; the plain-text form too), then the links of the start page and of up to 10 same-site pages it
+     *     links to (static fetch, no browser). URLs are normalised and de-duplicated as crawls do, kept on the start host
+     *     (with or without "www."; subdomains with include_subdomains), filtered by search, and listed up to limit (and
+     *     2 MiB of URL text): truncated says when more were found.
+     *
+     *     Sitemaps are read defensively: each at most 10 MiB after decompression (a larger one, or a
+     *     gzip that inflates past it, is skipped as content_too_large), at most 50000 entries each. A source
+     *     that fails (an error status, a bound, robots.txt) is skipped and named in warnings; the map goes on. After
+     *     45 s the map answers with what it has found (a timeout warning). The job fails only when
+     *     nothing was found and the start page itself failed (e.g. ssrf_blocked, fetch_error, robots_disallowed).
+     *
+     *     Runs as a map job (GET /jobs/{id}: type map; its results hold the map as one item) and waits for it: 200 with the
+     *     URLs; 202 with the job link when it takes longer than EXTRACT_WAIT_SECONDS. Send an Idempotency-Key header to
+     *     make retries safe.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Makes the POST safe to retry: a second request with the same key returns the same job instead of starting another. */
+          'idempotency-key'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MapRequestInput'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MapResponse'];
+          };
+        };
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AcceptedJob'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/schemas': {
     parameters: {
       query?: never;
@@ -5114,7 +5239,7 @@ export interface components {
       token_usage_input: number;
       token_usage_output: number;
       /** @enum {string} */
-      type: 'extract' | 'crawl' | 'analyze';
+      type: 'extract' | 'crawl' | 'analyze' | 'map';
       url: string;
       urls_queued: number;
       /** @description The completed pages' top-level field values by where each came from */
@@ -5167,7 +5292,7 @@ export interface components {
       token_usage_input: number;
       token_usage_output: number;
       /** @enum {string} */
-      type: 'extract' | 'crawl' | 'analyze';
+      type: 'extract' | 'crawl' | 'analyze' | 'map';
       url: string;
       urls_queued: number;
       /** @description The completed pages' top-level field values by where each came from */
@@ -5740,6 +5865,248 @@ export interface components {
     };
     LlmProviderListInput: {
       providers: components['schemas']['LlmProviderInput'][];
+    };
+    MapRequest: {
+      /**
+       * @description Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
+       * @default false
+       */
+      ignore_query: boolean;
+      /**
+       * @description Also list URLs on subdomains of the start host (blog.example.com for example.com). Off: only the start host, with or without a leading "www." (the crawl's same-domain rule).
+       * @default false
+       */
+      include_subdomains: boolean;
+      /**
+       * @description URLs listed at most (1..10000).
+       * @default 1000
+       * @example 1000
+       */
+      limit: number;
+      /**
+       * @description Obey robots.txt as crawls do: pages and sitemaps it disallows are not fetched, URLs it disallows are not listed. Turn off only for sites you own.
+       * @default true
+       */
+      respect_robots: boolean;
+      /**
+       * @description Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
+       * @example blog
+       */
+      search?: string;
+      /**
+       * Format: uri
+       * @description The site's start page; its host decides which URLs belong to the site.
+       * @example https://example.com
+       */
+      url: string;
+      /**
+       * @description Read the site's sitemaps: those named by robots.txt (Sitemap: lines), else /sitemap.xml; sitemap indexes are followed, gzip sitemaps read. Off: only the link walk.
+       * @default true
+       */
+      use_sitemap: boolean;
+    };
+    MapRequestInput: {
+      /**
+       * @description Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
+       * @default false
+       */
+      ignore_query?: boolean;
+      /**
+       * @description Also list URLs on subdomains of the start host (blog.example.com for example.com). Off: only the start host, with or without a leading "www." (the crawl's same-domain rule).
+       * @default false
+       */
+      include_subdomains?: boolean;
+      /**
+       * @description URLs listed at most (1..10000).
+       * @default 1000
+       * @example 1000
+       */
+      limit?: number;
+      /**
+       * @description Obey robots.txt as crawls do: pages and sitemaps it disallows are not fetched, URLs it disallows are not listed. Turn off only for sites you own.
+       * @default true
+       */
+      respect_robots?: boolean;
+      /**
+       * @description Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
+       * @example blog
+       */
+      search?: string;
+      /**
+       * Format: uri
+       * @description The site's start page; its host decides which URLs belong to the site.
+       * @example https://example.com
+       */
+      url: string;
+      /**
+       * @description Read the site's sitemaps: those named by robots.txt (Sitemap: lines), else /sitemap.xml; sitemap indexes are followed, gzip sitemaps read. Off: only the link walk.
+       * @default true
+       */
+      use_sitemap?: boolean;
+    };
+    /**
+     * @example {
+     *       "job_id": "job_4f1c0b6e2a7d4e0c9b8a7f6e5d4c3b2a",
+     *       "status": "completed",
+     *       "url": "https://example.com",
+     *       "urls": [
+     *         {
+     *           "url": "https://example.com/blog/first-post",
+     *           "source": "sitemap",
+     *           "lastmod": "2026-11-20T00:00:00.000Z"
+     *         },
+     *         {
+     *           "url": "https://example.com/about",
+     *           "source": "links"
+     *         }
+     *       ],
+     *       "total": 2,
+     *       "truncated": false,
+     *       "sitemaps_read": 2,
+     *       "pages_read": 1,
+     *       "warnings": []
+     *     }
+     */
+    MapResponse: {
+      job_id: string;
+      /** @description Pages the link walk read. */
+      pages_read: number;
+      /** @description Sitemap files read (indexes included). */
+      sitemaps_read: number;
+      /** @constant */
+      status: 'completed';
+      /** @description How many URLs are listed. */
+      total: number;
+      /** @description More URLs matched than limit (or 2 MiB of URL text) allows. */
+      truncated: boolean;
+      /** @description The start URL as asked. */
+      url: string;
+      /** @description Sitemap URLs first, in sitemap order, then links. */
+      urls: components['schemas']['MapUrl'][];
+      /** @description At most 20. */
+      warnings: components['schemas']['MapWarning'][];
+    };
+    /**
+     * @example {
+     *       "job_id": "job_4f1c0b6e2a7d4e0c9b8a7f6e5d4c3b2a",
+     *       "status": "completed",
+     *       "url": "https://example.com",
+     *       "urls": [
+     *         {
+     *           "url": "https://example.com/blog/first-post",
+     *           "source": "sitemap",
+     *           "lastmod": "2026-11-20T00:00:00.000Z"
+     *         },
+     *         {
+     *           "url": "https://example.com/about",
+     *           "source": "links"
+     *         }
+     *       ],
+     *       "total": 2,
+     *       "truncated": false,
+     *       "sitemaps_read": 2,
+     *       "pages_read": 1,
+     *       "warnings": []
+     *     }
+     */
+    MapResponseInput: {
+      job_id: string;
+      /** @description Pages the link walk read. */
+      pages_read: number;
+      /** @description Sitemap files read (indexes included). */
+      sitemaps_read: number;
+      /** @constant */
+      status: 'completed';
+      /** @description How many URLs are listed. */
+      total: number;
+      /** @description More URLs matched than limit (or 2 MiB of URL text) allows. */
+      truncated: boolean;
+      /** @description The start URL as asked. */
+      url: string;
+      /** @description Sitemap URLs first, in sitemap order, then links. */
+      urls: components['schemas']['MapUrlInput'][];
+      /** @description At most 20. */
+      warnings: components['schemas']['MapWarningInput'][];
+    };
+    MapResult: {
+      /** @description Pages the link walk read. */
+      pages_read: number;
+      /** @description Sitemap files read (indexes included). */
+      sitemaps_read: number;
+      /** @description How many URLs are listed. */
+      total: number;
+      /** @description More URLs matched than limit (or 2 MiB of URL text) allows. */
+      truncated: boolean;
+      /** @description The start URL as asked. */
+      url: string;
+      /** @description Sitemap URLs first, in sitemap order, then links. */
+      urls: components['schemas']['MapUrl'][];
+      /** @description At most 20. */
+      warnings: components['schemas']['MapWarning'][];
+    };
+    MapResultInput: {
+      /** @description Pages the link walk read. */
+      pages_read: number;
+      /** @description Sitemap files read (indexes included). */
+      sitemaps_read: number;
+      /** @description How many URLs are listed. */
+      total: number;
+      /** @description More URLs matched than limit (or 2 MiB of URL text) allows. */
+      truncated: boolean;
+      /** @description The start URL as asked. */
+      url: string;
+      /** @description Sitemap URLs first, in sitemap order, then links. */
+      urls: components['schemas']['MapUrlInput'][];
+      /** @description At most 20. */
+      warnings: components['schemas']['MapWarningInput'][];
+    };
+    MapUrl: {
+      /**
+       * @description The sitemap's <lastmod>, when it gave one.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      lastmod?: string;
+      /**
+       * @description sitemap: listed by a sitemap; links: the start page or a link on a walked page.
+       * @enum {string}
+       */
+      source: 'sitemap' | 'links';
+      /**
+       * @description Normalised as crawls normalise links (no fragment, sorted query, no tracking parameters, at most 1000 characters).
+       * @example https://example.com/blog/first-post
+       */
+      url: string;
+    };
+    MapUrlInput: {
+      /**
+       * @description The sitemap's <lastmod>, when it gave one.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      lastmod?: string;
+      /**
+       * @description sitemap: listed by a sitemap; links: the start page or a link on a walked page.
+       * @enum {string}
+       */
+      source: 'sitemap' | 'links';
+      /**
+       * @description Normalised as crawls normalise links (no fragment, sorted query, no tracking parameters, at most 1000 characters).
+       * @example https://example.com/blog/first-post
+       */
+      url: string;
+    };
+    /** @description A source that was skipped: a sitemap over the size bound or whose gzip decompresses past it (content_too_large), one that answered an error (http_status) or could not be read, a page robots.txt disallows, or the time budget running out (timeout). The map goes on without it. */
+    MapWarning: {
+      error_category: components['schemas']['ErrorCategory'];
+      message: string;
+      /** @description The sitemap or page concerned. */
+      url: string;
+    };
+    /** @description A source that was skipped: a sitemap over the size bound or whose gzip decompresses past it (content_too_large), one that answered an error (http_status) or could not be read, a page robots.txt disallows, or the time budget running out (timeout). The map goes on without it. */
+    MapWarningInput: {
+      error_category: components['schemas']['ErrorCategoryInput'];
+      message: string;
+      /** @description The sitemap or page concerned. */
+      url: string;
     };
     /** @description The page as Markdown (GitHub-flavoured: tables stay tables). Scripts, styles, the <head> (title, meta), iframes, SVG, canvas, templates and noscript are dropped, and so is page chrome unless drop_boilerplate is false; relative URLs are made absolute. The default chain is [markdown]. */
     MarkdownCleanerStep: {
