@@ -1,7 +1,9 @@
 // Static mode: one guarded request (address policy on every hop, size and time limits), no scripts run.
-// Non-document types are refused from the headers alone, before their body is downloaded.
+// Types that are neither a page nor possibly a document (PDF, Office) are refused from the headers alone,
+// before their body is downloaded; a document is read as HTML by `documents` (activities/documents/).
 import type { AddressPolicy, LookupFn } from '../shared/net/address-policy.js';
 import { guardedFetch } from '../shared/net/guarded-fetch.js';
+import { type DocumentReader, fileKind, mayBeDocument } from './documents/kinds.js';
 import { DOCUMENT_TYPES, type FetchedDocument, unsupportedContent } from './page-document.js';
 
 export interface StaticFetchOptions {
@@ -11,6 +13,8 @@ export interface StaticFetchOptions {
   policy: AddressPolicy;
   lookup?: LookupFn;
   signal?: AbortSignal;
+  /** Reads PDF and Office files as HTML; without it they are unsupported content, as any other file. */
+  documents?: DocumentReader;
 }
 
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5';
@@ -28,11 +32,23 @@ export async function fetchStatic(url: string, opts: StaticFetchOptions): Promis
     inspectResponse: (status, headers) => {
       // Error pages are read whatever their type: the caller reports the status (or the bot wall).
       const mime = mediaType(headers['content-type']);
-      if (status < 400 && mime !== null && !DOCUMENT_TYPES.includes(mime)) throw unsupportedContent(mime);
+      if (
+        status < 400 &&
+        mime !== null &&
+        !DOCUMENT_TYPES.includes(mime) &&
+        !(opts.documents && mayBeDocument(mime))
+      )
+        throw unsupportedContent(mime);
     },
   });
   const header = res.headers['content-type'];
   const mime = mediaType(header) ?? sniff(res.body);
+  const file = res.status < 400 && opts.documents ? fileKind(mime, res.body) : null;
+  if (file && opts.documents) {
+    const read = await opts.documents(res.body, file, opts.signal);
+    const { url, status, headers } = res;
+    return { url, status, headers, contentType: read.contentType, body: read.html, bytes: res.body.length };
+  }
   if (res.status < 400 && !DOCUMENT_TYPES.includes(mime)) throw unsupportedContent(mime);
   return {
     url: res.url,

@@ -5,6 +5,7 @@ import { CategorizedError } from '../shared/errors.js';
 import { needsScripts, type ScriptNeed } from './browser/app-shell.js';
 import { detectBotWall } from './browser/bot-wall.js';
 import { type PageSignals, scanPage } from './browser/page-signals.js';
+import { isDocumentType } from './documents/kinds.js';
 
 export interface FetchedDocument {
   /** Final URL, after redirects. */
@@ -14,12 +15,13 @@ export interface FetchedDocument {
   headers: Record<string, string>;
   /** Media type without parameters, lower-cased. */
   contentType: string;
+  /** The page; a PDF or Office file (contentType says which) as the HTML it was read into. */
   body: string;
   /** Size of the body as received (static) or as rendered (dynamic). */
   bytes: number;
 }
 
-/** Media types the service extracts from; anything else is `unsupported_content`. */
+/** Web page types; documents (activities/documents/kinds.ts) are read into HTML, anything else is `unsupported_content`. */
 export const DOCUMENT_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
 
 export interface Assessment {
@@ -31,7 +33,8 @@ export interface Assessment {
 }
 
 export function assess(doc: FetchedDocument): Assessment {
-  if (doc.contentType === 'text/plain') {
+  // A document read into HTML has no scripts to need, and a bot wall does not send a PDF.
+  if (doc.contentType === 'text/plain' || isDocumentType(doc.contentType)) {
     return { wall: null, scriptNeed: null, signals: null };
   }
   const signals = scanPage(doc.body);
@@ -40,9 +43,14 @@ export function assess(doc: FetchedDocument): Assessment {
 }
 
 export function unsupportedContent(mime: string): CategorizedError {
-  return new CategorizedError('unsupported_content', `the page is ${mime}, not HTML or text`, false, {
-    contentType: mime,
-  });
+  return new CategorizedError(
+    'unsupported_content',
+    `the page is ${mime}, not HTML, text, PDF or Office`,
+    false,
+    {
+      contentType: mime,
+    },
+  );
 }
 
 /** Throws for a bot wall, then for an error status: the two ways a response is not the page at all. */

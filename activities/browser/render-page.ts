@@ -1,10 +1,12 @@
 // Dynamic mode: render the page in a pooled browser page and return the DOM after scripts ran. Every request
 // the page makes goes through the filtering proxy (addresses); PageTraffic checks schemes, redirects, size
 // and type as they happen, and the bytes downloaded in all; the DOM's size is measured while scripts run.
-// Each failure ends the render at once, in its own category.
+// Each failure ends the render at once, in its own category. A document (PDF, Office) is not rendered: its
+// download is stopped and it is fetched statically instead (RenderOptions.fetchDocument).
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { CategorizedError } from '../../shared/errors.js';
 import { checkUrl } from '../../shared/net/address-policy.js';
+import { mayBeDocument } from '../documents/kinds.js';
 import { mediaType } from '../fetch-static.js';
 import { DOCUMENT_TYPES, type FetchedDocument, unsupportedContent } from '../page-document.js';
 import type { BrowserPool } from './browser-pool.js';
@@ -21,6 +23,8 @@ export interface RenderOptions {
   maxBytes: number;
   maxRedirects: number;
   signal?: AbortSignal;
+  /** Fetches a document the browser would download (a PDF, an Office file) statically, to read it as HTML. */
+  fetchDocument?: (url: string) => Promise<FetchedDocument>;
 }
 
 const IDLE_MS = 500;
@@ -31,6 +35,33 @@ export async function renderPage(
   url: string,
   opts: RenderOptions,
 ): Promise<FetchedDocument> {
+  try {
+    return await renderInPage(pool, url, opts);
+  } catch (err) {
+    // Outside the page and its render budget: the page slot is free again, and the document has its own limits.
+    if (err instanceof DocumentDownload && opts.fetchDocument) return opts.fetchDocument(err.url);
+    throw err;
+  }
+}
+
+/** A main document that is a file the browser would download rather than show; its URL after redirects. */
+class DocumentDownload extends CategorizedError {
+  constructor(
+    refusal: CategorizedError,
+    readonly url: string,
+  ) {
+    super(refusal.category, refusal.message, refusal.retryable, refusal.details);
+  }
+}
+
+/** The refusal of a main document's type, as a DocumentDownload when the type may be a document. */
+function asDownload(err: CategorizedError, url: string): CategorizedError {
+  const type = err.details?.contentType;
+  const document = err.category === 'unsupported_content' && typeof type === 'string' && mayBeDocument(type);
+  return document ? new DocumentDownload(err, url) : err;
+}
+
+async function renderInPage(pool: BrowserPool, url: string, opts: RenderOptions): Promise<FetchedDocument> {
   const target = checkUrl(url);
   return pool.withPage(async (page, proxy) => {
     const budget = opts.timeoutMs + opts.waitMs + GRACE_MS;
@@ -117,7 +148,8 @@ class Render {
       throw new CategorizedError('fetch_error', message, true, { status });
     }
     const mime = mediaType(headers['content-type']) ?? 'text/html';
-    if (status < 400 && !DOCUMENT_TYPES.includes(mime)) throw unsupportedContent(mime);
+    if (status < 400 && !DOCUMENT_TYPES.includes(mime))
+      throw asDownload(unsupportedContent(mime), main.url());
     const body =
       mime === 'text/plain'
         ? await this.page.evaluate(() => document.body?.textContent ?? '')
@@ -144,8 +176,8 @@ class Render {
   /** Keeps the first reason the page is unusable and ends the render with it. */
   private fail(err: CategorizedError): void {
     if (this.failure) return;
-    this.failure = err;
-    this.rejectFailed(err);
+    this.failure = asDownload(err, this.traffic.mainUrl);
+    this.rejectFailed(this.failure);
   }
 }
 

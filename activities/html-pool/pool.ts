@@ -76,6 +76,7 @@ const WHAT: Record<HtmlTask['kind'], string> = {
   structure: "analysing the page's structure",
   learn: "learning the page template's selectors",
   apply: "reading the page with its template's learned selectors",
+  document: 'reading the document',
 };
 
 function overTime(task: HtmlTask, limitMs: number): CategorizedError {

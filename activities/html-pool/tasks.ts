@@ -9,6 +9,7 @@ import type { FieldCandidates } from '../../shared/learned-extractor.js';
 import { analyzeStructure, type PageStructure } from '../analyze/page-structure.js';
 import { type PageSignals, scanPage } from '../browser/page-signals.js';
 import { type CleanContext, type CleanerStep, runChain } from '../cleaners/index.js';
+import { type DocumentReading, type ReadLimits, readDocument } from '../documents/read-document.js';
 import {
   applyExtractor,
   domSignature,
@@ -84,7 +85,21 @@ export interface StructureTask {
   url: string;
 }
 
-export type HtmlTask = CleanTask | CleanReadTask | CrawlPageTask | StructureTask | LearnTask | ApplyTask;
+/** A downloaded PDF or Office file read as HTML (activities/documents/). */
+export interface DocumentTask extends ReadLimits {
+  kind: 'document';
+  body: Uint8Array;
+  file: 'pdf' | 'zip';
+}
+
+export type HtmlTask =
+  | CleanTask
+  | CleanReadTask
+  | CrawlPageTask
+  | StructureTask
+  | LearnTask
+  | ApplyTask
+  | DocumentTask;
 
 export interface HtmlResults {
   clean: string;
@@ -98,6 +113,7 @@ export interface HtmlResults {
   learn: { kept: FieldCandidates; fresh?: FieldCandidates };
   apply: Extraction;
   structure: { structure: PageStructure; signals: PageSignals };
+  document: DocumentReading;
 }
 
 export type TaskOutcome<T> =
@@ -168,7 +184,7 @@ function cleanRead(task: CleanReadTask): HtmlResults['clean-read'] {
   return { structured, cleaned: cleanBody(task.body, task.contentType, task.baseUrl, task.chain, parsed) };
 }
 
-function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] {
+function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] | Promise<DocumentReading> {
   switch (task.kind) {
     case 'clean':
       return cleanBody(task.body, task.contentType, task.baseUrl, task.chain);
@@ -182,21 +198,23 @@ function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] {
       return learn(task);
     case 'apply':
       return applyExtractor({ $: load(task.body), url: task.url }, task.fields, task.known);
+    case 'document':
+      return readDocument(task.body, task.file, task);
   }
 }
 
 /** The pool's entry point. `started` tells the pool the task left the queue, which starts its time limit. */
-export default function runHtmlTask({
+export default async function runHtmlTask({
   task,
   started,
 }: {
   task: HtmlTask;
   started: MessagePort;
-}): TaskOutcome<unknown> {
+}): Promise<TaskOutcome<unknown>> {
   started.postMessage(null);
   started.close();
   try {
-    return { ok: true, value: run(task) };
+    return { ok: true, value: await run(task) };
   } catch (err) {
     if (err instanceof CategorizedError)
       return {
