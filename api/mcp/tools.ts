@@ -9,6 +9,7 @@ import { IdParamsSchema, PaginationQuerySchema } from '../../shared/schemas/comm
 import { CrawlRequestSchema } from '../../shared/schemas/crawl.js';
 import { ExtractRequestSchema } from '../../shared/schemas/extract.js';
 import type { Job } from '../../shared/schemas/job.js';
+import { MapRequestSchema, type MapResponse } from '../../shared/schemas/map.js';
 import { type ApiCall, type ApiResponse, ServiceUnreachableError } from './api-call.js';
 import {
   boundedPage,
@@ -105,6 +106,30 @@ function acceptedOr(res: ApiResponse): CallToolResult {
   if (res.status !== 202) return jsonResult(res.body);
   const { job_id, status } = res.body as { job_id: string; status: string };
   return jsonResult({ job_id, status, still_running: true, next: NEXT_STEP });
+}
+
+/** Room kept in a map's answer for everything but its URLs. */
+const MAP_ANSWER_RESERVE = 10_000;
+
+/** A map for an agent: the URLs alone, as many as fit in one answer (GET /jobs/{id}/results has them all). */
+function mapResult(res: ApiResponse): CallToolResult {
+  if (res.status !== 200) return acceptedOr(res);
+  const body = res.body as MapResponse;
+  const urls: string[] = [];
+  let chars = 0;
+  for (const { url } of body.urls) {
+    chars += url.length + 3;
+    if (chars > MAX_TOOL_OUTPUT_CHARS - MAP_ANSWER_RESERVE) break;
+    urls.push(url);
+  }
+  return jsonResult({
+    job_id: body.job_id,
+    total: body.total,
+    truncated: body.truncated,
+    shown: urls.length,
+    urls,
+    warnings: body.warnings.slice(0, 5),
+  });
 }
 
 function registerJobTools(server: McpServer, call: ApiCall) {
@@ -232,6 +257,20 @@ function registerStartTools(server: McpServer, call: ApiCall) {
     },
     (args) => request(call, { method: 'POST', path: '/analyze', body: args }, acceptedOr),
   );
+
+  server.registerTool(
+    'map',
+    {
+      title: "List a site's URLs",
+      description:
+        "The site's URLs from its sitemaps and a shallow walk of its links, without extracting anything: to " +
+        'choose pages to extract or a crawl to start. search keeps URLs holding every given word. Answers the ' +
+        'URLs that fit in one answer (shown of total); the job keeps them all.',
+      inputSchema: fieldsOf(MapRequestSchema),
+      annotations: { openWorldHint: true },
+    },
+    (args) => request(call, { method: 'POST', path: '/map', body: args }, mapResult),
+  );
 }
 
 /** A server exposing the tools over whatever transport it is connected to; one per /mcp request when stateless. */
@@ -245,7 +284,7 @@ export function createMcpServer(call: ApiCall): McpServer {
       maxToolInputElements: 10_000,
       instructions:
         'Web data extraction: extract (one page), crawl (a site, as a background job), analyze (suggests a ' +
-        `schema and crawl patterns). ${NEXT_STEP}`,
+        `schema and crawl patterns), map (lists a site's URLs). ${NEXT_STEP}`,
     },
   );
   registerStartTools(server, call);

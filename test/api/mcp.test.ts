@@ -114,7 +114,7 @@ async function pollUntilEnded(client: Client, jobId: string, timeoutMs = 60_000)
   }
 }
 
-const TOOLS = ['analyze', 'cancel_job', 'crawl', 'extract', 'job_results', 'job_status', 'list_jobs'];
+const TOOLS = ['analyze', 'cancel_job', 'crawl', 'extract', 'job_results', 'job_status', 'list_jobs', 'map'];
 
 function transportSuite(name: string, connect: Connect) {
   describe(`MCP over ${name}`, () => {
@@ -206,6 +206,19 @@ function transportSuite(name: string, connect: Connect) {
       assert.equal(analysis.page_type, 'listing');
       assert.ok(analysis.suggested_schema.length > 0);
       assert.ok(analysis.follow_patterns.length > 0);
+    });
+
+    test("map answers the site's URLs as a plain list", async () => {
+      const map = await ok(client, 'map', {
+        url: `${analyzeSite.url}/products`,
+        use_sitemap: false,
+        limit: 3,
+      });
+      assert.equal(map.urls[0], `${analyzeSite.url}/products`);
+      assert.equal(map.shown, 3);
+      assert.equal(map.total, 3);
+      assert.equal(map.truncated, true);
+      assert.ok(map.urls.every((u: unknown) => typeof u === 'string' && u.startsWith(analyzeSite.url)));
     });
 
     test('list_jobs shows the tenant its jobs', async () => {
