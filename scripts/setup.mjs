@@ -4,6 +4,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -60,6 +61,39 @@ function ensureChromium() {
   if (res.status !== 0) log('chromium could not be installed: dynamic fetching will be unavailable');
 }
 
+// The Python tools of the tests (the Python client's pytest run, its model generator): one venv outside the
+// checkout, installed from pinned requirement files and reinstalled only when those files change. More tools
+// go in: add their pinned requirements file (or an editable package) to these lists.
+const PYTHON_VENV =
+  process.env.EXTRACT_SERVICE_PYTHON_VENV ?? join(homedir(), '.cache', 'extract-service', 'python-venv');
+const PYTHON_REQUIREMENTS = ['clients/python/requirements-dev.txt'];
+const PYTHON_EDITABLE = ['clients/python'];
+
+function ensurePythonVenv() {
+  const inputs = [...PYTHON_REQUIREMENTS, ...PYTHON_EDITABLE.map((dir) => join(dir, 'pyproject.toml'))];
+  const hash = createHash('sha256');
+  for (const file of inputs) hash.update(file).update(readFileSync(join(root, file)));
+  const digest = hash.digest('hex');
+  const python = join(PYTHON_VENV, 'bin', 'python');
+  const marker = join(PYTHON_VENV, '.setup-requirements-hash');
+  if (existsSync(python) && existsSync(marker) && readFileSync(marker, 'utf8') === digest) return;
+  const version = spawnSync('python3', ['-c', 'import sys; sys.exit(sys.version_info < (3, 10))']);
+  if (version.status !== 0) throw new Error('python3 (3.10 or later) is needed for the Python tests');
+  const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (!existsSync(python)) {
+    log(`creating the Python venv ${PYTHON_VENV}`);
+    run('python3', ['-m', 'venv', PYTHON_VENV]);
+  }
+  log('installing Python packages (pip)');
+  const pip = [python, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check'];
+  run(pip[0], [...pip.slice(1), ...PYTHON_REQUIREMENTS.flatMap((file) => ['-r', file])]);
+  // Build backends come pinned from the requirements, so the editable installs need no download of their own.
+  const editable = PYTHON_EDITABLE.flatMap((dir) => ['-e', dir]);
+  run(pip[0], [...pip.slice(1), '--no-build-isolation', '--no-deps', ...editable]);
+  writeFileSync(marker, digest);
+}
+
 ensureNodeModules();
 ensureBinaries();
 ensureChromium();
+ensurePythonVenv();

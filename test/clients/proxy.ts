@@ -41,13 +41,15 @@ export async function startProxy(target: string): Promise<TestProxy> {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         let events = 0;
         answer.on('data', (chunk: Buffer) => {
-          res.write(chunk);
-          if (plan.kind !== 'cut-after-events') return;
-          events += chunk.toString('utf8').split('\n\n').length - 1;
-          if (events >= plan.events) {
-            answer.destroy();
-            res.destroy(); // the client sees its connection drop mid-stream
+          if (plan.kind === 'cut-after-events') events += chunk.toString('utf8').split('\n\n').length - 1;
+          if (plan.kind !== 'cut-after-events' || events < plan.events) {
+            res.write(chunk);
+            return;
           }
+          answer.destroy();
+          // The client sees its connection drop mid-stream, after this chunk: destroyed at once, the socket
+          // would drop the chunk still corked in it (all the events, when the first chunk held them all).
+          res.write(chunk, () => res.destroy());
         });
         answer.on('end', () => res.end());
       },
