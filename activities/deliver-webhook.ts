@@ -8,6 +8,7 @@ import type { DeliveryDoc } from '../shared/store/webhook-deliveries.js';
 import type { Destination } from '../shared/store/webhooks.js';
 import type { WebhookEvent } from '../shared/webhooks.js';
 import type { ActivityDeps } from './deps.js';
+import { monitorChangedData } from './monitor-run.js';
 
 export type DeliverOutcome = 'success' | 'failed' | 'no_destination';
 
@@ -97,6 +98,8 @@ async function eventData(deps: ActivityDeps, input: DeliverWebhookInput): Promis
         error_message: job.error_message,
         budget_exhausted: job.budget_exhausted ?? false,
       };
+    case 'monitor.changed':
+      return monitorChangedData(deps, input.tenantId, input.jobId);
     case 'job.completed': {
       const results = (await deps.jobs?.results(job)) ?? [];
       return {

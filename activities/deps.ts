@@ -7,6 +7,7 @@ import type { EventStore } from '../shared/store/event-store.js';
 import type { JobReader } from '../shared/store/jobs.js';
 import type { LearnedExtractorStore } from '../shared/store/learned-extractors.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
+import type { MonitorStore } from '../shared/store/monitors.js';
 import type { TenantStore } from '../shared/store/tenants.js';
 import type { WebhookStore } from '../shared/store/webhooks.js';
 import type { BrowserPool } from './browser/browser-pool.js';
@@ -34,4 +35,6 @@ export interface ActivityDeps {
   budgets?: BudgetLedger;
   /** Tenants, read for their monthly budget before each model call. */
   tenants?: TenantStore;
+  /** Monitors: their runs' jobs and changes; without it monitor runs fail. */
+  monitors?: MonitorStore;
 }

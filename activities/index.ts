@@ -12,6 +12,7 @@ import { makeExtractPage } from './extract-page.js';
 import { makeExtractWithModel } from './extract-with-model.js';
 import { makeFetchPage } from './fetch-page.js';
 import { makeMapSite } from './map/map-site.js';
+import { makeMonitorActivities } from './monitor-run.js';
 import { makeRecordEvents } from './record-events.js';
 
 export function createActivities(deps: ActivityDeps) {
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
     classifyLinks: makeClassifyLinks(deps),
     suggestAnalysis: makeSuggestAnalysis(deps),
     recordAnalysis: makeRecordAnalysis(deps),
+    ...makeMonitorActivities(deps),
     mapSite: makeMapSite(deps),
   };
 }

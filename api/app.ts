@@ -37,6 +37,7 @@ import { jobRoutes } from './routes/jobs.js';
 import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
 import { mapRoutes } from './routes/map.js';
+import { monitorRoutes } from './routes/monitors.js';
 import { resultRoutes } from './routes/results.js';
 import { retryRoutes } from './routes/retry.js';
 import { schemaRoutes } from './routes/schemas.js';
@@ -138,6 +139,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       await v1.register(webhookRoutes(deps));
       await v1.register(siteRoutes(deps));
       await v1.register(siteCrawlRoutes(deps));
+      await v1.register(monitorRoutes(deps));
       await v1.register(schemaRoutes(deps));
     },
     { prefix: API_PREFIX },

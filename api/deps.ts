@@ -7,6 +7,7 @@ import type { EventStore } from '../shared/store/event-store.js';
 import type { JobReader } from '../shared/store/jobs.js';
 import type { LearnedExtractorStore } from '../shared/store/learned-extractors.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
+import type { MonitorStore } from '../shared/store/monitors.js';
 import type { SchemaLibraryStore } from '../shared/store/schema-library.js';
 import type { SiteStore } from '../shared/store/sites.js';
 import type { TenantStore } from '../shared/store/tenants.js';
@@ -25,4 +26,5 @@ export interface ApiDeps {
   sites: SiteStore;
   schemaLibrary: SchemaLibraryStore;
   learned: LearnedExtractorStore;
+  monitors: MonitorStore;
 }

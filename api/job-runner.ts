@@ -1,9 +1,9 @@
 // Creating jobs: the job.created event, then the workflow — started, resumed when its start never reached Temporal.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { FastifyReply } from 'fastify';
-import type { JobEvent } from '../shared/events.js';
+import { domainOf, inputFromRequest, mintJobId, recordJobCreated } from '../shared/job-create.js';
 import { type JobView, reduceJob } from '../shared/reducers/job.js';
 import { isDuplicateKey } from '../shared/store/mongo.js';
 import {
@@ -28,28 +28,13 @@ export interface NewJob {
   maxDepth?: number;
   /** The job this one retries. */
   retryOf?: string;
+  /** The monitor whose run this job is. */
+  monitorId?: string;
   /** Runs after job.created is recorded and before the workflow starts (e.g. to store a job secret). */
   beforeStart?: (jobId: string) => Promise<void>;
 }
 
-/**
- * With an Idempotency-Key the job id is derived from (tenant, key): two requests with the same key — even
- * concurrent ones — name the same job, the second job.created append is a no-op, and Temporal refuses a
- * second workflow with the same id. So a retried POST never starts a second job.
- */
-function mintJobId(tenantId: string, idempotencyKey: string | null): string {
-  if (!idempotencyKey) return `job_${randomUUID().replaceAll('-', '')}`;
-  const digest = createHash('sha256').update(`${tenantId}\n${idempotencyKey}`).digest('hex');
-  return `job_${digest.slice(0, 32)}`;
-}
-
-function domainOf(url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return '';
-  }
-}
+export { inputFromRequest };
 
 /**
  * Jobs recorded whose workflow start has not been seen to reach Temporal, keyed by job id (FerretDB pushes
@@ -103,30 +88,9 @@ export async function startJob(
   }
   // Marked before it is recorded: a job recorded without a started workflow is always found by the sweeper.
   const starts = pendingStarts(deps);
-  const [, tenantSeq] = await Promise.all([
+  const created = await recordJobCreated(deps, { ...job, jobId, workflowId, input: job.input(jobId) }, () =>
     starts.add(jobId, job.tenantId),
-    deps.jobs.nextTenantSeq(job.tenantId, jobId),
-  ]);
-  const created: JobEvent = {
-    type: 'job.created',
-    job_id: jobId,
-    tenant_id: job.tenantId,
-    seq: 0,
-    event_id: randomUUID(),
-    at: new Date().toISOString(),
-    data: {
-      job_type: job.type,
-      url: job.url,
-      capture_debug: job.captureDebug,
-      workflow_id: workflowId,
-      idempotency_key: job.idempotencyKey,
-      tenant_seq: tenantSeq,
-      ...(job.maxDepth === undefined ? {} : { max_depth: job.maxDepth }),
-      ...(job.retryOf ? { retry_of: job.retryOf } : {}),
-      request: requestOf(job.input(jobId)),
-    },
-  };
-  await deps.events.append([created]);
+  );
   await job.beforeStart?.(jobId);
   // `prepared` matters only to a job with secrets: one without starts from its stored request alone.
   if (needsSecrets(created.data.request ?? {})) await starts.prepared(jobId);
@@ -250,11 +214,6 @@ export async function storedRequest(
   return created?.type === 'job.created' ? created.data.request : undefined;
 }
 
-/** The workflow input a stored request makes for a job: the request with the job's ids, its log from seq 1. */
-export function inputFromRequest(request: Record<string, unknown>, jobId: string, tenantId: string) {
-  return { ...request, jobId, tenantId, firstSeq: 1 };
-}
-
 /** What beforeStart stores apart from the request: a one-job model key, webhook destinations. */
 function needsSecrets(request: Record<string, unknown>): boolean {
   const llm = request.llm as { hasKey?: unknown } | undefined;
@@ -273,10 +232,4 @@ async function failUnstarted(deps: ApiDeps, job: JobView, message: string) {
       data: { error_category: 'unknown', error_message: message, duration_ms: 0 },
     },
   ]);
-}
-
-/** The workflow input as the job's stored request: ids dropped (they belong to the job), no secrets in it. */
-function requestOf(input: unknown): Record<string, unknown> {
-  const { jobId, tenantId, firstSeq, state, ...request } = input as Record<string, unknown>;
-  return request;
 }

@@ -37,6 +37,7 @@ export async function jobResource(deps: ApiDeps, job: JobView): Promise<Job> {
     queue_position: await deps.jobs.queuePosition(job),
     workflow_id: job.workflow_id,
     retry_of: job.retry_of ?? null,
+    monitor_id: job.monitor_id ?? null,
   };
 }
 

@@ -26,6 +26,8 @@ export interface JobCreatedData {
   request?: Record<string, unknown>;
   /** The job this one retries (POST /jobs/{id}/retry). */
   retry_of?: string;
+  /** The monitor whose run this job is (POST /monitors). */
+  monitor_id?: string;
 }
 
 /** A URL a crawl found: queued (pending) or not followed (skipped, with the reason). */

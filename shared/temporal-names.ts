@@ -22,6 +22,14 @@ export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'map'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
 /** Workflow ids are derived from job ids so an operator can go from one to the other. */
+/** The workflow a monitor's Temporal Schedule starts for each run (it creates the run's job and compares). */
+export const MONITOR_RUN_WORKFLOW = 'monitorRunWorkflow';
+
+/** A monitor's Temporal Schedule id, derived from its tenant and id (the Temporal UI lists it). */
+export function scheduleIdForMonitor(tenantId: string, monitorId: string): string {
+  return `monitor-${tenantId}-${monitorId}`;
+}
+
 export function workflowIdForJob(jobType: JobType, jobId: string): string {
   return `${jobType}-${jobId}`;
 }

@@ -1,6 +1,13 @@
 // Webhook event names and the per-job delivery plan. Pure: imported by workflows, the API and activities.
 
-export const WEBHOOK_EVENTS = ['job.started', 'job.progress', 'job.completed', 'job.failed'] as const;
+/** monitor.changed: a monitor's run found its results changed since the run before (sent by monitor runs only). */
+export const WEBHOOK_EVENTS = [
+  'job.started',
+  'job.progress',
+  'job.completed',
+  'job.failed',
+  'monitor.changed',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** How a custom header's value (write only, often a credential) is shown in every response. */

@@ -53,7 +53,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
   await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
   await client.close();
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const { events, contents, llm, debug, webhooks, jobs, learned, budgets, tenants } = createStores(
+  const { events, contents, llm, debug, webhooks, jobs, learned, budgets, tenants, monitors } = createStores(
     mongo.db,
     config,
   );
@@ -72,6 +72,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     learned,
     budgets,
     tenants,
+    monitors,
   });
   const metrics = options.metrics ?? createMetrics({ tenantLabels: config.METRICS_TENANT_LABELS });
   const stopCounting = countWorker(metrics, events, browser);

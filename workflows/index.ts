@@ -5,4 +5,5 @@ export { crawlWorkflow } from './crawl.js';
 export { extractWorkflow } from './extract.js';
 export { extractPageWorkflow } from './extract-page.js';
 export { mapWorkflow } from './map.js';
+export { monitorRunWorkflow } from './monitor.js';
 export { webhookDeliveryWorkflow } from './webhook-delivery.js';

@@ -50,6 +50,37 @@ async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
   };
 }
 
+/** A crawl request's workflow input for a job (monitors store it, without the ids, to create each run's job). */
+export function crawlInput(
+  body: CrawlRequest,
+  prepared: Awaited<ReturnType<typeof prepareJobRequest>>,
+  tenantId: string,
+  siteId?: string,
+) {
+  const { delay, ...rules } = body.options;
+  return (jobId: string): CrawlWorkflowInput => ({
+    jobId,
+    tenantId,
+    url: body.url,
+    fetchMode: body.fetch_mode,
+    // The links the crawl follows stay visible to the model whatever the cleaners remove.
+    cleanerChain: keepInChain<CrawlWorkflowInput['cleanerChain'][number]>(
+      body.cleaner_chain ?? defaultChainFor(prepared.schema),
+      [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
+    ),
+    schema: prepared.schema,
+    captureDebug: body.capture_debug,
+    structuredData: body.structured_data,
+    learnExtractors: body.learn_extractors,
+    ...(siteId ? { siteId } : {}),
+    llm: prepared.llm,
+    options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
+    firstSeq: 1,
+    ...prepared.webhooks,
+    ...budgetInput(body),
+  });
+}
+
 /** Starts a crawl job from a validated request and answers as POST /crawl does (202, or waited 200/202). */
 export async function runCrawl(
   deps: ApiDeps,
@@ -65,7 +96,6 @@ export async function runCrawl(
 ) {
   const { body, tenantId } = req;
   const prepared = await prepareJobRequest(deps, tenantId, body);
-  const { delay, ...rules } = body.options;
   const { job } = await startJob(
     deps,
     {
@@ -75,29 +105,9 @@ export async function runCrawl(
       captureDebug: body.capture_debug,
       idempotencyKey: req.idempotencyKey,
       workflowType: WORKFLOW_TYPES.crawl,
-      maxDepth: rules.max_depth,
+      maxDepth: body.options.max_depth,
       beforeStart: prepared.beforeStart,
-      input: (jobId): CrawlWorkflowInput => ({
-        jobId,
-        tenantId,
-        url: body.url,
-        fetchMode: body.fetch_mode,
-        // The links the crawl follows stay visible to the model whatever the cleaners remove.
-        cleanerChain: keepInChain<CrawlWorkflowInput['cleanerChain'][number]>(
-          body.cleaner_chain ?? defaultChainFor(prepared.schema),
-          [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
-        ),
-        schema: prepared.schema,
-        captureDebug: body.capture_debug,
-        structuredData: body.structured_data,
-        learnExtractors: body.learn_extractors,
-        ...(req.siteId ? { siteId: req.siteId } : {}),
-        llm: prepared.llm,
-        options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
-        firstSeq: 1,
-        ...prepared.webhooks,
-        ...budgetInput(body),
-      }),
+      input: crawlInput(body, prepared, tenantId, req.siteId),
     },
     reply,
   );

@@ -8,6 +8,7 @@ import { type NormalizedSchema, normalizeSchema, validateSchemaYaml } from '../.
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
 import {
   AcceptedJobSchema,
+  type ExtractRequest,
   ExtractRequestSchema,
   ExtractResponseSchema,
 } from '../../shared/schemas/extract.js';
@@ -91,6 +92,28 @@ export async function prepareJobRequest(
   };
 }
 
+/** An extract request's workflow input for a job (monitors store it, without the ids, to create each run's job). */
+export function extractInput(
+  body: ExtractRequest,
+  prepared: Awaited<ReturnType<typeof prepareJobRequest>>,
+  tenantId: string,
+) {
+  return (jobId: string): ExtractWorkflowInput => ({
+    jobId,
+    tenantId,
+    url: body.url,
+    fetchMode: body.fetch_mode,
+    cleanerChain: body.cleaner_chain ?? defaultChainFor(prepared.schema),
+    schema: prepared.schema,
+    captureDebug: body.capture_debug,
+    structuredData: body.structured_data,
+    llm: prepared.llm,
+    firstSeq: 1,
+    ...prepared.webhooks,
+    ...budgetInput(body),
+  });
+}
+
 export const extractRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
   async (app) => {
@@ -135,20 +158,7 @@ export const extractRoutes =
             idempotencyKey: request.headers['idempotency-key'] ?? null,
             workflowType: WORKFLOW_TYPES.extract,
             beforeStart: prepared.beforeStart,
-            input: (jobId): ExtractWorkflowInput => ({
-              jobId,
-              tenantId: request.tenant._id,
-              url: body.url,
-              fetchMode: body.fetch_mode,
-              cleanerChain: body.cleaner_chain ?? defaultChainFor(prepared.schema),
-              schema: prepared.schema,
-              captureDebug: body.capture_debug,
-              structuredData: body.structured_data,
-              llm: prepared.llm,
-              firstSeq: 1,
-              ...prepared.webhooks,
-              ...budgetInput(body),
-            }),
+            input: extractInput(body, prepared, request.tenant._id),
           },
           reply,
         );

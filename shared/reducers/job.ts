@@ -23,6 +23,8 @@ export interface JobView {
   discovered_count: number;
   max_depth: number | null;
   retry_of: string | null;
+  /** Absent on jobs recorded before monitors: none. */
+  monitor_id?: string | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
@@ -86,6 +88,7 @@ export function initialJob(event: Extract<JobEvent, { type: 'job.created' }>): J
     discovered_count: 0,
     max_depth: event.data.max_depth ?? null,
     retry_of: event.data.retry_of ?? null,
+    monitor_id: event.data.monitor_id ?? null,
     created_at: event.at,
     started_at: null,
     completed_at: null,

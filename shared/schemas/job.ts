@@ -79,6 +79,10 @@ export const JobSchema = z
     queue_position: z.number().int().meta({ description: "The tenant's pending jobs ahead of this one" }),
     workflow_id: z.string().meta({ description: 'Temporal workflow id (derived from the job id)' }),
     retry_of: z.string().nullable().meta({ description: 'The job this one retries (POST /jobs/{id}/retry)' }),
+    monitor_id: z.string().nullable().meta({
+      description: 'The monitor whose run this job is (POST /monitors); null for other jobs',
+      example: 'mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b',
+    }),
   })
   .meta({ id: 'Job' });
 export type Job = z.infer<typeof JobSchema>;

@@ -52,7 +52,10 @@ export const WebhookEventNameSchema = z.enum(['*', ...WEBHOOK_EVENTS]).meta({
     'results_total, results_url}; results hold the page results in order up to about 1 MB of JSON ' +
     '(results_truncated says whether some were left out; all of them are at results_url). job.failed data: ' +
     '{job_type, status, error_category, error_message, budget_exhausted}. budget_exhausted: a budget ' +
-    "(max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job).",
+    "(max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job). monitor.changed (sent " +
+    "by a monitor's run, only when its results differ from the run before; job_id is the run's job) data: " +
+    '{monitor_id, monitor_name, previous_job_id, change_id, counts {added, removed, changed}, added, removed, ' +
+    'changed, omitted, changes_url} (see MonitorChange).',
 });
 
 const EventsSchema = z

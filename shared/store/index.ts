@@ -9,6 +9,7 @@ import { EventStore } from './event-store.js';
 import { JobReader } from './jobs.js';
 import { LearnedExtractorStore } from './learned-extractors.js';
 import { LlmSettingsStore } from './llm-settings.js';
+import { MonitorStore } from './monitors.js';
 import { SchemaLibraryStore } from './schema-library.js';
 import { SiteStore } from './sites.js';
 import { TenantStore } from './tenants.js';
@@ -33,6 +34,7 @@ export function createStores(db: Db, config: Config) {
     schemaLibrary: new SchemaLibraryStore(db),
     learned: new LearnedExtractorStore(db, config.LEARNED_CHECK_EVERY),
     budgets: new BudgetLedger(db),
+    monitors: new MonitorStore(db),
   };
 }
 export type Stores = ReturnType<typeof createStores>;
