@@ -60,17 +60,22 @@ async function readXml(text: string, opts: ReadOptions): Promise<SitemapReading>
   const reading: SitemapReading = { pages: [], sitemaps: [], stopped: null };
   let container: 'url' | 'sitemap' | null = null;
   let field: 'loc' | 'lastmod' | null = null;
+  // Only the container's own children count: an <image:loc> inside a <url> is not the page's.
+  let depth = 0;
+  let containerDepth = 0;
   let value = '';
   let entry: Partial<SitemapEntry> = {};
   const localName = (name: string) => name.slice(name.lastIndexOf(':') + 1).toLowerCase();
   const parser = new Parser(
     {
       onopentag(name) {
+        depth += 1;
         const tag = localName(name);
-        if (tag === 'url' || tag === 'sitemap') {
+        if (!container && (tag === 'url' || tag === 'sitemap')) {
           container = tag;
+          containerDepth = depth;
           entry = {};
-        } else if (container && (tag === 'loc' || tag === 'lastmod')) {
+        } else if (container && depth === containerDepth + 1 && (tag === 'loc' || tag === 'lastmod')) {
           field = tag;
           value = '';
         }
@@ -79,12 +84,15 @@ async function readXml(text: string, opts: ReadOptions): Promise<SitemapReading>
         if (field && value.length < MAX_FIELD_CHARS) value += text.slice(0, MAX_FIELD_CHARS - value.length);
       },
       onclosetag(name) {
+        depth -= 1;
         const tag = localName(name);
-        if (field && tag === field) {
+        if (field && tag === field && depth === containerDepth) {
           entry[field] = value.trim();
           field = null;
-        } else if (container && tag === container) {
-          if (entry.loc) {
+        } else if (container && depth < containerDepth) {
+          if (entry.loc && reading.pages.length + reading.sitemaps.length >= opts.maxEntries) {
+            reading.stopped = 'entries';
+          } else if (entry.loc) {
             const found: SitemapEntry = {
               loc: entry.loc,
               ...(entry.lastmod ? { lastmod: entry.lastmod } : {}),
@@ -98,20 +106,11 @@ async function readXml(text: string, opts: ReadOptions): Promise<SitemapReading>
     },
     { xmlMode: true },
   );
-  for (let at = 0; at < text.length; at += SLICE_CHARS) {
-    if (reading.pages.length + reading.sitemaps.length >= opts.maxEntries) {
-      return { ...reading, stopped: 'entries' };
-    }
+  for (let at = 0; at < text.length && reading.stopped === null; at += SLICE_CHARS) {
     if (Date.now() > opts.deadline) return { ...reading, stopped: 'deadline' };
     parser.write(text.slice(at, at + SLICE_CHARS));
     await yieldToLoop();
   }
-  parser.end();
-  const over = reading.pages.length + reading.sitemaps.length - opts.maxEntries;
-  if (over > 0) {
-    // The last slice may have carried a few past the bound.
-    reading.pages.splice(Math.max(0, reading.pages.length - over));
-    return { ...reading, stopped: 'entries' };
-  }
+  if (reading.stopped === null) parser.end();
   return reading;
 }
