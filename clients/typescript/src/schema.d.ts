@@ -2387,6 +2387,891 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/monitors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List your monitors, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Page size, 1..100. */
+          limit?: number;
+          /** @description Items to skip. */
+          offset?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MonitorList'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a monitor: a request run on a schedule whose results are compared run by run
+     * @description Stores an extract, crawl or stored-site request (each checked as its own route checks it: 422 for an unusable schema, site or webhook) and creates a Temporal Schedule that runs it (cron or every, at least a minute apart; a run waits for the one before). Each run is an ordinary job (GET /jobs, with monitor_id) whose results are compared with the last completed run: records matched by page URL, or by key_field; what was added, removed or changed (field by field) is kept at /monitors/{id}/changes and sent as a monitor.changed webhook event, only when something changed. The first run is the baseline. At most 100 monitors per tenant (409). 503 when the workflow service is out of reach (nothing is kept). 201 with the monitor.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MonitorRequestInput'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Monitor'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/monitors/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a monitor, with its last run and next scheduled run */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Monitor'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    /**
+     * Replace a monitor
+     * @description The whole monitor is replaced (as POST /monitors takes it) and its schedule updated; paused sets the paused state too. A changed request (another URL, schema, options) makes the next completed run a new baseline; only a new schedule, name or key_field keeps it. 200 with the monitor.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MonitorRequestInput'];
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Monitor'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /**
+     * Delete a monitor and its schedule
+     * @description Deletes the Temporal Schedule (a run in progress finishes; its job stays, as every job does), the monitor and its changes. 204.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deleted */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/monitors/{id}/changes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A monitor's recorded changes, newest first
+     * @description One entry per run that found a change: the records added, removed and changed (field by field, old and new value), at most 100 records per run (omitted counts the rest). The last 1,000 changes are kept.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Page size, 1..100. */
+          limit?: number;
+          /** @description Items to skip. */
+          offset?: number;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['MonitorChangeList'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/monitors/{id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pause a monitor
+     * @description Pauses its Temporal Schedule: no run starts until it is resumed (a run in progress finishes). Pausing a paused monitor is fine. 200 with the monitor.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Monitor'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/monitors/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resume a paused monitor
+     * @description Unpauses its Temporal Schedule; runs missed while paused are not made up. 200 with the monitor.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Monitor'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/monitors/{id}/trigger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a monitor now
+     * @description Starts a run at once through its schedule (a run in progress first finishes). A paused monitor does not run: 409 (resume it first). 202 with the monitor; the run shows in last_run and its job in GET /jobs.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Monitor'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/schemas': {
     parameters: {
       query?: never;
@@ -4858,6 +5743,7 @@ export interface components {
       | 'content_expired'
       | 'unsupported_content'
       | 'insufficient_content'
+      | 'no_text_layer'
       | 'rate_limit'
       | 'quota_exceeded'
       | 'provider_error'
@@ -4888,6 +5774,7 @@ export interface components {
       | 'content_expired'
       | 'unsupported_content'
       | 'insufficient_content'
+      | 'no_text_layer'
       | 'rate_limit'
       | 'quota_exceeded'
       | 'provider_error'
@@ -5222,6 +6109,11 @@ export interface components {
       max_cost_usd: number | null;
       /** @description The request's max_tokens (null: none given) */
       max_tokens: number | null;
+      /**
+       * @description The monitor whose run this job is (POST /monitors); null for other jobs
+       * @example mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b
+       */
+      monitor_id: string | null;
       page_count: number;
       /** @description Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only. */
       pages_by_source: {
@@ -5275,6 +6167,11 @@ export interface components {
       max_cost_usd: number | null;
       /** @description The request's max_tokens (null: none given) */
       max_tokens: number | null;
+      /**
+       * @description The monitor whose run this job is (POST /monitors); null for other jobs
+       * @example mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b
+       */
+      monitor_id: string | null;
       page_count: number;
       /** @description Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only. */
       pages_by_source: {
@@ -6176,6 +7073,420 @@ export interface components {
     MergedResults: unknown[];
     /** @description merge=true: the completed pages' data merged into one de-duplicated array of records (see the route). */
     MergedResultsInput: unknown[];
+    Monitor: {
+      /** @description The completed run the next run is compared with (reset when the request changes). */
+      baseline_job_id: string | null;
+      /** @description Runs that found a change. */
+      change_count: number;
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      created_at: string;
+      /** @example mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b */
+      id: string;
+      key_field: string | null;
+      /**
+       * @description The type of job each run is.
+       * @enum {string}
+       */
+      kind: 'extract' | 'crawl';
+      last_run: {
+        change_id: string | null;
+        job_id: string;
+        /**
+         * @description running; baseline (the first compared run: nothing to compare with); unchanged; changed (a change was recorded and monitor.changed sent); job_failed (the job did not complete: nothing compared, the next run is compared with the last completed one).
+         * @enum {string}
+         */
+        outcome: 'running' | 'baseline' | 'unchanged' | 'changed' | 'job_failed';
+        /**
+         * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+         * @example 2026-11-23T10:00:00.000Z
+         */
+        started_at: string;
+      } | null;
+      name: string;
+      /** @description GET /monitors/{id} only: when the schedule runs next (null when paused). */
+      next_run_at?: string | null;
+      paused: boolean;
+      /** @description The extract, crawl or site_crawl request as given, without its secrets (an api_key or webhook secret is left out, header values are "****"). */
+      request: {
+        [key: string]: unknown;
+      };
+      /** @description Runs started (scheduled and triggered). */
+      run_count: number;
+      schedule: {
+        cron: string | null;
+        every: string | null;
+        timezone: string;
+      };
+      /**
+       * @description The Temporal Schedule's id (visible in the Temporal UI); its runs are monitorRunWorkflow.
+       * @example monitor-ten_1-mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b
+       */
+      schedule_id: string;
+      site_id: string | null;
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      updated_at: string;
+      /** @description The URL each run starts from. */
+      url: string;
+    };
+    /** @description What one run found changed since the run before: records added, removed (pages that failed in this run are not counted as removed) and changed field by field. */
+    MonitorChange: {
+      added: {
+        /**
+         * @description The record key: the page URL, or the key_field value.
+         * @example W-1
+         */
+        key: string;
+        /** @description The record (a string cut to 4,000 characters when larger). */
+        record: unknown;
+        /** @description The page the record is on. */
+        url: string;
+      }[];
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      at: string;
+      changed: {
+        /** @description At most 50 fields per record; values over 2,000 characters of JSON are cut. */
+        fields: {
+          /**
+           * @description Dotted path of the field
+           * @example price
+           */
+          field: string;
+          /**
+           * @description Value in this run (null when absent)
+           * @example 24.99
+           */
+          new: unknown;
+          /**
+           * @description Value in the previous run (null when absent)
+           * @example 19.99
+           */
+          old: unknown;
+        }[];
+        key: string;
+        url: string;
+      }[];
+      counts: {
+        added: number;
+        changed: number;
+        removed: number;
+      };
+      /** @example chg_mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b_0000000002 */
+      id: string;
+      /** @description The run's job. */
+      job_id: string;
+      monitor_id: string;
+      /** @description Changes counted but not listed: at most 100 records are listed per run. */
+      omitted: number;
+      /** @description The run it was compared with. */
+      previous_job_id: string;
+      removed: {
+        /**
+         * @description The record key: the page URL, or the key_field value.
+         * @example W-1
+         */
+        key: string;
+        /** @description The record (a string cut to 4,000 characters when larger). */
+        record: unknown;
+        /** @description The page the record is on. */
+        url: string;
+      }[];
+    };
+    /** @description What one run found changed since the run before: records added, removed (pages that failed in this run are not counted as removed) and changed field by field. */
+    MonitorChangeInput: {
+      added: {
+        /**
+         * @description The record key: the page URL, or the key_field value.
+         * @example W-1
+         */
+        key: string;
+        /** @description The record (a string cut to 4,000 characters when larger). */
+        record: unknown;
+        /** @description The page the record is on. */
+        url: string;
+      }[];
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      at: string;
+      changed: {
+        /** @description At most 50 fields per record; values over 2,000 characters of JSON are cut. */
+        fields: {
+          /**
+           * @description Dotted path of the field
+           * @example price
+           */
+          field: string;
+          /**
+           * @description Value in this run (null when absent)
+           * @example 24.99
+           */
+          new: unknown;
+          /**
+           * @description Value in the previous run (null when absent)
+           * @example 19.99
+           */
+          old: unknown;
+        }[];
+        key: string;
+        url: string;
+      }[];
+      counts: {
+        added: number;
+        changed: number;
+        removed: number;
+      };
+      /** @example chg_mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b_0000000002 */
+      id: string;
+      /** @description The run's job. */
+      job_id: string;
+      monitor_id: string;
+      /** @description Changes counted but not listed: at most 100 records are listed per run. */
+      omitted: number;
+      /** @description The run it was compared with. */
+      previous_job_id: string;
+      removed: {
+        /**
+         * @description The record key: the page URL, or the key_field value.
+         * @example W-1
+         */
+        key: string;
+        /** @description The record (a string cut to 4,000 characters when larger). */
+        record: unknown;
+        /** @description The page the record is on. */
+        url: string;
+      }[];
+    };
+    MonitorChangeList: {
+      changes: components['schemas']['MonitorChange'][];
+      total: number;
+    };
+    MonitorChangeListInput: {
+      changes: components['schemas']['MonitorChangeInput'][];
+      total: number;
+    };
+    MonitorInput: {
+      /** @description The completed run the next run is compared with (reset when the request changes). */
+      baseline_job_id: string | null;
+      /** @description Runs that found a change. */
+      change_count: number;
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      created_at: string;
+      /** @example mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b */
+      id: string;
+      key_field: string | null;
+      /**
+       * @description The type of job each run is.
+       * @enum {string}
+       */
+      kind: 'extract' | 'crawl';
+      last_run: {
+        change_id: string | null;
+        job_id: string;
+        /**
+         * @description running; baseline (the first compared run: nothing to compare with); unchanged; changed (a change was recorded and monitor.changed sent); job_failed (the job did not complete: nothing compared, the next run is compared with the last completed one).
+         * @enum {string}
+         */
+        outcome: 'running' | 'baseline' | 'unchanged' | 'changed' | 'job_failed';
+        /**
+         * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+         * @example 2026-11-23T10:00:00.000Z
+         */
+        started_at: string;
+      } | null;
+      name: string;
+      /** @description GET /monitors/{id} only: when the schedule runs next (null when paused). */
+      next_run_at?: string | null;
+      paused: boolean;
+      /** @description The extract, crawl or site_crawl request as given, without its secrets (an api_key or webhook secret is left out, header values are "****"). */
+      request: {
+        [key: string]: unknown;
+      };
+      /** @description Runs started (scheduled and triggered). */
+      run_count: number;
+      schedule: {
+        cron: string | null;
+        every: string | null;
+        timezone: string;
+      };
+      /**
+       * @description The Temporal Schedule's id (visible in the Temporal UI); its runs are monitorRunWorkflow.
+       * @example monitor-ten_1-mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b
+       */
+      schedule_id: string;
+      site_id: string | null;
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      updated_at: string;
+      /** @description The URL each run starts from. */
+      url: string;
+    };
+    MonitorList: {
+      monitors: components['schemas']['Monitor'][];
+      total: number;
+    };
+    MonitorListInput: {
+      monitors: components['schemas']['MonitorInput'][];
+      total: number;
+    };
+    /**
+     * @description A monitor: one of extract, crawl or site_id, and a schedule. Secrets in the request (llm_config.api_key, webhook.secret, webhook header values) are stored sealed and never shown again. The request's webhooks (webhook, webhook_url, webhook_id and your active saved webhooks, resolved when the monitor is created or updated) receive each run's job events and monitor.changed.
+     * @example {
+     *       "name": "Widget price",
+     *       "schedule": {
+     *         "every": "1h"
+     *       },
+     *       "key_field": null,
+     *       "extract": {
+     *         "url": "https://shop.example.com/widget",
+     *         "schema": {
+     *           "name": "string",
+     *           "price": "number"
+     *         },
+     *         "webhook": {
+     *           "url": "https://hooks.example.com/monitor",
+     *           "secret": "whsec_c2VjcmV0",
+     *           "events": [
+     *             "monitor.changed"
+     *           ]
+     *         }
+     *       }
+     *     }
+     */
+    MonitorRequest: {
+      /** @description Each run is a crawl job with this request (as POST /crawl). */
+      crawl?: components['schemas']['CrawlRequest'];
+      /** @description Each run is an extract job with this request (as POST /extract). */
+      extract?: components['schemas']['ExtractRequest'];
+      /**
+       * @description How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
+       * @example sku
+       */
+      key_field?: string | null;
+      /**
+       * @description A name for the monitor (default: the URL it watches).
+       * @example Widget price
+       */
+      name?: string;
+      /**
+       * @description Create (or keep) the monitor paused: its schedule takes no action until resumed.
+       * @default false
+       */
+      paused: boolean;
+      schedule: components['schemas']['MonitorSchedule'];
+      /** @description With site_id: overrides of the site's settings (as the body of POST /sites/{id}/crawl). */
+      site_crawl?: components['schemas']['SiteCrawlRequest'];
+      /**
+       * @description Each run is a crawl of this stored site with its settings (as POST /sites/{id}/crawl), read when the monitor is created or updated.
+       * @example site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e
+       */
+      site_id?: string;
+    };
+    /**
+     * @description A monitor: one of extract, crawl or site_id, and a schedule. Secrets in the request (llm_config.api_key, webhook.secret, webhook header values) are stored sealed and never shown again. The request's webhooks (webhook, webhook_url, webhook_id and your active saved webhooks, resolved when the monitor is created or updated) receive each run's job events and monitor.changed.
+     * @example {
+     *       "name": "Widget price",
+     *       "schedule": {
+     *         "every": "1h"
+     *       },
+     *       "key_field": null,
+     *       "extract": {
+     *         "url": "https://shop.example.com/widget",
+     *         "schema": {
+     *           "name": "string",
+     *           "price": "number"
+     *         },
+     *         "webhook": {
+     *           "url": "https://hooks.example.com/monitor",
+     *           "secret": "whsec_c2VjcmV0",
+     *           "events": [
+     *             "monitor.changed"
+     *           ]
+     *         }
+     *       }
+     *     }
+     */
+    MonitorRequestInput: {
+      /** @description Each run is a crawl job with this request (as POST /crawl). */
+      crawl?: components['schemas']['CrawlRequestInput'];
+      /** @description Each run is an extract job with this request (as POST /extract). */
+      extract?: components['schemas']['ExtractRequestInput'];
+      /**
+       * @description How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
+       * @example sku
+       */
+      key_field?: string | null;
+      /**
+       * @description A name for the monitor (default: the URL it watches).
+       * @example Widget price
+       */
+      name?: string;
+      /**
+       * @description Create (or keep) the monitor paused: its schedule takes no action until resumed.
+       * @default false
+       */
+      paused?: boolean;
+      schedule: components['schemas']['MonitorScheduleInput'];
+      /** @description With site_id: overrides of the site's settings (as the body of POST /sites/{id}/crawl). */
+      site_crawl?: components['schemas']['SiteCrawlRequestInput'];
+      /**
+       * @description Each run is a crawl of this stored site with its settings (as POST /sites/{id}/crawl), read when the monitor is created or updated.
+       * @example site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e
+       */
+      site_id?: string;
+    };
+    /** @description When the monitor runs: a cron expression or an interval. */
+    MonitorSchedule: {
+      /**
+       * @description A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
+       * @example *\/30 * * * *
+       */
+      cron?: string | null;
+      /**
+       * @description An interval between runs, at least 1m, e.g. 15m, 6h or 1d.
+       * @example 6h
+       */
+      every?: string | null;
+      /**
+       * @description IANA time zone a cron expression is read in (default UTC).
+       * @default UTC
+       * @example Europe/Berlin
+       */
+      timezone: string;
+    };
+    /** @description When the monitor runs: a cron expression or an interval. */
+    MonitorScheduleInput: {
+      /**
+       * @description A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
+       * @example *\/30 * * * *
+       */
+      cron?: string | null;
+      /**
+       * @description An interval between runs, at least 1m, e.g. 15m, 6h or 1d.
+       * @example 6h
+       */
+      every?: string | null;
+      /**
+       * @description IANA time zone a cron expression is read in (default UTC).
+       * @default UTC
+       * @example Europe/Berlin
+       */
+      timezone?: string;
+    };
     /** @description Passes the content through unchanged. */
     NoopCleanerStep: {
       /** @constant */
@@ -7012,15 +8323,27 @@ export interface components {
       total: number;
     };
     /**
-     * @description job.started, job.progress (crawls, at most one per second), job.completed, job.failed; * = all. job.completed data: {job_type, status, page_count, cost_usd, budget_exhausted, results, results_truncated, results_total, results_url}; results hold the page results in order up to about 1 MB of JSON (results_truncated says whether some were left out; all of them are at results_url). job.failed data: {job_type, status, error_category, error_message, budget_exhausted}. budget_exhausted: a budget (max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job).
+     * @description job.started, job.progress (crawls, at most one per second), job.completed, job.failed; * = all. job.completed data: {job_type, status, page_count, cost_usd, budget_exhausted, results, results_truncated, results_total, results_url}; results hold the page results in order up to about 1 MB of JSON (results_truncated says whether some were left out; all of them are at results_url). job.failed data: {job_type, status, error_category, error_message, budget_exhausted}. budget_exhausted: a budget (max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job). monitor.changed (sent by a monitor's run, only when its results differ from the run before; job_id is the run's job) data: {monitor_id, monitor_name, previous_job_id, change_id, counts {added, removed, changed}, added, removed, changed, omitted, changes_url} (see MonitorChange).
      * @enum {string}
      */
-    WebhookEventName: '*' | 'job.started' | 'job.progress' | 'job.completed' | 'job.failed';
+    WebhookEventName:
+      | '*'
+      | 'job.started'
+      | 'job.progress'
+      | 'job.completed'
+      | 'job.failed'
+      | 'monitor.changed';
     /**
-     * @description job.started, job.progress (crawls, at most one per second), job.completed, job.failed; * = all. job.completed data: {job_type, status, page_count, cost_usd, budget_exhausted, results, results_truncated, results_total, results_url}; results hold the page results in order up to about 1 MB of JSON (results_truncated says whether some were left out; all of them are at results_url). job.failed data: {job_type, status, error_category, error_message, budget_exhausted}. budget_exhausted: a budget (max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job).
+     * @description job.started, job.progress (crawls, at most one per second), job.completed, job.failed; * = all. job.completed data: {job_type, status, page_count, cost_usd, budget_exhausted, results, results_truncated, results_total, results_url}; results hold the page results in order up to about 1 MB of JSON (results_truncated says whether some were left out; all of them are at results_url). job.failed data: {job_type, status, error_category, error_message, budget_exhausted}. budget_exhausted: a budget (max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job). monitor.changed (sent by a monitor's run, only when its results differ from the run before; job_id is the run's job) data: {monitor_id, monitor_name, previous_job_id, change_id, counts {added, removed, changed}, added, removed, changed, omitted, changes_url} (see MonitorChange).
      * @enum {string}
      */
-    WebhookEventNameInput: '*' | 'job.started' | 'job.progress' | 'job.completed' | 'job.failed';
+    WebhookEventNameInput:
+      | '*'
+      | 'job.started'
+      | 'job.progress'
+      | 'job.completed'
+      | 'job.failed'
+      | 'monitor.changed';
     WebhookHeader: {
       name: string;
       value: string;

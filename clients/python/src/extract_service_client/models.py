@@ -489,10 +489,10 @@ class WebhookHeaderInput(BaseModel):
 
 
 class InlineWebhookInputEvents(
-    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed']]]
+    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']]]
 ):
     root: Annotated[
-        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed']],
+        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']],
         Field(max_length=10),
     ]
     """
@@ -524,10 +524,10 @@ class InlineWebhookInput(BaseModel):
 
 
 class WebhookRequestInputEvents(
-    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed']]]
+    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']]]
 ):
     root: Annotated[
-        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed']],
+        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']],
         Field(max_length=10),
     ]
     """
@@ -1077,6 +1077,136 @@ class CrawlMapInput(BaseModel):
     entries: list[CrawlMapInputEntry]
 
 
+class MapRequestInput(BaseModel):
+    url: Annotated[
+        str, Field(examples=['https://example.com'], max_length=4096, min_length=1)
+    ]
+    """
+    The site's start page; its host decides which URLs belong to the site.
+    """
+    limit: Annotated[int | None, Field(examples=[1000], ge=1, le=10000)] = 1000
+    """
+    URLs listed at most (1..10000).
+    """
+    include_subdomains: bool | None = False
+    """
+    Also list URLs on subdomains of the start host (blog.example.com for example.com). Off: only the start host, with or without a leading "www." (the crawl's same-domain rule).
+    """
+    search: Annotated[
+        str | None, Field(examples=['blog'], max_length=200, min_length=1)
+    ] = None
+    """
+    Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
+    """
+    use_sitemap: bool | None = True
+    """
+    Read the site's sitemaps: those named by robots.txt (Sitemap: lines), else /sitemap.xml; sitemap indexes are followed, gzip sitemaps read. Off: only the link walk.
+    """
+    ignore_query: bool | None = False
+    """
+    Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
+    """
+    respect_robots: bool | None = True
+    """
+    Obey robots.txt as crawls do: pages and sitemaps it disallows are not fetched, URLs it disallows are not listed. Turn off only for sites you own.
+    """
+
+
+class MapUrlInput(BaseModel):
+    url: Annotated[str, Field(examples=['https://example.com/blog/first-post'])]
+    """
+    Normalised as crawls normalise links (no fragment, sorted query, no tracking parameters, at most 1000 characters).
+    """
+    source: Literal['sitemap', 'links']
+    """
+    sitemap: listed by a sitemap; links: the start page or a link on a walked page.
+    """
+    lastmod: Annotated[str | None, Field(examples=['2026-11-23T10:00:00.000Z'])] = None
+    """
+    The sitemap's <lastmod>, when it gave one.
+    """
+
+
+class MapWarningInput(BaseModel):
+    """
+    A source that was skipped: a sitemap over the size bound or whose gzip decompresses past it (content_too_large), one that answered an error (http_status) or could not be read, a page robots.txt disallows, or the time budget running out (timeout). The map goes on without it.
+    """
+
+    url: str
+    """
+    The sitemap or page concerned.
+    """
+    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown']
+    """
+    Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+    """
+    message: str
+
+
+class MapResultInput(BaseModel):
+    url: str
+    """
+    The start URL as asked.
+    """
+    urls: list[MapUrlInput]
+    """
+    Sitemap URLs first, in sitemap order, then links.
+    """
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    How many URLs are listed.
+    """
+    truncated: bool
+    """
+    More URLs matched than limit (or 2 MiB of URL text) allows.
+    """
+    sitemaps_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Sitemap files read (indexes included).
+    """
+    pages_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages the link walk read.
+    """
+    warnings: list[MapWarningInput]
+    """
+    At most 20.
+    """
+
+
+class MapResponseInput(BaseModel):
+    url: str
+    """
+    The start URL as asked.
+    """
+    urls: list[MapUrlInput]
+    """
+    Sitemap URLs first, in sitemap order, then links.
+    """
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    How many URLs are listed.
+    """
+    truncated: bool
+    """
+    More URLs matched than limit (or 2 MiB of URL text) allows.
+    """
+    sitemaps_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Sitemap files read (indexes included).
+    """
+    pages_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages the link walk read.
+    """
+    warnings: list[MapWarningInput]
+    """
+    At most 20.
+    """
+    job_id: str
+    status: Literal['completed']
+
+
 class ProblemInputError(BaseModel):
     location: str
     """
@@ -1207,6 +1337,12 @@ class JobInput(BaseModel):
     """
     The job this one retries (POST /jobs/{id}/retry)
     """
+    monitor_id: Annotated[
+        str | None, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
+    ]
+    """
+    The monitor whose run this job is (POST /monitors); null for other jobs
+    """
 
 
 class JobListInput(BaseModel):
@@ -1309,134 +1445,267 @@ class CreatedApiKeyInput(BaseModel):
     """
 
 
-class MapRequestInput(BaseModel):
-    url: Annotated[
-        str, Field(examples=['https://example.com'], max_length=4096, min_length=1)
+class MonitorScheduleInputCron(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            examples=['*/30 * * * *'],
+            max_length=200,
+            pattern='^[0-9A-Za-z*,/?#-]{1,64}( [0-9A-Za-z*,/?#-]{1,64}){4}$',
+        ),
     ]
     """
-    The site's start page; its host decides which URLs belong to the site.
+    A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
     """
-    limit: Annotated[int | None, Field(examples=[1000], ge=1, le=10000)] = 1000
+
+
+class MonitorScheduleInput(BaseModel):
     """
-    URLs listed at most (1..10000).
+    When the monitor runs: a cron expression or an interval.
     """
-    include_subdomains: bool | None = False
-    """
-    Also list URLs on subdomains of the start host (blog.example.com for example.com). Off: only the start host, with or without a leading "www." (the crawl's same-domain rule).
-    """
-    search: Annotated[
-        str | None, Field(examples=['blog'], max_length=200, min_length=1)
+
+    cron: Annotated[
+        MonitorScheduleInputCron | None, Field(examples=['*/30 * * * *'])
     ] = None
     """
-    Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
+    A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
     """
-    use_sitemap: bool | None = True
+    every: Annotated[str | None, Field(examples=['6h'])] = None
     """
-    Read the site's sitemaps: those named by robots.txt (Sitemap: lines), else /sitemap.xml; sitemap indexes are followed, gzip sitemaps read. Off: only the link walk.
+    An interval between runs, at least 1m, e.g. 15m, 6h or 1d.
     """
-    ignore_query: bool | None = False
+    timezone: Annotated[
+        str | None, Field(examples=['Europe/Berlin'], max_length=64)
+    ] = 'UTC'
     """
-    Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
-    """
-    respect_robots: bool | None = True
-    """
-    Obey robots.txt as crawls do: pages and sitemaps it disallows are not fetched, URLs it disallows are not listed. Turn off only for sites you own.
+    IANA time zone a cron expression is read in (default UTC).
     """
 
 
-class MapUrlInput(BaseModel):
-    url: Annotated[str, Field(examples=['https://example.com/blog/first-post'])]
+class MonitorRequestInputKeyField(RootModel[str]):
+    root: Annotated[str, Field(examples=['sku'], max_length=100, min_length=1)]
     """
-    Normalised as crawls normalise links (no fragment, sorted query, no tracking parameters, at most 1000 characters).
-    """
-    source: Literal['sitemap', 'links']
-    """
-    sitemap: listed by a sitemap; links: the start page or a link on a walked page.
-    """
-    lastmod: Annotated[str | None, Field(examples=['2026-11-23T10:00:00.000Z'])] = None
-    """
-    The sitemap's <lastmod>, when it gave one.
+    How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
     """
 
 
-class MapWarningInput(BaseModel):
+class MonitorRequestInput(BaseModel):
     """
-    A source that was skipped: a sitemap over the size bound or whose gzip decompresses past it (content_too_large), one that answered an error (http_status) or could not be read, a page robots.txt disallows, or the time budget running out (timeout). The map goes on without it.
-    """
-
-    url: str
-    """
-    The sitemap or page concerned.
-    """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown']
-    """
-    Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
-    """
-    message: str
-
-
-class MapResultInput(BaseModel):
-    url: str
-    """
-    The start URL as asked.
-    """
-    urls: list[MapUrlInput]
-    """
-    Sitemap URLs first, in sitemap order, then links.
-    """
-    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    How many URLs are listed.
-    """
-    truncated: bool
-    """
-    More URLs matched than limit (or 2 MiB of URL text) allows.
-    """
-    sitemaps_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Sitemap files read (indexes included).
-    """
-    pages_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Pages the link walk read.
-    """
-    warnings: list[MapWarningInput]
-    """
-    At most 20.
+    A monitor: one of extract, crawl or site_id, and a schedule. Secrets in the request (llm_config.api_key, webhook.secret, webhook header values) are stored sealed and never shown again. The request's webhooks (webhook, webhook_url, webhook_id and your active saved webhooks, resolved when the monitor is created or updated) receive each run's job events and monitor.changed.
     """
 
+    name: Annotated[
+        str | None, Field(examples=['Widget price'], max_length=100, min_length=1)
+    ] = None
+    """
+    A name for the monitor (default: the URL it watches).
+    """
+    schedule: MonitorScheduleInput
+    paused: bool | None = False
+    """
+    Create (or keep) the monitor paused: its schedule takes no action until resumed.
+    """
+    key_field: Annotated[
+        MonitorRequestInputKeyField | None, Field(examples=['sku'])
+    ] = None
+    """
+    How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
+    """
+    extract: ExtractRequestInput | None = None
+    """
+    Each run is an extract job with this request (as POST /extract).
+    """
+    crawl: CrawlRequestInput | None = None
+    """
+    Each run is a crawl job with this request (as POST /crawl).
+    """
+    site_id: Annotated[
+        str | None,
+        Field(
+            examples=['site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e'],
+            max_length=200,
+            min_length=1,
+        ),
+    ] = None
+    """
+    Each run is a crawl of this stored site with its settings (as POST /sites/{id}/crawl), read when the monitor is created or updated.
+    """
+    site_crawl: SiteCrawlRequestInput | None = None
+    """
+    With site_id: overrides of the site's settings (as the body of POST /sites/{id}/crawl).
+    """
 
-class MapResponseInput(BaseModel):
-    url: str
-    """
-    The start URL as asked.
-    """
-    urls: list[MapUrlInput]
-    """
-    Sitemap URLs first, in sitemap order, then links.
-    """
-    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    How many URLs are listed.
-    """
-    truncated: bool
-    """
-    More URLs matched than limit (or 2 MiB of URL text) allows.
-    """
-    sitemaps_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Sitemap files read (indexes included).
-    """
-    pages_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Pages the link walk read.
-    """
-    warnings: list[MapWarningInput]
-    """
-    At most 20.
-    """
+
+class MonitorInputSchedule(BaseModel):
+    cron: str | None
+    every: str | None
+    timezone: str
+
+
+class MonitorInputLastRun(BaseModel):
     job_id: str
-    status: Literal['completed']
+    started_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    outcome: Literal['running', 'baseline', 'unchanged', 'changed', 'job_failed']
+    """
+    running; baseline (the first compared run: nothing to compare with); unchanged; changed (a change was recorded and monitor.changed sent); job_failed (the job did not complete: nothing compared, the next run is compared with the last completed one).
+    """
+    change_id: str | None
+
+
+class MonitorInput(BaseModel):
+    id: Annotated[str, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])]
+    name: str
+    kind: Literal['extract', 'crawl']
+    """
+    The type of job each run is.
+    """
+    url: str
+    """
+    The URL each run starts from.
+    """
+    site_id: str | None
+    schedule: MonitorInputSchedule
+    paused: bool
+    key_field: str | None
+    request: dict[str, Any]
+    """
+    The extract, crawl or site_crawl request as given, without its secrets (an api_key or webhook secret is left out, header values are "****").
+    """
+    schedule_id: Annotated[
+        str, Field(examples=['monitor-ten_1-mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
+    ]
+    """
+    The Temporal Schedule's id (visible in the Temporal UI); its runs are monitorRunWorkflow.
+    """
+    next_run_at: str | None = None
+    """
+    GET /monitors/{id} only: when the schedule runs next (null when paused).
+    """
+    run_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Runs started (scheduled and triggered).
+    """
+    change_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Runs that found a change.
+    """
+    last_run: MonitorInputLastRun | None
+    baseline_job_id: str | None
+    """
+    The completed run the next run is compared with (reset when the request changes).
+    """
+    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    updated_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+
+
+class MonitorListInput(BaseModel):
+    monitors: list[MonitorInput]
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class MonitorChangeInputCounts(BaseModel):
+    added: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    removed: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    changed: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class MonitorChangeInputAddedItem(BaseModel):
+    key: Annotated[str, Field(examples=['W-1'])]
+    """
+    The record key: the page URL, or the key_field value.
+    """
+    url: str
+    """
+    The page the record is on.
+    """
+    record: Any
+    """
+    The record (a string cut to 4,000 characters when larger).
+    """
+
+
+class MonitorChangeInputRemovedItem(BaseModel):
+    key: Annotated[str, Field(examples=['W-1'])]
+    """
+    The record key: the page URL, or the key_field value.
+    """
+    url: str
+    """
+    The page the record is on.
+    """
+    record: Any
+    """
+    The record (a string cut to 4,000 characters when larger).
+    """
+
+
+class MonitorChangeInputChangedItemField(BaseModel):
+    field: Annotated[str, Field(examples=['price'])]
+    """
+    Dotted path of the field
+    """
+    old: Annotated[Any, Field(examples=[19.99])]
+    """
+    Value in the previous run (null when absent)
+    """
+    new: Annotated[Any, Field(examples=[24.99])]
+    """
+    Value in this run (null when absent)
+    """
+
+
+class MonitorChangeInputChangedItem(BaseModel):
+    key: str
+    url: str
+    fields: list[MonitorChangeInputChangedItemField]
+    """
+    At most 50 fields per record; values over 2,000 characters of JSON are cut.
+    """
+
+
+class MonitorChangeInput(BaseModel):
+    """
+    What one run found changed since the run before: records added, removed (pages that failed in this run are not counted as removed) and changed field by field.
+    """
+
+    id: Annotated[
+        str, Field(examples=['chg_mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b_0000000002'])
+    ]
+    monitor_id: str
+    job_id: str
+    """
+    The run's job.
+    """
+    previous_job_id: str
+    """
+    The run it was compared with.
+    """
+    at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    counts: MonitorChangeInputCounts
+    added: list[MonitorChangeInputAddedItem]
+    removed: list[MonitorChangeInputRemovedItem]
+    changed: list[MonitorChangeInputChangedItem]
+    omitted: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Changes counted but not listed: at most 100 records are listed per run.
+    """
+
+
+class MonitorChangeListInput(BaseModel):
+    changes: list[MonitorChangeInput]
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
 class JobResultInput(BaseModel):
@@ -2561,10 +2830,10 @@ class WebhookHeader(BaseModel):
 
 
 class InlineWebhookEvents(
-    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed']]]
+    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']]]
 ):
     root: Annotated[
-        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed']],
+        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']],
         Field(max_length=10),
     ]
     """
@@ -2596,10 +2865,10 @@ class InlineWebhook(BaseModel):
 
 
 class WebhookRequestEvents(
-    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed']]]
+    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']]]
 ):
     root: Annotated[
-        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed']],
+        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']],
         Field(max_length=10),
     ]
     """
@@ -3143,6 +3412,136 @@ class CrawlMap(BaseModel):
     entries: list[CrawlMapEntry]
 
 
+class MapRequest(BaseModel):
+    url: Annotated[
+        str, Field(examples=['https://example.com'], max_length=4096, min_length=1)
+    ]
+    """
+    The site's start page; its host decides which URLs belong to the site.
+    """
+    limit: Annotated[int, Field(examples=[1000], ge=1, le=10000)]
+    """
+    URLs listed at most (1..10000).
+    """
+    include_subdomains: bool
+    """
+    Also list URLs on subdomains of the start host (blog.example.com for example.com). Off: only the start host, with or without a leading "www." (the crawl's same-domain rule).
+    """
+    search: Annotated[
+        str | None, Field(examples=['blog'], max_length=200, min_length=1)
+    ] = None
+    """
+    Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
+    """
+    use_sitemap: bool
+    """
+    Read the site's sitemaps: those named by robots.txt (Sitemap: lines), else /sitemap.xml; sitemap indexes are followed, gzip sitemaps read. Off: only the link walk.
+    """
+    ignore_query: bool
+    """
+    Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
+    """
+    respect_robots: bool
+    """
+    Obey robots.txt as crawls do: pages and sitemaps it disallows are not fetched, URLs it disallows are not listed. Turn off only for sites you own.
+    """
+
+
+class MapUrl(BaseModel):
+    url: Annotated[str, Field(examples=['https://example.com/blog/first-post'])]
+    """
+    Normalised as crawls normalise links (no fragment, sorted query, no tracking parameters, at most 1000 characters).
+    """
+    source: Literal['sitemap', 'links']
+    """
+    sitemap: listed by a sitemap; links: the start page or a link on a walked page.
+    """
+    lastmod: Annotated[str | None, Field(examples=['2026-11-23T10:00:00.000Z'])] = None
+    """
+    The sitemap's <lastmod>, when it gave one.
+    """
+
+
+class MapWarning(BaseModel):
+    """
+    A source that was skipped: a sitemap over the size bound or whose gzip decompresses past it (content_too_large), one that answered an error (http_status) or could not be read, a page robots.txt disallows, or the time budget running out (timeout). The map goes on without it.
+    """
+
+    url: str
+    """
+    The sitemap or page concerned.
+    """
+    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown']
+    """
+    Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+    """
+    message: str
+
+
+class MapResult(BaseModel):
+    url: str
+    """
+    The start URL as asked.
+    """
+    urls: list[MapUrl]
+    """
+    Sitemap URLs first, in sitemap order, then links.
+    """
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    How many URLs are listed.
+    """
+    truncated: bool
+    """
+    More URLs matched than limit (or 2 MiB of URL text) allows.
+    """
+    sitemaps_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Sitemap files read (indexes included).
+    """
+    pages_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages the link walk read.
+    """
+    warnings: list[MapWarning]
+    """
+    At most 20.
+    """
+
+
+class MapResponse(BaseModel):
+    url: str
+    """
+    The start URL as asked.
+    """
+    urls: list[MapUrl]
+    """
+    Sitemap URLs first, in sitemap order, then links.
+    """
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    How many URLs are listed.
+    """
+    truncated: bool
+    """
+    More URLs matched than limit (or 2 MiB of URL text) allows.
+    """
+    sitemaps_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Sitemap files read (indexes included).
+    """
+    pages_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages the link walk read.
+    """
+    warnings: list[MapWarning]
+    """
+    At most 20.
+    """
+    job_id: str
+    status: Literal['completed']
+
+
 class ProblemError(BaseModel):
     location: str
     """
@@ -3273,6 +3672,12 @@ class Job(BaseModel):
     """
     The job this one retries (POST /jobs/{id}/retry)
     """
+    monitor_id: Annotated[
+        str | None, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
+    ]
+    """
+    The monitor whose run this job is (POST /monitors); null for other jobs
+    """
 
 
 class JobList(BaseModel):
@@ -3375,134 +3780,261 @@ class CreatedApiKey(BaseModel):
     """
 
 
-class MapRequest(BaseModel):
-    url: Annotated[
-        str, Field(examples=['https://example.com'], max_length=4096, min_length=1)
+class MonitorScheduleCron(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            examples=['*/30 * * * *'],
+            max_length=200,
+            pattern='^[0-9A-Za-z*,/?#-]{1,64}( [0-9A-Za-z*,/?#-]{1,64}){4}$',
+        ),
     ]
     """
-    The site's start page; its host decides which URLs belong to the site.
+    A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
     """
-    limit: Annotated[int, Field(examples=[1000], ge=1, le=10000)]
+
+
+class MonitorSchedule(BaseModel):
     """
-    URLs listed at most (1..10000).
+    When the monitor runs: a cron expression or an interval.
     """
-    include_subdomains: bool
+
+    cron: Annotated[MonitorScheduleCron | None, Field(examples=['*/30 * * * *'])] = None
     """
-    Also list URLs on subdomains of the start host (blog.example.com for example.com). Off: only the start host, with or without a leading "www." (the crawl's same-domain rule).
+    A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
     """
-    search: Annotated[
-        str | None, Field(examples=['blog'], max_length=200, min_length=1)
+    every: Annotated[str | None, Field(examples=['6h'])] = None
+    """
+    An interval between runs, at least 1m, e.g. 15m, 6h or 1d.
+    """
+    timezone: Annotated[str, Field(examples=['Europe/Berlin'], max_length=64)]
+    """
+    IANA time zone a cron expression is read in (default UTC).
+    """
+
+
+class MonitorRequestKeyField(RootModel[str]):
+    root: Annotated[str, Field(examples=['sku'], max_length=100, min_length=1)]
+    """
+    How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
+    """
+
+
+class MonitorRequest(BaseModel):
+    """
+    A monitor: one of extract, crawl or site_id, and a schedule. Secrets in the request (llm_config.api_key, webhook.secret, webhook header values) are stored sealed and never shown again. The request's webhooks (webhook, webhook_url, webhook_id and your active saved webhooks, resolved when the monitor is created or updated) receive each run's job events and monitor.changed.
+    """
+
+    name: Annotated[
+        str | None, Field(examples=['Widget price'], max_length=100, min_length=1)
     ] = None
     """
-    Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
+    A name for the monitor (default: the URL it watches).
     """
-    use_sitemap: bool
+    schedule: MonitorSchedule
+    paused: bool
     """
-    Read the site's sitemaps: those named by robots.txt (Sitemap: lines), else /sitemap.xml; sitemap indexes are followed, gzip sitemaps read. Off: only the link walk.
+    Create (or keep) the monitor paused: its schedule takes no action until resumed.
     """
-    ignore_query: bool
+    key_field: Annotated[MonitorRequestKeyField | None, Field(examples=['sku'])] = None
     """
-    Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
+    How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
     """
-    respect_robots: bool
+    extract: ExtractRequest | None = None
     """
-    Obey robots.txt as crawls do: pages and sitemaps it disallows are not fetched, URLs it disallows are not listed. Turn off only for sites you own.
+    Each run is an extract job with this request (as POST /extract).
     """
-
-
-class MapUrl(BaseModel):
-    url: Annotated[str, Field(examples=['https://example.com/blog/first-post'])]
+    crawl: CrawlRequest | None = None
     """
-    Normalised as crawls normalise links (no fragment, sorted query, no tracking parameters, at most 1000 characters).
+    Each run is a crawl job with this request (as POST /crawl).
     """
-    source: Literal['sitemap', 'links']
+    site_id: Annotated[
+        str | None,
+        Field(
+            examples=['site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e'],
+            max_length=200,
+            min_length=1,
+        ),
+    ] = None
     """
-    sitemap: listed by a sitemap; links: the start page or a link on a walked page.
+    Each run is a crawl of this stored site with its settings (as POST /sites/{id}/crawl), read when the monitor is created or updated.
     """
-    lastmod: Annotated[str | None, Field(examples=['2026-11-23T10:00:00.000Z'])] = None
+    site_crawl: SiteCrawlRequest | None = None
     """
-    The sitemap's <lastmod>, when it gave one.
-    """
-
-
-class MapWarning(BaseModel):
-    """
-    A source that was skipped: a sitemap over the size bound or whose gzip decompresses past it (content_too_large), one that answered an error (http_status) or could not be read, a page robots.txt disallows, or the time budget running out (timeout). The map goes on without it.
-    """
-
-    url: str
-    """
-    The sitemap or page concerned.
-    """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown']
-    """
-    Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
-    """
-    message: str
-
-
-class MapResult(BaseModel):
-    url: str
-    """
-    The start URL as asked.
-    """
-    urls: list[MapUrl]
-    """
-    Sitemap URLs first, in sitemap order, then links.
-    """
-    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    How many URLs are listed.
-    """
-    truncated: bool
-    """
-    More URLs matched than limit (or 2 MiB of URL text) allows.
-    """
-    sitemaps_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Sitemap files read (indexes included).
-    """
-    pages_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Pages the link walk read.
-    """
-    warnings: list[MapWarning]
-    """
-    At most 20.
+    With site_id: overrides of the site's settings (as the body of POST /sites/{id}/crawl).
     """
 
 
-class MapResponse(BaseModel):
-    url: str
-    """
-    The start URL as asked.
-    """
-    urls: list[MapUrl]
-    """
-    Sitemap URLs first, in sitemap order, then links.
-    """
-    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    How many URLs are listed.
-    """
-    truncated: bool
-    """
-    More URLs matched than limit (or 2 MiB of URL text) allows.
-    """
-    sitemaps_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Sitemap files read (indexes included).
-    """
-    pages_read: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Pages the link walk read.
-    """
-    warnings: list[MapWarning]
-    """
-    At most 20.
-    """
+class MonitorSchedule1(BaseModel):
+    cron: str | None
+    every: str | None
+    timezone: str
+
+
+class MonitorLastRun(BaseModel):
     job_id: str
-    status: Literal['completed']
+    started_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    outcome: Literal['running', 'baseline', 'unchanged', 'changed', 'job_failed']
+    """
+    running; baseline (the first compared run: nothing to compare with); unchanged; changed (a change was recorded and monitor.changed sent); job_failed (the job did not complete: nothing compared, the next run is compared with the last completed one).
+    """
+    change_id: str | None
+
+
+class Monitor(BaseModel):
+    id: Annotated[str, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])]
+    name: str
+    kind: Literal['extract', 'crawl']
+    """
+    The type of job each run is.
+    """
+    url: str
+    """
+    The URL each run starts from.
+    """
+    site_id: str | None
+    schedule: MonitorSchedule1
+    paused: bool
+    key_field: str | None
+    request: dict[str, Any]
+    """
+    The extract, crawl or site_crawl request as given, without its secrets (an api_key or webhook secret is left out, header values are "****").
+    """
+    schedule_id: Annotated[
+        str, Field(examples=['monitor-ten_1-mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
+    ]
+    """
+    The Temporal Schedule's id (visible in the Temporal UI); its runs are monitorRunWorkflow.
+    """
+    next_run_at: str | None = None
+    """
+    GET /monitors/{id} only: when the schedule runs next (null when paused).
+    """
+    run_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Runs started (scheduled and triggered).
+    """
+    change_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Runs that found a change.
+    """
+    last_run: MonitorLastRun | None
+    baseline_job_id: str | None
+    """
+    The completed run the next run is compared with (reset when the request changes).
+    """
+    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    updated_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+
+
+class MonitorList(BaseModel):
+    monitors: list[Monitor]
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class MonitorChangeCounts(BaseModel):
+    added: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    removed: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    changed: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class MonitorChangeAddedItem(BaseModel):
+    key: Annotated[str, Field(examples=['W-1'])]
+    """
+    The record key: the page URL, or the key_field value.
+    """
+    url: str
+    """
+    The page the record is on.
+    """
+    record: Any
+    """
+    The record (a string cut to 4,000 characters when larger).
+    """
+
+
+class MonitorChangeRemovedItem(BaseModel):
+    key: Annotated[str, Field(examples=['W-1'])]
+    """
+    The record key: the page URL, or the key_field value.
+    """
+    url: str
+    """
+    The page the record is on.
+    """
+    record: Any
+    """
+    The record (a string cut to 4,000 characters when larger).
+    """
+
+
+class MonitorChangeChangedItemField(BaseModel):
+    field: Annotated[str, Field(examples=['price'])]
+    """
+    Dotted path of the field
+    """
+    old: Annotated[Any, Field(examples=[19.99])]
+    """
+    Value in the previous run (null when absent)
+    """
+    new: Annotated[Any, Field(examples=[24.99])]
+    """
+    Value in this run (null when absent)
+    """
+
+
+class MonitorChangeChangedItem(BaseModel):
+    key: str
+    url: str
+    fields: list[MonitorChangeChangedItemField]
+    """
+    At most 50 fields per record; values over 2,000 characters of JSON are cut.
+    """
+
+
+class MonitorChange(BaseModel):
+    """
+    What one run found changed since the run before: records added, removed (pages that failed in this run are not counted as removed) and changed field by field.
+    """
+
+    id: Annotated[
+        str, Field(examples=['chg_mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b_0000000002'])
+    ]
+    monitor_id: str
+    job_id: str
+    """
+    The run's job.
+    """
+    previous_job_id: str
+    """
+    The run it was compared with.
+    """
+    at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    counts: MonitorChangeCounts
+    added: list[MonitorChangeAddedItem]
+    removed: list[MonitorChangeRemovedItem]
+    changed: list[MonitorChangeChangedItem]
+    omitted: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Changes counted but not listed: at most 100 records are listed per run.
+    """
+
+
+class MonitorChangeList(BaseModel):
+    changes: list[MonitorChange]
+    total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
 class JobResult(BaseModel):
