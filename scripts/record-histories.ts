@@ -1,6 +1,6 @@
 // Re-records the workflow histories CI replays (test/replay/histories): runs a fixed set of jobs on a
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
-// versioned workflow change:  npm run --silent record-histories [extract|analyze|crawl|deferred|cancelled|cancelled-start|webhook]...
+// versioned workflow change:  npm run --silent record-histories [extract|analyze|map|crawl|deferred|cancelled|cancelled-start|webhook]...
 // (no names: all of them). Extracts record extractPageWorkflow (extract-page-*); the extract-*.json histories
 // without "page" are of extractWorkflow, which no new job starts, kept so its running workflows stay covered.
 
@@ -142,9 +142,22 @@ async function recordAnalyze() {
   await save('analyze-depth1', `analyze-${res.json().job_id}`);
 }
 
+// A map of the shop: no sitemap (/sitemap.xml answers 404), the home page's links and a level below.
+async function recordMap() {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/map',
+    headers: svc.auth(),
+    payload: { url: `${site.url}/`, limit: 20 },
+  });
+  if (res.statusCode !== 200) throw new Error(`map answered ${res.statusCode}: ${res.body}`);
+  await save('map-completed', `map-${res.json().job_id}`);
+}
+
 const recorders: Record<string, () => Promise<void>> = {
   extract: recordExtracts,
   analyze: recordAnalyze,
+  map: recordMap,
   crawl: recordCrawls,
   deferred: recordDeferredCrawl,
   cancelled: recordCancelledCrawl,
