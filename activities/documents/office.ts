@@ -4,8 +4,6 @@
 // titles as headings, tables as tables).
 import { load } from 'cheerio';
 import type { Unzipped } from 'fflate';
-import mammoth from 'mammoth';
-import readXlsxFile from 'read-excel-file/node';
 import { CategorizedError } from '../../shared/errors.js';
 import { documentHtml, escapeHtml, section, tableHtml } from './html.js';
 import { DOCX, PPTX, XLSX } from './kinds.js';
@@ -45,6 +43,8 @@ function readerOf(parts: Unzipped): [string, Reader] {
 
 /** Images are left out: their bytes would only bloat what the model reads. */
 async function docx(parts: Unzipped): Promise<string> {
+  // Parsers load on first use: most threads never read an Office file.
+  const { default: mammoth } = await import('mammoth');
   const result = await mammoth
     .convertToHtml(
       { buffer: Buffer.from(storedZip(parts)) },
@@ -60,6 +60,7 @@ async function docx(parts: Unzipped): Promise<string> {
 }
 
 async function xlsx(parts: Unzipped): Promise<string> {
+  const { default: readXlsxFile } = await import('read-excel-file/node');
   const sheets = await readXlsxFile(Buffer.from(storedZip(parts))).catch((err: unknown) => {
     throw damaged(err);
   });

@@ -3,7 +3,6 @@
 // "Page N". A PDF with no text at all (a scan) fails with no_text_layer: there is nothing to read without OCR.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { documentHtml, escapeHtml, section } from './html.js';
@@ -22,6 +21,8 @@ export async function pdfToHtml(
   body: Uint8Array,
   limits: ReadLimits,
 ): Promise<{ html: string; pages: number }> {
+  // Loaded on first use: most threads never read a PDF, and pdf.js is large.
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const loading = getDocument({
     data: new Uint8Array(body),
     // No code from the file is ever run, and no fonts are loaded: only the text layer is read.

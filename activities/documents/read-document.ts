@@ -2,6 +2,8 @@
 // pool's time limit (HTML_TIMEOUT_MS) and the thread's heap bound, like cleaning a page. PDFs by their text
 // layer, Office files by their parts; the caller names no type it trusts, the bytes decide.
 import { PDF } from './kinds.js';
+import { officeToHtml } from './office.js';
+import { pdfToHtml, tooMuchText } from './pdf.js';
 
 export interface ReadLimits {
   /** Characters the HTML may hold (FETCH_MAX_BYTES: what a web page's body may hold). */
@@ -19,17 +21,30 @@ export interface DocumentReading {
   pages?: number;
 }
 
+/**
+ * Loads the parsers a document of this kind needs (once per thread). pdf.js alone takes seconds to load under
+ * tsx on a busy machine: the pool calls this before a task's time limit starts, which counts the reading only.
+ */
+export async function loadReader(kind: 'pdf' | 'zip'): Promise<void> {
+  if (kind === 'pdf') {
+    await import('pdfjs-dist/legacy/build/pdf.mjs');
+    // pdf.js runs its "worker" in this thread when it finds it here, instead of importing it per document.
+    const worker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
+    (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker ??= worker;
+  } else {
+    await Promise.all([import('mammoth'), import('read-excel-file/node')]);
+  }
+}
+
 export async function readDocument(
   body: Uint8Array,
   kind: 'pdf' | 'zip',
   limits: ReadLimits,
 ): Promise<DocumentReading> {
-  // Loaded on first use: most threads never read a document, and pdf.js is large.
-  const { pdfToHtml, tooMuchText } = await import('./pdf.js');
   const reading =
     kind === 'pdf'
       ? { ...(await pdfToHtml(body, limits)), contentType: PDF }
-      : await (await import('./office.js')).officeToHtml(body, limits);
+      : await officeToHtml(body, limits);
   if (reading.html.length > limits.maxHtmlChars) throw tooMuchText(limits.maxHtmlChars);
   return reading;
 }

@@ -9,7 +9,12 @@ import type { FieldCandidates } from '../../shared/learned-extractor.js';
 import { analyzeStructure, type PageStructure } from '../analyze/page-structure.js';
 import { type PageSignals, scanPage } from '../browser/page-signals.js';
 import { type CleanContext, type CleanerStep, runChain } from '../cleaners/index.js';
-import { type DocumentReading, type ReadLimits, readDocument } from '../documents/read-document.js';
+import {
+  type DocumentReading,
+  loadReader,
+  type ReadLimits,
+  readDocument,
+} from '../documents/read-document.js';
 import {
   applyExtractor,
   domSignature,
@@ -211,6 +216,8 @@ export default async function runHtmlTask({
   task: HtmlTask;
   started: MessagePort;
 }): Promise<TaskOutcome<unknown>> {
+  // Loading a document's parsers is our code's time, not the document's: the limit starts after it.
+  if (task.kind === 'document') await loadReader(task.file);
   started.postMessage(null);
   started.close();
   try {
