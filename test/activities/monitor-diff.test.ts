@@ -1,0 +1,65 @@
+// The comparison of two monitor runs: records by page URL or by key_field, field by field, bounded.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { diffRuns, hasChanges, type RunPage } from '../../activities/monitor-diff.js';
+import { MAX_CHANGES_PER_RUN } from '../../shared/schemas/monitors.js';
+
+const page = (url: string, data: unknown, status = 'completed'): RunPage => ({ url, status, data });
+
+describe('diffRuns', () => {
+  test('pages matched by URL: a changed field with its old and new value, nested fields by dotted path', () => {
+    const before = [page('https://s/a', { name: 'A', price: 10, stock: { count: 3 } })];
+    const after = [page('https://s/a', { name: 'A', price: 12, stock: { count: 2 } })];
+    const diff = diffRuns(before, after, null);
+    assert.deepEqual(diff.counts, { added: 0, removed: 0, changed: 1 });
+    assert.deepEqual(diff.changed[0]?.fields, [
+      { field: 'price', old: 10, new: 12 },
+      { field: 'stock.count', old: 3, new: 2 },
+    ]);
+    assert.equal(hasChanges(diffRuns(before, before, null)), false);
+  });
+
+  test('key_field: listing items matched by key across pages; added, removed and changed', () => {
+    const before = [
+      page('https://s/p1', {
+        items: [
+          { sku: 'a', price: 1 },
+          { sku: 'b', price: 2 },
+        ],
+      }),
+    ];
+    const after = [
+      page('https://s/p1', { items: [{ sku: 'b', price: 3 }] }),
+      page('https://s/p2', { items: [{ sku: 'c', price: 4 }] }),
+    ];
+    const diff = diffRuns(before, after, 'sku');
+    assert.deepEqual(diff.counts, { added: 1, removed: 1, changed: 1 });
+    assert.equal(diff.added[0]?.key, 'c');
+    assert.equal(diff.removed[0]?.key, 'a');
+    assert.deepEqual(diff.changed[0], {
+      key: 'b',
+      url: 'https://s/p1',
+      fields: [{ field: 'price', old: 2, new: 3 }],
+    });
+  });
+
+  test('a page that failed in this run is not reported removed', () => {
+    const before = [page('https://s/a', { price: 1 }), page('https://s/b', { price: 2 })];
+    const after = [page('https://s/a', { price: 1 }), page('https://s/b', null, 'failed')];
+    assert.equal(hasChanges(diffRuns(before, after, null)), false);
+  });
+
+  test(`at most ${MAX_CHANGES_PER_RUN} records listed, the rest counted; large values cut`, () => {
+    const items = (n: number, v: string) => Array.from({ length: n }, (_, i) => ({ sku: `k${i}`, v }));
+    const diff = diffRuns(
+      [page('https://s/l', { items: items(150, 'x') })],
+      [page('https://s/l', { items: items(150, 'y'.repeat(5000)) })],
+      'sku',
+    );
+    assert.equal(diff.counts.changed, 150);
+    assert.equal(diff.changed.length, MAX_CHANGES_PER_RUN);
+    assert.equal(diff.omitted, 150 - MAX_CHANGES_PER_RUN);
+    const value = diff.changed[0]?.fields[0]?.new as string;
+    assert.ok(typeof value === 'string' && value.length <= 2001 && value.endsWith('…'));
+  });
+});
