@@ -77,7 +77,10 @@ export const MapRequestSchema = z
       }),
   })
   .strict()
-  .meta({ id: 'MapRequest' });
+  .meta({
+    id: 'MapRequest',
+    example: { url: 'https://example.com', limit: 500, search: 'blog', include_subdomains: false },
+  });
 export type MapRequest = z.infer<typeof MapRequestSchema>;
 
 export const MAP_URL_SOURCES = ['sitemap', 'links'] as const;

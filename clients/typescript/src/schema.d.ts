@@ -6763,6 +6763,14 @@ export interface components {
     LlmProviderListInput: {
       providers: components['schemas']['LlmProviderInput'][];
     };
+    /**
+     * @example {
+     *       "url": "https://example.com",
+     *       "limit": 500,
+     *       "search": "blog",
+     *       "include_subdomains": false
+     *     }
+     */
     MapRequest: {
       /**
        * @description Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
@@ -6802,6 +6810,14 @@ export interface components {
        */
       use_sitemap: boolean;
     };
+    /**
+     * @example {
+     *       "url": "https://example.com",
+     *       "limit": 500,
+     *       "search": "blog",
+     *       "include_subdomains": false
+     *     }
+     */
     MapRequestInput: {
       /**
        * @description Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
