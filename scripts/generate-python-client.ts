@@ -29,7 +29,8 @@ const ARGS = [
   '--use-schema-description',
   '--use-field-description',
   '--enum-field-as-literal=all',
-  '--collapse-root-models',
+  // Every schema of the document keeps its name: objects as classes, the rest (unions, enums, lists) as aliases.
+  '--use-type-alias',
   '--naming-strategy=parent-prefixed',
   '--use-generic-base-class',
   '--extra-fields=allow',
@@ -39,16 +40,23 @@ const ARGS = [
 ];
 
 /**
- * A copy of the document without `additionalProperties: false`, so that the models keep a field a newer
- * service adds instead of refusing the answer (the service itself still refuses unknown request fields).
+ * The document as the models read it: without `additionalProperties: false`, so that a model keeps a field a
+ * newer service adds instead of refusing the answer, and without the oneOf/anyOf that only list required
+ * fields ("schema or schema_id"), so that a request stays one class. The service still checks both (422).
  */
-function openObjects(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(openObjects);
+function clientView(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(clientView);
   if (value === null || typeof value !== 'object') return value;
+  const onlyRequired = (branches: unknown) =>
+    Array.isArray(branches) &&
+    branches.every(
+      (b) => typeof b === 'object' && b !== null && Object.keys(b).every((k) => k === 'required'),
+    );
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
     if (key === 'additionalProperties' && inner === false) continue;
-    out[key] = openObjects(inner);
+    if ((key === 'oneOf' || key === 'anyOf') && onlyRequired(inner)) continue;
+    out[key] = clientView(inner);
   }
   return out;
 }
@@ -58,7 +66,7 @@ export async function generatePythonModels(document: unknown): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'python-client-'));
   try {
     const input = join(dir, 'openapi.json');
-    writeFileSync(input, JSON.stringify(openObjects(document)));
+    writeFileSync(input, JSON.stringify(clientView(document)));
     const codegen = join(PYTHON_VENV, 'bin', 'datamodel-codegen');
     const child = spawn(codegen, [`--input=${input}`, ...ARGS], { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

@@ -42,6 +42,7 @@ function planFor(proxy: TestProxy): (seen: Seen) => Plan {
           'idempotency-key': header(s, 'idempotency-key'),
           'last-event-id': header(s, 'last-event-id'),
           'x-test-fault': header(s, 'x-test-fault'),
+          at: s.at,
         }));
       return {
         kind: 'answer',

@@ -70,7 +70,8 @@ def crawl_body(site: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def proxy_seen(env: dict[str, str]):
-    """The requests the proxy saw, oldest first: method, path, idempotency-key, last-event-id, x-test-fault."""
+    """The requests the proxy saw, oldest first: method, path, idempotency-key, last-event-id, x-test-fault,
+    at (arrival, epoch milliseconds)."""
 
     def seen() -> list[dict[str, Any]]:
         return httpx.get(f"{env['EXTRACT_SERVICE_URL']}/__test/seen").json()

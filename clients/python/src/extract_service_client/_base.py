@@ -8,7 +8,7 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from . import models
 from ._errors import problem_from_response
@@ -20,6 +20,8 @@ API = "/api/v1"
 #: A waited extract can take the service's EXTRACT_WAIT_SECONDS (120 s by default); a stream sends a heartbeat
 #: every 15 s.
 DEFAULT_TIMEOUT = httpx.Timeout(150.0, connect=10.0)
+_RESULTS: TypeAdapter[list[models.JobResult]] = TypeAdapter(models.JobResultList)
+_MERGED: TypeAdapter[list[Any]] = TypeAdapter(models.MergedResults)
 
 
 def job_path(job_id: str, suffix: str = "") -> str:
@@ -63,8 +65,8 @@ def results_answer(response: httpx.Response, fmt: ResultFormat, merge: bool) -> 
     if fmt != "json":
         return response.text
     if merge:
-        return models.MergedResults.model_validate(response.json()).root
-    return models.JobResultList.model_validate(response.json()).root
+        return _MERGED.validate_json(response.content)
+    return _RESULTS.validate_json(response.content)
 
 
 class ClientOptions:

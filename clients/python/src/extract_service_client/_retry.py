@@ -22,7 +22,7 @@ class RetryPolicy:
 
     @staticmethod
     def backoff(attempt: int) -> float:
-        return BACKOFF_SECONDS * 2**attempt
+        return BACKOFF_SECONDS * float(2**attempt)
 
     def after_error(self, request: httpx.Request, attempt: int) -> float | None:
         """Seconds to wait before repeating a request that failed on the network, or None to give up."""

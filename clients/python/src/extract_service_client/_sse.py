@@ -8,18 +8,27 @@ import json
 from typing import Any, Literal, Protocol
 
 from httpx_sse import ServerSentEvent
+from pydantic import TypeAdapter
 
 from . import models
 
 
 class StreamEvent(Protocol):
-    """One event of a job stream, a generated model (one of ``models.JobStreamEvent``'s variants): ``status``,
+    """One event of a job stream, a generated model (one of the union ``models.JobStreamEvent``): ``status``,
     ``result`` (one page's result), ``error`` (a failed page of a crawl that goes on) or ``complete``."""
 
-    event: Literal["status", "result", "error", "complete"]
-    id: int
-    retry: int
-    data: Any
+    @property
+    def event(self) -> Literal["status", "result", "error", "complete"]: ...
+    @property
+    def id(self) -> int: ...
+    @property
+    def retry(self) -> int: ...
+    @property
+    def data(self) -> Any: ...
+    def model_dump(self) -> dict[str, Any]: ...
+
+
+_EVENT: TypeAdapter[StreamEvent] = TypeAdapter(models.JobStreamEvent)
 
 
 class StreamEndedEarly(Exception):
@@ -45,7 +54,7 @@ class StreamState:
         if sse.retry is not None:
             self.retry_seconds = sse.retry / 1000
         raw = {"event": sse.event, "id": int(sse.id), "retry": sse.retry, "data": json.loads(sse.data)}
-        event: StreamEvent = models.JobStreamEvent.model_validate(raw).root
+        event = _EVENT.validate_python(raw)
         self.last_event_id = event.id
         self.failures = 0
         return event

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel as _BaseModel
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
 
@@ -14,6 +14,12 @@ class BaseModel(_BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
+
+
+ErrorCategoryInput = TypeAliasType("ErrorCategoryInput", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
+"""
+Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+"""
 
 
 class FieldProvenanceInput(BaseModel):
@@ -38,15 +44,30 @@ class FieldProvenanceInput(BaseModel):
     """
 
 
+ProvenanceInput = TypeAliasType("ProvenanceInput", dict[str, FieldProvenanceInput])
+"""
+Where each top-level field's value came from: the page's structured data, a learned extractor, or the model.
+"""
+
+
+PageTypeInput = TypeAliasType("PageTypeInput", Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other'])
+"""
+What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
+"""
+
+
+ElementTypeInput = TypeAliasType("ElementTypeInput", Literal['repeated_item', 'pagination', 'navigation', 'table', 'form', 'heading', 'image', 'price', 'date', 'link_list', 'text_block'])
+"""
+repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
+"""
+
+
 class DetectedElementInput(BaseModel):
     name: str
     """
     Short name, e.g. "product cards".
     """
-    type: Literal['repeated_item', 'pagination', 'navigation', 'table', 'form', 'heading', 'image', 'price', 'date', 'link_list', 'text_block']
-    """
-    repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
-    """
+    type: ElementTypeInput
     description: str
     """
     What the element holds and where (a CSS selector is given).
@@ -70,10 +91,7 @@ class FollowPatternInput(BaseModel):
 
 
 class AnalysisResultInput(BaseModel):
-    page_type: Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other']
-    """
-    What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
-    """
+    page_type: PageTypeInput
     recommended_fetch_mode: Literal['static', 'dynamic']
     """
     static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -104,11 +122,14 @@ class AnalyzeRequestInput(BaseModel):
     capture_debug: bool | None = True
 
 
+SchemaSourceInput = TypeAliasType("SchemaSourceInput", Literal['model', 'model_retry', 'page_structure'])
+"""
+Where suggested_schema comes from. The suggested schema is applied to the analysed page and must yield something (items on a listing, values on a single item). model: the model's first suggestion did; model_retry: it did not, and the model, asked again with the fields that came out empty and what the page structure shows, suggested one that did; page_structure: neither did, so the schema is built from the page's structure (repeated blocks, prices, headings, labelled values) and sample_data was read off the page by the selectors in its field descriptions, without a model call.
+"""
+
+
 class AnalyzeResponseInput(BaseModel):
-    page_type: Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other']
-    """
-    What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
-    """
+    page_type: PageTypeInput
     recommended_fetch_mode: Literal['static', 'dynamic']
     """
     static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -126,7 +147,7 @@ class AnalyzeResponseInput(BaseModel):
     """
     suggested_schema applied to this page.
     """
-    schema_source: Literal['model', 'model_retry', 'page_structure'] | None = None
+    schema_source: SchemaSourceInput | None = None
     """
     Present on every analysis except those recorded before the check existed.
     """
@@ -136,25 +157,27 @@ class AnalyzeResponseInput(BaseModel):
     """
 
 
-class MarkdownCleanerStepInputOptionsRemoveSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+MarkdownCleanerStepInputOptionsRemoveSelector = TypeAliasType(
+    "MarkdownCleanerStepInputOptionsRemoveSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
-class MarkdownCleanerStepInputOptionsKeepSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+MarkdownCleanerStepInputOptionsKeepSelector = TypeAliasType(
+    "MarkdownCleanerStepInputOptionsKeepSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
 class MarkdownCleanerStepInputOptions(BaseModel):
     remove_selectors: Annotated[
-        list[MarkdownCleanerStepInputOptionsRemoveSelector] | None,
-        Field(max_length=50, validate_default=True),
+        list[MarkdownCleanerStepInputOptionsRemoveSelector] | None, Field(max_length=50)
     ] = []
     """
     CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
     """
     keep_selectors: Annotated[
-        list[MarkdownCleanerStepInputOptionsKeepSelector] | None,
-        Field(max_length=50, validate_default=True),
+        list[MarkdownCleanerStepInputOptionsKeepSelector] | None, Field(max_length=50)
     ] = []
     """
     CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
@@ -182,25 +205,29 @@ class MarkdownCleanerStepInput(BaseModel):
     options: MarkdownCleanerStepInputOptions | None = None
 
 
-class ReadabilityCleanerStepInputOptionsRemoveSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+ReadabilityCleanerStepInputOptionsRemoveSelector = TypeAliasType(
+    "ReadabilityCleanerStepInputOptionsRemoveSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
-class ReadabilityCleanerStepInputOptionsKeepSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+ReadabilityCleanerStepInputOptionsKeepSelector = TypeAliasType(
+    "ReadabilityCleanerStepInputOptionsKeepSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
 class ReadabilityCleanerStepInputOptions(BaseModel):
     remove_selectors: Annotated[
         list[ReadabilityCleanerStepInputOptionsRemoveSelector] | None,
-        Field(max_length=50, validate_default=True),
+        Field(max_length=50),
     ] = []
     """
     CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
     """
     keep_selectors: Annotated[
         list[ReadabilityCleanerStepInputOptionsKeepSelector] | None,
-        Field(max_length=50, validate_default=True),
+        Field(max_length=50),
     ] = []
     """
     CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
@@ -216,25 +243,27 @@ class ReadabilityCleanerStepInput(BaseModel):
     options: ReadabilityCleanerStepInputOptions | None = None
 
 
-class TextCleanerStepInputOptionsRemoveSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+TextCleanerStepInputOptionsRemoveSelector = TypeAliasType(
+    "TextCleanerStepInputOptionsRemoveSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
-class TextCleanerStepInputOptionsKeepSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+TextCleanerStepInputOptionsKeepSelector = TypeAliasType(
+    "TextCleanerStepInputOptionsKeepSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
 class TextCleanerStepInputOptions(BaseModel):
     remove_selectors: Annotated[
-        list[TextCleanerStepInputOptionsRemoveSelector] | None,
-        Field(max_length=50, validate_default=True),
+        list[TextCleanerStepInputOptionsRemoveSelector] | None, Field(max_length=50)
     ] = []
     """
     CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
     """
     keep_selectors: Annotated[
-        list[TextCleanerStepInputOptionsKeepSelector] | None,
-        Field(max_length=50, validate_default=True),
+        list[TextCleanerStepInputOptionsKeepSelector] | None, Field(max_length=50)
     ] = []
     """
     CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
@@ -262,25 +291,27 @@ class TextCleanerStepInput(BaseModel):
     options: TextCleanerStepInputOptions | None = None
 
 
-class HtmlCleanerStepInputOptionsRemoveSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+HtmlCleanerStepInputOptionsRemoveSelector = TypeAliasType(
+    "HtmlCleanerStepInputOptionsRemoveSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
-class HtmlCleanerStepInputOptionsKeepSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+HtmlCleanerStepInputOptionsKeepSelector = TypeAliasType(
+    "HtmlCleanerStepInputOptionsKeepSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
 class HtmlCleanerStepInputOptions(BaseModel):
     remove_selectors: Annotated[
-        list[HtmlCleanerStepInputOptionsRemoveSelector] | None,
-        Field(max_length=50, validate_default=True),
+        list[HtmlCleanerStepInputOptionsRemoveSelector] | None, Field(max_length=50)
     ] = []
     """
     CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
     """
     keep_selectors: Annotated[
-        list[HtmlCleanerStepInputOptionsKeepSelector] | None,
-        Field(max_length=50, validate_default=True),
+        list[HtmlCleanerStepInputOptionsKeepSelector] | None, Field(max_length=50)
     ] = []
     """
     CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
@@ -315,6 +346,12 @@ class NoopCleanerStepInput(BaseModel):
 
     name: Literal['noop']
     options: dict[str, Any] | None = None
+
+
+CleanerStepInput = TypeAliasType("CleanerStepInput", MarkdownCleanerStepInput | ReadabilityCleanerStepInput | TextCleanerStepInput | HtmlCleanerStepInput | NoopCleanerStepInput)
+"""
+One step of a cleaner chain: {name, options?}; see GET /api/v1/cleaners.
+"""
 
 
 class CleanerInputOption(BaseModel):
@@ -488,16 +525,19 @@ class WebhookHeaderInput(BaseModel):
     value: Annotated[str, Field(max_length=4096)]
 
 
-class InlineWebhookInputEvents(
-    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']]]
-):
-    root: Annotated[
-        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']],
-        Field(max_length=10),
-    ]
-    """
-    Events delivered; empty, null or ["*"] means all.
-    """
+WebhookEventNameInput = TypeAliasType("WebhookEventNameInput", Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed'])
+"""
+job.started, job.progress (crawls, at most one per second), job.completed, job.failed; * = all. job.completed data: {job_type, status, page_count, cost_usd, budget_exhausted, results, results_truncated, results_total, results_url}; results hold the page results in order up to about 1 MB of JSON (results_truncated says whether some were left out; all of them are at results_url). job.failed data: {job_type, status, error_category, error_message, budget_exhausted}. budget_exhausted: a budget (max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job). monitor.changed (sent by a monitor's run, only when its results differ from the run before; job_id is the run's job) data: {monitor_id, monitor_name, previous_job_id, change_id, counts {added, removed, changed}, added, removed, changed, omitted, changes_url} (see MonitorChange).
+"""
+
+
+InlineWebhookInputEvents = TypeAliasType(
+    "InlineWebhookInputEvents",
+    Annotated[list[WebhookEventNameInput], Field(max_length=10)],
+)
+"""
+Events delivered; empty, null or ["*"] means all.
+"""
 
 
 class InlineWebhookInput(BaseModel):
@@ -523,23 +563,22 @@ class InlineWebhookInput(BaseModel):
     """
 
 
-class WebhookRequestInputEvents(
-    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']]]
-):
-    root: Annotated[
-        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']],
-        Field(max_length=10),
-    ]
-    """
-    Events delivered; empty, null or ["*"] means all.
-    """
+WebhookRequestInputEvents = TypeAliasType(
+    "WebhookRequestInputEvents",
+    Annotated[list[WebhookEventNameInput], Field(max_length=10)],
+)
+"""
+Events delivered; empty, null or ["*"] means all.
+"""
 
 
-class WebhookRequestInputHeaders(RootModel[list[WebhookHeaderInput]]):
-    root: Annotated[list[WebhookHeaderInput], Field(max_length=10)]
-    """
-    Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response.
-    """
+WebhookRequestInputHeaders = TypeAliasType(
+    "WebhookRequestInputHeaders",
+    Annotated[list[WebhookHeaderInput], Field(max_length=10)],
+)
+"""
+Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response.
+"""
 
 
 class WebhookRequestInput(BaseModel):
@@ -590,19 +629,25 @@ class WebhookListInput(BaseModel):
     webhooks: list[WebhookInput]
 
 
-class WebhookDeliveryInputStatusCode(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    HTTP status of the last attempt.
-    """
+WebhookDeliveryInputStatusCode = TypeAliasType(
+    "WebhookDeliveryInputStatusCode",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+HTTP status of the last attempt.
+"""
 
 
-class WebhookDeliveryInputResponseTimeMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+WebhookDeliveryInputResponseTimeMs = TypeAliasType(
+    "WebhookDeliveryInputResponseTimeMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
-class WebhookDeliveryInputAttemptStatusCode(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+WebhookDeliveryInputAttemptStatusCode = TypeAliasType(
+    "WebhookDeliveryInputAttemptStatusCode",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
 class WebhookDeliveryInputAttempt(BaseModel):
@@ -668,11 +713,18 @@ class JobWebhookDeliveriesInput(BaseModel):
     job_id: str
 
 
-class SchemaInputInputSchemaInputInput(RootModel[str]):
-    root: Annotated[str, Field(min_length=1)]
-    """
-    What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields and 5 levels of nesting. Three forms, detected in this order; the response reports which in input_format. (1) structured: an object (or YAML/JSON text) with name and fields, where fields is a list of field definitions [{name, type?, description?, required?, items?, properties?}] or a map of field names to types or definitions; optional description, and required: [field names] as in JSON Schema. Types: string, number, integer, boolean, array, object (aliases str, text, date, datetime, url, email, float, double, decimal, int, bool, list). A definition without type is an object when it has properties, an array when it has items, else a string; an array without items holds strings; an object definition needs properties; required is true/false, or on an object a list of its properties. Inside a definition, fields is another name for properties. Unknown keys and duplicate names are errors. name + fields is structured only when fields holds field definitions: {name: string, fields: [string]} is a fields map. (2) fields: any other object; each value is a type name, type[] or [type] for a list ([] a list of anything), a nested map for an object ({} any object), [{...}] for a list of objects, or a definition map {type, description?, required?, items?, properties?} (only those keys, with type or properties); a key required listing sibling keys marks them required. An object that fits neither form is a 422 whose errors[0].location names the offending key (e.g. body.schema.price, body.schema.fields.2.type) and whose message lists the valid types; an object is never read as a prompt. (3) prompt: any other text. Text is a schema when it is a JSON object, or YAML with a type name among its values (or name + fields); YAML-shaped prose such as "Extract: the title" stays a prompt, while broken JSON, or broken multi-line YAML, that was meant as a schema is a 422.
-    """
+SchemaInputInputSchemaInputInput = TypeAliasType(
+    "SchemaInputInputSchemaInputInput", Annotated[str, Field(min_length=1)]
+)
+"""
+What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields and 5 levels of nesting. Three forms, detected in this order; the response reports which in input_format. (1) structured: an object (or YAML/JSON text) with name and fields, where fields is a list of field definitions [{name, type?, description?, required?, items?, properties?}] or a map of field names to types or definitions; optional description, and required: [field names] as in JSON Schema. Types: string, number, integer, boolean, array, object (aliases str, text, date, datetime, url, email, float, double, decimal, int, bool, list). A definition without type is an object when it has properties, an array when it has items, else a string; an array without items holds strings; an object definition needs properties; required is true/false, or on an object a list of its properties. Inside a definition, fields is another name for properties. Unknown keys and duplicate names are errors. name + fields is structured only when fields holds field definitions: {name: string, fields: [string]} is a fields map. (2) fields: any other object; each value is a type name, type[] or [type] for a list ([] a list of anything), a nested map for an object ({} any object), [{...}] for a list of objects, or a definition map {type, description?, required?, items?, properties?} (only those keys, with type or properties); a key required listing sibling keys marks them required. An object that fits neither form is a 422 whose errors[0].location names the offending key (e.g. body.schema.price, body.schema.fields.2.type) and whose message lists the valid types; an object is never read as a prompt. (3) prompt: any other text. Text is a schema when it is a JSON object, or YAML with a type name among its values (or name + fields); YAML-shaped prose such as "Extract: the title" stays a prompt, while broken JSON, or broken multi-line YAML, that was meant as a schema is a 422.
+"""
+
+
+SchemaInputInput = TypeAliasType("SchemaInputInput", SchemaInputInputSchemaInputInput | dict[str, Any])
+"""
+What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields and 5 levels of nesting. Three forms, detected in this order; the response reports which in input_format. (1) structured: an object (or YAML/JSON text) with name and fields, where fields is a list of field definitions [{name, type?, description?, required?, items?, properties?}] or a map of field names to types or definitions; optional description, and required: [field names] as in JSON Schema. Types: string, number, integer, boolean, array, object (aliases str, text, date, datetime, url, email, float, double, decimal, int, bool, list). A definition without type is an object when it has properties, an array when it has items, else a string; an array without items holds strings; an object definition needs properties; required is true/false, or on an object a list of its properties. Inside a definition, fields is another name for properties. Unknown keys and duplicate names are errors. name + fields is structured only when fields holds field definitions: {name: string, fields: [string]} is a fields map. (2) fields: any other object; each value is a type name, type[] or [type] for a list ([] a list of anything), a nested map for an object ({} any object), [{...}] for a list of objects, or a definition map {type, description?, required?, items?, properties?} (only those keys, with type or properties); a key required listing sibling keys marks them required. An object that fits neither form is a 422 whose errors[0].location names the offending key (e.g. body.schema.price, body.schema.fields.2.type) and whose message lists the valid types; an object is never read as a prompt. (3) prompt: any other text. Text is a schema when it is a JSON object, or YAML with a type name among its values (or name + fields); YAML-shaped prose such as "Extract: the title" stays a prompt, while broken JSON, or broken multi-line YAML, that was meant as a schema is a 422.
+"""
 
 
 class ExtractRequestInput(BaseModel):
@@ -680,9 +732,7 @@ class ExtractRequestInput(BaseModel):
     """
     http(s) URL of the page
     """
-    schema_: Annotated[
-        SchemaInputInputSchemaInputInput | dict[str, Any] | None, Field(alias='schema')
-    ] = None
+    schema_: Annotated[SchemaInputInput | None, Field(alias='schema')] = None
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
@@ -695,8 +745,7 @@ class ExtractRequestInput(BaseModel):
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
     """
     cleaner_chain: Annotated[
-        list[MarkdownCleanerStepInput | ReadabilityCleanerStepInput | TextCleanerStepInput | HtmlCleanerStepInput | NoopCleanerStepInput] | None,
-        Field(max_length=10, min_length=1),
+        list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
     ] = None
     """
     Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
@@ -755,10 +804,7 @@ class ExtractResponseInputMetadata(BaseModel):
     """
     The fields answered from the page's structured data
     """
-    provenance: dict[str, FieldProvenanceInput]
-    """
-    Where each top-level field's value came from: the page's structured data, a learned extractor, or the model.
-    """
+    provenance: ProvenanceInput
 
 
 class ExtractResponseInputUsage(BaseModel):
@@ -847,9 +893,7 @@ class CrawlRequestInput(BaseModel):
     """
     http(s) URL of the page
     """
-    schema_: Annotated[
-        SchemaInputInputSchemaInputInput | dict[str, Any] | None, Field(alias='schema')
-    ] = None
+    schema_: Annotated[SchemaInputInput | None, Field(alias='schema')] = None
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
@@ -869,8 +913,7 @@ class CrawlRequestInput(BaseModel):
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
     """
     cleaner_chain: Annotated[
-        list[MarkdownCleanerStepInput | ReadabilityCleanerStepInput | TextCleanerStepInput | HtmlCleanerStepInput | NoopCleanerStepInput] | None,
-        Field(max_length=10, min_length=1),
+        list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
     ] = None
     """
     Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
@@ -936,9 +979,7 @@ class SiteCrawlRequestInputOptions(BaseModel):
 
 
 class SiteCrawlRequestInput(BaseModel):
-    schema_: Annotated[
-        SchemaInputInputSchemaInputInput | dict[str, Any] | None, Field(alias='schema')
-    ] = None
+    schema_: Annotated[SchemaInputInput | None, Field(alias='schema')] = None
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
@@ -955,8 +996,7 @@ class SiteCrawlRequestInput(BaseModel):
     Default: the site's fetch_mode.
     """
     cleaner_chain: Annotated[
-        list[MarkdownCleanerStepInput | ReadabilityCleanerStepInput | TextCleanerStepInput | HtmlCleanerStepInput | NoopCleanerStepInput] | None,
-        Field(max_length=10, min_length=1),
+        list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
     ] = None
     """
     Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
@@ -993,8 +1033,10 @@ class SiteCrawlRequestInput(BaseModel):
     """
 
 
-class CrawlResponseInputDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+CrawlResponseInputDurationMs = TypeAliasType(
+    "CrawlResponseInputDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
 class CrawlResponseInputTokenUsage(BaseModel):
@@ -1030,16 +1072,22 @@ class CrawlMapInputErrorSummary(BaseModel):
     by_category: dict[str, CrawlMapInputErrorSummaryByCategoryAdditionalProperty]
 
 
-class CrawlMapInputEntryExtractDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+CrawlMapInputEntryExtractDurationMs = TypeAliasType(
+    "CrawlMapInputEntryExtractDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
-class CrawlMapInputEntryFetchDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+CrawlMapInputEntryFetchDurationMs = TypeAliasType(
+    "CrawlMapInputEntryFetchDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
-class CrawlMapInputEntryCleanDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+CrawlMapInputEntryCleanDurationMs = TypeAliasType(
+    "CrawlMapInputEntryCleanDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
 class CrawlMapInputEntry(BaseModel):
@@ -1136,10 +1184,7 @@ class MapWarningInput(BaseModel):
     """
     The sitemap or page concerned.
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown']
-    """
-    Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
-    """
+    error_category: ErrorCategoryInput
     message: str
 
 
@@ -1243,8 +1288,16 @@ class ProblemInput(BaseModel):
     """
 
 
-class JobInputDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+JobStatusInput = TypeAliasType("JobStatusInput", Literal['pending', 'running', 'completed', 'failed', 'cancelled'])
+"""
+pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
+"""
+
+
+JobInputDurationMs = TypeAliasType(
+    "JobInputDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
 class JobInputPagesBySource(BaseModel):
@@ -1272,21 +1325,20 @@ class JobInputValuesBySource(BaseModel):
     """
 
 
-class JobInputMaxTokens(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    The request's max_tokens (null: none given)
-    """
+JobInputMaxTokens = TypeAliasType(
+    "JobInputMaxTokens",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+The request's max_tokens (null: none given)
+"""
 
 
 class JobInput(BaseModel):
     id: str
     type: Literal['extract', 'crawl', 'analyze', 'map']
     url: str
-    status: Literal['pending', 'running', 'completed', 'failed', 'cancelled']
-    """
-    pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
-    """
+    status: JobStatusInput
     created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
     """
     RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
@@ -1310,7 +1362,7 @@ class JobInput(BaseModel):
     """
     The completed pages' top-level field values by where each came from
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'] | None
+    error_category: ErrorCategoryInput | None
     error_message: str | None
     max_cost_usd: float | None
     """
@@ -1379,7 +1431,7 @@ class DebugCaptureReportInputCaptureResponse(BaseModel):
     raw_output: str
     parsed_output: Any
     success: bool
-    provenance: dict[str, FieldProvenanceInput] | None = None
+    provenance: ProvenanceInput | None = None
     """
     On the answer the page's data came from: where each value came from (see JobResult.provenance)
     """
@@ -1445,18 +1497,20 @@ class CreatedApiKeyInput(BaseModel):
     """
 
 
-class MonitorScheduleInputCron(RootModel[str]):
-    root: Annotated[
+MonitorScheduleInputCron = TypeAliasType(
+    "MonitorScheduleInputCron",
+    Annotated[
         str,
         Field(
             examples=['*/30 * * * *'],
             max_length=200,
             pattern='^[0-9A-Za-z*,/?#-]{1,64}( [0-9A-Za-z*,/?#-]{1,64}){4}$',
         ),
-    ]
-    """
-    A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
-    """
+    ],
+)
+"""
+A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
+"""
 
 
 class MonitorScheduleInput(BaseModel):
@@ -1482,11 +1536,13 @@ class MonitorScheduleInput(BaseModel):
     """
 
 
-class MonitorRequestInputKeyField(RootModel[str]):
-    root: Annotated[str, Field(examples=['sku'], max_length=100, min_length=1)]
-    """
-    How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
-    """
+MonitorRequestInputKeyField = TypeAliasType(
+    "MonitorRequestInputKeyField",
+    Annotated[str, Field(examples=['sku'], max_length=100, min_length=1)],
+)
+"""
+How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
+"""
 
 
 class MonitorRequestInput(BaseModel):
@@ -1708,6 +1764,12 @@ class MonitorChangeListInput(BaseModel):
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
+PageStatusInput = TypeAliasType("PageStatusInput", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
+"""
+Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
+"""
+
+
 class JobResultInput(BaseModel):
     """
     One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
@@ -1721,63 +1783,62 @@ class JobResultInput(BaseModel):
     """
     The page URL as requested or discovered
     """
-    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
-    """
-    Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
-    """
+    status: PageStatusInput
     data: Any
     """
     The extracted data; null unless status is completed
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'] | None
+    error_category: ErrorCategoryInput | None
     """
     Why the page failed or was skipped
     """
     error_message: str | None
-    provenance: dict[str, FieldProvenanceInput] | None = None
+    provenance: ProvenanceInput | None = None
     """
     With include_provenance=true only: where each value came from (null on pages that did not complete)
     """
 
 
-class JobResultListInput(RootModel[list[JobResultInput]]):
-    """
-    The page results of a job, in the order the pages finished
-    """
-
-    root: list[JobResultInput]
-    """
-    The page results of a job, in the order the pages finished
-    """
+JobResultListInput = TypeAliasType("JobResultListInput", list[JobResultInput])
+"""
+The page results of a job, in the order the pages finished
+"""
 
 
-class MergedResultsInput(RootModel[list[Any]]):
-    """
-    merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-    """
-
-    root: list[Any]
-    """
-    merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-    """
+MergedResultsInput = TypeAliasType("MergedResultsInput", list[Any])
+"""
+merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
+"""
 
 
-class StoredSchemaCreateRequestInputTagsStoredSchemaCreateRequestInputTag(
-    RootModel[str]
-):
-    root: Annotated[str, Field(max_length=50, min_length=1)]
+SchemaCategoryInput = TypeAliasType("SchemaCategoryInput", Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'])
+"""
+What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
+"""
 
 
-class StoredSchemaCreateRequestInputTags(
-    RootModel[list[StoredSchemaCreateRequestInputTagsStoredSchemaCreateRequestInputTag]]
-):
-    root: Annotated[
+SchemaVisibilityInput = TypeAliasType("SchemaVisibilityInput", Literal['private', 'public'])
+"""
+private (default): only your tenant sees and uses it. public: every tenant can read, list and use it (schema_id, default_schema_id); only your tenant can change or delete it.
+"""
+
+
+StoredSchemaCreateRequestInputTagsStoredSchemaCreateRequestInputTag = TypeAliasType(
+    "StoredSchemaCreateRequestInputTagsStoredSchemaCreateRequestInputTag",
+    Annotated[str, Field(max_length=50, min_length=1)],
+)
+
+
+StoredSchemaCreateRequestInputTags = TypeAliasType(
+    "StoredSchemaCreateRequestInputTags",
+    Annotated[
         list[StoredSchemaCreateRequestInputTagsStoredSchemaCreateRequestInputTag],
         Field(max_length=20),
-    ] = None
-    """
-    Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
-    """
+    ],
+)
+"""
+Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
+"""
 
 
 class StoredSchemaCreateRequestInput(BaseModel):
@@ -1786,24 +1847,7 @@ class StoredSchemaCreateRequestInput(BaseModel):
     """
     Free text, at most 2000 characters.
     """
-    category: (
-        Literal[
-            'ecommerce',
-            'news',
-            'jobs',
-            'real_estate',
-            'events',
-            'directory',
-            'reviews',
-            'social',
-            'documentation',
-            'other',
-        ]
-        | None
-    ) = 'other'
-    """
-    What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
-    """
+    category: SchemaCategoryInput | None = 'other'
     schema_yaml: Annotated[str, Field(min_length=1)]
     """
     The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema.
@@ -1812,28 +1856,25 @@ class StoredSchemaCreateRequestInput(BaseModel):
     """
     Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
     """
-    visibility: Literal['private', 'public'] | None = 'private'
-    """
-    private (default): only your tenant sees and uses it. public: every tenant can read, list and use it (schema_id, default_schema_id); only your tenant can change or delete it.
-    """
+    visibility: SchemaVisibilityInput | None = 'private'
 
 
-class StoredSchemaUpdateRequestInputTagsStoredSchemaUpdateRequestInputTag(
-    RootModel[str]
-):
-    root: Annotated[str, Field(max_length=50, min_length=1)]
+StoredSchemaUpdateRequestInputTagsStoredSchemaUpdateRequestInputTag = TypeAliasType(
+    "StoredSchemaUpdateRequestInputTagsStoredSchemaUpdateRequestInputTag",
+    Annotated[str, Field(max_length=50, min_length=1)],
+)
 
 
-class StoredSchemaUpdateRequestInputTags(
-    RootModel[list[StoredSchemaUpdateRequestInputTagsStoredSchemaUpdateRequestInputTag]]
-):
-    root: Annotated[
+StoredSchemaUpdateRequestInputTags = TypeAliasType(
+    "StoredSchemaUpdateRequestInputTags",
+    Annotated[
         list[StoredSchemaUpdateRequestInputTagsStoredSchemaUpdateRequestInputTag],
         Field(max_length=20),
-    ]
-    """
-    Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
-    """
+    ],
+)
+"""
+Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
+"""
 
 
 class StoredSchemaUpdateRequestInput(BaseModel):
@@ -1846,12 +1887,7 @@ class StoredSchemaUpdateRequestInput(BaseModel):
     """
     Free text, at most 2000 characters.
     """
-    category: Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'] | None = (
-        None
-    )
-    """
-    What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
-    """
+    category: SchemaCategoryInput | None = None
     schema_yaml: Annotated[str | None, Field(min_length=1)] = None
     """
     The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema.
@@ -1860,20 +1896,14 @@ class StoredSchemaUpdateRequestInput(BaseModel):
     """
     Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
     """
-    visibility: Literal['private', 'public'] | None = None
-    """
-    private (default): only your tenant sees and uses it. public: every tenant can read, list and use it (schema_id, default_schema_id); only your tenant can change or delete it.
-    """
+    visibility: SchemaVisibilityInput | None = None
 
 
 class StoredSchemaInput(BaseModel):
     id: str
     name: str
     description: str
-    category: Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other']
-    """
-    What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
-    """
+    category: SchemaCategoryInput
     schema_yaml: str
     organization_id: str
     """
@@ -1892,10 +1922,7 @@ class StoredSchemaInput(BaseModel):
     RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
     """
     tags: list[str] | None
-    visibility: Literal['private', 'public']
-    """
-    private (default): only your tenant sees and uses it. public: every tenant can read, list and use it (schema_id, default_schema_id); only your tenant can change or delete it.
-    """
+    visibility: SchemaVisibilityInput
     is_platform: bool
     """
     true for schemas the service itself provides to every tenant (none ship yet); schemas stored through this API are always false.
@@ -1911,32 +1938,38 @@ class StoredSchemaListInput(BaseModel):
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-class SiteCrawlOptionsRequestInputFollowPattern(RootModel[str]):
-    root: Annotated[str, Field(max_length=1000, min_length=1)]
-    """
-    Regular expression on absolute URLs (crawl follow_pattern). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
-    """
+SiteCrawlOptionsRequestInputFollowPattern = TypeAliasType(
+    "SiteCrawlOptionsRequestInputFollowPattern",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+Regular expression on absolute URLs (crawl follow_pattern). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+"""
 
 
-class SiteCrawlOptionsRequestInputFollowSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=1000, min_length=1)]
-    """
-    CSS selector of links to follow (crawl follow_selector).
-    """
+SiteCrawlOptionsRequestInputFollowSelector = TypeAliasType(
+    "SiteCrawlOptionsRequestInputFollowSelector",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+CSS selector of links to follow (crawl follow_selector).
+"""
 
 
-class SiteCrawlOptionsRequestInputMaxDepth(RootModel[int]):
-    root: Annotated[int, Field(ge=0, le=10)]
-    """
-    Link depth from the seed (0..10).
-    """
+SiteCrawlOptionsRequestInputMaxDepth = TypeAliasType(
+    "SiteCrawlOptionsRequestInputMaxDepth", Annotated[int, Field(ge=0, le=10)]
+)
+"""
+Link depth from the seed (0..10).
+"""
 
 
-class SiteCrawlOptionsRequestInputMaxPages(RootModel[int]):
-    root: Annotated[int, Field(ge=1, le=10000)]
-    """
-    Pages processed at most (1..10000).
-    """
+SiteCrawlOptionsRequestInputMaxPages = TypeAliasType(
+    "SiteCrawlOptionsRequestInputMaxPages", Annotated[int, Field(ge=1, le=10000)]
+)
+"""
+Pages processed at most (1..10000).
+"""
 
 
 class SiteCrawlOptionsRequestInput(BaseModel):
@@ -1950,25 +1983,29 @@ class SiteCrawlOptionsRequestInput(BaseModel):
     max_pages: SiteCrawlOptionsRequestInputMaxPages | None = None
 
 
-class SiteCrawlOptionsInputFollowSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=1000, min_length=1)]
-    """
-    CSS selector of links to follow (crawl follow_selector).
-    """
+SiteCrawlOptionsInputFollowSelector = TypeAliasType(
+    "SiteCrawlOptionsInputFollowSelector",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+CSS selector of links to follow (crawl follow_selector).
+"""
 
 
-class SiteCrawlOptionsInputMaxDepth(RootModel[int]):
-    root: Annotated[int, Field(ge=0, le=10)]
-    """
-    Link depth from the seed (0..10).
-    """
+SiteCrawlOptionsInputMaxDepth = TypeAliasType(
+    "SiteCrawlOptionsInputMaxDepth", Annotated[int, Field(ge=0, le=10)]
+)
+"""
+Link depth from the seed (0..10).
+"""
 
 
-class SiteCrawlOptionsInputMaxPages(RootModel[int]):
-    root: Annotated[int, Field(ge=1, le=10000)]
-    """
-    Pages processed at most (1..10000).
-    """
+SiteCrawlOptionsInputMaxPages = TypeAliasType(
+    "SiteCrawlOptionsInputMaxPages", Annotated[int, Field(ge=1, le=10000)]
+)
+"""
+Pages processed at most (1..10000).
+"""
 
 
 class SiteCrawlOptionsInput(BaseModel):
@@ -1990,10 +2027,7 @@ class SiteAnalysisRequestInput(BaseModel):
     An analysis result (2.13). The body of an analyze response can be passed unchanged.
     """
 
-    page_type: Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other']
-    """
-    What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
-    """
+    page_type: PageTypeInput
     recommended_fetch_mode: Literal['static', 'dynamic']
     """
     static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -2016,11 +2050,13 @@ class SiteAnalysisRequestInput(BaseModel):
     """
 
 
-class SiteCreateRequestInputDefaultSchemaId(RootModel[str]):
-    root: Annotated[str, Field(max_length=200, min_length=1)] = None
-    """
-    A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
-    """
+SiteCreateRequestInputDefaultSchemaId = TypeAliasType(
+    "SiteCreateRequestInputDefaultSchemaId",
+    Annotated[str, Field(max_length=200, min_length=1)],
+)
+"""
+A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
+"""
 
 
 class SiteCreateRequestInput(BaseModel):
@@ -2050,11 +2086,13 @@ class SiteCreateRequestInput(BaseModel):
     """
 
 
-class SiteUpdateRequestInputDefaultSchemaId(RootModel[str]):
-    root: Annotated[str, Field(max_length=200, min_length=1)]
-    """
-    A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
-    """
+SiteUpdateRequestInputDefaultSchemaId = TypeAliasType(
+    "SiteUpdateRequestInputDefaultSchemaId",
+    Annotated[str, Field(max_length=200, min_length=1)],
+)
+"""
+A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
+"""
 
 
 class SiteUpdateRequestInput(BaseModel):
@@ -2224,10 +2262,7 @@ class LearnedExtractorListInput(BaseModel):
 
 class JobStreamEventInputJobStreamEventInputData(BaseModel):
     job_id: str
-    status: Literal['pending', 'running', 'completed', 'failed', 'cancelled']
-    """
-    pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
-    """
+    status: JobStatusInput
     page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
@@ -2268,7 +2303,7 @@ class JobStreamEventInputJobStreamEventInput1Data(BaseModel):
     """
     The extracted data (null unless completed)
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'] | None
+    error_category: ErrorCategoryInput | None
     error_message: str | None
 
 
@@ -2292,10 +2327,7 @@ class JobStreamEventInputJobStreamEventInput1(BaseModel):
 class JobStreamEventInputJobStreamEventInput2Data(BaseModel):
     job_id: str
     url: str
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown']
-    """
-    Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
-    """
+    error_category: ErrorCategoryInput
     error_message: str
 
 
@@ -2318,10 +2350,7 @@ class JobStreamEventInputJobStreamEventInput2(BaseModel):
 
 class JobStreamEventInputJobStreamEventInput3Data(BaseModel):
     job_id: str
-    status: Literal['pending', 'running', 'completed', 'failed', 'cancelled']
-    """
-    pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
-    """
+    status: JobStatusInput
     page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     cost_usd: float
@@ -2329,7 +2358,7 @@ class JobStreamEventInputJobStreamEventInput3Data(BaseModel):
     """
     A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'] | None
+    error_category: ErrorCategoryInput | None
     error_message: str | None
     results_url: str
 
@@ -2351,18 +2380,16 @@ class JobStreamEventInputJobStreamEventInput3(BaseModel):
     data: JobStreamEventInputJobStreamEventInput3Data
 
 
-class JobStreamEventInput(
-    RootModel[
-        JobStreamEventInputJobStreamEventInput
-        | JobStreamEventInputJobStreamEventInput1
-        | JobStreamEventInputJobStreamEventInput2
-        | JobStreamEventInputJobStreamEventInput3
-    ]
-):
-    root: JobStreamEventInputJobStreamEventInput | JobStreamEventInputJobStreamEventInput1 | JobStreamEventInputJobStreamEventInput2 | JobStreamEventInputJobStreamEventInput3
-    """
-    One Server-Sent Event of a job stream
-    """
+JobStreamEventInput = TypeAliasType("JobStreamEventInput", JobStreamEventInputJobStreamEventInput | JobStreamEventInputJobStreamEventInput1 | JobStreamEventInputJobStreamEventInput2 | JobStreamEventInputJobStreamEventInput3)
+"""
+One Server-Sent Event of a job stream
+"""
+
+
+ErrorCategory = TypeAliasType("ErrorCategory", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
+"""
+Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+"""
 
 
 class FieldProvenance(BaseModel):
@@ -2387,15 +2414,30 @@ class FieldProvenance(BaseModel):
     """
 
 
+Provenance = TypeAliasType("Provenance", dict[str, FieldProvenance])
+"""
+Where each top-level field's value came from: the page's structured data, a learned extractor, or the model.
+"""
+
+
+PageType = TypeAliasType("PageType", Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other'])
+"""
+What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
+"""
+
+
+ElementType = TypeAliasType("ElementType", Literal['repeated_item', 'pagination', 'navigation', 'table', 'form', 'heading', 'image', 'price', 'date', 'link_list', 'text_block'])
+"""
+repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
+"""
+
+
 class DetectedElement(BaseModel):
     name: str
     """
     Short name, e.g. "product cards".
     """
-    type: Literal['repeated_item', 'pagination', 'navigation', 'table', 'form', 'heading', 'image', 'price', 'date', 'link_list', 'text_block']
-    """
-    repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
-    """
+    type: ElementType
     description: str
     """
     What the element holds and where (a CSS selector is given).
@@ -2419,10 +2461,7 @@ class FollowPattern(BaseModel):
 
 
 class AnalysisResult(BaseModel):
-    page_type: Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other']
-    """
-    What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
-    """
+    page_type: PageType
     recommended_fetch_mode: Literal['static', 'dynamic']
     """
     static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -2453,11 +2492,14 @@ class AnalyzeRequest(BaseModel):
     capture_debug: bool
 
 
+SchemaSource = TypeAliasType("SchemaSource", Literal['model', 'model_retry', 'page_structure'])
+"""
+Where suggested_schema comes from. The suggested schema is applied to the analysed page and must yield something (items on a listing, values on a single item). model: the model's first suggestion did; model_retry: it did not, and the model, asked again with the fields that came out empty and what the page structure shows, suggested one that did; page_structure: neither did, so the schema is built from the page's structure (repeated blocks, prices, headings, labelled values) and sample_data was read off the page by the selectors in its field descriptions, without a model call.
+"""
+
+
 class AnalyzeResponse(BaseModel):
-    page_type: Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other']
-    """
-    What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
-    """
+    page_type: PageType
     recommended_fetch_mode: Literal['static', 'dynamic']
     """
     static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -2475,7 +2517,7 @@ class AnalyzeResponse(BaseModel):
     """
     suggested_schema applied to this page.
     """
-    schema_source: Literal['model', 'model_retry', 'page_structure'] | None = None
+    schema_source: SchemaSource | None = None
     """
     Present on every analysis except those recorded before the check existed.
     """
@@ -2485,12 +2527,16 @@ class AnalyzeResponse(BaseModel):
     """
 
 
-class MarkdownCleanerStepOptionsRemoveSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+MarkdownCleanerStepOptionsRemoveSelector = TypeAliasType(
+    "MarkdownCleanerStepOptionsRemoveSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
-class MarkdownCleanerStepOptionsKeepSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+MarkdownCleanerStepOptionsKeepSelector = TypeAliasType(
+    "MarkdownCleanerStepOptionsKeepSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
 class MarkdownCleanerStepOptions(BaseModel):
@@ -2529,12 +2575,16 @@ class MarkdownCleanerStep(BaseModel):
     options: MarkdownCleanerStepOptions | None = None
 
 
-class ReadabilityCleanerStepOptionsRemoveSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+ReadabilityCleanerStepOptionsRemoveSelector = TypeAliasType(
+    "ReadabilityCleanerStepOptionsRemoveSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
-class ReadabilityCleanerStepOptionsKeepSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+ReadabilityCleanerStepOptionsKeepSelector = TypeAliasType(
+    "ReadabilityCleanerStepOptionsKeepSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
 class ReadabilityCleanerStepOptions(BaseModel):
@@ -2561,12 +2611,16 @@ class ReadabilityCleanerStep(BaseModel):
     options: ReadabilityCleanerStepOptions | None = None
 
 
-class TextCleanerStepOptionsRemoveSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+TextCleanerStepOptionsRemoveSelector = TypeAliasType(
+    "TextCleanerStepOptionsRemoveSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
-class TextCleanerStepOptionsKeepSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+TextCleanerStepOptionsKeepSelector = TypeAliasType(
+    "TextCleanerStepOptionsKeepSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
 class TextCleanerStepOptions(BaseModel):
@@ -2605,12 +2659,16 @@ class TextCleanerStep(BaseModel):
     options: TextCleanerStepOptions | None = None
 
 
-class HtmlCleanerStepOptionsRemoveSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+HtmlCleanerStepOptionsRemoveSelector = TypeAliasType(
+    "HtmlCleanerStepOptionsRemoveSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
-class HtmlCleanerStepOptionsKeepSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, min_length=1)]
+HtmlCleanerStepOptionsKeepSelector = TypeAliasType(
+    "HtmlCleanerStepOptionsKeepSelector",
+    Annotated[str, Field(max_length=500, min_length=1)],
+)
 
 
 class HtmlCleanerStepOptions(BaseModel):
@@ -2656,6 +2714,12 @@ class NoopCleanerStep(BaseModel):
 
     name: Literal['noop']
     options: dict[str, Any] | None = None
+
+
+CleanerStep = TypeAliasType("CleanerStep", MarkdownCleanerStep | ReadabilityCleanerStep | TextCleanerStep | HtmlCleanerStep | NoopCleanerStep)
+"""
+One step of a cleaner chain: {name, options?}; see GET /api/v1/cleaners.
+"""
 
 
 class CleanerOption(BaseModel):
@@ -2829,16 +2893,18 @@ class WebhookHeader(BaseModel):
     value: Annotated[str, Field(max_length=4096)]
 
 
-class InlineWebhookEvents(
-    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']]]
-):
-    root: Annotated[
-        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']],
-        Field(max_length=10),
-    ]
-    """
-    Events delivered; empty, null or ["*"] means all.
-    """
+WebhookEventName = TypeAliasType("WebhookEventName", Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed'])
+"""
+job.started, job.progress (crawls, at most one per second), job.completed, job.failed; * = all. job.completed data: {job_type, status, page_count, cost_usd, budget_exhausted, results, results_truncated, results_total, results_url}; results hold the page results in order up to about 1 MB of JSON (results_truncated says whether some were left out; all of them are at results_url). job.failed data: {job_type, status, error_category, error_message, budget_exhausted}. budget_exhausted: a budget (max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job). monitor.changed (sent by a monitor's run, only when its results differ from the run before; job_id is the run's job) data: {monitor_id, monitor_name, previous_job_id, change_id, counts {added, removed, changed}, added, removed, changed, omitted, changes_url} (see MonitorChange).
+"""
+
+
+InlineWebhookEvents = TypeAliasType(
+    "InlineWebhookEvents", Annotated[list[WebhookEventName], Field(max_length=10)]
+)
+"""
+Events delivered; empty, null or ["*"] means all.
+"""
 
 
 class InlineWebhook(BaseModel):
@@ -2864,23 +2930,20 @@ class InlineWebhook(BaseModel):
     """
 
 
-class WebhookRequestEvents(
-    RootModel[list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']]]
-):
-    root: Annotated[
-        list[Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed']],
-        Field(max_length=10),
-    ]
-    """
-    Events delivered; empty, null or ["*"] means all.
-    """
+WebhookRequestEvents = TypeAliasType(
+    "WebhookRequestEvents", Annotated[list[WebhookEventName], Field(max_length=10)]
+)
+"""
+Events delivered; empty, null or ["*"] means all.
+"""
 
 
-class WebhookRequestHeaders(RootModel[list[WebhookHeader]]):
-    root: Annotated[list[WebhookHeader], Field(max_length=10)]
-    """
-    Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response.
-    """
+WebhookRequestHeaders = TypeAliasType(
+    "WebhookRequestHeaders", Annotated[list[WebhookHeader], Field(max_length=10)]
+)
+"""
+Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response.
+"""
 
 
 class WebhookRequest(BaseModel):
@@ -2931,19 +2994,25 @@ class WebhookList(BaseModel):
     webhooks: list[Webhook]
 
 
-class WebhookDeliveryStatusCode(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    HTTP status of the last attempt.
-    """
+WebhookDeliveryStatusCode = TypeAliasType(
+    "WebhookDeliveryStatusCode",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+HTTP status of the last attempt.
+"""
 
 
-class WebhookDeliveryResponseTimeMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+WebhookDeliveryResponseTimeMs = TypeAliasType(
+    "WebhookDeliveryResponseTimeMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
-class WebhookDeliveryAttemptStatusCode(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+WebhookDeliveryAttemptStatusCode = TypeAliasType(
+    "WebhookDeliveryAttemptStatusCode",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
 class WebhookDeliveryAttempt(BaseModel):
@@ -3009,11 +3078,18 @@ class JobWebhookDeliveries(BaseModel):
     job_id: str
 
 
-class SchemaInputSchemaInput(RootModel[str]):
-    root: Annotated[str, Field(min_length=1)]
-    """
-    What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields and 5 levels of nesting. Three forms, detected in this order; the response reports which in input_format. (1) structured: an object (or YAML/JSON text) with name and fields, where fields is a list of field definitions [{name, type?, description?, required?, items?, properties?}] or a map of field names to types or definitions; optional description, and required: [field names] as in JSON Schema. Types: string, number, integer, boolean, array, object (aliases str, text, date, datetime, url, email, float, double, decimal, int, bool, list). A definition without type is an object when it has properties, an array when it has items, else a string; an array without items holds strings; an object definition needs properties; required is true/false, or on an object a list of its properties. Inside a definition, fields is another name for properties. Unknown keys and duplicate names are errors. name + fields is structured only when fields holds field definitions: {name: string, fields: [string]} is a fields map. (2) fields: any other object; each value is a type name, type[] or [type] for a list ([] a list of anything), a nested map for an object ({} any object), [{...}] for a list of objects, or a definition map {type, description?, required?, items?, properties?} (only those keys, with type or properties); a key required listing sibling keys marks them required. An object that fits neither form is a 422 whose errors[0].location names the offending key (e.g. body.schema.price, body.schema.fields.2.type) and whose message lists the valid types; an object is never read as a prompt. (3) prompt: any other text. Text is a schema when it is a JSON object, or YAML with a type name among its values (or name + fields); YAML-shaped prose such as "Extract: the title" stays a prompt, while broken JSON, or broken multi-line YAML, that was meant as a schema is a 422.
-    """
+SchemaInputSchemaInput = TypeAliasType(
+    "SchemaInputSchemaInput", Annotated[str, Field(min_length=1)]
+)
+"""
+What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields and 5 levels of nesting. Three forms, detected in this order; the response reports which in input_format. (1) structured: an object (or YAML/JSON text) with name and fields, where fields is a list of field definitions [{name, type?, description?, required?, items?, properties?}] or a map of field names to types or definitions; optional description, and required: [field names] as in JSON Schema. Types: string, number, integer, boolean, array, object (aliases str, text, date, datetime, url, email, float, double, decimal, int, bool, list). A definition without type is an object when it has properties, an array when it has items, else a string; an array without items holds strings; an object definition needs properties; required is true/false, or on an object a list of its properties. Inside a definition, fields is another name for properties. Unknown keys and duplicate names are errors. name + fields is structured only when fields holds field definitions: {name: string, fields: [string]} is a fields map. (2) fields: any other object; each value is a type name, type[] or [type] for a list ([] a list of anything), a nested map for an object ({} any object), [{...}] for a list of objects, or a definition map {type, description?, required?, items?, properties?} (only those keys, with type or properties); a key required listing sibling keys marks them required. An object that fits neither form is a 422 whose errors[0].location names the offending key (e.g. body.schema.price, body.schema.fields.2.type) and whose message lists the valid types; an object is never read as a prompt. (3) prompt: any other text. Text is a schema when it is a JSON object, or YAML with a type name among its values (or name + fields); YAML-shaped prose such as "Extract: the title" stays a prompt, while broken JSON, or broken multi-line YAML, that was meant as a schema is a 422.
+"""
+
+
+SchemaInput = TypeAliasType("SchemaInput", SchemaInputSchemaInput | dict[str, Any])
+"""
+What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields and 5 levels of nesting. Three forms, detected in this order; the response reports which in input_format. (1) structured: an object (or YAML/JSON text) with name and fields, where fields is a list of field definitions [{name, type?, description?, required?, items?, properties?}] or a map of field names to types or definitions; optional description, and required: [field names] as in JSON Schema. Types: string, number, integer, boolean, array, object (aliases str, text, date, datetime, url, email, float, double, decimal, int, bool, list). A definition without type is an object when it has properties, an array when it has items, else a string; an array without items holds strings; an object definition needs properties; required is true/false, or on an object a list of its properties. Inside a definition, fields is another name for properties. Unknown keys and duplicate names are errors. name + fields is structured only when fields holds field definitions: {name: string, fields: [string]} is a fields map. (2) fields: any other object; each value is a type name, type[] or [type] for a list ([] a list of anything), a nested map for an object ({} any object), [{...}] for a list of objects, or a definition map {type, description?, required?, items?, properties?} (only those keys, with type or properties); a key required listing sibling keys marks them required. An object that fits neither form is a 422 whose errors[0].location names the offending key (e.g. body.schema.price, body.schema.fields.2.type) and whose message lists the valid types; an object is never read as a prompt. (3) prompt: any other text. Text is a schema when it is a JSON object, or YAML with a type name among its values (or name + fields); YAML-shaped prose such as "Extract: the title" stays a prompt, while broken JSON, or broken multi-line YAML, that was meant as a schema is a 422.
+"""
 
 
 class ExtractRequest(BaseModel):
@@ -3021,9 +3097,7 @@ class ExtractRequest(BaseModel):
     """
     http(s) URL of the page
     """
-    schema_: Annotated[
-        SchemaInputSchemaInput | dict[str, Any] | None, Field(alias='schema')
-    ] = None
+    schema_: Annotated[SchemaInput | None, Field(alias='schema')] = None
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
@@ -3036,8 +3110,7 @@ class ExtractRequest(BaseModel):
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
     """
     cleaner_chain: Annotated[
-        list[MarkdownCleanerStep | ReadabilityCleanerStep | TextCleanerStep | HtmlCleanerStep | NoopCleanerStep] | None,
-        Field(max_length=10, min_length=1),
+        list[CleanerStep] | None, Field(max_length=10, min_length=1)
     ] = None
     """
     Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
@@ -3096,10 +3169,7 @@ class ExtractResponseMetadata(BaseModel):
     """
     The fields answered from the page's structured data
     """
-    provenance: dict[str, FieldProvenance]
-    """
-    Where each top-level field's value came from: the page's structured data, a learned extractor, or the model.
-    """
+    provenance: Provenance
 
 
 class ExtractResponseUsage(BaseModel):
@@ -3188,9 +3258,7 @@ class CrawlRequest(BaseModel):
     """
     http(s) URL of the page
     """
-    schema_: Annotated[
-        SchemaInputSchemaInput | dict[str, Any] | None, Field(alias='schema')
-    ] = None
+    schema_: Annotated[SchemaInput | None, Field(alias='schema')] = None
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
@@ -3204,8 +3272,7 @@ class CrawlRequest(BaseModel):
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
     """
     cleaner_chain: Annotated[
-        list[MarkdownCleanerStep | ReadabilityCleanerStep | TextCleanerStep | HtmlCleanerStep | NoopCleanerStep] | None,
-        Field(max_length=10, min_length=1),
+        list[CleanerStep] | None, Field(max_length=10, min_length=1)
     ] = None
     """
     Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
@@ -3271,9 +3338,7 @@ class SiteCrawlRequestOptions(BaseModel):
 
 
 class SiteCrawlRequest(BaseModel):
-    schema_: Annotated[
-        SchemaInputSchemaInput | dict[str, Any] | None, Field(alias='schema')
-    ] = None
+    schema_: Annotated[SchemaInput | None, Field(alias='schema')] = None
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
@@ -3290,8 +3355,7 @@ class SiteCrawlRequest(BaseModel):
     Default: the site's fetch_mode.
     """
     cleaner_chain: Annotated[
-        list[MarkdownCleanerStep | ReadabilityCleanerStep | TextCleanerStep | HtmlCleanerStep | NoopCleanerStep] | None,
-        Field(max_length=10, min_length=1),
+        list[CleanerStep] | None, Field(max_length=10, min_length=1)
     ] = None
     """
     Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
@@ -3328,8 +3392,10 @@ class SiteCrawlRequest(BaseModel):
     """
 
 
-class CrawlResponseDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+CrawlResponseDurationMs = TypeAliasType(
+    "CrawlResponseDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
 class CrawlResponseTokenUsage(BaseModel):
@@ -3365,16 +3431,22 @@ class CrawlMapErrorSummary(BaseModel):
     by_category: dict[str, CrawlMapErrorSummaryByCategoryAdditionalProperty]
 
 
-class CrawlMapEntryExtractDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+CrawlMapEntryExtractDurationMs = TypeAliasType(
+    "CrawlMapEntryExtractDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
-class CrawlMapEntryFetchDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+CrawlMapEntryFetchDurationMs = TypeAliasType(
+    "CrawlMapEntryFetchDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
-class CrawlMapEntryCleanDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+CrawlMapEntryCleanDurationMs = TypeAliasType(
+    "CrawlMapEntryCleanDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
 
 
 class CrawlMapEntry(BaseModel):
@@ -3471,10 +3543,7 @@ class MapWarning(BaseModel):
     """
     The sitemap or page concerned.
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown']
-    """
-    Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
-    """
+    error_category: ErrorCategory
     message: str
 
 
@@ -3578,8 +3647,15 @@ class Problem(BaseModel):
     """
 
 
-class JobDurationMs(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+JobStatus = TypeAliasType("JobStatus", Literal['pending', 'running', 'completed', 'failed', 'cancelled'])
+"""
+pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
+"""
+
+
+JobDurationMs = TypeAliasType(
+    "JobDurationMs", Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+)
 
 
 class JobPagesBySource(BaseModel):
@@ -3607,21 +3683,19 @@ class JobValuesBySource(BaseModel):
     """
 
 
-class JobMaxTokens(RootModel[int]):
-    root: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    The request's max_tokens (null: none given)
-    """
+JobMaxTokens = TypeAliasType(
+    "JobMaxTokens", Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+)
+"""
+The request's max_tokens (null: none given)
+"""
 
 
 class Job(BaseModel):
     id: str
     type: Literal['extract', 'crawl', 'analyze', 'map']
     url: str
-    status: Literal['pending', 'running', 'completed', 'failed', 'cancelled']
-    """
-    pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
-    """
+    status: JobStatus
     created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
     """
     RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
@@ -3645,7 +3719,7 @@ class Job(BaseModel):
     """
     The completed pages' top-level field values by where each came from
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'] | None
+    error_category: ErrorCategory | None
     error_message: str | None
     max_cost_usd: float | None
     """
@@ -3714,7 +3788,7 @@ class DebugCaptureReportCaptureResponse(BaseModel):
     raw_output: str
     parsed_output: Any
     success: bool
-    provenance: dict[str, FieldProvenance] | None = None
+    provenance: Provenance | None = None
     """
     On the answer the page's data came from: where each value came from (see JobResult.provenance)
     """
@@ -3780,18 +3854,20 @@ class CreatedApiKey(BaseModel):
     """
 
 
-class MonitorScheduleCron(RootModel[str]):
-    root: Annotated[
+MonitorScheduleCron = TypeAliasType(
+    "MonitorScheduleCron",
+    Annotated[
         str,
         Field(
             examples=['*/30 * * * *'],
             max_length=200,
             pattern='^[0-9A-Za-z*,/?#-]{1,64}( [0-9A-Za-z*,/?#-]{1,64}){4}$',
         ),
-    ]
-    """
-    A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
-    """
+    ],
+)
+"""
+A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
+"""
 
 
 class MonitorSchedule(BaseModel):
@@ -3813,11 +3889,13 @@ class MonitorSchedule(BaseModel):
     """
 
 
-class MonitorRequestKeyField(RootModel[str]):
-    root: Annotated[str, Field(examples=['sku'], max_length=100, min_length=1)]
-    """
-    How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
-    """
+MonitorRequestKeyField = TypeAliasType(
+    "MonitorRequestKeyField",
+    Annotated[str, Field(examples=['sku'], max_length=100, min_length=1)],
+)
+"""
+How records are matched between runs. Without it, each page is one record matched by its URL. With it, the records are the objects of each page's data (a list of objects, or the objects in the lists of an object, else the data itself) matched by the value of this field (e.g. sku); records without it are matched by page URL and position.
+"""
 
 
 class MonitorRequest(BaseModel):
@@ -4037,6 +4115,12 @@ class MonitorChangeList(BaseModel):
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
+PageStatus = TypeAliasType("PageStatus", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
+"""
+Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
+"""
+
+
 class JobResult(BaseModel):
     """
     One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
@@ -4050,61 +4134,62 @@ class JobResult(BaseModel):
     """
     The page URL as requested or discovered
     """
-    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
-    """
-    Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
-    """
+    status: PageStatus
     data: Any
     """
     The extracted data; null unless status is completed
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'] | None
+    error_category: ErrorCategory | None
     """
     Why the page failed or was skipped
     """
     error_message: str | None
-    provenance: dict[str, FieldProvenance] | None = None
+    provenance: Provenance | None = None
     """
     With include_provenance=true only: where each value came from (null on pages that did not complete)
     """
 
 
-class JobResultList(RootModel[list[JobResult]]):
-    """
-    The page results of a job, in the order the pages finished
-    """
-
-    root: list[JobResult]
-    """
-    The page results of a job, in the order the pages finished
-    """
+JobResultList = TypeAliasType("JobResultList", list[JobResult])
+"""
+The page results of a job, in the order the pages finished
+"""
 
 
-class MergedResults(RootModel[list[Any]]):
-    """
-    merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-    """
-
-    root: list[Any]
-    """
-    merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-    """
+MergedResults = TypeAliasType("MergedResults", list[Any])
+"""
+merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
+"""
 
 
-class StoredSchemaCreateRequestTagsStoredSchemaCreateRequestTag(RootModel[str]):
-    root: Annotated[str, Field(max_length=50, min_length=1)]
+SchemaCategory = TypeAliasType("SchemaCategory", Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'])
+"""
+What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
+"""
 
 
-class StoredSchemaCreateRequestTags(
-    RootModel[list[StoredSchemaCreateRequestTagsStoredSchemaCreateRequestTag]]
-):
-    root: Annotated[
+SchemaVisibility = TypeAliasType("SchemaVisibility", Literal['private', 'public'])
+"""
+private (default): only your tenant sees and uses it. public: every tenant can read, list and use it (schema_id, default_schema_id); only your tenant can change or delete it.
+"""
+
+
+StoredSchemaCreateRequestTagsStoredSchemaCreateRequestTag = TypeAliasType(
+    "StoredSchemaCreateRequestTagsStoredSchemaCreateRequestTag",
+    Annotated[str, Field(max_length=50, min_length=1)],
+)
+
+
+StoredSchemaCreateRequestTags = TypeAliasType(
+    "StoredSchemaCreateRequestTags",
+    Annotated[
         list[StoredSchemaCreateRequestTagsStoredSchemaCreateRequestTag],
         Field(max_length=20),
-    ] = None
-    """
-    Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
-    """
+    ],
+)
+"""
+Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
+"""
 
 
 class StoredSchemaCreateRequest(BaseModel):
@@ -4113,10 +4198,7 @@ class StoredSchemaCreateRequest(BaseModel):
     """
     Free text, at most 2000 characters.
     """
-    category: Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other']
-    """
-    What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
-    """
+    category: SchemaCategory
     schema_yaml: Annotated[str, Field(min_length=1)]
     """
     The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema.
@@ -4125,26 +4207,25 @@ class StoredSchemaCreateRequest(BaseModel):
     """
     Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
     """
-    visibility: Literal['private', 'public']
-    """
-    private (default): only your tenant sees and uses it. public: every tenant can read, list and use it (schema_id, default_schema_id); only your tenant can change or delete it.
-    """
+    visibility: SchemaVisibility
 
 
-class StoredSchemaUpdateRequestTagsStoredSchemaUpdateRequestTag(RootModel[str]):
-    root: Annotated[str, Field(max_length=50, min_length=1)]
+StoredSchemaUpdateRequestTagsStoredSchemaUpdateRequestTag = TypeAliasType(
+    "StoredSchemaUpdateRequestTagsStoredSchemaUpdateRequestTag",
+    Annotated[str, Field(max_length=50, min_length=1)],
+)
 
 
-class StoredSchemaUpdateRequestTags(
-    RootModel[list[StoredSchemaUpdateRequestTagsStoredSchemaUpdateRequestTag]]
-):
-    root: Annotated[
+StoredSchemaUpdateRequestTags = TypeAliasType(
+    "StoredSchemaUpdateRequestTags",
+    Annotated[
         list[StoredSchemaUpdateRequestTagsStoredSchemaUpdateRequestTag],
         Field(max_length=20),
-    ]
-    """
-    Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
-    """
+    ],
+)
+"""
+Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
+"""
 
 
 class StoredSchemaUpdateRequest(BaseModel):
@@ -4157,12 +4238,7 @@ class StoredSchemaUpdateRequest(BaseModel):
     """
     Free text, at most 2000 characters.
     """
-    category: Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'] | None = (
-        None
-    )
-    """
-    What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
-    """
+    category: SchemaCategory | None = None
     schema_yaml: Annotated[str | None, Field(min_length=1)] = None
     """
     The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema.
@@ -4171,20 +4247,14 @@ class StoredSchemaUpdateRequest(BaseModel):
     """
     Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
     """
-    visibility: Literal['private', 'public'] | None = None
-    """
-    private (default): only your tenant sees and uses it. public: every tenant can read, list and use it (schema_id, default_schema_id); only your tenant can change or delete it.
-    """
+    visibility: SchemaVisibility | None = None
 
 
 class StoredSchema(BaseModel):
     id: str
     name: str
     description: str
-    category: Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other']
-    """
-    What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
-    """
+    category: SchemaCategory
     schema_yaml: str
     organization_id: str
     """
@@ -4203,10 +4273,7 @@ class StoredSchema(BaseModel):
     RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
     """
     tags: list[str] | None
-    visibility: Literal['private', 'public']
-    """
-    private (default): only your tenant sees and uses it. public: every tenant can read, list and use it (schema_id, default_schema_id); only your tenant can change or delete it.
-    """
+    visibility: SchemaVisibility
     is_platform: bool
     """
     true for schemas the service itself provides to every tenant (none ship yet); schemas stored through this API are always false.
@@ -4222,32 +4289,38 @@ class StoredSchemaList(BaseModel):
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-class SiteCrawlOptionsRequestFollowPattern(RootModel[str]):
-    root: Annotated[str, Field(max_length=1000, min_length=1)]
-    """
-    Regular expression on absolute URLs (crawl follow_pattern). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
-    """
+SiteCrawlOptionsRequestFollowPattern = TypeAliasType(
+    "SiteCrawlOptionsRequestFollowPattern",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+Regular expression on absolute URLs (crawl follow_pattern). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+"""
 
 
-class SiteCrawlOptionsRequestFollowSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=1000, min_length=1)]
-    """
-    CSS selector of links to follow (crawl follow_selector).
-    """
+SiteCrawlOptionsRequestFollowSelector = TypeAliasType(
+    "SiteCrawlOptionsRequestFollowSelector",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+CSS selector of links to follow (crawl follow_selector).
+"""
 
 
-class SiteCrawlOptionsRequestMaxDepth(RootModel[int]):
-    root: Annotated[int, Field(ge=0, le=10)]
-    """
-    Link depth from the seed (0..10).
-    """
+SiteCrawlOptionsRequestMaxDepth = TypeAliasType(
+    "SiteCrawlOptionsRequestMaxDepth", Annotated[int, Field(ge=0, le=10)]
+)
+"""
+Link depth from the seed (0..10).
+"""
 
 
-class SiteCrawlOptionsRequestMaxPages(RootModel[int]):
-    root: Annotated[int, Field(ge=1, le=10000)]
-    """
-    Pages processed at most (1..10000).
-    """
+SiteCrawlOptionsRequestMaxPages = TypeAliasType(
+    "SiteCrawlOptionsRequestMaxPages", Annotated[int, Field(ge=1, le=10000)]
+)
+"""
+Pages processed at most (1..10000).
+"""
 
 
 class SiteCrawlOptionsRequest(BaseModel):
@@ -4261,25 +4334,29 @@ class SiteCrawlOptionsRequest(BaseModel):
     max_pages: SiteCrawlOptionsRequestMaxPages | None = None
 
 
-class SiteCrawlOptionsFollowSelector(RootModel[str]):
-    root: Annotated[str, Field(max_length=1000, min_length=1)]
-    """
-    CSS selector of links to follow (crawl follow_selector).
-    """
+SiteCrawlOptionsFollowSelector = TypeAliasType(
+    "SiteCrawlOptionsFollowSelector",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+CSS selector of links to follow (crawl follow_selector).
+"""
 
 
-class SiteCrawlOptionsMaxDepth(RootModel[int]):
-    root: Annotated[int, Field(ge=0, le=10)]
-    """
-    Link depth from the seed (0..10).
-    """
+SiteCrawlOptionsMaxDepth = TypeAliasType(
+    "SiteCrawlOptionsMaxDepth", Annotated[int, Field(ge=0, le=10)]
+)
+"""
+Link depth from the seed (0..10).
+"""
 
 
-class SiteCrawlOptionsMaxPages(RootModel[int]):
-    root: Annotated[int, Field(ge=1, le=10000)]
-    """
-    Pages processed at most (1..10000).
-    """
+SiteCrawlOptionsMaxPages = TypeAliasType(
+    "SiteCrawlOptionsMaxPages", Annotated[int, Field(ge=1, le=10000)]
+)
+"""
+Pages processed at most (1..10000).
+"""
 
 
 class SiteCrawlOptions(BaseModel):
@@ -4301,10 +4378,7 @@ class SiteAnalysisRequest(BaseModel):
     An analysis result (2.13). The body of an analyze response can be passed unchanged.
     """
 
-    page_type: Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other']
-    """
-    What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
-    """
+    page_type: PageType
     recommended_fetch_mode: Literal['static', 'dynamic']
     """
     static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -4327,11 +4401,13 @@ class SiteAnalysisRequest(BaseModel):
     """
 
 
-class SiteCreateRequestDefaultSchemaId(RootModel[str]):
-    root: Annotated[str, Field(max_length=200, min_length=1)] = None
-    """
-    A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
-    """
+SiteCreateRequestDefaultSchemaId = TypeAliasType(
+    "SiteCreateRequestDefaultSchemaId",
+    Annotated[str, Field(max_length=200, min_length=1)],
+)
+"""
+A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
+"""
 
 
 class SiteCreateRequest(BaseModel):
@@ -4359,11 +4435,13 @@ class SiteCreateRequest(BaseModel):
     """
 
 
-class SiteUpdateRequestDefaultSchemaId(RootModel[str]):
-    root: Annotated[str, Field(max_length=200, min_length=1)]
-    """
-    A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
-    """
+SiteUpdateRequestDefaultSchemaId = TypeAliasType(
+    "SiteUpdateRequestDefaultSchemaId",
+    Annotated[str, Field(max_length=200, min_length=1)],
+)
+"""
+A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
+"""
 
 
 class SiteUpdateRequest(BaseModel):
@@ -4533,10 +4611,7 @@ class LearnedExtractorList(BaseModel):
 
 class JobStreamEventJobStreamEventData(BaseModel):
     job_id: str
-    status: Literal['pending', 'running', 'completed', 'failed', 'cancelled']
-    """
-    pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
-    """
+    status: JobStatus
     page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
@@ -4577,7 +4652,7 @@ class JobStreamEventJobStreamEvent1Data(BaseModel):
     """
     The extracted data (null unless completed)
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'] | None
+    error_category: ErrorCategory | None
     error_message: str | None
 
 
@@ -4601,10 +4676,7 @@ class JobStreamEventJobStreamEvent1(BaseModel):
 class JobStreamEventJobStreamEvent2Data(BaseModel):
     job_id: str
     url: str
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown']
-    """
-    Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
-    """
+    error_category: ErrorCategory
     error_message: str
 
 
@@ -4627,10 +4699,7 @@ class JobStreamEventJobStreamEvent2(BaseModel):
 
 class JobStreamEventJobStreamEvent3Data(BaseModel):
     job_id: str
-    status: Literal['pending', 'running', 'completed', 'failed', 'cancelled']
-    """
-    pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
-    """
+    status: JobStatus
     page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     cost_usd: float
@@ -4638,7 +4707,7 @@ class JobStreamEventJobStreamEvent3Data(BaseModel):
     """
     A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
     """
-    error_category: Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'] | None
+    error_category: ErrorCategory | None
     error_message: str | None
     results_url: str
 
@@ -4660,15 +4729,7 @@ class JobStreamEventJobStreamEvent3(BaseModel):
     data: JobStreamEventJobStreamEvent3Data
 
 
-class JobStreamEvent(
-    RootModel[
-        JobStreamEventJobStreamEvent
-        | JobStreamEventJobStreamEvent1
-        | JobStreamEventJobStreamEvent2
-        | JobStreamEventJobStreamEvent3
-    ]
-):
-    root: JobStreamEventJobStreamEvent | JobStreamEventJobStreamEvent1 | JobStreamEventJobStreamEvent2 | JobStreamEventJobStreamEvent3
-    """
-    One Server-Sent Event of a job stream
-    """
+JobStreamEvent = TypeAliasType("JobStreamEvent", JobStreamEventJobStreamEvent | JobStreamEventJobStreamEvent1 | JobStreamEventJobStreamEvent2 | JobStreamEventJobStreamEvent3)
+"""
+One Server-Sent Event of a job stream
+"""
