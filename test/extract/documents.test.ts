@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { zipSync } from 'fflate';
+import { strToU8, zipSync } from 'fflate';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -13,6 +13,30 @@ const PDF = 'application/pdf';
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const MiB = 1024 * 1024;
+
+const PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+
+/** A two-slide deck as PowerPoint writes one, reduced to the parts the reader uses. */
+function deck(): Uint8Array {
+  const ns =
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" ' +
+    'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"';
+  const run = (text: string) => `<a:p><a:r><a:t>${text}</a:t></a:r></a:p>`;
+  const shape = (ph: string, body: string) =>
+    `<p:sp><p:nvSpPr><p:cNvPr id="1" name="s"/><p:cNvSpPr/><p:nvPr>${ph}</p:nvPr></p:nvSpPr><p:txBody>${body}</p:txBody></p:sp>`;
+  const cell = (text: string) => `<a:tc><a:txBody>${run(text)}</a:txBody></a:tc>`;
+  const table = `<p:graphicFrame><a:graphic><a:graphicData><a:tbl><a:tr>${cell('Plan')}${cell('Seats')}</a:tr><a:tr>${cell('Team')}${cell('25')}</a:tr></a:tbl></a:graphicData></a:graphic></p:graphicFrame>`;
+  const slide = (title: string, body: string, extra = '') =>
+    strToU8(
+      `<?xml version="1.0"?><p:sld ${ns}><p:cSld><p:spTree>${shape('<p:ph type="title"/>', run(title))}` +
+        `${shape('<p:ph idx="1"/>', run(body))}${extra}</p:spTree></p:cSld></p:sld>`,
+    );
+  return zipSync({
+    'ppt/presentation.xml': strToU8(`<p:presentation ${ns}/>`),
+    'ppt/slides/slide1.xml': slide('Pricing 2026', 'Plans for every team size', table),
+    'ppt/slides/slide2.xml': slide('Contact', 'sales@example.test'),
+  });
+}
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/documents/${name}`, import.meta.url));
 
@@ -30,6 +54,7 @@ before(async () => {
   // A server that names no useful type: the file's signature and parts say what it is.
   serve('/download', 'application/octet-stream', fixture('sales.xlsx'));
   serve('/scanned.pdf', PDF, fixture('scanned.pdf'));
+  serve('/deck.pptx', PPTX, deck());
   // 12 MiB of zeros deflate to ~12 KB: the parts would unpack past the 10 MiB bound.
   serve('/bomb.docx', DOCX, zipSync({ 'word/document.xml': new Uint8Array(12 * MiB) }, { level: 9 }));
   site.route(
@@ -88,6 +113,13 @@ describe('documents', () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().metadata.content_type, XLSX);
     assertSent('| Region | Quarter | Revenue |', '| North | Q1 | 1500 |', '| South | Q1 | 2750 |');
+  });
+
+  test('a PPTX is read slide by slide, with titles and tables', async () => {
+    const res = await extract('/deck.pptx');
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().metadata.content_type, PPTX);
+    assertSent('## Slide 1', '### Pricing 2026', 'Plans for every team size', '| Team | 25 |', '## Slide 2');
   });
 
   test('in dynamic mode the browser hands the download to a static fetch of the document', async () => {
