@@ -182,7 +182,8 @@ class AsyncClient:
         """The job's events until ``complete``; a dropped connection is resumed with Last-Event-ID.
 
         ``last_event_id`` starts after an event of an earlier stream. After ``max_reconnects`` drops in a row
-        without a new event, :class:`StreamEndedEarly` is raised.
+        without a new event, :class:`StreamEndedEarly` is raised. To stop early and close the connection at
+        once, iterate inside ``async with contextlib.aclosing(client.stream(job_id)) as events``.
         """
         state = StreamState(last_event_id, max_reconnects, max_reconnect_delay)
         while True:
