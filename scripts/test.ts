@@ -1,37 +1,84 @@
 // `npm test` after setup: starts one embedded FerretDB + Temporal for the whole run, then runs every test
 // file with Node's test runner. Each test file uses its own database and task queue on that stack.
+//
+// TEST_CONCURRENCY=N (default 1) runs N files at a time, then the files of SERIAL_FILES one at a time.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startInfra } from './lib/stack.js';
 
+/**
+ * Files that never run beside another: they kill or restart processes (worker processes, Temporal, `npm
+ * start`), compare namespace-wide counts, or assert how long work takes (linear time, a fair share).
+ */
+const SERIAL_FILES = [
+  'test/crawl/durability.test.ts',
+  'test/crawl/server-restart.test.ts',
+  'test/durability/',
+  'test/e2e/',
+  'test/security/fairness.test.ts',
+  'test/security/html-limits.test.ts',
+  'test/security/regex.test.ts',
+  'test/telemetry/metrics.test.ts',
+  'test/unit/cleaners/linear.test.ts',
+  'test/unit/crawl-links.test.ts',
+];
+const isSerial = (file: string) => SERIAL_FILES.some((s) => file.replaceAll('\\', '/').startsWith(s));
+
 // Node 20's test runner takes no globs: find the test files here.
-const files = process.argv.slice(2);
-const allTests = () =>
-  readdirSync('test', { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.test.ts'))
-    .map((f) => join('test', f))
-    .sort();
+const named = process.argv.slice(2);
+const files =
+  named.length > 0
+    ? named
+    : readdirSync('test', { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => join('test', f))
+        .sort();
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 1) || 1);
+const phases: { files: string[]; concurrency: number }[] =
+  concurrency === 1
+    ? [{ files, concurrency: 1 }]
+    : [
+        { files: files.filter((f) => !isSerial(f)), concurrency },
+        { files: files.filter(isSerial), concurrency: 1 },
+      ];
+
 const infra = await startInfra();
 process.stderr.write(`[test] FerretDB ${infra.mongoUri}  Temporal ${infra.temporalAddress}\n`);
-const child = spawn(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    '--test-concurrency=1',
-    '--test-reporter=spec',
-    ...(files.length > 0 ? files : allTests()),
-  ],
-  {
-    stdio: 'inherit',
-    env: { ...process.env, TEST_MONGODB_URI: infra.mongoUri, TEST_TEMPORAL_ADDRESS: infra.temporalAddress },
-  },
-);
-const stopChild = (signal: NodeJS.Signals) => child.kill(signal);
+let running: ReturnType<typeof spawn> | null = null;
+const stopChild = (signal: NodeJS.Signals) => running?.kill(signal);
 process.on('SIGINT', stopChild);
 process.on('SIGTERM', stopChild);
-const code = await new Promise<number>((resolve) => child.once('exit', (c, s) => resolve(c ?? (s ? 1 : 0))));
+let code = 0;
+for (const phase of phases.filter((p) => p.files.length > 0)) {
+  const started = Date.now();
+  if (phases.length > 1)
+    process.stderr.write(`[test] ${phase.files.length} files, ${phase.concurrency} at a time\n`);
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${phase.concurrency}`,
+      '--test-reporter=spec',
+      ...phase.files,
+    ],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, TEST_MONGODB_URI: infra.mongoUri, TEST_TEMPORAL_ADDRESS: infra.temporalAddress },
+    },
+  );
+  running = child;
+  const exit = await new Promise<number>((resolve) =>
+    child.once('exit', (c, s) => resolve(c ?? (s ? 1 : 0))),
+  );
+  running = null;
+  if (phases.length > 1)
+    process.stderr.write(
+      `[test] phase done in ${((Date.now() - started) / 1000).toFixed(0)} s, exit ${exit}\n`,
+    );
+  code ||= exit;
+}
 await infra.stop();
 process.exit(code);

@@ -19,7 +19,11 @@ export interface SupervisorOptions {
   onGiveUp(reason: string): void;
 }
 
-const FIRST_DELAY_MS = 1_000;
+/**
+ * The first back-off. NPM_START_FIRST_RESTART_DELAY_MS shortens it for tests (the crash-loop test waits out
+ * four back-offs); nothing else sets it.
+ */
+const FIRST_DELAY_MS = Number(process.env.NPM_START_FIRST_RESTART_DELAY_MS) || 1_000;
 const MAX_DELAY_MS = 30_000;
 /** Crashes further apart than this are not one crash loop: the back-off starts over. */
 const LOOP_GAP_MS = 60_000;

@@ -11,6 +11,8 @@ import { startTestService, type TestService } from '../support/service.js';
 const SLOTS = 4;
 const SHARE = 0.5;
 const PAGE_DELAY_MS = 400;
+/** Pages of each of the three crawls: 36 slow pages through 2 slots, seconds of deferrals. */
+const PAGES = 12;
 
 let svc: TestService;
 let server: Server;
@@ -71,7 +73,13 @@ test('a tenant running several large crawls holds at most its share; another ten
       payload: {
         url: `${base}/tree/${name}/0`,
         schema: { title: 'string' },
-        options: { follow_selector: 'a', max_pages: 25, max_depth: 5, concurrency: 6, respect_robots: false },
+        options: {
+          follow_selector: 'a',
+          max_pages: PAGES,
+          max_depth: 5,
+          concurrency: 6,
+          respect_robots: false,
+        },
       },
     });
     assert.equal(res.statusCode, 202, res.body);
@@ -103,7 +111,7 @@ test('a tenant running several large crawls holds at most its share; another ten
   for (const id of crawls) {
     const job = await waitForJobEnd(svc, id, 150_000);
     assert.equal(job.status, 'completed');
-    assert.equal(job.page_count, 25, `crawl ${id}: every page was crawled despite deferrals`);
+    assert.equal(job.page_count, PAGES, `crawl ${id}: every page was crawled despite deferrals`);
   }
   assert.ok(
     slow.max <= Math.floor(SLOTS * SHARE),

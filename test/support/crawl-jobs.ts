@@ -39,7 +39,8 @@ export async function startShopCrawlUnderway(
     },
   });
   if (res.statusCode !== 202) throw new Error(`the crawl was not accepted: ${res.statusCode} ${res.body}`);
-  for (let i = 0; i < 300 && site.productStarts.length < products; i++)
+  // A bound generous enough for a worker process that starts slowly on a loaded machine.
+  for (let i = 0; i < 1200 && site.productStarts.length < products; i++)
     await new Promise((r) => setTimeout(r, 100));
   if (site.productStarts.length < products) throw new Error('the crawl did not get going');
   return res.json().job_id as string;

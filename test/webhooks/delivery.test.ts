@@ -68,7 +68,29 @@ async function waitDeliveries(jobId: string, done: (d: any[]) => boolean, timeou
 }
 
 const event = (r: Received) => JSON.parse(r.body).event as string;
-const settle = () => new Promise((r) => setTimeout(r, 1500));
+
+/** Waits for a workflow to end, then for every child workflow it started (its webhook deliveries) to end. */
+async function workflowAndChildrenEnded(workflowId: string): Promise<void> {
+  const handle = svc.deps.temporal.workflow.getHandle(workflowId);
+  await handle.result().catch(() => undefined); // a failed job or delivery has ended too
+  const history = await handle.fetchHistory();
+  for (const e of history.events ?? []) {
+    const child = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+    if (child) await workflowAndChildrenEnded(child);
+  }
+}
+
+/**
+ * Waits until the jobs' workflows and all the deliveries they started have ended: nothing can reach the
+ * receiver after that, so what it holds then is everything these jobs will ever send.
+ */
+async function settled(jobIds: string[], key?: string) {
+  for (const jobId of jobIds) {
+    const res = await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth(key) });
+    assert.equal(res.statusCode, 200, res.body);
+    await workflowAndChildrenEnded(res.json().workflow_id as string);
+  }
+}
 
 describe('webhook delivery', () => {
   test('signed inline webhook: both signatures verify, custom headers, job.completed carries results', async () => {
@@ -77,7 +99,7 @@ describe('webhook delivery', () => {
       webhook: { url: `${rx.url}/signed`, secret, headers: [{ name: 'X-Team', value: 'data' }] },
     });
     const got = await rx.waitFor('/signed', 2);
-    await settle();
+    await settled([job_id]);
     assert.deepEqual(rx.on('/signed').map(event).sort(), ['job.completed', 'job.started']);
     for (const r of got) {
       const h = r.headers;
@@ -138,9 +160,9 @@ describe('webhook delivery', () => {
 
   test('no secret, no signature headers; the same URL twice gets one delivery per event', async () => {
     const url = `${rx.url}/plain`;
-    await extract({ webhook_url: url, webhook: { url } });
+    const { job_id } = await extract({ webhook_url: url, webhook: { url } });
     await rx.waitFor('/plain', 2);
-    await settle();
+    await settled([job_id]);
     const got = rx.on('/plain');
     assert.equal(got.length, 2);
     for (const r of got) {
@@ -168,7 +190,7 @@ describe('webhook delivery', () => {
     const failed = await extract({}, '/gone', tenant.apiKey);
     await rx.waitFor('/saved-done', 2);
     await rx.waitFor('/saved-named', 1);
-    await settle();
+    await settled([ok.job_id, failed.job_id], tenant.apiKey);
     assert.deepEqual(rx.on('/saved-done').map(event).sort(), ['job.completed', 'job.failed']);
     assert.deepEqual(rx.on('/saved-named').map(event), ['job.started']); // named, though inactive
     assert.equal(rx.on('/saved-off').length, 0);
@@ -197,7 +219,7 @@ describe('webhook delivery', () => {
     rx.answer('/flaky', [500, 503, 200]);
     const { job_id } = await extract({ webhook: { url: `${rx.url}/flaky`, events: ['job.completed'] } });
     const [d] = await waitDeliveries(job_id, (l) => l[0]?.status === 'success');
-    await settle();
+    await settled([job_id]);
     const got = rx.on('/flaky');
     assert.equal(got.length, 3);
     assert.equal(new Set(got.map((r) => r.headers['x-service-delivery'])).size, 1);
@@ -220,7 +242,7 @@ describe('webhook delivery', () => {
     assert.equal(d.attempt_number, 3);
     assert.equal(d.attempts.length, 3);
     assert.equal(d.delivered_at, null);
-    await settle();
+    await settled([job_id]);
     assert.equal(rx.on('/down').length, 3);
   });
 
@@ -243,7 +265,7 @@ describe('webhook delivery', () => {
     });
     assert.equal(res.statusCode, 200, res.body);
     await rx.waitFor('/crawl', 3);
-    await settle();
+    await settled([res.json().job_id]);
     assert.deepEqual(rx.on('/crawl').map(event).sort(), ['job.completed', 'job.progress', 'job.started']);
     const progress = JSON.parse((rx.on('/crawl').find((r) => event(r) === 'job.progress') as Received).body);
     assert.equal(progress.data.job_type, 'crawl');
@@ -260,7 +282,7 @@ describe('webhook delivery', () => {
     assert.equal(rx.on('/restart').length, 1);
     await svc.startWorker();
     const [d] = await waitDeliveries(job_id, (l) => l[0]?.status === 'success');
-    await settle();
+    await settled([job_id]);
     assert.equal(rx.on('/restart').length, 2);
     assert.equal(d.attempts.length, 2);
   });
