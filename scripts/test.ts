@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { startInfra } from './lib/stack.js';
 
 /**
- * Files that never run beside another: they kill or restart processes (worker processes, Temporal, `npm
- * start`), compare namespace-wide counts, or assert how long work takes (linear time, a fair share).
+ * Files that never run beside another: they restart Temporal or run `npm start` (its own stack, fixed
+ * restart messages), stop worker processes and time the stop, compare namespace-wide counts, or assert how
+ * long work takes (linear time, a fair share). test/crawl/durability.test.ts kills only a worker process of
+ * its own and waits on conditions: it runs beside others.
  */
 const SERIAL_FILES = [
-  'test/crawl/durability.test.ts',
   'test/crawl/server-restart.test.ts',
   'test/durability/',
   'test/e2e/',
