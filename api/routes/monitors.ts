@@ -64,6 +64,12 @@ export const monitorRoutes =
       return doc;
     };
 
+    const forgetSecrets = async (tenantId: string, id: string) => {
+      const holder = monitorSecretsId(tenantId, id);
+      await deps.llm.deleteJobKey(holder);
+      await deps.webhooks.putJobDestinations(holder, tenantId, []);
+    };
+
     app.post(
       '/monitors',
       {
@@ -156,8 +162,8 @@ export const monitorRoutes =
         const tenantId = request.tenant._id;
         const before = await owned(tenantId, request.params.id);
         const prepared = await prepareMonitor(deps, tenantId, before.id, request.body);
-        // The destinations stored before go: the new request's are sealed in their place.
-        await deps.webhooks.putJobDestinations(monitorSecretsId(tenantId, before.id), tenantId, []);
+        // The secrets stored before go: the new request's are sealed in their place.
+        await forgetSecrets(tenantId, before.id);
         await prepared.sealSecrets();
         const requestChanged =
           JSON.stringify(before.job.request) !== JSON.stringify(prepared.fields.job.request) ||
@@ -188,7 +194,7 @@ export const monitorRoutes =
         const doc = await owned(tenantId, request.params.id);
         await deleteSchedule(deps, doc);
         await deps.monitors.delete(tenantId, doc.id);
-        await deps.webhooks.putJobDestinations(monitorSecretsId(tenantId, doc.id), tenantId, []);
+        await forgetSecrets(tenantId, doc.id);
         return reply.code(204).send(null);
       },
     );

@@ -137,6 +137,11 @@ export class LlmSettingsStore {
     await this.jobSecrets.replaceOne({ _id: jobId }, doc, { upsert: true });
   }
 
+  /** Forgets a one-job key (a monitor's, when it is deleted or replaced). */
+  async deleteJobKey(jobId: string): Promise<void> {
+    await this.jobSecrets.deleteOne({ _id: jobId });
+  }
+
   async openJobKey(jobId: string): Promise<string | null> {
     const doc = await this.jobSecrets.findOne({ _id: jobId });
     return doc ? this.box().open(doc.sealed_key) : null;

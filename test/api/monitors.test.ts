@@ -71,6 +71,19 @@ async function runEnded(id: string, runs: number) {
   }
 }
 
+/** Every payload of a workflow's history as text (payload data are bytes). */
+async function historyText(workflowId: string): Promise<string> {
+  const history = await svc.deps.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const parts: string[] = [];
+  const walk = (v: unknown) => {
+    if (v instanceof Uint8Array) parts.push(Buffer.from(v).toString('utf8'));
+    else if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
+  };
+  walk(history);
+  return parts.join('\n');
+}
+
 const changedEvents = () =>
   rx.on('/changes').filter((r) => r.headers['x-service-event'] === 'monitor.changed');
 
@@ -97,6 +110,15 @@ describe('monitors', () => {
     const job1 = (await call('GET', `/jobs/${first.last_run.job_id}`)).json();
     assert.equal(job1.status, 'completed');
     assert.equal(job1.monitor_id, monitor.id);
+    // The run started the job's workflow as its child; neither history holds the webhook secret.
+    const child = await svc.deps.temporal.workflow.getHandle(job1.workflow_id).describe();
+    const runId = child.parentExecution?.workflowId ?? '';
+    assert.ok(runId.startsWith(`monitor-run-${svc.tenantId}-${monitor.id}`), runId);
+    for (const id of [runId, job1.workflow_id as string]) {
+      const text = await historyText(id);
+      assert.ok(text.includes(monitor.id) || text.includes(job1.id), 'payloads were read');
+      assert.ok(!text.includes(SECRET), `no secret in ${id}`);
+    }
 
     price = '24.99';
     assert.equal((await call('POST', `/monitors/${monitor.id}/trigger`)).statusCode, 202);
