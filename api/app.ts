@@ -20,13 +20,8 @@ import { API_PREFIX, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './a
 import type { ApiDeps } from './deps.js';
 import { startJobSweeper } from './job-sweeper.js';
 import { mcpRoutes } from './mcp/route.js';
-import {
-  PROBLEM_CONTENT_TYPE,
-  PROBLEM_TYPES,
-  ProblemError,
-  problemTypeUri,
-  registerProblemHandlers,
-} from './problem.js';
+import { finishDocument } from './openapi-document.js';
+import { PROBLEM_TYPES, ProblemError, problemTypeUri, registerProblemHandlers } from './problem.js';
 import { analyzeRoutes } from './routes/analyze.js';
 import { cleanerRoutes } from './routes/cleaners.js';
 import { crawlRoutes } from './routes/crawl.js';
@@ -55,25 +50,6 @@ Every /api/v1 route needs \`Authorization: Bearer <API key>\` (401 otherwise). E
 a validation error (422) names each bad field (\`body.url\`, \`query.limit\`...). Request bodies over the body limit
 are 413. Each tenant has a request-rate limit per minute (429 with Retry-After). Timestamps are RFC 3339 UTC with
 milliseconds. Another tenant's resources answer 404.`;
-
-/** Error responses are problem documents: the generated document says so with the right media type. */
-function problemMediaTypes(document: Record<string, unknown>) {
-  const paths = (document.paths ?? {}) as Record<
-    string,
-    Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>
-  >;
-  for (const operations of Object.values(paths)) {
-    for (const operation of Object.values(operations)) {
-      for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        const json = response.content?.['application/json'];
-        if (Number(status) >= 400 && json && response.content) {
-          response.content = { [PROBLEM_CONTENT_TYPE]: json };
-        }
-      }
-    }
-  }
-  return document;
-}
 
 export interface AppOptions {
   /** From startTracing: a span per request (the parent of the workflow start). */
@@ -122,7 +98,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () =>
-        problemMediaTypes(structuredClone(app.swagger()) as never),
+        finishDocument(structuredClone(app.swagger()) as Record<string, unknown>),
       );
       await v1.register(extractRoutes(deps));
       await v1.register(crawlRoutes(deps));

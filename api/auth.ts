@@ -3,7 +3,8 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Tenant } from '../shared/store/tenants.js';
 import type { ApiDeps } from './deps.js';
-import { ProblemError, sendNotFound, sendProblem } from './problem.js';
+import { ProblemError, sendProblem } from './problem.js';
+import { registerUnmatched } from './unmatched.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -110,8 +111,9 @@ export async function registerAuth(app: FastifyInstance, deps: ApiDeps) {
         detail: `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}.`,
       }),
   });
-  // Unknown routes under the API are authenticated (onRequest) and rate-limited like known ones.
-  app.setNotFoundHandler({ preHandler: app.rateLimit() }, sendNotFound);
+  // Unknown routes (and known paths under another method) are authenticated (onRequest) and rate-limited
+  // like known ones.
+  registerUnmatched(app, app.rateLimit());
 }
 
 /**
@@ -129,9 +131,11 @@ export function frameworkErrors(deps: ApiDeps) {
       }
     }
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      // The same answer the route gives an id over its 200 characters: a validation error of the path.
       return sendProblem(request, reply, {
-        slug: 'uri-too-long',
+        slug: 'validation-error',
         detail: `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`,
+        errors: [{ location: 'path', message: `longer than ${MAX_PARAM_LENGTH} characters` }],
       });
     }
     return sendProblem(request, reply, { slug: 'bad-request', detail: 'The request URL could not be read.' });

@@ -34,12 +34,12 @@ export const PROBLEM_TYPES = {
     title: 'Not acceptable',
     description: 'The Accept header allows none of the media types the resource is available in.',
   },
-  conflict: { status: 409, title: 'Conflict', description: 'The resource conflicts with an existing one.' },
-  'uri-too-long': {
-    status: 414,
-    title: 'URI too long',
-    description: 'A path parameter is longer than the router accepts (512 characters).',
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists but not for this method; the Allow header lists the methods it takes.',
   },
+  conflict: { status: 409, title: 'Conflict', description: 'The resource conflicts with an existing one.' },
   'payload-too-large': {
     status: 413,
     title: 'Payload too large',
@@ -208,13 +208,5 @@ export function registerProblemHandlers(app: FastifyInstance) {
       init = { slug: 'internal', detail: 'An unexpected error occurred.' };
     }
     return sendProblem(request, reply, init);
-  });
-}
-
-/** The answer to an unknown route (registered by registerAuth, so that it is rate-limited too). */
-export function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
-  return sendProblem(request, reply, {
-    slug: 'not-found',
-    detail: `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`,
   });
 }

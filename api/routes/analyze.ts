@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AnalyzeRequestSchema, AnalyzeResponseSchema } from '../../shared/schemas/analyze.js';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
 import { AcceptedJobSchema } from '../../shared/schemas/extract.js';
-import { standardErrors } from '../../shared/schemas/problem.js';
+import { waitedJobErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { AnalyzeWorkflowInput } from '../../workflows/analyze.js';
 import type { ApiDeps } from '../deps.js';
@@ -44,7 +44,7 @@ export const analyzeRoutes =
           tags: ['analyze'],
           headers: IdempotencyHeadersSchema,
           body: AnalyzeRequestSchema,
-          response: { 200: AnalyzeResponseSchema, 202: AcceptedJobSchema, ...standardErrors },
+          response: { 200: AnalyzeResponseSchema, 202: AcceptedJobSchema, ...waitedJobErrors },
         },
       },
       async (request, reply) => {

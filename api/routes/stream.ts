@@ -4,7 +4,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
-import { StreamEventSchema, StreamHeadersSchema, StreamQuerySchema } from '../../shared/schemas/stream.js';
+import {
+  StreamHeadersSchema,
+  StreamQuerySchema,
+  streamWireEventSchema,
+} from '../../shared/schemas/stream.js';
 import { JobStreamCursor, resumePoint, SSE_IDS_PER_SEQ } from '../../shared/sse-events.js';
 import { API_PREFIX } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
@@ -26,14 +30,10 @@ and one connecting after the job ended get the same events with the same ids. Re
 after the end of an ended job gets its \`complete\` event again, so it knows the stream is over. A
 \`: heartbeat\` comment comes every 15 seconds.`;
 
-/** OpenAPI 3.1 has no event-stream type: the 200 body is documented as a stream of JobStreamEvent items. */
+/** OpenAPI 3.1 has no event-stream type: the 200 body is documented as a stream of events as sent. */
 const EventStreamResponse = z.string().meta({
   description: 'The event stream',
-  content: {
-    'text/event-stream': {
-      schema: { $ref: `#/components/schemas/${z.globalRegistry.get(StreamEventSchema)?.id}` },
-    },
-  },
+  content: { 'text/event-stream': { schema: streamWireEventSchema() } },
 });
 
 /** Headers Fastify already set on the reply (rate limit, ...), for a response written by hand. */

@@ -3,8 +3,11 @@
 // that runs. Matching searches anywhere in the URL, like RegExp.prototype.test (anchor with ^…$ for a whole URL).
 import { RE2JS, RE2JSException } from 're2js';
 
-/** Characters of a follow_pattern at most. */
-export const MAX_PATTERN_LENGTH = 1000;
+/**
+ * Characters of a follow_pattern at most: short enough that a pattern of plain characters always compiles
+ * within MAX_PATTERN_PROGRAM_SIZE (only repetition can exceed it), so length alone is rarely what refuses one.
+ */
+export const MAX_PATTERN_LENGTH = 300;
 /**
  * RE2 instructions of a compiled pattern at most. Matching costs up to (instructions × URL length) steps;
  * real URL patterns compile to under 100, while `[a-z]{1000}` (1,002) takes ~20 ms per 1 KB URL.

@@ -10,12 +10,16 @@ const ProviderNameSchema = z
   .refine((name) => providerInfo(name)?.status !== 'decommissioned', {
     message: 'this provider is decommissioned; see successor_provider in GET /api/v1/llm/providers',
   })
-  .meta({ description: 'A provider name from GET /api/v1/llm/providers (not decommissioned).' });
+  // The enum is for the document (a refine has none); the refines give the clearer message.
+  .meta({
+    description: 'A provider name from GET /api/v1/llm/providers (not decommissioned).',
+    enum: PROVIDER_NAMES.filter((name) => providerInfo(name)?.status !== 'decommissioned'),
+  });
 
 const BaseUrlSchema = z
   .string()
   .max(2048)
-  .refine((v) => v === '' || /^https?:\/\/[^\s]+$/i.test(v), { message: 'must be an http(s) URL' })
+  .regex(/^(?:[hH][tT][tT][pP][sS]?:\/\/\S+)?$/, { message: 'must be an http(s) URL' })
   .meta({
     description:
       'Endpoint for a local runtime or a custom OpenAI-compatible server. It must not point to a private, ' +

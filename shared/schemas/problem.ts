@@ -31,3 +31,19 @@ export const standardErrors = {
   429: ProblemSchema,
   500: ProblemSchema,
 } as const;
+
+/** A route that starts a job: 503 (with Retry-After) when the workflow service is out of reach. */
+export const jobStartErrors = { ...standardErrors, 503: ProblemSchema } as const;
+
+/**
+ * A route that starts a job and waits for it (POST /extract, /analyze, /map): the job's failure is the answer,
+ * its status by error category (shared/errors.ts CATEGORY_HTTP_STATUS): 409 cancelled, 410 content expired,
+ * 502 upstream (fetch or model) failure, 504 timeout — besides the 401, 422 and 429 every route may give.
+ */
+export const waitedJobErrors = {
+  ...jobStartErrors,
+  409: ProblemSchema,
+  410: ProblemSchema,
+  502: ProblemSchema,
+  504: ProblemSchema,
+} as const;

@@ -74,6 +74,36 @@ export const StreamEventSchema = z
   ])
   .meta({ id: 'JobStreamEvent', description: 'One Server-Sent Event of a job stream' });
 export type StreamEvent = z.infer<typeof StreamEventSchema>;
+
+const STREAM_DATA = [
+  ['status', StreamStatusDataSchema, 'JobStreamStatusData'],
+  ['result', StreamResultDataSchema, 'JobStreamResultData'],
+  ['error', StreamErrorDataSchema, 'JobStreamErrorData'],
+  ['complete', StreamCompleteDataSchema, 'JobStreamCompleteData'],
+] as const;
+for (const [, schema, id] of STREAM_DATA) schema.meta({ id });
+
+/**
+ * An event as it is on the wire (text/event-stream): every field is text, `data` one line of JSON described
+ * by `contentSchema`. JobStreamEvent is the same event parsed (what the clients yield).
+ */
+export const streamWireEventSchema = () => ({
+  description: 'One Server-Sent Event as sent: text fields; `data` is one line of JSON',
+  oneOf: STREAM_DATA.map(([event, , id]) => ({
+    type: 'object',
+    required: ['event', 'id', 'retry', 'data'],
+    properties: {
+      event: { type: 'string', const: event },
+      id: { type: 'string', pattern: '^[0-9]+$', description: 'The event id (an integer, as text)' },
+      retry: { type: 'integer', minimum: 0, description: 'Milliseconds a client waits before reconnecting' },
+      data: {
+        type: 'string',
+        contentMediaType: 'application/json',
+        contentSchema: { $ref: `#/components/schemas/${id}` },
+      },
+    },
+  })),
+});
 export type StreamStatusData = z.infer<typeof StreamStatusDataSchema>;
 export type StreamResultData = z.infer<typeof StreamResultDataSchema>;
 export type StreamErrorData = z.infer<typeof StreamErrorDataSchema>;

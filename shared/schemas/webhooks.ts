@@ -30,7 +30,10 @@ export const WebhookHeaderSchema = z
     value: z
       .string()
       .max(4096)
-      .refine((v) => !/[\r\n\0]/.test(v), { message: 'header values cannot contain line breaks' }),
+      .regex(/^[\t\x20-\x7E\x80-\xFF]*$/, {
+        message:
+          'header values hold visible characters, spaces and tabs only (no line breaks or control characters)',
+      }),
   })
   .strict()
   .meta({ id: 'WebhookHeader' });

@@ -318,11 +318,23 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
   test('the OpenAPI document describes the stream', async () => {
     const doc = (await svc.app.inject({ url: '/api/v1/openapi.json' })).json();
     const op = doc.paths['/api/v1/jobs/{id}/stream'].get;
-    assert.deepEqual(op.responses['200'].content['text/event-stream'].schema, {
-      $ref: '#/components/schemas/JobStreamEvent',
-    });
+    // Each event as sent: text fields, its data one line of JSON described by contentSchema.
+    const events = op.responses['200'].content['text/event-stream'].schema.oneOf;
+    assert.deepEqual(
+      events.map(
+        (e: { properties: { event: { const?: string; enum?: string[] } } }) =>
+          e.properties.event.const ?? e.properties.event.enum?.[0],
+      ),
+      ['status', 'result', 'error', 'complete'],
+    );
+    for (const e of events) {
+      assert.equal(e.properties.id.type, 'string');
+      assert.equal(e.properties.data.type, 'string');
+      const ref = e.properties.data.contentSchema.$ref.split('/').pop();
+      assert.ok(doc.components.schemas[ref], `${ref} is a component`);
+    }
     assert.ok(op.responses['404'].content['application/problem+json']);
-    assert.ok(doc.components.schemas.JobStreamEvent);
+    assert.ok(doc.components.schemas.JobStreamEvent, 'the parsed event stays a component (clients yield it)');
     assert.ok(
       op.parameters.some(
         (p: { name: string; in: string }) => p.name === 'last-event-id' && p.in === 'header',

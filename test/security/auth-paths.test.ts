@@ -94,18 +94,19 @@ describe('authentication under any spelling of the path', () => {
     assert.match(String(unknown.headers['content-type']), /^application\/problem\+json/);
   });
 
-  test('a path parameter too long for the router is authenticated first, then a 414 problem', async () => {
+  test('a path parameter too long for the router is authenticated first, then a 422 problem naming the path', async () => {
     const long = `/api/v1/jobs/${'x'.repeat(2000)}`;
     const anonymous = await raw(long);
     assert.equal(anonymous.status, 401);
     assert.match(String(anonymous.headers['content-type']), /^application\/problem\+json/);
     const authed = await raw(long, svc.auth());
-    assert.equal(authed.status, 414);
+    assert.equal(authed.status, 422);
     assert.match(String(authed.headers['content-type']), /^application\/problem\+json/);
-    assert.equal(JSON.parse(authed.body).status, 414);
+    assert.equal(JSON.parse(authed.body).status, 422);
+    assert.equal(JSON.parse(authed.body).errors[0].location, 'path');
   });
 
-  test('an id of 200 characters reaches the route (404 for this tenant, not 414)', async () => {
+  test('an id of 200 characters reaches the route (404 for this tenant, not refused by the router)', async () => {
     const res = await raw(`/api/v1/jobs/${'j'.repeat(200)}`, svc.auth());
     assert.ok(res.status === 404 || res.status === 422, `answered ${res.status}`);
   });

@@ -1,0 +1,73 @@
+"""Schemathesis hooks for the conformance run (test/api/openapi-conformance.test.ts).
+
+Generated requests keep every structural property schemathesis chose, but a value whose validity depends on
+the world rather than on its shape is swapped for a real one: page URLs point at the loopback fixture site,
+webhook URLs at the loopback receiver, ids at resources the test created, CSS selectors, URL patterns, cron
+expressions and schema texts at valid ones. Only positive (schema-valid) cases are changed, and only their
+string values (and inline schema objects), so they stay schema-valid; negative cases reach the API as
+generated. Waits are capped so a generated `timeout=120` does not hold the run.
+"""
+
+import os
+
+import schemathesis
+
+ENV = os.environ
+PAGE_URL = ENV["CONFORMANCE_PAGE_URL"]
+RECEIVER_URL = ENV["CONFORMANCE_RECEIVER_URL"]
+IDS = {
+    "schema_id": ENV["CONFORMANCE_SCHEMA_ID"],
+    "default_schema_id": ENV["CONFORMANCE_SCHEMA_ID"],
+    "webhook_id": ENV["CONFORMANCE_WEBHOOK_ID"],
+    "site_id": ENV["CONFORMANCE_SITE_ID"],
+}
+VALID_TEXT = {
+    "follow_selector": "a",
+    "next_selector": "a.next",
+    "follow_pattern": "product",
+    "schema_yaml": "name: Product\nfields:\n  title: string\n  price: number\n",
+    "cron": "0 * * * *",
+    "base_url": "",
+}
+
+
+def _swap(value, key=None, in_webhook=False):
+    if isinstance(value, dict):
+        if key == "schema":
+            return {"title": "string", "price": "number"}
+        inner = in_webhook or key == "webhook"
+        return {k: _swap(v, k, inner) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_swap(v, key, in_webhook) for v in value]
+    if not isinstance(value, str):
+        return value
+    if key in IDS:
+        return IDS[key]
+    if key in VALID_TEXT:
+        return VALID_TEXT[key]
+    if key == "schema":
+        return "the page title and the price"
+    if key == "webhook_url" or (key == "url" and in_webhook):
+        return RECEIVER_URL
+    if key == "url":
+        return PAGE_URL
+    return value
+
+
+def _positive(case):
+    meta = getattr(case, "meta", None)
+    return meta is None or str(meta.generation.mode) == "positive"
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    """Every phase (examples, coverage, fuzzing, stateful) calls this just before sending."""
+    # A negative case stays as generated: whatever makes it invalid must reach the API unchanged.
+    if not _positive(case):
+        return
+    if isinstance(case.query, dict) and "timeout" in case.query:
+        case.query = {**case.query, "timeout": 1}
+    if case.body is None:
+        return
+    on_webhooks = case.operation.path.startswith("/api/v1/webhooks")
+    case.body = _swap(case.body, None, on_webhooks)
