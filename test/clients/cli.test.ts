@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -227,6 +230,28 @@ describe('extract-service CLI', () => {
     assert.equal(revoke.code, 0, revoke.stderr);
     const revoked = await cli(['jobs'], { env: { ...env, EXTRACT_SERVICE_API_KEY: key.key } });
     assert.equal(revoked.code, 3);
+  });
+
+  test('mcp serves the MCP tools on stdio with the URL and key the config file gives', async () => {
+    const client = new Client({ name: 'cli-test', version: '1.0.0' });
+    const childEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !k.startsWith('EXTRACT_SERVICE_')) childEnv[k] = v;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: { ...childEnv, HOME: home, XDG_CONFIG_HOME: join(home, 'config') }, // written by the login test
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'extract') && tools.some((t) => t.name === 'list_jobs'));
+      const listed = (await client.callTool({ name: 'list_jobs', arguments: {} })) as CallToolResult;
+      assert.notEqual(listed.isError, true, JSON.stringify(listed.content));
+    } finally {
+      await client.close();
+    }
   });
 
   test('under tmux: a crawl --wait shows a moving progress bar, then the summary', async () => {

@@ -29,6 +29,8 @@ export class Progress {
   private lastPlain = 0;
   private frame = 0;
   private drawn = false;
+  /** The spinner's place once the job ended: ✔ completed, ✖ failed or cancelled. */
+  private mark: string | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
@@ -73,7 +75,7 @@ export class Progress {
     if (!this.opts.tty) return `progress: ${parts.join(', ')}`;
     const filled = Math.round((this.finished / total) * BAR_WIDTH);
     const bar = `${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}`;
-    const spin = SPINNER[this.frame++ % SPINNER.length];
+    const spin = this.mark ?? SPINNER[this.frame++ % SPINNER.length];
     return `${spin} [${bar}] ${this.finished}/${total} pages · ${parts.join(' · ')}`;
   }
 
@@ -117,6 +119,7 @@ export class Progress {
     if (this.timer) clearInterval(this.timer);
     if (this.opts.tty && this.status) {
       this.status = { ...this.status, ...complete, urls_queued: 0 };
+      this.mark = complete.status === 'completed' ? '✔' : '✖';
       this.clear();
       this.opts.stream.write(`${this.fit(this.line())}\n`);
     }

@@ -93,7 +93,9 @@ function llmConfig(model: string): ExtractRequest['llm_config'] {
   const slash = model.indexOf('/');
   if (slash <= 0 || slash === model.length - 1)
     throw new CliError(`--model: give provider/model, e.g. openai/gpt-4o-mini (got ${model})`, EXIT.usage);
-  return { provider: model.slice(0, slash), model: model.slice(slash + 1) };
+  // An unknown provider is the service's 422, which names the valid ones.
+  const provider = model.slice(0, slash) as NonNullable<ExtractRequest['llm_config']>['provider'];
+  return { provider, model: model.slice(slash + 1) };
 }
 
 /** The fields extract and crawl share, from the flags. */

@@ -29,7 +29,9 @@ export function printJob(ctx: Context, job: Job): void {
     ['completed', when(job.completed_at)],
     ['duration', job.duration_ms === null ? '-' : `${(job.duration_ms / 1000).toFixed(1)} s`],
   ];
-  if (job.error_message) rows.push(['error', `${job.error_category}: ${job.error_message}`]);
+  // A completed crawl keeps its last page failure here; a failed job its reason.
+  const errorLabel = job.status === 'completed' ? 'failure' : 'error';
+  if (job.error_message) rows.push([errorLabel, `${job.error_category}: ${job.error_message}`]);
   if (job.retry_of) rows.push(['retry of', job.retry_of]);
   ctx.out(rows.map(([k, v]) => `${k.padEnd(10)}${v}`).join('\n'));
 }
