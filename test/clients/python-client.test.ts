@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { generatePythonModels, MODELS_PATH, PYTHON_VENV } from '../../scripts/generate-python-client.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -94,13 +95,17 @@ after(async () => {
   await svc?.close();
 });
 
+const CLIENT_DIR = fileURLToPath(new URL('../../clients/python', import.meta.url));
+
 /** pytest in the venv; asynchronous, since the service it talks to runs in this process. */
 function pytest(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(
-    join(PYTHON_VENV, 'bin', 'python'),
-    ['-m', 'pytest', 'clients/python/tests', '-p', 'no:cacheprovider', '--color=no', '-q', '--durations=5'],
-    { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const args = ['-m', 'pytest', join(CLIENT_DIR, 'tests'), '-p', 'no:cacheprovider', '--color=no', '-q'];
+  // This checkout's client first: the venv (shared by every clone) holds whichever checkout installed it.
+  const pythonEnv = { PYTHONPATH: join(CLIENT_DIR, 'src'), PYTHONDONTWRITEBYTECODE: '1' };
+  const child = spawn(join(PYTHON_VENV, 'bin', 'python'), [...args, '--durations=5'], {
+    env: { ...process.env, ...pythonEnv, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString('utf8');
