@@ -14,7 +14,7 @@ import { type CleanerStep, formatOf } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
 import { type ExtractWithModelInput, makeExtractor } from './extract-with-model.js';
 import { budgetRefusal, categorized } from './failure.js';
-import { makeFetchDocument } from './fetch-page.js';
+import { makePageSource, type StoredSource } from './fetch-page.js';
 import { htmlPoolOf } from './html-pool/pool.js';
 import { makeTemplateLearner } from './learned/learner.js';
 import type { JobLlmConfig } from './llm/chain.js';
@@ -57,6 +57,10 @@ export interface CrawlPageInput {
   budget?: JobBudget;
   /** A page re-done by the model after its learned extractor failed a check: the result it replaces. */
   revises?: PageCompletedData['revises'];
+  /** The request's max_age: reuse the tenant's page fetched within this many ms (absent: always fetch). */
+  maxAgeMs?: number;
+  /** Re-extract, or a retry without a fetch: the earlier job's stored page instead of the network. */
+  stored?: StoredSource;
 }
 
 /** A page to extract again, by the model (its template's learned extractor failed a later check). */
@@ -80,7 +84,7 @@ export type CrawlPageResult =
 const LEARNING_WAIT_MS = 500;
 
 export function makeCrawlPage(deps: ActivityDeps) {
-  const fetchDocument = makeFetchDocument(deps);
+  const source = makePageSource(deps);
   const { answerFromContent, recordPage, planOf } = makeExtractor(deps);
   const learner = deps.learned ? makeTemplateLearner(deps.learned, () => htmlPoolOf(deps)) : null;
   const seenSet = deps.events.database().collection<{ _id: string; by: number }>(COLLECTIONS.crawlUrls);
@@ -131,7 +135,10 @@ export function makeCrawlPage(deps: ActivityDeps) {
       const { config } = deps;
       // Seeds are seen by themselves; other pages were marked by the page that queued them.
       if (input.markSeen !== false) await firstSeen(input.jobId, input.node, [input.url]);
+      // A stored page makes no request to the site, robots.txt included (it was obeyed when it was fetched).
+      const stored = await source.stored(input);
       if (
+        !stored &&
         input.respectRobots &&
         !(await robotsAllow(input.url, {
           allowPrivate: config.ALLOW_PRIVATE_ADDRESSES,
@@ -144,7 +151,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
           message: 'robots.txt disallows this URL',
         };
       }
-      const fetched = await fetchDocument(input.url, input.fetchMode);
+      const fetched = stored ?? (await source.fetch(input));
       const { doc } = fetched;
       const cleanStarted = Date.now();
       // A re-done page goes to the model whatever its template (its extractor failed a check).
@@ -160,22 +167,26 @@ export function makeCrawlPage(deps: ActivityDeps) {
           }) ?? null);
       // One task, one parse, for link discovery, cleaning and the page's template, in the HTML pool under
       // its time limit. The links are queued only once the page's result is stored.
-      const { links, cleaned, structured, template } = await htmlPoolOf(deps).run(
-        {
-          kind: 'crawl-page',
-          body: doc.body,
-          contentType: doc.contentType,
-          url: doc.url,
-          chain: input.cleanerChain,
-          rules: rulesFor(input),
-          seedUrl: input.seedUrl,
-          readStructured: input.structuredData !== false,
-          ...(learning && learner
-            ? { learned: { fields: learning.fields, extractors: learner.extractorsFor(learning) } }
-            : {}),
-        },
-        currentActivity()?.cancellationSignal,
-      );
+      const [{ links, cleaned, structured, template }] = await Promise.all([
+        htmlPoolOf(deps).run(
+          {
+            kind: 'crawl-page',
+            body: doc.body,
+            contentType: doc.contentType,
+            url: doc.url,
+            chain: input.cleanerChain,
+            rules: rulesFor(input),
+            seedUrl: input.seedUrl,
+            readStructured: input.structuredData !== false,
+            ...(learning && learner
+              ? { learned: { fields: learning.fields, extractors: learner.extractorsFor(learning) } }
+              : {}),
+          },
+          currentActivity()?.cancellationSignal,
+        ),
+        // Kept before the model is asked: a retry without a fetch finds it after a model failure.
+        fetched.saved,
+      ]);
       const answerInput = {
         jobId: input.jobId,
         tenantId: input.tenantId,
@@ -189,6 +200,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
           fetchMode: fetched.mode,
           fetchedAt: fetched.fetchedAt,
           durationMs: fetched.durationMs,
+          ...(fetched.fromCache ? { fromCache: true } : {}),
         },
         cleanDurationMs: Date.now() - cleanStarted,
         eventSeq: input.eventSeq,

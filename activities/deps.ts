@@ -8,6 +8,7 @@ import type { JobReader } from '../shared/store/jobs.js';
 import type { LearnedExtractorStore } from '../shared/store/learned-extractors.js';
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
 import type { MonitorStore } from '../shared/store/monitors.js';
+import type { PageStore } from '../shared/store/pages.js';
 import type { TenantStore } from '../shared/store/tenants.js';
 import type { WebhookStore } from '../shared/store/webhooks.js';
 import type { BrowserPool } from './browser/browser-pool.js';
@@ -17,6 +18,8 @@ export interface ActivityDeps {
   config: Config;
   events: EventStore;
   contents: ContentStore;
+  /** Every fetched page (cache, re-extract, retry from stored content); without it pages are not kept. */
+  pages?: PageStore;
   /** Tenants' model keys and chains (BYOK); without it only the operator's chain is used. */
   llm?: LlmSettingsStore;
   /** Where capture_debug stores model requests and responses. */

@@ -11,7 +11,7 @@ import { type CleanerStep, formatOf } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
 import { type ExtractWithModelResult, makeExtractor } from './extract-with-model.js';
 import { categorized } from './failure.js';
-import { type FetchPageInput, makeFetchDocument } from './fetch-page.js';
+import { type FetchPageInput, makePageSource, type StoredSource } from './fetch-page.js';
 import { htmlPoolOf } from './html-pool/pool.js';
 import type { JobLlmConfig } from './llm/chain.js';
 
@@ -34,6 +34,10 @@ export interface ExtractPageInput {
   /** The job's structured_data switch (absent: on). */
   structuredData?: boolean;
   budget?: JobBudget;
+  /** The request's max_age: reuse the tenant's page fetched within this many ms (absent: always fetch). */
+  maxAgeMs?: number;
+  /** Re-extract, or a retry without a fetch: the earlier job's stored page instead of the network. */
+  stored?: StoredSource;
   /** Where the page's result (page.completed) goes; a failure is recorded there by the workflow. */
   page: EventPlace;
   /** job.started, recorded before the fetch (absent: the workflow recorded it). */
@@ -43,7 +47,7 @@ export interface ExtractPageInput {
 }
 
 export function makeExtractPage(deps: ActivityDeps) {
-  const fetchDocument = makeFetchDocument(deps);
+  const source = makePageSource(deps);
   const { answerFromContent, recordPage } = makeExtractor(deps);
 
   const eventOf = (input: ExtractPageInput, place: EventPlace, body: JobEventBody): JobEvent =>
@@ -105,7 +109,7 @@ export function makeExtractPage(deps: ActivityDeps) {
             }),
         );
       }
-      const fetched = await fetchDocument(input.url, input.fetchMode);
+      const fetched = await source.obtain(input);
       const { doc } = fetched;
       const cleanStarted = Date.now();
       const task = {
@@ -115,10 +119,15 @@ export function makeExtractPage(deps: ActivityDeps) {
         chain: input.cleanerChain,
       };
       const signal = currentActivity()?.cancellationSignal;
-      const { cleaned, structured } =
+      // The page is kept before the model is asked: a retry without a fetch finds it after a model failure.
+      const [{ cleaned, structured }] = await Promise.all([
         input.structuredData === false
-          ? { cleaned: await htmlPoolOf(deps).run({ kind: 'clean', ...task }, signal), structured: undefined }
-          : await htmlPoolOf(deps).run({ kind: 'clean-read', ...task }, signal);
+          ? htmlPoolOf(deps)
+              .run({ kind: 'clean', ...task }, signal)
+              .then((cleaned) => ({ cleaned, structured: undefined }))
+          : htmlPoolOf(deps).run({ kind: 'clean-read', ...task }, signal),
+        fetched.saved,
+      ]);
       const answerInput = {
         jobId: input.jobId,
         tenantId: input.tenantId,
@@ -132,6 +141,7 @@ export function makeExtractPage(deps: ActivityDeps) {
           fetchMode: fetched.mode,
           fetchedAt: fetched.fetchedAt,
           durationMs: fetched.durationMs,
+          ...(fetched.fromCache ? { fromCache: true } : {}),
         },
         cleanDurationMs: Date.now() - cleanStarted,
         jobType: 'extract',

@@ -37,7 +37,8 @@ export interface ExtractWithModelInput {
   depth: number;
   parentUrl: string | null;
   schema: NormalizedSchema;
-  fetch: { finalUrl: string; fetchMode: string; fetchedAt: string; durationMs: number };
+  /** fromCache: the page came from the page store (max_age, re-extract), fetched at fetchedAt. */
+  fetch: { finalUrl: string; fetchMode: string; fetchedAt: string; durationMs: number; fromCache?: boolean };
   cleanDurationMs: number;
   /** Sequence number of the page.completed event, made by the workflow. */
   eventSeq: number;
@@ -382,6 +383,7 @@ export function makeExtractor(deps: ActivityDeps) {
       input_format: input.schema.input_format,
       fetch_mode: input.fetch.fetchMode,
       fetched_at: input.fetch.fetchedAt,
+      ...(input.fetch.fromCache ? { from_cache: true as const } : {}),
       fetch_duration_ms: input.fetch.durationMs,
       clean_duration_ms: input.cleanDurationMs,
       extract_duration_ms: durationMs,

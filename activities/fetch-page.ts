@@ -1,5 +1,6 @@
 // The fetchPage activity: fetch modes are a registry ({ static, dynamic }) and auto chooses between them.
-// The body is stored and only its id returns to the workflow.
+// The body is stored and only its id returns to the workflow. makePageSource: the pages of extract and crawl
+// jobs, fetched and kept in the page store, or taken from it (cache, re-extract, retry without a fetch).
 import { CategorizedError } from '../shared/errors.js';
 import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
@@ -78,6 +79,111 @@ export function makeFetchDocument(deps: ActivityDeps) {
         ? await fetchAuto(modes, url, signal)
         : await fetchOnly(modes, fetchMode, url, signal);
     return { doc, mode, fetchedAt: new Date().toISOString(), durationMs: Date.now() - started };
+  };
+}
+
+/** Where a page may come from instead of the network: an earlier job's stored page. */
+export interface StoredSource {
+  jobId: string;
+  pageId: string;
+  /** When that page is gone: fail the page (content_expired; re-extract) or fetch it (retry). */
+  missing: 'fail' | 'fetch';
+}
+
+export interface PageSourceInput {
+  jobId: string;
+  tenantId: string;
+  pageId: string;
+  url: string;
+  fetchMode: FetchPageInput['fetchMode'];
+  /** Reuse the tenant's page fetched within this many ms (absent or 0: always fetch). */
+  maxAgeMs?: number;
+  stored?: StoredSource;
+}
+
+/** A page to process: fetched now (and being stored: await `saved`) or taken from the page store. */
+export interface SourcedPage extends FetchedPage {
+  fromCache: boolean;
+  /** The page kept in the page store (for this job); awaited before the page's result is recorded. */
+  saved: Promise<void>;
+}
+
+/**
+ * Pages for a job: from the page store when the job says so (an earlier job's page, or the tenant's own
+ * fetch younger than max_age), else fetched and stored. A stored page is recorded as this job's too.
+ */
+export function makePageSource(deps: ActivityDeps) {
+  const fetchDocument = makeFetchDocument(deps);
+  const { pages } = deps;
+  const settled = (saved: Promise<void>) => {
+    saved.catch(() => undefined); // awaited by the caller; never an unhandled rejection meanwhile
+    return saved;
+  };
+  return {
+    /** The stored page this input may use, or null when it must be fetched. */
+    async stored(input: PageSourceInput): Promise<SourcedPage | null> {
+      const { stored } = input;
+      const found = stored
+        ? ((await pages?.ofJob(input.tenantId, stored.jobId, stored.pageId)) ?? null)
+        : null;
+      if (stored && !found && stored.missing === 'fail') {
+        throw new CategorizedError(
+          'content_expired',
+          `the page ${input.url} of job ${stored.jobId} is no longer stored (pages are kept ` +
+            'PAGE_RETENTION_DAYS) or was never fetched: run a new job to fetch it again',
+        );
+      }
+      const page =
+        found ??
+        (input.maxAgeMs && input.maxAgeMs > 0
+          ? ((await pages?.cached(input.tenantId, input.url, input.fetchMode, input.maxAgeMs)) ?? null)
+          : null);
+      if (!page || !pages) return null;
+      const { body, headers, ...meta } = page;
+      return {
+        doc: {
+          url: meta.final_url,
+          status: meta.status,
+          headers,
+          contentType: meta.content_type,
+          body,
+          bytes: meta.bytes,
+        },
+        mode: meta.fetch_mode,
+        fetchedAt: meta.fetched_at,
+        durationMs: 0,
+        fromCache: true,
+        saved: settled(pages.reuse(input.tenantId, input.jobId, input.pageId, meta)),
+      };
+    },
+    /** Fetches the page; it is stored meanwhile. */
+    async fetch(input: PageSourceInput): Promise<SourcedPage> {
+      const fetched = await fetchDocument(input.url, input.fetchMode);
+      const { doc } = fetched;
+      const saved = pages
+        ? pages
+            .save({
+              tenantId: input.tenantId,
+              jobId: input.jobId,
+              pageId: input.pageId,
+              url: input.url,
+              finalUrl: doc.url,
+              status: doc.status,
+              headers: doc.headers,
+              contentType: doc.contentType,
+              fetchMode: fetched.mode,
+              body: doc.body,
+              bytes: doc.bytes,
+              fetchedAt: fetched.fetchedAt,
+            })
+            .then(() => undefined)
+        : Promise.resolve();
+      return { ...fetched, fromCache: false, saved: settled(saved) };
+    },
+    /** Stored when it may be, else fetched. */
+    async obtain(input: PageSourceInput): Promise<SourcedPage> {
+      return (await this.stored(input)) ?? this.fetch(input);
+    },
   };
 }
 

@@ -34,6 +34,7 @@ import { llmRoutes } from './routes/llm.js';
 import { mapRoutes } from './routes/map.js';
 import { monitorRoutes } from './routes/monitors.js';
 import { resultRoutes } from './routes/results.js';
+import { reextractRoutes } from './routes/reextract.js';
 import { retryRoutes } from './routes/retry.js';
 import { schemaRoutes } from './routes/schemas.js';
 import { siteCrawlRoutes } from './routes/site-crawl.js';
@@ -105,6 +106,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       await v1.register(analyzeRoutes(deps));
       await v1.register(mapRoutes(deps));
       await v1.register(retryRoutes(deps));
+      await v1.register(reextractRoutes(deps));
       await v1.register(cleanerRoutes(deps));
       await v1.register(jobRoutes(deps));
       await v1.register(resultRoutes(deps));

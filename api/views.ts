@@ -37,6 +37,7 @@ export async function jobResource(deps: ApiDeps, job: JobView): Promise<Job> {
     queue_position: await deps.jobs.queuePosition(job),
     workflow_id: job.workflow_id,
     retry_of: job.retry_of ?? null,
+    reextract_of: job.reextract_of ?? null,
     monitor_id: job.monitor_id ?? null,
   };
 }
@@ -55,6 +56,7 @@ export function extractResponse(job: JobView, page: ResultView): ExtractResponse
       model: page.model ?? '',
       provider: page.provider ?? '',
       fetch_mode: page.fetch_mode ?? '',
+      from_cache: page.from_cache ?? false,
       final_url: page.final_url,
       fallback_position: page.fallback_position ?? 0,
       price_known: page.price_known,
@@ -95,6 +97,8 @@ export function jobResult(page: ResultView, opts: { provenance?: boolean } = {})
     error_category: page.error_category,
     error_message: page.error_message,
   };
+  // Pages that came from the page store say so, with the time they were fetched.
+  if (page.from_cache) Object.assign(result, { from_cache: true, fetched_at: page.fetched_at });
   if (opts.provenance)
     result.provenance = page.status === 'completed' ? { ...(page.provenance ?? {}) } : null;
   return result;

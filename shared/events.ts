@@ -53,6 +53,8 @@ export interface PageCompletedData {
   input_format: string;
   fetch_mode: string;
   fetched_at: string;
+  /** The page came from the page store (max_age, re-extract, retry without a fetch), fetched at fetched_at. */
+  from_cache?: true;
   fetch_duration_ms: number;
   clean_duration_ms: number;
   extract_duration_ms: number;

@@ -53,16 +53,15 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
   await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
   await client.close();
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const { events, contents, llm, debug, webhooks, jobs, learned, budgets, tenants, monitors } = createStores(
-    mongo.db,
-    config,
-  );
+  const { events, contents, pages, llm, debug, webhooks, jobs, learned, budgets, tenants, monitors } =
+    createStores(mongo.db, config);
   const browser = createBrowserPool(config); // launches Chromium on the first dynamic fetch, not here
   const html = createHtmlPool(config); // threads for HTML work, started now so the first page finds them warm
   const activities = createActivities({
     config,
     events,
     contents,
+    pages,
     llm,
     debug,
     browser,

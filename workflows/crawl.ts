@@ -49,6 +49,8 @@ interface QueuedPage {
   parentUrl: string | null;
   /** A page to re-do by the model: its learned extractor failed a later check (issue 15). */
   redo?: { pageId: string; revises: NonNullable<CrawlPageInput['revises']> };
+  /** Re-extract, or a retry without a fetch: an earlier job's stored page instead of the network. */
+  stored?: CrawlPageInput['stored'];
 }
 
 export interface CrawlState {
@@ -88,8 +90,10 @@ export interface CrawlWorkflowInput {
   learnExtractors?: boolean;
   /** A stored site's crawl: the site whose learned extractors the crawl uses and keeps. */
   siteId?: string;
-  /** Start from these pages instead of the seed URL alone (retries of failed pages). */
-  seeds?: { url: string; depth: number; parentUrl: string | null }[];
+  /** Start from these pages instead of the seed URL alone (retries of failed pages, re-extracts). */
+  seeds?: { url: string; depth: number; parentUrl: string | null; stored?: CrawlPageInput['stored'] }[];
+  /** The request's max_age in ms: reuse the tenant's pages fetched within it (absent: always fetch). */
+  maxAgeMs?: number;
   /** Carried over continue-as-new. */
   state?: CrawlState;
   /** Present only when the job has webhook destinations (stored with the job; no URLs or secrets here). */
@@ -131,6 +135,11 @@ const CRAWL_ONE_WAKEUP_PATCH = 'crawl-one-wakeup';
 const CANCELLED_PAGES_PATCH = 'crawl-cancelled-pages-skipped';
 /** patched() id of a cancellation recorded wherever it comes (not only while pages run). */
 const CANCEL_ANYWHERE_PATCH = 'crawl-cancel-anywhere';
+/**
+ * patched() id of the page store's options (max_age, stored pages): asked only by runs whose input has
+ * them, so other runs' histories are unchanged.
+ */
+const PAGE_STORE_PATCH = 'crawl-page-store';
 
 export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWorkflowResult> {
   const fresh = !input.state;
@@ -216,6 +225,8 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   // (seqs are gap-free: a missing one holds the job's projection back). Runs recorded before this dropped
   // it, which went unnoticed while a cancelled page's activity still wrote its result in its seq.
   const keepCancelledPages = patched(CANCELLED_PAGES_PATCH);
+  const usesStore =
+    (input.maxAgeMs !== undefined || seeds.some((seed) => seed.stored)) && patched(PAGE_STORE_PATCH);
   let ended = 0;
   let stopped: { error: unknown } | null = null;
   let wake: (() => void) | null = null;
@@ -333,6 +344,8 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
           ...(input.siteId ? { siteId: input.siteId } : {}),
           ...(page.redo ? { revises: page.redo.revises } : {}),
           ...(input.budget ? { budget: input.budget } : {}),
+          ...(usesStore && input.maxAgeMs !== undefined ? { maxAgeMs: input.maxAgeMs } : {}),
+          ...(usesStore && page.stored ? { stored: page.stored } : {}),
         };
         let result = await crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput);
         // Over its tenant's share of the worker the page did not run: wait on a durable timer, backing off.

@@ -7,6 +7,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  patched,
   proxyActivities,
   upsertSearchAttributes,
   uuid4,
@@ -22,6 +23,12 @@ import { extractPagePolicy } from './policies.js';
 
 const { extractPage } = proxyActivities<Activities>(extractPagePolicy);
 
+/**
+ * patched() id of the page store's options (max_age, a stored page): asked only by runs whose input has
+ * them, so other runs' histories are unchanged.
+ */
+const PAGE_STORE_PATCH = 'extract-page-store';
+
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
 
@@ -35,6 +42,13 @@ export async function extractPageWorkflow(input: ExtractWorkflowInput): Promise<
   const page = log.reserve();
   const end = log.reserve();
   const inActivity = input.webhooks === undefined;
+  const fromStore =
+    (input.maxAgeMs !== undefined || input.stored !== undefined) && patched(PAGE_STORE_PATCH)
+      ? {
+          ...(input.maxAgeMs === undefined ? {} : { maxAgeMs: input.maxAgeMs }),
+          ...(input.stored ? { stored: input.stored } : {}),
+        }
+      : {};
   setStatus('running');
   if (!inActivity) {
     await log.record({ slot: started, body: { type: 'job.started', data: {} } });
@@ -53,6 +67,7 @@ export async function extractPageWorkflow(input: ExtractWorkflowInput): Promise<
       llm: input.llm,
       structuredData: input.structuredData,
       ...(input.budget ? { budget: input.budget } : {}),
+      ...fromStore,
       page,
       ...(inActivity ? { started, completed: { ...end, since } } : {}),
     });

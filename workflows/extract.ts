@@ -3,6 +3,7 @@
 // recorded histories, and its input and result types are the extract job's.
 import { proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { CleanerStep } from '../activities/clean-content.js';
+import type { StoredSource } from '../activities/fetch-page.js';
 import type { Activities } from '../activities/index.js';
 import type { JobLlmConfig } from '../activities/llm/chain.js';
 import type { JobBudget } from '../shared/budget.js';
@@ -29,6 +30,10 @@ export interface ExtractWorkflowInput {
   webhooks?: WebhookPlan;
   /** The request's max_cost_usd / max_tokens (absent: none). */
   budget?: JobBudget;
+  /** The request's max_age in ms: reuse the tenant's page fetched within it (absent: always fetch). */
+  maxAgeMs?: number;
+  /** Re-extract, or a retry without a fetch: the earlier job's stored page (extractPageWorkflow only). */
+  stored?: StoredSource;
 }
 
 export interface ExtractWorkflowResult {

@@ -14,6 +14,7 @@ import {
   CrawlResponseSchema,
   parseDuration,
 } from '../../shared/schemas/crawl.js';
+import { maxAgeInput } from '../../shared/schemas/extract.js';
 import { JobSchema } from '../../shared/schemas/job.js';
 import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
 import { pageOutcome } from '../../shared/store/jobs.js';
@@ -34,6 +35,7 @@ async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
         status: r.status,
         data: r.data,
         ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
+        ...(r.from_cache ? { from_cache: true, fetched_at: r.fetched_at } : {}),
       }))
     : undefined;
   return {
@@ -78,6 +80,7 @@ export function crawlInput(
     firstSeq: 1,
     ...prepared.webhooks,
     ...budgetInput(body),
+    ...maxAgeInput(body),
   });
 }
 

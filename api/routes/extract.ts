@@ -11,6 +11,7 @@ import {
   type ExtractRequest,
   ExtractRequestSchema,
   ExtractResponseSchema,
+  maxAgeInput,
 } from '../../shared/schemas/extract.js';
 import type { LlmConfig } from '../../shared/schemas/llm.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
@@ -111,6 +112,7 @@ export function extractInput(
     firstSeq: 1,
     ...prepared.webhooks,
     ...budgetInput(body),
+    ...maxAgeInput(body),
   });
 }
 

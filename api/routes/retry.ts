@@ -3,8 +3,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { isFinal } from '../../shared/reducers/job.js';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
-import { JobSchema } from '../../shared/schemas/job.js';
-import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
+import { JobSchema, RetryQuerySchema } from '../../shared/schemas/job.js';
+import { jobStartErrors, ProblemSchema } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
 import type { ApiDeps } from '../deps.js';
@@ -25,10 +25,12 @@ export const retryRoutes =
             'schema, cleaners, model settings and fetch mode, without following links again (a failed extract ' +
             'or analyze job runs again as it was asked). The new job has ' +
             'retry_of set to the original, which is left as it was. 409 when the job has not ended or has no ' +
-            'failed page.',
+            'failed page. With ?refetch=false, a failed page whose fetch had succeeded (it failed at the model, ' +
+            'say) runs from the page the original job stored, making no request to the site.',
           tags: ['jobs'],
           params: IdParamsSchema,
-          response: { 202: JobSchema, 409: ProblemSchema, ...standardErrors },
+          querystring: RetryQuerySchema,
+          response: { 202: JobSchema, 409: ProblemSchema, ...jobStartErrors },
         },
       },
       async (request, reply) => {
@@ -44,6 +46,12 @@ export const retryRoutes =
           throw new ProblemError({ slug: 'conflict', detail: 'the job has no failed page to retry' });
         }
         const hasKey = Boolean((req as { llm?: { hasKey?: boolean } }).llm?.hasKey);
+        // Without a refetch, each failed page runs from what the original stored of it (fetched when it has none).
+        const { refetch } = request.query;
+        const stored = (pageId: string) =>
+          refetch ? {} : { stored: { jobId: original.id, pageId, missing: 'fetch' as const } };
+        // A re-extract's sources are not a retry's: it takes its pages from the job it retries.
+        const { stored: _stored, reextractOf: _of, ...request0 } = req;
         // What the original job kept beside its request: its one-job model key and webhook destinations.
         const copyKey = async (jobId: string) => {
           if (hasKey) {
@@ -69,7 +77,10 @@ export const retryRoutes =
                 deps,
                 {
                   ...common,
-                  input: (jobId) => inputFromRequest(req, jobId, tenantId),
+                  input: (jobId) => ({
+                    ...inputFromRequest(request0, jobId, tenantId),
+                    ...stored((failed[0] as (typeof failed)[number]).id),
+                  }),
                 },
                 reply,
               )
@@ -79,10 +90,19 @@ export const retryRoutes =
                   ...common,
                   maxDepth: original.max_depth ?? 0,
                   input: (jobId): CrawlWorkflowInput => {
-                    const crawl = inputFromRequest(req, jobId, tenantId) as unknown as CrawlWorkflowInput;
+                    const crawl = inputFromRequest(
+                      request0,
+                      jobId,
+                      tenantId,
+                    ) as unknown as CrawlWorkflowInput;
                     return {
                       ...crawl,
-                      seeds: failed.map((r) => ({ url: r.url, depth: r.depth, parentUrl: r.parent_url })),
+                      seeds: failed.map((r) => ({
+                        url: r.url,
+                        depth: r.depth,
+                        parentUrl: r.parent_url,
+                        ...stored(r.id),
+                      })),
                       // Only the failed pages: no new links are followed.
                       options: {
                         ...crawl.options,

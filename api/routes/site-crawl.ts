@@ -47,6 +47,7 @@ export function siteCrawlRequest(site: SiteDoc, body: SiteCrawlRequest): CrawlRe
     webhook_url: body.webhook_url,
     max_cost_usd: body.max_cost_usd,
     max_tokens: body.max_tokens,
+    max_age: body.max_age,
   };
 }
 

@@ -23,6 +23,8 @@ export interface JobView {
   discovered_count: number;
   max_depth: number | null;
   retry_of: string | null;
+  /** The job whose stored pages this one extracts again (absent: none). */
+  reextract_of?: string;
   /** Absent on jobs recorded before monitors: none. */
   monitor_id?: string | null;
   created_at: string;
@@ -88,6 +90,10 @@ export function initialJob(event: Extract<JobEvent, { type: 'job.created' }>): J
     discovered_count: 0,
     max_depth: event.data.max_depth ?? null,
     retry_of: event.data.retry_of ?? null,
+    // A re-extract's request names the job whose stored pages it extracts (POST /jobs/{id}/reextract).
+    ...(typeof event.data.request?.reextractOf === 'string'
+      ? { reextract_of: event.data.request.reextractOf }
+      : {}),
     monitor_id: event.data.monitor_id ?? null,
     created_at: event.at,
     started_at: null,

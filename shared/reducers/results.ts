@@ -22,6 +22,8 @@ export interface ResultView {
   input_format: string | null;
   fetch_mode: string | null;
   fetched_at: string | null;
+  /** The page came from the page store (absent: fetched for this job). */
+  from_cache?: boolean;
   fetch_duration_ms: number | null;
   /** Absent on results projected before it was shown. */
   clean_duration_ms?: number | null;
@@ -69,6 +71,7 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
       input_format: d.input_format,
       fetch_mode: d.fetch_mode,
       fetched_at: d.fetched_at,
+      ...(d.from_cache ? { from_cache: true } : {}),
       fetch_duration_ms: d.fetch_duration_ms,
       clean_duration_ms: d.clean_duration_ms,
       extract_duration_ms: d.extract_duration_ms,

@@ -130,6 +130,7 @@ const jobFields = {
   llm_config: e.llm_config,
   capture_debug: e.capture_debug,
   structured_data: e.structured_data,
+  max_age: e.max_age,
   learn_extractors: learnExtractors.default(true),
   webhook: e.webhook,
   webhook_id: e.webhook_id,
@@ -212,7 +213,8 @@ export const CrawlResponseSchema = z
     token_usage: z.object({ input: z.number().int(), output: z.number().int() }),
     data: z.array(z.unknown()).optional().meta({
       description:
-        'The page results ({id, url, status, data}), present when the call waited and the job finished.',
+        'The page results ({id, url, status, data}; from_cache and fetched_at on pages taken from the page ' +
+        'store), present when the call waited and the job finished.',
     }),
     error_message: z.string().nullable(),
   })

@@ -94,6 +94,40 @@ export const BudgetFields = {
     }),
 };
 
+/** The longest max_age: 30 days (pages are kept PAGE_RETENTION_DAYS, 30 by default). */
+export const MAX_AGE_LIMIT_S = 30 * 86_400;
+const AGE_UNITS_S = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/** A max_age ("2h", "30m", "45s", "1d", or seconds as a number) in seconds; null when it is not one. */
+export function maxAgeSeconds(value: string | number): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : null;
+  const match = /^\s*(\d{1,9}(?:\.\d{1,3})?)\s*([smhd])\s*$/i.exec(value);
+  if (!match) return null;
+  return Number(match[1]) * AGE_UNITS_S[(match[2] as string).toLowerCase() as keyof typeof AGE_UNITS_S];
+}
+
+export const MaxAgeSchema = z
+  .union([z.number().min(0).max(MAX_AGE_LIMIT_S), z.string().max(20)])
+  .refine(
+    (v) => {
+      const s = maxAgeSeconds(v);
+      return s !== null && s <= MAX_AGE_LIMIT_S;
+    },
+    { message: 'must be a duration such as 2h, 30m, 45s or 1d, or seconds as a number, at most 30d' },
+  )
+  .meta({
+    id: 'MaxAge',
+    description:
+      'Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.',
+    example: '2h',
+  });
+
+/** The workflow input's maxAgeMs for a request's max_age (nothing for 0 or none). */
+export function maxAgeInput(body: { max_age?: string | number }): { maxAgeMs?: number } {
+  const seconds = body.max_age === undefined ? null : maxAgeSeconds(body.max_age);
+  return seconds ? { maxAgeMs: Math.round(seconds * 1000) } : {};
+}
+
 export const ExtractRequestSchema = z
   .object({
     url: HttpUrlSchema.meta({ description: 'http(s) URL of the page' }),
@@ -135,6 +169,7 @@ export const ExtractRequestSchema = z
           'metadata says data_source (structured_data, model or mixed) and structured_fields. false: every ' +
           'page goes to the model.',
       }),
+    max_age: MaxAgeSchema.optional(),
     ...WebhookSourceFields,
     ...BudgetFields,
   })
@@ -165,6 +200,11 @@ export const ExtractResponseSchema = z
       model: z.string(),
       provider: z.string(),
       fetch_mode: z.string(),
+      from_cache: z.boolean().meta({
+        description:
+          'true when the page came from the page store instead of the network (max_age, POST ' +
+          '/jobs/{id}/reextract, retry with refetch false); fetched_at is then when it was fetched',
+      }),
       final_url: z.string(),
       fallback_position: z.number().int(),
       price_known: z

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { JOB_STATUSES } from '../reducers/job.js';
 import { JOB_TYPES } from '../temporal-names.js';
 import { ErrorCategorySchema, TimestampSchema } from './common.js';
+import { BudgetFields, checkSchemaSource, ExtractRequestSchema, SchemaSourceFields } from './extract.js';
 
 export const JobStatusSchema = z.enum(JOB_STATUSES).meta({
   id: 'JobStatus',
@@ -79,6 +80,11 @@ export const JobSchema = z
     queue_position: z.number().int().meta({ description: "The tenant's pending jobs ahead of this one" }),
     workflow_id: z.string().meta({ description: 'Temporal workflow id (derived from the job id)' }),
     retry_of: z.string().nullable().meta({ description: 'The job this one retries (POST /jobs/{id}/retry)' }),
+    reextract_of: z.string().nullable().meta({
+      description:
+        'The job whose stored pages this one extracts again, without fetching them (POST /jobs/{id}/reextract)',
+      example: 'job_3f2a9c0e5b7d4e1f8a6c2b9d0e4f7a1c',
+    }),
     monitor_id: z.string().nullable().meta({
       description: 'The monitor whose run this job is (POST /monitors); null for other jobs',
       example: 'mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b',
@@ -86,5 +92,47 @@ export const JobSchema = z
   })
   .meta({ id: 'Job' });
 export type Job = z.infer<typeof JobSchema>;
+
+/** A query parameter, so a retry stays a POST without a body (as clients send it). */
+export const RetryQuerySchema = z.object({
+  refetch: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true')
+    .meta({
+      description:
+        'false: failed pages whose fetch had succeeded (they failed later, e.g. at the model) run again from ' +
+        'the page the original job stored, with no request to the site; pages without a stored page are ' +
+        'fetched. Default true: every failed page is fetched again.',
+      example: 'false',
+    }),
+});
+
+export const ReextractRequestSchema = z
+  .object({
+    ...SchemaSourceFields,
+    cleaner_chain: ExtractRequestSchema.shape.cleaner_chain.meta({
+      description:
+        "Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema " +
+        'is unchanged in kind, else the default chain for the new schema.',
+    }),
+    llm_config: ExtractRequestSchema.shape.llm_config,
+    structured_data: ExtractRequestSchema.shape.structured_data.unwrap().optional().meta({
+      description: "Default: the original job's structured_data.",
+    }),
+    capture_debug: ExtractRequestSchema.shape.capture_debug.unwrap().optional().meta({
+      description: "Default: the original job's capture_debug.",
+    }),
+    ...BudgetFields,
+  })
+  .strict()
+  .superRefine(checkSchemaSource)
+  .meta({
+    id: 'ReextractRequest',
+    description:
+      "A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.",
+    example: { schema: { title: 'string', price: 'number', in_stock: 'boolean' } },
+  });
+export type ReextractRequest = z.infer<typeof ReextractRequestSchema>;
 
 export const JobListSchema = z.object({ jobs: z.array(JobSchema) }).meta({ id: 'JobList' });

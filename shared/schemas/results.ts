@@ -33,6 +33,18 @@ export const JobResultSchema = z
       description: 'Why the page failed or was skipped',
     }),
     error_message: z.string().nullable(),
+    from_cache: z
+      .literal(true)
+      .optional()
+      .meta({
+        description:
+          'Present (true) only on a page that came from the page store instead of the network (max_age, POST ' +
+          '/jobs/{id}/reextract, retry with refetch false), with fetched_at',
+      }),
+    fetched_at: z.string().optional().meta({
+      description: 'With from_cache only: when the stored page was fetched',
+      example: '2026-11-25T10:00:00.000Z',
+    }),
     provenance: ProvenanceSchema.nullable().optional().meta({
       description:
         'With include_provenance=true only: where each value came from (null on pages that did not complete)',

@@ -1,13 +1,14 @@
 // Page content travels between activities by reference: stored here, passed through workflows as an id.
 // Contents are kept PAGE_RETENTION_DAYS: each is numbered within the day it was created, so the retention
 // sweep walks old days by `_id` (FerretDB has no TTL index, and a filter on created_at would read every
-// page ever stored).
+// page ever stored). The page store (pages.ts) numbers its pages in the same days, so one sweep serves both.
 
 import type { Db } from 'mongodb';
 import type { ContentFormat } from '../cleaners.js';
 import { CategorizedError } from '../errors.js';
 import type { StructuredItem } from '../structured-data.js';
 import { COLLECTIONS, isDuplicateKey, pad, retryOnDuplicate } from './mongo.js';
+import { type PageRefs, PageStore } from './pages.js';
 
 export interface ContentDoc {
   _id: string;
@@ -52,6 +53,18 @@ const LEGACY_LEASE_MS = 3_600_000;
 /** How far back the first sweep of a database looks for days with contents. */
 const FIRST_SWEEP_DAYS = 400;
 const SWEEP_PARALLEL = 16;
+/**
+ * Numbers a process takes at once for pages (one counter write per block instead of one per page). Numbers
+ * of a block left unused are gaps the sweep passes over; numbers past the counter are found by probing.
+ */
+const PAGE_BLOCK = 64;
+
+/** A day-index entry: a content's id, or what a stored page's write left (pages.ts). */
+interface IndexEntry {
+  _id: string;
+  content_id?: string;
+  page?: PageRefs;
+}
 
 export const contentIndexKey = (day: string, n: number) => `${day}:${pad(n, 8)}`;
 const dayOf = (iso: string) =>
@@ -59,7 +72,17 @@ const dayOf = (iso: string) =>
 const nextDay = (day: string) => new Date(Date.parse(day) + DAY_MS).toISOString().slice(0, 10);
 
 export class ContentStore {
+  /** This process's block of numbers for page entries, per day. */
+  private readonly blocks = new Map<string, { next: number; end: number }>();
+  private pageStore?: PageStore;
+
   constructor(private readonly db: Db) {}
+
+  /** What the sweep deletes a page entry with (built on first use: the worker's sweep makes its own store). */
+  private get pages() {
+    this.pageStore ??= new PageStore(this.db, this);
+    return this.pageStore;
+  }
 
   private get col() {
     return this.db.collection<ContentDoc>(COLLECTIONS.contents);
@@ -68,7 +91,7 @@ export class ContentStore {
     return this.db.collection<DayDoc>(COLLECTIONS.contentDays);
   }
   private get index() {
-    return this.db.collection<{ _id: string; content_id: string }>(COLLECTIONS.contentIndex);
+    return this.db.collection<IndexEntry>(COLLECTIONS.contentIndex);
   }
 
   /** Idempotent: the id is made by the workflow, so an activity retry overwrites its own earlier write. */
@@ -116,6 +139,37 @@ export class ContentStore {
   }
 
   /**
+   * Numbers a stored page's entry on `day`, from this process's block of the day's numbers: one insert per
+   * page, and one counter update per PAGE_BLOCK pages. A number taken by another process (a lost `$inc` on
+   * FerretDB gave two processes one block) is skipped.
+   */
+  async numberPage(day: string, page: PageRefs): Promise<void> {
+    for (;;) {
+      let block = this.blocks.get(day);
+      if (!block || block.next > block.end) {
+        const counter = await retryOnDuplicate(() =>
+          this.days.findOneAndUpdate(
+            { _id: day },
+            { $inc: { count: PAGE_BLOCK } },
+            { upsert: true, returnDocument: 'after' },
+          ),
+        );
+        const end = counter?.count ?? PAGE_BLOCK;
+        block = { next: end - PAGE_BLOCK + 1, end };
+        this.blocks.clear(); // only today's (or this moment's) day is written to
+        this.blocks.set(day, block);
+      }
+      const n = block.next++;
+      try {
+        await this.index.insertOne({ _id: contentIndexKey(day, n), page });
+        return;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+    }
+  }
+
+  /**
    * Numbers the contents stored before contents were numbered (a database from before retention), once per
    * database, so the sweep finds them too. One pass over the collection (FerretDB cannot range over `_id`
    * cheaply, so it is not split into runs); a content numbered twice is deleted twice, harmlessly. One process
@@ -157,8 +211,9 @@ export class ContentStore {
       const counter = await this.days.findOne({ _id: day });
       let swept = counter?.swept ?? 0;
       let count = counter?.count ?? 0;
-      // A number taken past the counter (its $max lost to a concurrent update) is found by probing.
-      while (counter && (await this.index.findOne({ _id: contentIndexKey(day, count + 1) }))) count++;
+      // A number taken past the counter (its $max lost to a concurrent update) is found by probing, a
+      // page block's length ahead (numbers of a block may be left unused).
+      if (counter) count = await this.probeEnd(day, count);
       while (swept < count) {
         if (deleted >= limit) return { deleted, done: false };
         const numbers = Array.from(
@@ -178,9 +233,21 @@ export class ContentStore {
     return { deleted, done: true };
   }
 
+  /** The last number taken on `day`: past `count`, while any of the next PAGE_BLOCK numbers is taken. */
+  private async probeEnd(day: string, count: number): Promise<number> {
+    for (;;) {
+      const ahead = Array.from({ length: PAGE_BLOCK }, (_, i) => count + i + 1);
+      const found = await Promise.all(ahead.map((n) => this.index.findOne({ _id: contentIndexKey(day, n) })));
+      const last = found.findLastIndex((entry) => entry !== null);
+      if (last < 0) return count;
+      count += last + 1;
+    }
+  }
+
   private async deleteNumbered(day: string, n: number) {
     const entry = await this.index.findOne({ _id: contentIndexKey(day, n) });
-    if (entry) await this.col.deleteOne({ _id: entry.content_id });
+    if (entry?.content_id) await this.col.deleteOne({ _id: entry.content_id });
+    if (entry?.page) await this.pages.expire(entry.page, day);
     await this.index.deleteOne({ _id: contentIndexKey(day, n) });
   }
 }

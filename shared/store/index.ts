@@ -10,6 +10,7 @@ import { JobReader } from './jobs.js';
 import { LearnedExtractorStore } from './learned-extractors.js';
 import { LlmSettingsStore } from './llm-settings.js';
 import { MonitorStore } from './monitors.js';
+import { PageStore } from './pages.js';
 import { SchemaLibraryStore } from './schema-library.js';
 import { SiteStore } from './sites.js';
 import { TenantStore } from './tenants.js';
@@ -22,11 +23,13 @@ export function createStores(db: Db, config: Config) {
     box ??= new SecretBox(config.SECRETS_KEY);
     return box;
   };
+  const contents = new ContentStore(db);
   return {
     events: new EventStore(db),
     jobs: new JobReader(db),
     tenants: new TenantStore(db),
-    contents: new ContentStore(db),
+    contents,
+    pages: new PageStore(db, contents),
     llm: new LlmSettingsStore(db, secrets),
     debug: new DebugCaptureStore(db),
     webhooks: new WebhookStore(db, secrets),

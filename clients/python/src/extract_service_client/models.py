@@ -390,7 +390,7 @@ class LlmConfigInput(BaseModel):
     A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the provider (PUT /llm/keys) is used, else the service key for that provider; each goes only to its own endpoint (see base_url).
     """
 
-    provider: str
+    provider: Literal['openai', 'anthropic', 'openrouter', 'ollama', 'openai_compatible']
     """
     A provider name from GET /api/v1/llm/providers (not decommissioned).
     """
@@ -399,7 +399,10 @@ class LlmConfigInput(BaseModel):
     """
     Used for this job only; stored sealed with the job, never returned, logged or captured.
     """
-    base_url: Annotated[str | None, Field(max_length=2048)] = None
+    base_url: Annotated[
+        str | None,
+        Field(max_length=2048, pattern='^(?:[hH][tT][tT][pP][sS]?:\\/\\/\\S+)?$'),
+    ] = None
     """
     Endpoint for this job: a local runtime or a custom OpenAI-compatible server. It must not point to a private, loopback or metadata address (checked now and on every connection). A key is only ever sent to the endpoint it was given for: a base_url works with api_key in this same llm_config, or with your key stored for exactly this base_url (PUT /llm/keys), or, for a keyless provider, with no key at all. The service's key, or your key stored without this base_url, is never sent to it: such a request is 422 at body.llm_config.base_url. Not accepted by providers with allow_base_url_override false.
     """
@@ -408,7 +411,7 @@ class LlmConfigInput(BaseModel):
 
 
 class LlmKeyRequestInput(BaseModel):
-    provider: str
+    provider: Literal['openai', 'anthropic', 'openrouter', 'ollama', 'openai_compatible']
     """
     A provider name from GET /api/v1/llm/providers (not decommissioned).
     """
@@ -416,7 +419,10 @@ class LlmKeyRequestInput(BaseModel):
     """
     Empty or missing keeps the stored key.
     """
-    base_url: Annotated[str | None, Field(max_length=2048)] = None
+    base_url: Annotated[
+        str | None,
+        Field(max_length=2048, pattern='^(?:[hH][tT][tT][pP][sS]?:\\/\\/\\S+)?$'),
+    ] = None
     """
     The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it.
     """
@@ -455,7 +461,7 @@ class LlmChainRequestInputChainItem(BaseModel):
     No base_url: an entry uses the endpoint stored with your key for its provider (PUT /llm/keys), else the service's.
     """
 
-    provider: str
+    provider: Literal['openai', 'anthropic', 'openrouter', 'ollama', 'openai_compatible']
     """
     A provider name from GET /api/v1/llm/providers (not decommissioned).
     """
@@ -522,7 +528,9 @@ class WebhookHeaderInput(BaseModel):
         str,
         Field(max_length=256, min_length=1, pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"),
     ]
-    value: Annotated[str, Field(max_length=4096)]
+    value: Annotated[
+        str, Field(max_length=4096, pattern='^[\\t\\x20-\\x7E\\x80-\\xFF]*$')
+    ]
 
 
 WebhookEventNameInput = TypeAliasType("WebhookEventNameInput", Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed'])
@@ -854,9 +862,9 @@ class CrawlOptionsInput(BaseModel):
     """
     CSS selector of links to follow (or of elements containing them).
     """
-    follow_pattern: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
+    follow_pattern: Annotated[str | None, Field(max_length=300, min_length=1)] = None
     """
-    Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
     """
     next_selector: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
     """
@@ -959,9 +967,9 @@ class SiteCrawlRequestInputOptions(BaseModel):
     """
     CSS selector of links to follow (or of elements containing them).
     """
-    follow_pattern: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
+    follow_pattern: Annotated[str | None, Field(max_length=300, min_length=1)] = None
     """
-    Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
     """
     next_selector: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
     """
@@ -1940,10 +1948,10 @@ class StoredSchemaListInput(BaseModel):
 
 SiteCrawlOptionsRequestInputFollowPattern = TypeAliasType(
     "SiteCrawlOptionsRequestInputFollowPattern",
-    Annotated[str, Field(max_length=1000, min_length=1)],
+    Annotated[str, Field(max_length=300, min_length=1)],
 )
 """
-Regular expression on absolute URLs (crawl follow_pattern). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+Regular expression on absolute URLs (crawl follow_pattern). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
 """
 
 
@@ -2386,6 +2394,58 @@ One Server-Sent Event of a job stream
 """
 
 
+class JobStreamStatusDataInput(BaseModel):
+    job_id: str
+    status: JobStatusInput
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+
+
+class JobStreamResultDataInput(BaseModel):
+    id: str
+    """
+    Page result id
+    """
+    url: str
+    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
+    data: Any
+    """
+    The extracted data (null unless completed)
+    """
+    error_category: ErrorCategoryInput | None
+    error_message: str | None
+
+
+class JobStreamErrorDataInput(BaseModel):
+    job_id: str
+    url: str
+    error_category: ErrorCategoryInput
+    error_message: str
+
+
+class JobStreamCompleteDataInput(BaseModel):
+    job_id: str
+    status: JobStatusInput
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+    error_category: ErrorCategoryInput | None
+    error_message: str | None
+    results_url: str
+
+
 ErrorCategory = TypeAliasType("ErrorCategory", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
 """
 Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
@@ -2758,7 +2818,7 @@ class LlmConfig(BaseModel):
     A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the provider (PUT /llm/keys) is used, else the service key for that provider; each goes only to its own endpoint (see base_url).
     """
 
-    provider: str
+    provider: Literal['openai', 'anthropic', 'openrouter', 'ollama', 'openai_compatible']
     """
     A provider name from GET /api/v1/llm/providers (not decommissioned).
     """
@@ -2767,7 +2827,10 @@ class LlmConfig(BaseModel):
     """
     Used for this job only; stored sealed with the job, never returned, logged or captured.
     """
-    base_url: Annotated[str | None, Field(max_length=2048)] = None
+    base_url: Annotated[
+        str | None,
+        Field(max_length=2048, pattern='^(?:[hH][tT][tT][pP][sS]?:\\/\\/\\S+)?$'),
+    ] = None
     """
     Endpoint for this job: a local runtime or a custom OpenAI-compatible server. It must not point to a private, loopback or metadata address (checked now and on every connection). A key is only ever sent to the endpoint it was given for: a base_url works with api_key in this same llm_config, or with your key stored for exactly this base_url (PUT /llm/keys), or, for a keyless provider, with no key at all. The service's key, or your key stored without this base_url, is never sent to it: such a request is 422 at body.llm_config.base_url. Not accepted by providers with allow_base_url_override false.
     """
@@ -2776,7 +2839,7 @@ class LlmConfig(BaseModel):
 
 
 class LlmKeyRequest(BaseModel):
-    provider: str
+    provider: Literal['openai', 'anthropic', 'openrouter', 'ollama', 'openai_compatible']
     """
     A provider name from GET /api/v1/llm/providers (not decommissioned).
     """
@@ -2784,7 +2847,10 @@ class LlmKeyRequest(BaseModel):
     """
     Empty or missing keeps the stored key.
     """
-    base_url: Annotated[str | None, Field(max_length=2048)] = None
+    base_url: Annotated[
+        str | None,
+        Field(max_length=2048, pattern='^(?:[hH][tT][tT][pP][sS]?:\\/\\/\\S+)?$'),
+    ] = None
     """
     The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it.
     """
@@ -2823,7 +2889,7 @@ class LlmChainRequestChainItem(BaseModel):
     No base_url: an entry uses the endpoint stored with your key for its provider (PUT /llm/keys), else the service's.
     """
 
-    provider: str
+    provider: Literal['openai', 'anthropic', 'openrouter', 'ollama', 'openai_compatible']
     """
     A provider name from GET /api/v1/llm/providers (not decommissioned).
     """
@@ -2890,7 +2956,9 @@ class WebhookHeader(BaseModel):
         str,
         Field(max_length=256, min_length=1, pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"),
     ]
-    value: Annotated[str, Field(max_length=4096)]
+    value: Annotated[
+        str, Field(max_length=4096, pattern='^[\\t\\x20-\\x7E\\x80-\\xFF]*$')
+    ]
 
 
 WebhookEventName = TypeAliasType("WebhookEventName", Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed'])
@@ -3219,9 +3287,9 @@ class CrawlOptions(BaseModel):
     """
     CSS selector of links to follow (or of elements containing them).
     """
-    follow_pattern: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
+    follow_pattern: Annotated[str | None, Field(max_length=300, min_length=1)] = None
     """
-    Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
     """
     next_selector: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
     """
@@ -3318,9 +3386,9 @@ class SiteCrawlRequestOptions(BaseModel):
     """
     CSS selector of links to follow (or of elements containing them).
     """
-    follow_pattern: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
+    follow_pattern: Annotated[str | None, Field(max_length=300, min_length=1)] = None
     """
-    Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
     """
     next_selector: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
     """
@@ -4291,10 +4359,10 @@ class StoredSchemaList(BaseModel):
 
 SiteCrawlOptionsRequestFollowPattern = TypeAliasType(
     "SiteCrawlOptionsRequestFollowPattern",
-    Annotated[str, Field(max_length=1000, min_length=1)],
+    Annotated[str, Field(max_length=300, min_length=1)],
 )
 """
-Regular expression on absolute URLs (crawl follow_pattern). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+Regular expression on absolute URLs (crawl follow_pattern). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
 """
 
 
@@ -4733,3 +4801,55 @@ JobStreamEvent = TypeAliasType("JobStreamEvent", JobStreamEventJobStreamEvent | 
 """
 One Server-Sent Event of a job stream
 """
+
+
+class JobStreamStatusData(BaseModel):
+    job_id: str
+    status: JobStatus
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+
+
+class JobStreamResultData(BaseModel):
+    id: str
+    """
+    Page result id
+    """
+    url: str
+    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
+    data: Any
+    """
+    The extracted data (null unless completed)
+    """
+    error_category: ErrorCategory | None
+    error_message: str | None
+
+
+class JobStreamErrorData(BaseModel):
+    job_id: str
+    url: str
+    error_category: ErrorCategory
+    error_message: str
+
+
+class JobStreamCompleteData(BaseModel):
+    job_id: str
+    status: JobStatus
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+    error_category: ErrorCategory | None
+    error_message: str | None
+    results_url: str

@@ -1,0 +1,153 @@
+// POST /jobs/{id}/reextract: a new job that extracts the pages a finished job fetched again, from the page
+// store (shared/store/pages.ts), with a new schema and optionally new cleaners and model settings — no
+// request to the site. A crawl's re-extract is a crawl over the stored pages that follows no links; an
+// extract's is an extract. The new job's request names the original (reextract_of).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { budgetInput } from '../../shared/budget.js';
+import { defaultChainFor } from '../../shared/cleaners.js';
+import { isFinal } from '../../shared/reducers/job.js';
+import { IdParamsSchema } from '../../shared/schemas/common.js';
+import { JobSchema, ReextractRequestSchema } from '../../shared/schemas/job.js';
+import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
+import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
+import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
+import type { ApiDeps } from '../deps.js';
+import { inputFromRequest, startJob, storedRequest } from '../job-runner.js';
+import { notFound, ProblemError } from '../problem.js';
+import { jobResource } from '../views.js';
+import { prepareJobRequest } from './extract.js';
+
+/** Pages one re-extract takes at most: their references travel in the workflow's input (far below 2 MB). */
+export const REEXTRACT_MAX_PAGES = 2000;
+
+export const reextractRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    app.post(
+      '/jobs/:id/reextract',
+      {
+        schema: {
+          summary: 'Extract the pages a job fetched again, with a new schema, without fetching them',
+          description:
+            'Starts a new job (202, the new job) that runs extraction over the pages the finished job fetched, ' +
+            'as the page store kept them: no request to the site. Give a new schema (schema or schema_id) and ' +
+            "optionally cleaner_chain, llm_config, structured_data, capture_debug and a budget; the rest is the original's. An " +
+            "extract job's re-extract is an extract; a crawl's is a crawl over the same pages (completed and " +
+            `failed, at most ${REEXTRACT_MAX_PAGES}) that follows no links. The new job has reextract_of set to ` +
+            'the original. A page whose stored content is gone (pages are kept PAGE_RETENTION_DAYS) or was never ' +
+            'fetched fails with error_category content_expired. 409 when the job has not ended, has no page, is ' +
+            'an analyze or map job, or has too many pages.',
+          tags: ['jobs'],
+          params: IdParamsSchema,
+          body: ReextractRequestSchema,
+          response: { 202: JobSchema, 409: ProblemSchema, ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const tenantId = request.tenant._id;
+        const body = request.body;
+        const original = await deps.jobs.get(tenantId, request.params.id);
+        if (!original) throw notFound(`job ${request.params.id}`);
+        if (original.type !== 'extract' && original.type !== 'crawl')
+          throw conflict(`a ${original.type} job has no extracted pages to extract again`);
+        if (!isFinal(original.status)) throw conflict(`the job has not ended (${original.status})`);
+        const pages = (await deps.jobs.results(original)).filter((r) => r.status !== 'skipped');
+        const req = await storedRequest(deps, original.id);
+        if (pages.length === 0 || !req) throw conflict('the job has no page to extract again');
+        if (pages.length > REEXTRACT_MAX_PAGES)
+          throw conflict(
+            `the job has ${pages.length} pages; a re-extract takes at most ${REEXTRACT_MAX_PAGES}`,
+          );
+        const prepared = await prepareJobRequest(deps, tenantId, body);
+        const hadKey = Boolean((req as { llm?: { hasKey?: boolean } }).llm?.hasKey);
+        // The original's one-job model key goes on with its model settings, unless new ones are given.
+        const beforeStart = async (jobId: string) => {
+          if (!body.llm_config && hadKey) {
+            const key = await deps.llm.openJobKey(original.id);
+            if (key) await deps.llm.putJobKey(jobId, key);
+          }
+          await prepared.beforeStart?.(jobId);
+        };
+        // Not carried over: webhooks (none for a re-extract), max_age and an earlier re-extract's sources.
+        const {
+          webhooks: _hooks,
+          maxAgeMs: _age,
+          seeds: _seeds,
+          state: _state,
+          stored: _stored,
+          ...kept
+        } = req;
+        const settings = {
+          ...kept,
+          schema: prepared.schema,
+          cleanerChain: body.cleaner_chain ?? defaultChainFor(prepared.schema),
+          ...(body.llm_config ? { llm: prepared.llm } : {}),
+          ...(body.structured_data === undefined ? {} : { structuredData: body.structured_data }),
+          ...(body.capture_debug === undefined ? {} : { captureDebug: body.capture_debug }),
+          ...(body.max_cost_usd === undefined && body.max_tokens === undefined ? {} : budgetInput(body)),
+          reextractOf: original.id,
+        };
+        const storedPage = (pageId: string) => ({ jobId: original.id, pageId, missing: 'fail' as const });
+        const common = {
+          tenantId,
+          type: original.type,
+          url: original.url,
+          captureDebug: body.capture_debug ?? original.capture_debug,
+          idempotencyKey: null,
+          beforeStart,
+          workflowType: WORKFLOW_TYPES[original.type],
+        };
+        const first = pages[0] as (typeof pages)[number];
+        const { job } =
+          original.type === 'extract'
+            ? await startJob(
+                deps,
+                {
+                  ...common,
+                  input: (jobId) => ({
+                    ...inputFromRequest(settings, jobId, tenantId),
+                    stored: storedPage(first.id),
+                  }),
+                },
+                reply,
+              )
+            : await startJob(
+                deps,
+                {
+                  ...common,
+                  maxDepth: original.max_depth ?? 0,
+                  input: (jobId): CrawlWorkflowInput => {
+                    const crawl = inputFromRequest(
+                      settings,
+                      jobId,
+                      tenantId,
+                    ) as unknown as CrawlWorkflowInput;
+                    return {
+                      ...crawl,
+                      seeds: pages.map((r) => ({
+                        url: r.url,
+                        depth: r.depth,
+                        parentUrl: r.parent_url,
+                        stored: storedPage(r.id),
+                      })),
+                      // The stored pages only: no link is followed.
+                      options: {
+                        ...crawl.options,
+                        follow_selector: undefined,
+                        follow_pattern: undefined,
+                        next_selector: undefined,
+                        max_pages: pages.length,
+                      },
+                    };
+                  },
+                },
+                reply,
+              );
+        return reply.code(202).send(await jobResource(deps, job));
+      },
+    );
+  };
+
+function conflict(detail: string) {
+  return new ProblemError({ slug: 'conflict', detail });
+}
