@@ -201,6 +201,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
           fetchedAt: fetched.fetchedAt,
           durationMs: fetched.durationMs,
           ...(fetched.fromCache ? { fromCache: true } : {}),
+          contentType: doc.contentType,
         },
         cleanDurationMs: Date.now() - cleanStarted,
         eventSeq: input.eventSeq,

@@ -142,6 +142,7 @@ export function makeExtractPage(deps: ActivityDeps) {
           fetchedAt: fetched.fetchedAt,
           durationMs: fetched.durationMs,
           ...(fetched.fromCache ? { fromCache: true } : {}),
+          contentType: doc.contentType,
         },
         cleanDurationMs: Date.now() - cleanStarted,
         jobType: 'extract',

@@ -38,7 +38,15 @@ export interface ExtractWithModelInput {
   parentUrl: string | null;
   schema: NormalizedSchema;
   /** fromCache: the page came from the page store (max_age, re-extract), fetched at fetchedAt. */
-  fetch: { finalUrl: string; fetchMode: string; fetchedAt: string; durationMs: number; fromCache?: boolean };
+  fetch: {
+    finalUrl: string;
+    fetchMode: string;
+    fetchedAt: string;
+    durationMs: number;
+    fromCache?: boolean;
+    /** What was read: text/html, application/pdf, an Office type… */
+    contentType?: string;
+  };
   cleanDurationMs: number;
   /** Sequence number of the page.completed event, made by the workflow. */
   eventSeq: number;
@@ -384,6 +392,7 @@ export function makeExtractor(deps: ActivityDeps) {
       fetch_mode: input.fetch.fetchMode,
       fetched_at: input.fetch.fetchedAt,
       ...(input.fetch.fromCache ? { from_cache: true as const } : {}),
+      ...(input.fetch.contentType ? { content_type: input.fetch.contentType } : {}),
       fetch_duration_ms: input.fetch.durationMs,
       clean_duration_ms: input.cleanDurationMs,
       extract_duration_ms: durationMs,

@@ -5,6 +5,7 @@ import { CategorizedError } from '../shared/errors.js';
 import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
 import type { ActivityDeps } from './deps.js';
+import { documentReader } from './documents/reader.js';
 import { categorized } from './failure.js';
 import { fetchStatic } from './fetch-static.js';
 import {
@@ -49,11 +50,24 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
     maxBytes: config.FETCH_MAX_BYTES,
     maxRedirects: config.FETCH_MAX_REDIRECTS,
   };
+  const documents = documentReader(deps.html, config);
+  const fetchStaticPage: Fetcher = (url, signal) =>
+    fetchStatic(url, {
+      ...limits,
+      policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES },
+      signal,
+      documents,
+    });
   return {
-    static: (url, signal) =>
-      fetchStatic(url, { ...limits, policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES }, signal }),
+    static: fetchStaticPage,
     dynamic: browser
-      ? (url, signal) => renderPage(browser, url, { ...limits, waitMs: config.DYNAMIC_WAIT_MS, signal })
+      ? (url, signal) =>
+          renderPage(browser, url, {
+            ...limits,
+            waitMs: config.DYNAMIC_WAIT_MS,
+            signal,
+            fetchDocument: (documentUrl) => fetchStaticPage(documentUrl, signal),
+          })
       : undefined,
   };
 }

@@ -55,6 +55,8 @@ export interface PageCompletedData {
   fetched_at: string;
   /** The page came from the page store (max_age, re-extract, retry without a fetch), fetched at fetched_at. */
   from_cache?: true;
+  /** What was read (text/html, application/pdf, an Office type); absent on pages recorded before it was. */
+  content_type?: string;
   fetch_duration_ms: number;
   clean_duration_ms: number;
   extract_duration_ms: number;

@@ -24,6 +24,8 @@ export interface ResultView {
   fetched_at: string | null;
   /** The page came from the page store (absent: fetched for this job). */
   from_cache?: boolean;
+  /** What was read (completed pages recorded since it was). */
+  content_type?: string;
   fetch_duration_ms: number | null;
   /** Absent on results projected before it was shown. */
   clean_duration_ms?: number | null;
@@ -72,6 +74,7 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
       fetch_mode: d.fetch_mode,
       fetched_at: d.fetched_at,
       ...(d.from_cache ? { from_cache: true } : {}),
+      ...(d.content_type ? { content_type: d.content_type } : {}),
       fetch_duration_ms: d.fetch_duration_ms,
       clean_duration_ms: d.clean_duration_ms,
       extract_duration_ms: d.extract_duration_ms,

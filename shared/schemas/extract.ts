@@ -51,6 +51,9 @@ export const SchemaSourceFields = {
     }),
 };
 
+/** For the document: exactly one of schema and schema_id (checkSchemaSource checks it). */
+export const ONE_SCHEMA_SOURCE = { oneOf: [{ required: ['schema'] }, { required: ['schema_id'] }] };
+
 /** Both schema and schema_id, or neither, is a 422 naming the field to change. */
 export function checkSchemaSource(body: { schema?: unknown; schema_id?: string }, ctx: z.RefinementCtx) {
   if (body.schema !== undefined && body.schema_id !== undefined)
@@ -175,7 +178,7 @@ export const ExtractRequestSchema = z
   })
   .strict()
   .superRefine(checkSchemaSource)
-  .meta({ id: 'ExtractRequest' });
+  .meta({ id: 'ExtractRequest', ...ONE_SCHEMA_SOURCE });
 export type ExtractRequest = z.infer<typeof ExtractRequestSchema>;
 
 export const UsageSchema = z.object({
@@ -204,6 +207,12 @@ export const ExtractResponseSchema = z
         description:
           'true when the page came from the page store instead of the network (max_age, POST ' +
           '/jobs/{id}/reextract, retry with refetch false); fetched_at is then when it was fetched',
+      }),
+      content_type: z.string().meta({
+        description:
+          'What was read: text/html, text/plain, application/pdf, or the DOCX, XLSX or PPTX type (documents ' +
+          'are read as HTML, with PDF pages as sections); empty for pages recorded before it was recorded',
+        example: 'application/pdf',
       }),
       final_url: z.string(),
       fallback_position: z.number().int(),
