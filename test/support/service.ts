@@ -136,12 +136,14 @@ export async function startTestService(
 /**
  * The service's worker as a process of its own (`worker/main.ts` with the service's config), for tests that
  * kill it or that must survive a worker whose event loop freezes. Its stderr is drained, its output dropped.
+ * Like the in-process worker it traces nothing unless asked (`env`): no spans to write, no traces file in
+ * the checkout's data folder.
  */
 export function spawnWorkerProcess(config: Config, env: Record<string, string> = {}): ChildProcess {
   const configEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(config)) if (v !== undefined) configEnv[k] = String(v);
   const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-    env: { ...process.env, ...configEnv, LOG_LEVEL: 'error', ...env },
+    env: { ...process.env, ...configEnv, LOG_LEVEL: 'error', OTEL_SDK_DISABLED: 'true', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr?.resume();
