@@ -12,16 +12,25 @@ let svc: TestService;
 let site: FixtureSite;
 let rx: Receiver;
 let price = '19.99';
+let listing = [
+  ['W-1', '5'],
+  ['W-2', '6'],
+];
 const SECRET = 'monitor-test-secret-0123456789';
 
 before(async () => {
   svc = await startTestService({
     // The fake model reads the price off the page it is sent.
     llm: {
-      respond: ({ userText }) => ({
-        name: 'Widget',
-        price: Number(/Price: ([\d.]+)/.exec(userText)?.[1] ?? 0),
-      }),
+      respond: ({ userText, properties }) =>
+        properties.includes('items')
+          ? {
+              items: [...userText.matchAll(/SKU (W-\d+) costs (\d+)/g)].map((m) => ({
+                sku: m[1],
+                price: Number(m[2]),
+              })),
+            }
+          : { name: 'Widget', price: Number(/Price: ([\d.]+)/.exec(userText)?.[1] ?? 0) },
     },
   });
   site = await startFixtureSite();
@@ -32,6 +41,16 @@ before(async () => {
         html(
           'Widget',
           `<main><h1>Widget</h1><p>A fine widget for every desk.</p><p>Price: ${price}</p></main>`,
+        ),
+      ),
+  );
+  site.route('/list', (_req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(
+        html(
+          'Widgets',
+          `<main><h1>All widgets</h1><ul>${listing.map(([sku, p]) => `<li>SKU ${sku} costs ${p}</li>`).join('')}</ul></main>`,
         ),
       ),
   );
@@ -153,6 +172,42 @@ describe('monitors', () => {
 
     const jobs = (await call('GET', '/jobs?limit=10')).json().jobs;
     assert.equal(jobs.filter((j: { monitor_id: string | null }) => j.monitor_id === monitor.id).length, 3);
+  });
+
+  test('a crawl monitor with key_field: listing records matched by key, added, removed and changed', async () => {
+    const created = await call('POST', '/monitors', {
+      schedule: { cron: '0 6 * * *' },
+      key_field: 'sku',
+      crawl: {
+        url: `${site.url}/list`,
+        schema: { items: [{ sku: 'string', price: 'number' }] },
+        structured_data: false,
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const monitor = created.json();
+    assert.equal(monitor.kind, 'crawl');
+    await call('POST', `/monitors/${monitor.id}/trigger`);
+    assert.equal((await runEnded(monitor.id, 1)).last_run.outcome, 'baseline');
+    listing = [
+      ['W-2', '7'],
+      ['W-3', '8'],
+    ];
+    await call('POST', `/monitors/${monitor.id}/trigger`);
+    const second = await runEnded(monitor.id, 2);
+    assert.equal(second.last_run.outcome, 'changed', JSON.stringify(second.last_run));
+    const [change] = (await call('GET', `/monitors/${monitor.id}/changes`)).json().changes;
+    assert.deepEqual(change.counts, { added: 1, removed: 1, changed: 1 });
+    assert.equal(change.added[0].key, 'W-3');
+    assert.equal(change.removed[0].key, 'W-1');
+    assert.deepEqual(change.changed[0], {
+      key: 'W-2',
+      url: `${site.url}/list`,
+      fields: [{ field: 'price', old: 6, new: 7 }],
+    });
+    const job = (await call('GET', `/jobs/${second.last_run.job_id}`)).json();
+    assert.equal(job.type, 'crawl');
+    assert.equal(job.monitor_id, monitor.id);
   });
 
   test('a paused monitor does not run: its schedule is paused and trigger answers 409', async () => {
