@@ -211,11 +211,14 @@ export const CrawlResponseSchema = z
     duration_ms: z.number().int().nullable(),
     cost_usd: z.number(),
     token_usage: z.object({ input: z.number().int(), output: z.number().int() }),
-    data: z.array(z.unknown()).optional().meta({
-      description:
-        'The page results ({id, url, status, data}; from_cache and fetched_at on pages taken from the page ' +
-        'store), present when the call waited and the job finished.',
-    }),
+    data: z
+      .array(z.unknown())
+      .optional()
+      .meta({
+        description:
+          'The page results ({id, url, status, data}; from_cache and fetched_at on pages taken from the page ' +
+          'store), present when the call waited and the job finished.',
+      }),
     error_message: z.string().nullable(),
   })
   .meta({ id: 'CrawlResponse' });

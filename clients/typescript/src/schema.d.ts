@@ -48,25 +48,52 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['AnalyzeResponse'];
           };
         };
-        /** @description Default Response */
+        /** @description Success */
         202: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['AcceptedJob'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -75,45 +102,169 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Conflict: The resource conflicts with an existing one. */
+        409: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Error */
+        410: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Job failed: The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}. */
+        502: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Error */
+        504: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -148,16 +299,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['CleanerList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -166,45 +338,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -255,25 +459,52 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['CrawlResponse'];
           };
         };
-        /** @description Default Response */
+        /** @description Success */
         202: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['CrawlResponse'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -282,45 +513,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -364,25 +642,52 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['ExtractResponse'];
           };
         };
-        /** @description Default Response */
+        /** @description Success */
         202: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['AcceptedJob'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -391,45 +696,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -466,16 +818,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['JobList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -484,45 +857,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -558,16 +963,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Job'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -576,45 +1002,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -655,16 +1113,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Job'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -673,54 +1152,107 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -757,16 +1289,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['CrawlMap'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -775,45 +1328,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -849,16 +1434,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['DebugCaptureReport'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -867,45 +1473,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -916,6 +1554,188 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/jobs/{id}/reextract': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extract the pages a job fetched again, with a new schema, without fetching them
+     * @description Starts a new job (202, the new job) that runs extraction over the pages the finished job fetched, as the page store kept them: no request to the site. Give a new schema (schema or schema_id) and optionally cleaner_chain, llm_config, structured_data, capture_debug and a budget; the rest is the original's. An extract job's re-extract is an extract; a crawl's is a crawl over the same pages (completed and failed, at most 2000) that follows no links. The new job has reextract_of set to the original. A page whose stored content is gone (pages are kept PAGE_RETENTION_DAYS) or was never fetched fails with error_category content_expired. 409 when the job has not ended, has no page, is an analyze or map job, or has too many pages.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ReextractRequestInput'];
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Job'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Conflict: The resource conflicts with an existing one. */
+        409: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -978,6 +1798,12 @@ export interface paths {
         /** @description The results, in the negotiated format */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -990,7 +1816,22 @@ export interface paths {
               | components['schemas']['MergedResults'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -999,54 +1840,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not acceptable: The Accept header allows none of the media types the resource is available in. */
         406: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1074,11 +1953,14 @@ export interface paths {
     put?: never;
     /**
      * Re-run the failed pages of a finished job
-     * @description Starts a new job (202, the new job) that processes only the pages that failed, with the same schema, cleaners, model settings and fetch mode, without following links again (a failed extract or analyze job runs again as it was asked). The new job has retry_of set to the original, which is left as it was. 409 when the job has not ended or has no failed page.
+     * @description Starts a new job (202, the new job) that processes only the pages that failed, with the same schema, cleaners, model settings and fetch mode, without following links again (a failed extract or analyze job runs again as it was asked). The new job has retry_of set to the original, which is left as it was. 409 when the job has not ended or has no failed page. With ?refetch=false, a failed page whose fetch had succeeded (it failed at the model, say) runs from the page the original job stored, making no request to the site.
      */
     post: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description false: failed pages whose fetch had succeeded (they failed later, e.g. at the model) run again from the page the original job stored, with no request to the site; pages without a stored page are fetched. Default true: every failed page is fetched again. */
+          refetch?: 'true' | 'false';
+        };
         header?: never;
         path: {
           id: string;
@@ -1087,16 +1969,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         202: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Job'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1105,54 +2008,124 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1211,13 +2184,70 @@ export interface paths {
         /** @description The event stream */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
-            'text/event-stream': components['schemas']['JobStreamEvent'];
+            'text/event-stream':
+              | {
+                  data: string;
+                  /** @enum {string} */
+                  event: 'status';
+                  /** @description The event id (an integer, as text) */
+                  id: string;
+                  /** @description Milliseconds a client waits before reconnecting */
+                  retry: number;
+                }
+              | {
+                  data: string;
+                  /** @enum {string} */
+                  event: 'result';
+                  /** @description The event id (an integer, as text) */
+                  id: string;
+                  /** @description Milliseconds a client waits before reconnecting */
+                  retry: number;
+                }
+              | {
+                  data: string;
+                  /** @enum {string} */
+                  event: 'error';
+                  /** @description The event id (an integer, as text) */
+                  id: string;
+                  /** @description Milliseconds a client waits before reconnecting */
+                  retry: number;
+                }
+              | {
+                  data: string;
+                  /** @enum {string} */
+                  event: 'complete';
+                  /** @description The event id (an integer, as text) */
+                  id: string;
+                  /** @description Milliseconds a client waits before reconnecting */
+                  retry: number;
+                };
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1226,45 +2256,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1300,16 +2362,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['JobWebhookDeliveries'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1318,45 +2401,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1392,16 +2507,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['JobWebhookDeliveries'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1410,45 +2546,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1482,9 +2650,15 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1493,7 +2667,22 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1502,45 +2691,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1570,16 +2791,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         201: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['CreatedApiKey'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1588,45 +2830,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1669,11 +2958,32 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content?: never;
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1682,45 +2992,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1754,16 +3096,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['LlmChain'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1772,45 +3135,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1836,16 +3231,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['LlmChain'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1854,45 +3270,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1925,16 +3388,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['LlmKeyList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1943,45 +3427,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2007,16 +3523,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['LlmKey'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2025,45 +3562,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2104,11 +3688,32 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content?: never;
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2117,45 +3722,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2189,16 +3826,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['LlmProviderList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2207,45 +3865,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2307,25 +3997,52 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['MapResponse'];
           };
         };
-        /** @description Default Response */
+        /** @description Success */
         202: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['AcceptedJob'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2334,45 +4051,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2409,16 +4173,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['MonitorList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2427,45 +4212,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2492,16 +4309,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         201: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Monitor'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2510,63 +4348,124 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
         503: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2600,16 +4499,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Monitor'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2618,45 +4538,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2684,16 +4636,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Monitor'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2702,54 +4675,109 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
         503: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2777,11 +4805,32 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content?: never;
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2790,54 +4839,94 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
         503: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2878,16 +4967,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['MonitorChangeList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2896,45 +5006,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2975,16 +5117,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Monitor'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2993,54 +5156,109 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
         503: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3079,16 +5297,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Monitor'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3097,54 +5336,109 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
         503: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3183,16 +5477,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         202: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Monitor'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3201,63 +5516,124 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
         503: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3303,16 +5679,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['StoredSchemaList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3321,45 +5718,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3386,16 +5815,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         201: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['StoredSchema'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3404,45 +5854,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3476,16 +5973,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['StoredSchema'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3494,45 +6012,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3560,16 +6110,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['StoredSchema'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3578,45 +6149,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3644,11 +6262,32 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content?: never;
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3657,45 +6296,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3731,16 +6402,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['SiteList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3749,45 +6441,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3814,16 +6538,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         201: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Site'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3832,45 +6577,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3904,16 +6696,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Site'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3922,45 +6735,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3988,16 +6833,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Site'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4006,45 +6872,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4069,11 +6982,32 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content?: never;
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4082,45 +7016,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4170,25 +7136,52 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['CrawlResponse'];
           };
         };
-        /** @description Default Response */
+        /** @description Success */
         202: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['CrawlResponse'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4197,45 +7190,92 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4272,16 +7312,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['LearnedExtractorList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4290,45 +7351,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4357,11 +7450,32 @@ export interface paths {
         /** @description Forgotten */
         204: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content?: never;
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4370,45 +7484,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4439,16 +7585,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['WebhookList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4457,45 +7624,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4522,16 +7721,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         201: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Webhook'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4540,54 +7760,107 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4621,16 +7894,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Webhook'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4639,45 +7933,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4705,16 +8031,37 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['Webhook'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4723,54 +8070,107 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4795,11 +8195,32 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content?: never;
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4808,45 +8229,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4884,16 +8337,37 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/json': components['schemas']['WebhookDeliveryList'];
           };
         };
-        /** @description Default Response */
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4902,45 +8376,77 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
         429: {
           headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Default Response */
+        /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5034,7 +8540,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/problem+json': components['schemas']['Problem'];
+            'application/json': components['schemas']['Problem'];
           };
         };
       };
@@ -5330,7 +8836,7 @@ export interface components {
       concurrency: number;
       /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
       delay?: string;
-      /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
+      /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
       follow_pattern?: string;
       /** @description CSS selector of links to follow (or of elements containing them). */
       follow_selector?: string;
@@ -5366,7 +8872,7 @@ export interface components {
       concurrency?: number;
       /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
       delay?: string;
-      /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
+      /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
       follow_pattern?: string;
       /** @description CSS selector of links to follow (or of elements containing them). */
       follow_selector?: string;
@@ -5413,6 +8919,7 @@ export interface components {
        */
       learn_extractors: boolean;
       llm_config?: components['schemas']['LlmConfig'];
+      max_age?: components['schemas']['MaxAge'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_cost_usd?: number;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
@@ -5470,6 +8977,7 @@ export interface components {
        */
       learn_extractors?: boolean;
       llm_config?: components['schemas']['LlmConfigInput'];
+      max_age?: components['schemas']['MaxAgeInput'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_cost_usd?: number;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
@@ -5509,7 +9017,7 @@ export interface components {
     };
     CrawlResponse: {
       cost_usd: number;
-      /** @description The page results ({id, url, status, data}), present when the call waited and the job finished. */
+      /** @description The page results ({id, url, status, data}; from_cache and fetched_at on pages taken from the page store), present when the call waited and the job finished. */
       data?: unknown[];
       duration_ms: number | null;
       error_message: string | null;
@@ -5525,7 +9033,7 @@ export interface components {
     };
     CrawlResponseInput: {
       cost_usd: number;
-      /** @description The page results ({id, url, status, data}), present when the call waited and the job finished. */
+      /** @description The page results ({id, url, status, data}; from_cache and fetched_at on pages taken from the page store), present when the call waited and the job finished. */
       data?: unknown[];
       duration_ms: number | null;
       error_message: string | null;
@@ -5804,6 +9312,7 @@ export interface components {
        */
       fetch_mode: 'auto' | 'static' | 'dynamic';
       llm_config?: components['schemas']['LlmConfig'];
+      max_age?: components['schemas']['MaxAge'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_cost_usd?: number;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
@@ -5830,7 +9339,7 @@ export interface components {
        * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
        */
       webhook_url?: string;
-    };
+    } & (unknown | unknown);
     ExtractRequestInput: {
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
@@ -5846,6 +9355,7 @@ export interface components {
        */
       fetch_mode?: 'auto' | 'static' | 'dynamic';
       llm_config?: components['schemas']['LlmConfigInput'];
+      max_age?: components['schemas']['MaxAgeInput'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_cost_usd?: number;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
@@ -5872,7 +9382,7 @@ export interface components {
        * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
        */
       webhook_url?: string;
-    };
+    } & (unknown | unknown);
     ExtractResponse: {
       data: unknown;
       /**
@@ -5887,6 +9397,11 @@ export interface components {
         /** @description Time the cleaner chain took on the page */
         clean_duration_ms: number;
         /**
+         * @description What was read: text/html, text/plain, application/pdf, or the DOCX, XLSX or PPTX type (documents are read as HTML, with PDF pages as sections); empty for pages recorded before it was recorded
+         * @example application/pdf
+         */
+        content_type: string;
+        /**
          * @description Where data came from: the page's structured data alone (no model call; provider and model are empty), a learned extractor (crawls only), the model alone, or more than one of them.
          * @enum {string}
          */
@@ -5896,6 +9411,8 @@ export interface components {
         fetch_duration_ms: number;
         fetch_mode: string;
         final_url: string;
+        /** @description true when the page came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false); fetched_at is then when it was fetched */
+        from_cache: boolean;
         model: string;
         /** @description false when the model has no known price (cost reported as 0) */
         price_known: boolean;
@@ -5929,6 +9446,11 @@ export interface components {
         /** @description Time the cleaner chain took on the page */
         clean_duration_ms: number;
         /**
+         * @description What was read: text/html, text/plain, application/pdf, or the DOCX, XLSX or PPTX type (documents are read as HTML, with PDF pages as sections); empty for pages recorded before it was recorded
+         * @example application/pdf
+         */
+        content_type: string;
+        /**
          * @description Where data came from: the page's structured data alone (no model call; provider and model are empty), a learned extractor (crawls only), the model alone, or more than one of them.
          * @enum {string}
          */
@@ -5938,6 +9460,8 @@ export interface components {
         fetch_duration_ms: number;
         fetch_mode: string;
         final_url: string;
+        /** @description true when the page came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false); fetched_at is then when it was fetched */
+        from_cache: boolean;
         model: string;
         /** @description false when the model has no known price (cost reported as 0) */
         price_known: boolean;
@@ -6124,6 +9648,11 @@ export interface components {
       };
       /** @description The tenant's pending jobs ahead of this one */
       queue_position: number;
+      /**
+       * @description The job whose stored pages this one extracts again, without fetching them (POST /jobs/{id}/reextract)
+       * @example job_3f2a9c0e5b7d4e1f8a6c2b9d0e4f7a1c
+       */
+      reextract_of: string | null;
       /** @description The job this one retries (POST /jobs/{id}/retry) */
       retry_of: string | null;
       started_at: string | null;
@@ -6182,6 +9711,11 @@ export interface components {
       };
       /** @description The tenant's pending jobs ahead of this one */
       queue_position: number;
+      /**
+       * @description The job whose stored pages this one extracts again, without fetching them (POST /jobs/{id}/reextract)
+       * @example job_3f2a9c0e5b7d4e1f8a6c2b9d0e4f7a1c
+       */
+      reextract_of: string | null;
       /** @description The job this one retries (POST /jobs/{id}/retry) */
       retry_of: string | null;
       started_at: string | null;
@@ -6216,6 +9750,16 @@ export interface components {
       /** @description Why the page failed or was skipped */
       error_category: components['schemas']['ErrorCategory'] | null;
       error_message: string | null;
+      /**
+       * @description With from_cache only: when the stored page was fetched
+       * @example 2026-11-25T10:00:00.000Z
+       */
+      fetched_at?: string;
+      /**
+       * @description Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+       * @constant
+       */
+      from_cache?: true;
       /** @description Page result id */
       id: string;
       /** @description With include_provenance=true only: where each value came from (null on pages that did not complete) */
@@ -6231,6 +9775,16 @@ export interface components {
       /** @description Why the page failed or was skipped */
       error_category: components['schemas']['ErrorCategoryInput'] | null;
       error_message: string | null;
+      /**
+       * @description With from_cache only: when the stored page was fetched
+       * @example 2026-11-25T10:00:00.000Z
+       */
+      fetched_at?: string;
+      /**
+       * @description Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+       * @constant
+       */
+      from_cache?: true;
       /** @description Page result id */
       id: string;
       /** @description With include_provenance=true only: where each value came from (null on pages that did not complete) */
@@ -6253,6 +9807,42 @@ export interface components {
      * @enum {string}
      */
     JobStatusInput: 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
+    JobStreamCompleteData: {
+      /** @description A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started */
+      budget_exhausted: boolean;
+      cost_usd: number;
+      error_category: components['schemas']['ErrorCategory'] | null;
+      error_message: string | null;
+      failed_count: number;
+      job_id: string;
+      page_count: number;
+      results_url: string;
+      status: components['schemas']['JobStatus'];
+    };
+    JobStreamCompleteDataInput: {
+      /** @description A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started */
+      budget_exhausted: boolean;
+      cost_usd: number;
+      error_category: components['schemas']['ErrorCategoryInput'] | null;
+      error_message: string | null;
+      failed_count: number;
+      job_id: string;
+      page_count: number;
+      results_url: string;
+      status: components['schemas']['JobStatusInput'];
+    };
+    JobStreamErrorData: {
+      error_category: components['schemas']['ErrorCategory'];
+      error_message: string;
+      job_id: string;
+      url: string;
+    };
+    JobStreamErrorDataInput: {
+      error_category: components['schemas']['ErrorCategoryInput'];
+      error_message: string;
+      job_id: string;
+      url: string;
+    };
     /** @description One Server-Sent Event of a job stream */
     JobStreamEvent:
       | {
@@ -6403,6 +9993,52 @@ export interface components {
           /** @description Milliseconds a client waits before reconnecting */
           retry: number;
         };
+    JobStreamResultData: {
+      /** @description The extracted data (null unless completed) */
+      data: unknown;
+      error_category: components['schemas']['ErrorCategory'] | null;
+      error_message: string | null;
+      /** @description Page result id */
+      id: string;
+      /** @enum {string} */
+      status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
+      url: string;
+    };
+    JobStreamResultDataInput: {
+      /** @description The extracted data (null unless completed) */
+      data: unknown;
+      error_category: components['schemas']['ErrorCategoryInput'] | null;
+      error_message: string | null;
+      /** @description Page result id */
+      id: string;
+      /** @enum {string} */
+      status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
+      url: string;
+    };
+    JobStreamStatusData: {
+      /** @description A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started */
+      budget_exhausted: boolean;
+      cost_usd: number;
+      failed_count: number;
+      job_id: string;
+      page_count: number;
+      status: components['schemas']['JobStatus'];
+      token_usage_input: number;
+      token_usage_output: number;
+      urls_queued: number;
+    };
+    JobStreamStatusDataInput: {
+      /** @description A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started */
+      budget_exhausted: boolean;
+      cost_usd: number;
+      failed_count: number;
+      job_id: string;
+      page_count: number;
+      status: components['schemas']['JobStatusInput'];
+      token_usage_input: number;
+      token_usage_output: number;
+      urls_queued: number;
+    };
     JobWebhookDeliveries: {
       deliveries: components['schemas']['WebhookDelivery'][];
       job_id: string;
@@ -6621,8 +10257,11 @@ export interface components {
         /** @default 4096 */
         max_tokens: number;
         model: string;
-        /** @description A provider name from GET /api/v1/llm/providers (not decommissioned). */
-        provider: string;
+        /**
+         * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
+         * @enum {string}
+         */
+        provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
         /** @default 0 */
         temperature: number;
       }[];
@@ -6635,8 +10274,11 @@ export interface components {
         /** @default 4096 */
         max_tokens?: number;
         model: string;
-        /** @description A provider name from GET /api/v1/llm/providers (not decommissioned). */
-        provider: string;
+        /**
+         * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
+         * @enum {string}
+         */
+        provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
         /** @default 0 */
         temperature?: number;
       }[];
@@ -6649,8 +10291,11 @@ export interface components {
       base_url?: string;
       max_tokens?: number;
       model: string;
-      /** @description A provider name from GET /api/v1/llm/providers (not decommissioned). */
-      provider: string;
+      /**
+       * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
+       * @enum {string}
+       */
+      provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
       temperature?: number;
     };
     /** @description A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the provider (PUT /llm/keys) is used, else the service key for that provider; each goes only to its own endpoint (see base_url). */
@@ -6661,8 +10306,11 @@ export interface components {
       base_url?: string;
       max_tokens?: number;
       model: string;
-      /** @description A provider name from GET /api/v1/llm/providers (not decommissioned). */
-      provider: string;
+      /**
+       * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
+       * @enum {string}
+       */
+      provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
       temperature?: number;
     };
     /** @description A provider key of the tenant. The key itself is never returned. */
@@ -6715,8 +10363,11 @@ export interface components {
       /** @description The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it. */
       base_url?: string;
       is_enabled: boolean;
-      /** @description A provider name from GET /api/v1/llm/providers (not decommissioned). */
-      provider: string;
+      /**
+       * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
+       * @enum {string}
+       */
+      provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
     };
     LlmKeyRequestInput: {
       /** @description Empty or missing keeps the stored key. */
@@ -6724,8 +10375,11 @@ export interface components {
       /** @description The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it. */
       base_url?: string;
       is_enabled: boolean;
-      /** @description A provider name from GET /api/v1/llm/providers (not decommissioned). */
-      provider: string;
+      /**
+       * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
+       * @enum {string}
+       */
+      provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
     };
     LlmProvider: {
       allow_base_url_override: boolean;
@@ -7085,6 +10739,16 @@ export interface components {
         remove_selectors?: string[];
       };
     };
+    /**
+     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+     * @example 2h
+     */
+    MaxAge: number | string;
+    /**
+     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+     * @example 2h
+     */
+    MaxAgeInput: number | string;
     /** @description merge=true: the completed pages' data merged into one de-duplicated array of records (see the route). */
     MergedResults: unknown[];
     /** @description merge=true: the completed pages' data merged into one de-duplicated array of records (see the route). */
@@ -7636,6 +11300,60 @@ export interface components {
       };
     };
     /**
+     * @description A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
+     * @example {
+     *       "schema": {
+     *         "title": "string",
+     *         "price": "number",
+     *         "in_stock": "boolean"
+     *       }
+     *     }
+     */
+    ReextractRequest: {
+      /** @description Default: the original job's capture_debug. */
+      capture_debug?: boolean;
+      /** @description Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema. */
+      cleaner_chain?: components['schemas']['CleanerStep'][];
+      llm_config?: components['schemas']['LlmConfig'];
+      /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
+      max_cost_usd?: number;
+      /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
+      max_tokens?: number;
+      /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
+      schema?: components['schemas']['SchemaInput'];
+      /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
+      schema_id?: string;
+      /** @description Default: the original job's structured_data. */
+      structured_data?: boolean;
+    };
+    /**
+     * @description A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
+     * @example {
+     *       "schema": {
+     *         "title": "string",
+     *         "price": "number",
+     *         "in_stock": "boolean"
+     *       }
+     *     }
+     */
+    ReextractRequestInput: {
+      /** @description Default: the original job's capture_debug. */
+      capture_debug?: boolean;
+      /** @description Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema. */
+      cleaner_chain?: components['schemas']['CleanerStepInput'][];
+      llm_config?: components['schemas']['LlmConfigInput'];
+      /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
+      max_cost_usd?: number;
+      /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
+      max_tokens?: number;
+      /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
+      schema?: components['schemas']['SchemaInputInput'];
+      /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
+      schema_id?: string;
+      /** @description Default: the original job's structured_data. */
+      structured_data?: boolean;
+    };
+    /**
      * @description What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
      * @enum {string}
      */
@@ -7812,6 +11530,7 @@ export interface components {
       /** @description Default: the site's learn_extractors. */
       learn_extractors?: boolean;
       llm_config?: components['schemas']['LlmConfig'];
+      max_age?: components['schemas']['MaxAge'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_cost_usd?: number;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
@@ -7821,7 +11540,7 @@ export interface components {
         concurrency?: number;
         /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
         delay?: string;
-        /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
+        /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
         follow_pattern?: string;
         /** @description CSS selector of links to follow (or of elements containing them). */
         follow_selector?: string;
@@ -7866,6 +11585,7 @@ export interface components {
       /** @description Default: the site's learn_extractors. */
       learn_extractors?: boolean;
       llm_config?: components['schemas']['LlmConfigInput'];
+      max_age?: components['schemas']['MaxAgeInput'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_cost_usd?: number;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
@@ -7875,7 +11595,7 @@ export interface components {
         concurrency?: number;
         /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
         delay?: string;
-        /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 1000 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
+        /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
         follow_pattern?: string;
         /** @description CSS selector of links to follow (or of elements containing them). */
         follow_selector?: string;

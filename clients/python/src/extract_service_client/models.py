@@ -735,6 +735,34 @@ What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields a
 """
 
 
+MaxAgeInputMaxAgeInput = TypeAliasType(
+    "MaxAgeInputMaxAgeInput",
+    Annotated[float, Field(examples=['2h'], ge=0.0, le=2592000.0)],
+)
+"""
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+"""
+
+
+MaxAgeInputMaxAgeInput1 = TypeAliasType(
+    "MaxAgeInputMaxAgeInput1", Annotated[str, Field(examples=['2h'], max_length=20)]
+)
+"""
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+"""
+
+
+MaxAgeInput = TypeAliasType(
+    "MaxAgeInput",
+    Annotated[
+        MaxAgeInputMaxAgeInput | MaxAgeInputMaxAgeInput1, Field(examples=['2h'])
+    ],
+)
+"""
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+"""
+
+
 class ExtractRequestInput(BaseModel):
     url: Annotated[str, Field(max_length=4096, min_length=1)]
     """
@@ -767,6 +795,7 @@ class ExtractRequestInput(BaseModel):
     """
     Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
     """
+    max_age: MaxAgeInput | None = None
     webhook: InlineWebhookInput | None = None
     webhook_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
     """
@@ -798,6 +827,14 @@ class ExtractResponseInputMetadata(BaseModel):
     model: str
     provider: str
     fetch_mode: str
+    from_cache: bool
+    """
+    true when the page came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false); fetched_at is then when it was fetched
+    """
+    content_type: Annotated[str, Field(examples=['application/pdf'])]
+    """
+    What was read: text/html, text/plain, application/pdf, or the DOCX, XLSX or PPTX type (documents are read as HTML, with PDF pages as sections); empty for pages recorded before it was recorded
+    """
     final_url: str
     fallback_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     price_known: bool
@@ -935,6 +972,7 @@ class CrawlRequestInput(BaseModel):
     """
     Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
     """
+    max_age: MaxAgeInput | None = None
     learn_extractors: bool | None = True
     """
     Learn extractors per page template: once the model has answered a few pages of one template (same URL shape and page structure), CSS selectors that read the same values on those pages answer the rest of its pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must come out non-empty and every value of the right type, else the page goes to the model. Every LEARNED_CHECK_EVERY pages (operator setting, default 200), and on the first page of each job, one page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, the pages it answered since its last check (their results are replaced; the stream shows each re-done page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and lists of those, and lists of objects of those (item containers from the repeated block, properties read inside each); object fields and prompts always go to the model. Page provenance names the selector read. A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.
@@ -1018,6 +1056,7 @@ class SiteCrawlRequestInput(BaseModel):
     """
     Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
     """
+    max_age: MaxAgeInput | None = None
     learn_extractors: bool | None = None
     """
     Default: the site's learn_extractors.
@@ -1063,7 +1102,7 @@ class CrawlResponseInput(BaseModel):
     token_usage: CrawlResponseInputTokenUsage
     data: list[Any] | None = None
     """
-    The page results ({id, url, status, data}), present when the call waited and the job finished.
+    The page results ({id, url, status, data}; from_cache and fetched_at on pages taken from the page store), present when the call waited and the job finished.
     """
     error_message: str | None
 
@@ -1397,11 +1436,55 @@ class JobInput(BaseModel):
     """
     The job this one retries (POST /jobs/{id}/retry)
     """
+    reextract_of: Annotated[
+        str | None, Field(examples=['job_3f2a9c0e5b7d4e1f8a6c2b9d0e4f7a1c'])
+    ]
+    """
+    The job whose stored pages this one extracts again, without fetching them (POST /jobs/{id}/reextract)
+    """
     monitor_id: Annotated[
         str | None, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
     ]
     """
     The monitor whose run this job is (POST /monitors); null for other jobs
+    """
+
+
+class ReextractRequestInput(BaseModel):
+    """
+    A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
+    """
+
+    schema_: Annotated[SchemaInputInput | None, Field(alias='schema')] = None
+    """
+    The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
+    """
+    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    """
+    A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
+    """
+    cleaner_chain: Annotated[
+        list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
+    ] = None
+    """
+    Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
+    """
+    llm_config: LlmConfigInput | None = None
+    structured_data: bool | None = None
+    """
+    Default: the original job's structured_data.
+    """
+    capture_debug: bool | None = None
+    """
+    Default: the original job's capture_debug.
+    """
+    max_cost_usd: Annotated[float | None, Field(gt=0.0)] = None
+    """
+    Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+    """
+    max_tokens: Annotated[int | None, Field(gt=0, le=9007199254740991)] = None
+    """
+    Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
 
 
@@ -1801,6 +1884,16 @@ class JobResultInput(BaseModel):
     Why the page failed or was skipped
     """
     error_message: str | None
+    from_cache: Literal[True] | None = None
+    """
+    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+    """
+    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
+        None
+    )
+    """
+    With from_cache only: when the stored page was fetched
+    """
     provenance: ProvenanceInput | None = None
     """
     With include_provenance=true only: where each value came from (null on pages that did not complete)
@@ -3160,6 +3253,30 @@ What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields a
 """
 
 
+MaxAgeMaxAge = TypeAliasType(
+    "MaxAgeMaxAge", Annotated[float, Field(examples=['2h'], ge=0.0, le=2592000.0)]
+)
+"""
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+"""
+
+
+MaxAgeMaxAge1 = TypeAliasType(
+    "MaxAgeMaxAge1", Annotated[str, Field(examples=['2h'], max_length=20)]
+)
+"""
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+"""
+
+
+MaxAge = TypeAliasType(
+    "MaxAge", Annotated[MaxAgeMaxAge | MaxAgeMaxAge1, Field(examples=['2h'])]
+)
+"""
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+"""
+
+
 class ExtractRequest(BaseModel):
     url: Annotated[str, Field(max_length=4096, min_length=1)]
     """
@@ -3192,6 +3309,7 @@ class ExtractRequest(BaseModel):
     """
     Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
     """
+    max_age: MaxAge | None = None
     webhook: InlineWebhook | None = None
     webhook_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
     """
@@ -3223,6 +3341,14 @@ class ExtractResponseMetadata(BaseModel):
     model: str
     provider: str
     fetch_mode: str
+    from_cache: bool
+    """
+    true when the page came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false); fetched_at is then when it was fetched
+    """
+    content_type: Annotated[str, Field(examples=['application/pdf'])]
+    """
+    What was read: text/html, text/plain, application/pdf, or the DOCX, XLSX or PPTX type (documents are read as HTML, with PDF pages as sections); empty for pages recorded before it was recorded
+    """
     final_url: str
     fallback_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     price_known: bool
@@ -3354,6 +3480,7 @@ class CrawlRequest(BaseModel):
     """
     Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
     """
+    max_age: MaxAge | None = None
     learn_extractors: bool
     """
     Learn extractors per page template: once the model has answered a few pages of one template (same URL shape and page structure), CSS selectors that read the same values on those pages answer the rest of its pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must come out non-empty and every value of the right type, else the page goes to the model. Every LEARNED_CHECK_EVERY pages (operator setting, default 200), and on the first page of each job, one page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, the pages it answered since its last check (their results are replaced; the stream shows each re-done page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and lists of those, and lists of objects of those (item containers from the repeated block, properties read inside each); object fields and prompts always go to the model. Page provenance names the selector read. A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.
@@ -3437,6 +3564,7 @@ class SiteCrawlRequest(BaseModel):
     """
     Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
     """
+    max_age: MaxAge | None = None
     learn_extractors: bool | None = None
     """
     Default: the site's learn_extractors.
@@ -3482,7 +3610,7 @@ class CrawlResponse(BaseModel):
     token_usage: CrawlResponseTokenUsage
     data: list[Any] | None = None
     """
-    The page results ({id, url, status, data}), present when the call waited and the job finished.
+    The page results ({id, url, status, data}; from_cache and fetched_at on pages taken from the page store), present when the call waited and the job finished.
     """
     error_message: str | None
 
@@ -3814,11 +3942,55 @@ class Job(BaseModel):
     """
     The job this one retries (POST /jobs/{id}/retry)
     """
+    reextract_of: Annotated[
+        str | None, Field(examples=['job_3f2a9c0e5b7d4e1f8a6c2b9d0e4f7a1c'])
+    ]
+    """
+    The job whose stored pages this one extracts again, without fetching them (POST /jobs/{id}/reextract)
+    """
     monitor_id: Annotated[
         str | None, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
     ]
     """
     The monitor whose run this job is (POST /monitors); null for other jobs
+    """
+
+
+class ReextractRequest(BaseModel):
+    """
+    A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
+    """
+
+    schema_: Annotated[SchemaInput | None, Field(alias='schema')] = None
+    """
+    The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
+    """
+    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    """
+    A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
+    """
+    cleaner_chain: Annotated[
+        list[CleanerStep] | None, Field(max_length=10, min_length=1)
+    ] = None
+    """
+    Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
+    """
+    llm_config: LlmConfig | None = None
+    structured_data: bool | None = None
+    """
+    Default: the original job's structured_data.
+    """
+    capture_debug: bool | None = None
+    """
+    Default: the original job's capture_debug.
+    """
+    max_cost_usd: Annotated[float | None, Field(gt=0.0)] = None
+    """
+    Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+    """
+    max_tokens: Annotated[int | None, Field(gt=0, le=9007199254740991)] = None
+    """
+    Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
 
 
@@ -4212,6 +4384,16 @@ class JobResult(BaseModel):
     Why the page failed or was skipped
     """
     error_message: str | None
+    from_cache: Literal[True] | None = None
+    """
+    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+    """
+    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
+        None
+    )
+    """
+    With from_cache only: when the stored page was fetched
+    """
     provenance: Provenance | None = None
     """
     With include_provenance=true only: where each value came from (null on pages that did not complete)
