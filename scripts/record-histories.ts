@@ -1,6 +1,6 @@
 // Re-records the workflow histories CI replays (test/replay/histories): runs a fixed set of jobs on a
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
-// versioned workflow change:  npm run --silent record-histories [extract|analyze|map|crawl|deferred|cancelled|cancelled-start|webhook]...
+// versioned workflow change:  npm run --silent record-histories [extract|analyze|map|crawl|deferred|cancelled|cancelled-start|webhook|page-store]...
 // (no names: all of them). Extracts record extractPageWorkflow (extract-page-*); the extract-*.json histories
 // without "page" are of extractWorkflow, which no new job starts, kept so its running workflows stay covered.
 
@@ -154,6 +154,36 @@ async function recordMap() {
   await save('map-completed', `map-${res.json().job_id}`);
 }
 
+// Pages from the page store (issue 18): an extract and a crawl with max_age, and their re-extracts.
+async function recordPageStore() {
+  const schema = { name: 'string', price: 'number' };
+  const extract = await post('/api/v1/extract', { url: `${site.url}/product/2`, schema, max_age: '1h' });
+  await save('extract-page-max-age', `extract-${extract.job_id}`);
+  const options = { follow_selector: 'a.product', max_depth: 1, max_pages: 4, concurrency: 2 };
+  const crawl = await post('/api/v1/crawl?wait=true&timeout=120', {
+    url: `${site.url}/`,
+    schema,
+    options,
+    max_age: '1h',
+  });
+  await save('crawl-max-age', `crawl-${crawl.job_id}`);
+  for (const [name, jobId, type] of [
+    ['extract-page-reextract', extract.job_id, 'extract'],
+    ['crawl-reextract', crawl.job_id, 'crawl'],
+  ] as const) {
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: `/api/v1/jobs/${jobId}/reextract`,
+      headers: svc.auth(),
+      payload: { schema: { ...schema, sku: 'string' } },
+    });
+    if (res.statusCode !== 202) throw new Error(`reextract answered ${res.statusCode}: ${res.body}`);
+    const id = res.json().id as string;
+    await svc.deps.temporal.workflow.getHandle(`${type}-${id}`).result();
+    await save(name, `${type}-${id}`);
+  }
+}
+
 const recorders: Record<string, () => Promise<void>> = {
   extract: recordExtracts,
   analyze: recordAnalyze,
@@ -163,6 +193,7 @@ const recorders: Record<string, () => Promise<void>> = {
   cancelled: recordCancelledCrawl,
   'cancelled-start': recordCrawlCancelledAtStart,
   webhook: recordWebhookDelivery,
+  'page-store': recordPageStore,
 };
 const names = process.argv.slice(2);
 for (const name of names.length > 0 ? names : Object.keys(recorders)) {
