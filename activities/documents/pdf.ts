@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { documentHtml, escapeHtml, section } from './html.js';
+import { checkPdfStreams } from './pdf-streams.js';
 import type { ReadLimits } from './read-document.js';
 import { damaged } from './zip.js';
 
@@ -21,6 +22,7 @@ export async function pdfToHtml(
   body: Uint8Array,
   limits: ReadLimits,
 ): Promise<{ html: string; pages: number }> {
+  checkPdfStreams(body, limits.maxUnzippedBytes);
   // Loaded on first use: most threads never read a PDF, and pdf.js is large.
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const loading = getDocument({

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { deflateSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
@@ -38,6 +39,34 @@ function deck(): Uint8Array {
   });
 }
 
+/** A one-page PDF whose content stream is `bytes` of spaces, Flate-compressed (a few KB on the wire). */
+function streamBombPdf(bytes: number): Buffer {
+  const stream = deflateSync(Buffer.alloc(bytes, ' '), { level: 9 });
+  const objects = [
+    '<</Type/Catalog/Pages 2 0 R>>',
+    '<</Type/Pages/Kids[3 0 R]/Count 1>>',
+    '<</Type/Page/Parent 2 0 R/MediaBox[0 0 600 800]/Contents 4 0 R>>',
+  ].map((dict, i) => Buffer.from(`${i + 1} 0 obj ${dict} endobj\n`));
+  objects.push(
+    Buffer.concat([
+      Buffer.from(`4 0 obj <</Length ${stream.length}/Filter/FlateDecode>> stream\n`),
+      stream,
+      Buffer.from('\nendstream endobj\n'),
+    ]),
+  );
+  const head = Buffer.from('%PDF-1.4\n');
+  const offsets: number[] = [];
+  let at = head.length;
+  for (const object of objects) {
+    offsets.push(at);
+    at += object.length;
+  }
+  const xref =
+    `xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}` +
+    `trailer <</Size 5/Root 1 0 R>>\nstartxref\n${at}\n%%EOF\n`;
+  return Buffer.concat([head, ...objects, Buffer.from(xref)]);
+}
+
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/documents/${name}`, import.meta.url));
 
 let svc: TestService;
@@ -55,6 +84,7 @@ before(async () => {
   serve('/download', 'application/octet-stream', fixture('sales.xlsx'));
   serve('/scanned.pdf', PDF, fixture('scanned.pdf'));
   serve('/deck.pptx', PPTX, deck());
+  serve('/stream-bomb.pdf', PDF, streamBombPdf(12 * MiB));
   // 12 MiB of zeros deflate to ~12 KB: the parts would unpack past the 10 MiB bound.
   serve('/bomb.docx', DOCX, zipSync({ 'word/document.xml': new Uint8Array(12 * MiB) }, { level: 9 }));
   site.route(
@@ -142,6 +172,13 @@ describe('documents', () => {
     assert.equal(res.json().error_category, 'content_too_large');
     const next = await extract('/spec-sheet.docx');
     assert.equal(next.statusCode, 200, next.body);
+  });
+
+  test('a PDF whose compressed stream would unpack past the bound is content_too_large', async () => {
+    const res = await extract('/stream-bomb.pdf');
+    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.json().error_category, 'content_too_large');
+    assert.match(res.json().detail, /compressed streams/);
   });
 
   test('a crawl follows links to documents its pattern allows', async () => {
