@@ -1,17 +1,20 @@
 // The CLI (clients/cli, the package's `extract-service` bin) as a person or a script runs it: a child
 // process against the real stack, checked by exit code, stdout and stderr; and a crawl under tmux, checked
-// by what the screen shows.
+// by what the screen shows. Further cases run the same command lines in this process (`run` with captured
+// streams), which saves a process start each.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { run as runCli } from '../../clients/cli/src/program.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -30,17 +33,41 @@ interface Ran {
   stderr: string;
 }
 
-/** Runs the CLI; the environment names the service and key unless `env` says otherwise. */
-function cli(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}) {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, 'config'),
-    EXTRACT_SERVICE_URL: base,
-    EXTRACT_SERVICE_API_KEY: svc.apiKey,
-    EXTRACT_SERVICE_KEY: undefined,
-    ...opts.env,
+type Options = { env?: Record<string, string | undefined>; input?: string };
+
+/** The environment names the service and key unless `env` says otherwise. */
+const envOf = (opts: Options): Record<string, string | undefined> => ({
+  ...process.env,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  EXTRACT_SERVICE_URL: base,
+  EXTRACT_SERVICE_API_KEY: svc.apiKey,
+  EXTRACT_SERVICE_KEY: undefined,
+  ...opts.env,
+});
+
+/** A command line in this process, its streams captured. */
+async function inProcess(args: string[], opts: Options = {}): Promise<Ran> {
+  const sink = () => {
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        stream.text += String(chunk);
+        done();
+      },
+    }) as Writable & { text: string };
+    stream.text = '';
+    return stream;
   };
+  const stdout = sink();
+  const stderr = sink();
+  const stdin = Readable.from([opts.input ?? '']);
+  const code = await runCli(args, { env: envOf(opts), stdin, stdout, stderr });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** The CLI as a child process. */
+function cli(args: string[], opts: Options = {}) {
+  const env = envOf(opts);
   return new Promise<Ran>((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -112,12 +139,12 @@ describe('extract-service CLI', () => {
     });
     const [badFlag, noSchema, invalid, badKey, noKey, unreachable, unknown, failed] = await Promise.all([
       cli(['jobs', '--bogus']),
-      cli(['extract', `${shop.url}/product/1`]),
-      cli(['crawl', `${shop.url}/`, '--schema', SCHEMA, '--pattern', '(a)\\1', '--json']),
+      inProcess(['extract', `${shop.url}/product/1`]),
+      inProcess(['crawl', `${shop.url}/`, '--schema', SCHEMA, '--pattern', '(a)\\1', '--json']),
       cli(['jobs', '--key', 'not-a-key']),
-      cli(['jobs'], { env: { EXTRACT_SERVICE_API_KEY: undefined } }),
-      cli(['jobs', '--url', `http://127.0.0.1:${closed}`]),
-      cli(['job', 'job_does_not_exist']),
+      inProcess(['jobs'], { env: { EXTRACT_SERVICE_API_KEY: undefined } }),
+      inProcess(['jobs', '--url', `http://127.0.0.1:${closed}`]),
+      inProcess(['job', 'job_does_not_exist']),
       cli(['extract', `${shop.url}/product/7`, '--schema', SCHEMA]),
     ]);
     assert.equal(badFlag.code, 2);
@@ -154,10 +181,10 @@ describe('extract-service CLI', () => {
 
     const [jobs, one, jsonl, replay, retry] = await Promise.all([
       cli(['jobs', '--json']),
-      cli(['job', job.id]),
+      inProcess(['job', job.id]),
       cli(['results', job.id, '--format', 'jsonl']),
-      cli(['replay', job.id, '--json']),
-      cli(['retry', job.id, '--wait', '--json']),
+      inProcess(['replay', job.id, '--json']),
+      inProcess(['retry', job.id, '--wait', '--json']),
     ]);
     assert.equal(jobs.code, 0, jobs.stderr);
     assert.ok(JSON.parse(jobs.stdout).jobs.some((j: { id: string }) => j.id === job.id));
@@ -191,7 +218,7 @@ describe('extract-service CLI', () => {
     const cancel = await cli(['cancel', id]);
     assert.equal(cancel.code, 0, cancel.stderr);
     assert.equal(cancel.stdout.trim(), `${id} cancelled`);
-    const twice = await cli(['cancel', id, '--json']);
+    const twice = await inProcess(['cancel', id, '--json']);
     assert.equal(twice.code, 5);
     assert.equal(JSON.parse(twice.stderr).error.problem.status, 409);
   });
@@ -201,7 +228,10 @@ describe('extract-service CLI', () => {
     const path = join(home, 'config/extract-service/config.json');
     const elsewhere = join(home, 'refused');
     const [refused, login] = await Promise.all([
-      cli(['login', '--url', base], { env: { ...env, XDG_CONFIG_HOME: elsewhere }, input: 'wrong-key\n' }),
+      inProcess(['login', '--url', base], {
+        env: { ...env, XDG_CONFIG_HOME: elsewhere },
+        input: 'wrong-key\n',
+      }),
       cli(['login', '--url', base], { env, input: `${svc.apiKey}\n` }),
     ]);
     assert.equal(refused.code, 3);
@@ -214,21 +244,21 @@ describe('extract-service CLI', () => {
     assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), { url: base, key: svc.apiKey });
     assert.ok(!`${login.stdout}${login.stderr}`.includes(svc.apiKey), 'the key is never printed');
 
-    const created = await cli(['keys', 'create', '--name', 'cli-test', '--json'], { env });
+    const created = await inProcess(['keys', 'create', '--name', 'cli-test', '--json'], { env });
     assert.equal(created.code, 0, created.stderr);
     const key = JSON.parse(created.stdout);
     const [list, withNew, otherService] = await Promise.all([
-      cli(['keys', '--json'], { env }),
-      cli(['jobs', '--json'], { env: { ...env, EXTRACT_SERVICE_API_KEY: key.key } }),
+      cli(['keys', '--json'], { env }), // a later process finds the URL and key in the file alone
+      inProcess(['jobs', '--json'], { env: { ...env, EXTRACT_SERVICE_API_KEY: key.key } }),
       // The saved key is not sent to another service named by --url.
-      cli(['jobs', '--url', 'http://127.0.0.1:9'], { env }),
+      inProcess(['jobs', '--url', 'http://127.0.0.1:9'], { env }),
     ]);
     assert.ok(JSON.parse(list.stdout).keys.some((k: { id: string }) => k.id === key.id));
     assert.equal(withNew.code, 0, withNew.stderr);
     assert.equal(otherService.code, 3);
-    const revoke = await cli(['keys', 'revoke', key.id], { env });
+    const revoke = await inProcess(['keys', 'revoke', key.id], { env });
     assert.equal(revoke.code, 0, revoke.stderr);
-    const revoked = await cli(['jobs'], { env: { ...env, EXTRACT_SERVICE_API_KEY: key.key } });
+    const revoked = await inProcess(['jobs'], { env: { ...env, EXTRACT_SERVICE_API_KEY: key.key } });
     assert.equal(revoked.code, 3);
   });
 

@@ -43,7 +43,7 @@ export interface Settings {
 }
 
 /** $XDG_CONFIG_HOME/extract-service/config.json, or ~/.config/extract-service/config.json. */
-export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+export function configPath(env: NodeJS.ProcessEnv): string {
   const base = env.XDG_CONFIG_HOME?.trim() || join(env.HOME?.trim() || homedir(), '.config');
   return join(base, 'extract-service', 'config.json');
 }

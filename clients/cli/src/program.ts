@@ -1,5 +1,5 @@
-// extract-service: the command-line client. One place maps every failure to an exit code and a message on
-// stderr (JSON there with --json); stdout carries only what a command answers.
+// The command line: every command on one commander program, and the one place that maps any failure to an
+// exit code and a message on stderr (JSON there with --json); stdout carries only what a command answers.
 import { Command, CommanderError } from 'commander';
 import { crawlCommand } from './commands/crawl.js';
 import { extractCommand } from './commands/extract.js';
@@ -9,6 +9,7 @@ import { loginCommand } from './commands/login.js';
 import { mcpCommand } from './commands/mcp.js';
 import { replayCommand } from './commands/replay.js';
 import { ENV_KEYS, ENV_URL, resolveSettings } from './config.js';
+import { attachIo, type Io } from './context.js';
 import { EXIT, failureOf } from './exit.js';
 
 const EXIT_HELP = `
@@ -16,7 +17,7 @@ Service URL and key: --url/--key, else ${ENV_URL}/${ENV_KEYS[0]}, else the file 
 Exit codes: 0 ok, 1 job failed or cancelled, 2 usage or invalid request, 3 no key / key refused / bad config,
 4 service unreachable or 5xx, 5 refused (not found, conflict, rate limit), 6 --timeout reached, 130 Ctrl-C.`;
 
-export function buildProgram(): Command {
+export function buildProgram(io: Io): Command {
   const program = new Command('extract-service')
     .description('Extract structured data from web pages with the extract service.')
     .version('0.1.0')
@@ -27,7 +28,11 @@ export function buildProgram(): Command {
     .addHelpText('after', EXIT_HELP)
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  attachIo(program, io);
   for (const add of [
     extractCommand,
     crawlCommand,
@@ -41,24 +46,25 @@ export function buildProgram(): Command {
   return program;
 }
 
-function urlForMessages(argv: string[]): string {
+function urlForMessages(argv: string[], env: NodeJS.ProcessEnv): string {
   try {
     const i = argv.indexOf('--url');
-    return resolveSettings({ url: i >= 0 ? argv[i + 1] : undefined }, process.env).url;
+    return resolveSettings({ url: i >= 0 ? argv[i + 1] : undefined }, env).url;
   } catch {
     return 'the service';
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const program = buildProgram();
+/** Runs one command line; answers its exit code (the caller sets it: nothing here exits the process). */
+export async function run(argv: string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
     // Commander has printed its own message (unknown option, missing argument…); help and version are 0.
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    const failure = failureOf(err, urlForMessages(argv));
+    const failure = failureOf(err, urlForMessages(argv, io.env));
     if (argv.includes('--json')) {
       const problem = failure.problem
         ? {
@@ -71,20 +77,12 @@ export async function run(argv: string[]): Promise<number> {
             errors: failure.problem.errors,
           }
         : undefined;
-      process.stderr.write(
+      io.stderr.write(
         `${JSON.stringify({ error: { exit_code: failure.exitCode, message: failure.message, problem } })}\n`,
       );
     } else {
-      process.stderr.write(`extract-service: ${failure.message}\n`);
+      io.stderr.write(`extract-service: ${failure.message}\n`);
     }
     return failure.exitCode;
   }
 }
-
-// stdout closed early (`| head`): stop quietly, as other tools do.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(EXIT.ok);
-  throw err;
-});
-
-process.exitCode = await run(process.argv.slice(2));

@@ -105,7 +105,7 @@ export function jobCommands(program: Command): void {
         if (format === 'json')
           return ctx.outJson(await ctx.client().results(id, { ...opts, merge: opts.merge as false }));
         const text = await ctx.client().results(id, { ...opts, format });
-        if (text.length > 0) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+        if (text.length > 0) ctx.out(text);
       },
     );
 

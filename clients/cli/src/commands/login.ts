@@ -1,6 +1,7 @@
 // login: checks a key against the service and saves the URL and key in the config file (0600), so later
 // commands need neither flag nor environment. The key is read from --key, the environment, a pipe, or typed
 // at a hidden prompt; it is never printed.
+import type { ReadStream } from 'node:tty';
 import type { Command } from 'commander';
 import { createClient } from '../../../typescript/src/index.js';
 import {
@@ -12,15 +13,15 @@ import {
   readConfigFile,
   writeConfigFile,
 } from '../config.js';
-import { createContext, type GlobalFlags } from '../context.js';
+import { type Context, createContext, type GlobalFlags } from '../context.js';
 import { CliError, EXIT } from '../exit.js';
 import { unwrap } from './jobs.js';
 
 const MAX_KEY = 500;
 
-async function readStdin(): Promise<string> {
+async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
   let text = '';
-  for await (const chunk of process.stdin) {
+  for await (const chunk of stdin) {
     text += String(chunk);
     if (text.length > MAX_KEY + 2) break;
   }
@@ -28,9 +29,8 @@ async function readStdin(): Promise<string> {
 }
 
 /** A line typed on the terminal without echo (raw mode); Ctrl-C leaves. */
-function readHidden(prompt: string): Promise<string> {
-  const stdin = process.stdin;
-  process.stderr.write(prompt);
+function readHidden(stdin: ReadStream, stderr: NodeJS.WritableStream, prompt: string): Promise<string> {
+  stderr.write(prompt);
   stdin.setRawMode(true);
   stdin.setEncoding('utf8');
   stdin.resume();
@@ -40,7 +40,7 @@ function readHidden(prompt: string): Promise<string> {
       stdin.setRawMode(false);
       stdin.pause();
       stdin.removeListener('data', onData);
-      process.stderr.write('\n');
+      stderr.write('\n');
       fn();
     };
     const onData = (chunk: string) => {
@@ -55,10 +55,11 @@ function readHidden(prompt: string): Promise<string> {
   });
 }
 
-async function keyFrom(flags: GlobalFlags, env: NodeJS.ProcessEnv): Promise<string> {
-  const envKey = ENV_KEYS.map((name) => env[name]?.trim()).find(Boolean);
-  const key =
-    flags.key?.trim() || envKey || (process.stdin.isTTY ? await readHidden('API key: ') : await readStdin());
+async function keyFrom(flags: GlobalFlags, ctx: Context): Promise<string> {
+  const envKey = ENV_KEYS.map((name) => ctx.env[name]?.trim()).find(Boolean);
+  const typed = () =>
+    ctx.stdin.isTTY ? readHidden(ctx.stdin as ReadStream, ctx.stderr, 'API key: ') : readStdin(ctx.stdin);
+  const key = flags.key?.trim() || envKey || (await typed());
   if (!key) throw new CliError('no API key given (--key, the environment, stdin, or the prompt)', EXIT.usage);
   if (key.length > MAX_KEY) throw new CliError(`the API key is over ${MAX_KEY} characters`, EXIT.usage);
   return key;
@@ -67,9 +68,7 @@ async function keyFrom(flags: GlobalFlags, env: NodeJS.ProcessEnv): Promise<stri
 export function loginCommand(program: Command): void {
   program
     .command('login')
-    .description(
-      `save the service URL and an API key in ${configPath().replace(process.env.HOME ?? '\0', '~')} (mode 0600)`,
-    )
+    .description('save the service URL and an API key in ~/.config/extract-service/config.json (mode 0600)')
     .option('--no-verify', 'save without checking the key against the service')
     .action(async (flags: { verify: boolean }, command: Command) => {
       const ctx = createContext(command);
@@ -79,7 +78,7 @@ export function loginCommand(program: Command): void {
         globals.url?.trim() || ctx.env[ENV_URL]?.trim() || readConfigFile(path)?.url || DEFAULT_URL,
         'the service URL',
       );
-      const key = await keyFrom(globals, ctx.env);
+      const key = await keyFrom(globals, ctx);
       if (flags.verify) {
         const client = createClient({ baseUrl: url, apiKey: key, retries: 1 });
         const { keys } = unwrap(await client.api.GET('/api/v1/keys'));
