@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { ScheduleNotFoundError } from '@temporalio/client';
+import { ScheduleNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
@@ -78,15 +78,19 @@ const monitorBody = (over: object = {}) => ({
   ...over,
 });
 
-/** Waits until the monitor has started `runs` runs and the last one is compared. */
+/**
+ * Waits until the monitor has started `runs` runs and the last one is compared; polled in the store, as
+ * polling the API would spend the tenant's request-rate limit.
+ */
 async function runEnded(id: string, runs: number) {
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 150_000;
   for (;;) {
-    const monitor = (await call('GET', `/monitors/${id}`)).json();
-    if (monitor.run_count >= runs && monitor.last_run && monitor.last_run.outcome !== 'running')
-      return monitor;
-    if (Date.now() > deadline) throw new Error(`monitor ${id}: ${JSON.stringify(monitor.last_run)}`);
-    await new Promise((r) => setTimeout(r, 200));
+    const doc = await svc.deps.monitors.get(svc.tenantId, id);
+    if (doc && doc.run_count >= runs && doc.last_run && doc.last_run.outcome !== 'running') {
+      return (await call('GET', `/monitors/${id}`)).json();
+    }
+    if (Date.now() > deadline) throw new Error(`monitor ${id}: ${JSON.stringify(doc?.last_run)}`);
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
@@ -143,7 +147,7 @@ describe('monitors', () => {
     assert.equal((await call('POST', `/monitors/${monitor.id}/trigger`)).statusCode, 202);
     const second = await runEnded(monitor.id, 2);
     assert.equal(second.last_run.outcome, 'changed', JSON.stringify(second.last_run));
-    const [delivery] = await rx.waitFor('/changes', 1, 30_000);
+    const [delivery] = await rx.waitFor('/changes', 1, 90_000);
     assert.ok(delivery);
     assert.equal(delivery.headers['x-service-event'], 'monitor.changed');
     const expected = createHmac('sha256', SECRET).update(delivery.body).digest('hex');
@@ -165,6 +169,15 @@ describe('monitors', () => {
     const third = await runEnded(monitor.id, 3);
     assert.equal(third.last_run.outcome, 'unchanged');
     assert.equal(third.baseline_job_id, third.last_run.job_id);
+    // The run has ended (its result says so) without starting a monitor.changed delivery workflow.
+    const job3 = (await call('GET', `/jobs/${third.last_run.job_id}`)).json();
+    const run3 = (await svc.deps.temporal.workflow.getHandle(job3.workflow_id).describe()).parentExecution;
+    const ended = await svc.deps.temporal.workflow.getHandle(run3?.workflowId ?? '').result();
+    assert.equal(ended.outcome, 'unchanged');
+    await assert.rejects(
+      svc.deps.temporal.workflow.getHandle(`webhook-${job3.id}-monitor.changed-0-0`).describe(),
+      WorkflowNotFoundError,
+    );
     const deliveries = (await call('GET', `/jobs/${third.last_run.job_id}/webhooks`)).json();
     assert.deepEqual(deliveries.deliveries, [], 'no delivery for an unchanged run');
     assert.equal(changedEvents().length, 1, 'exactly one monitor.changed in all');
@@ -274,7 +287,26 @@ describe('monitors', () => {
     const spec = (await handle.describe()).spec;
     assert.equal(spec.intervals?.[0]?.every, 2 * 3_600_000);
 
+    // A stored site: its URL and settings make the crawl; a site of another tenant (or none) is a 422.
+    const stored = await call('POST', '/sites', { url: `${site.url}/list`, name: 'Widget list' });
+    assert.equal(stored.statusCode, 201, stored.body);
+    const siteBody = {
+      schedule: { every: '1d' },
+      site_id: stored.json().id,
+      site_crawl: { schema: { items: [{ sku: 'string' }] } },
+    };
+    const ofSite = await call('POST', '/monitors', siteBody);
+    assert.equal(ofSite.statusCode, 201, ofSite.body);
+    assert.equal(ofSite.json().kind, 'crawl');
+    assert.equal(ofSite.json().site_id, stored.json().id);
+    assert.equal(ofSite.json().url, `${site.url}/list`);
+    assert.equal(ofSite.json().name, 'Widget list');
+    assert.equal((await call('DELETE', `/monitors/${ofSite.json().id}`)).statusCode, 204);
+
     const other = await svc.newTenant('tenant-b');
+    const foreignSite = await call('POST', '/monitors', siteBody, other.apiKey);
+    assert.equal(foreignSite.statusCode, 422, foreignSite.body);
+    assert.equal(foreignSite.json().errors[0].location, 'body.site_id');
     for (const [method, path] of [
       ['GET', `/monitors/${id}`],
       ['PUT', `/monitors/${id}`],
