@@ -184,7 +184,7 @@ describe('extract-service CLI', () => {
       inProcess(['job', job.id]),
       cli(['results', job.id, '--format', 'jsonl']),
       inProcess(['replay', job.id, '--json']),
-      inProcess(['retry', job.id, '--wait', '--json']),
+      inProcess(['retry', job.id, '--wait']), // stderr is not a terminal: plain progress lines
     ]);
     assert.equal(jobs.code, 0, jobs.stderr);
     assert.ok(JSON.parse(jobs.stdout).jobs.some((j: { id: string }) => j.id === job.id));
@@ -204,10 +204,17 @@ describe('extract-service CLI', () => {
     assert.equal(events.at(-1).event, 'complete');
     assert.equal(events.filter((e) => e.event === 'result').length, lines.length);
 
-    const again = JSON.parse(retry.stdout);
-    assert.equal(again.retry_of, job.id);
-    assert.equal(again.failed_count, 1); // the 410 page fails again
-    assert.equal(retry.code, again.status === 'completed' ? 0 : 1, retry.stderr);
+    // The retry: a new job of the one failed page, which fails again (410).
+    assert.match(retry.stdout, new RegExp(`^retry of +${job.id}$`, 'm'));
+    assert.match(retry.stdout, /^pages +0 done, 1 failed, 0 queued$/m);
+    const status = /^status +(\w+)$/m.exec(retry.stdout)?.[1];
+    assert.equal(retry.code, status === 'completed' ? 0 : 1, retry.stderr);
+    assert.match(
+      retry.stderr,
+      /^progress: \d+ done, \d+ queued, \d+ failed, [\d,]+ tokens, \$[\d.]+, [\d.]+ pages\/s, [\d.]+s$/m,
+    );
+    assert.match(retry.stderr, /^failed: http:\/\/127\.0\.0\.1:\d+\/product\/7 \(http_status: /m);
+    assert.match(retry.stderr, new RegExp(`^${status}: 0 pages, 1 failed, `, 'm'));
   });
 
   test('cancel stops a running crawl; cancelling it again is refused (5)', async () => {
