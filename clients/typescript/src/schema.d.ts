@@ -10753,6 +10753,51 @@ export interface components {
     MergedResults: unknown[];
     /** @description merge=true: the completed pages' data merged into one de-duplicated array of records (see the route). */
     MergedResultsInput: unknown[];
+    /**
+     * @example {
+     *       "id": "mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b",
+     *       "name": "Widget price",
+     *       "kind": "extract",
+     *       "url": "https://shop.example.com/widget",
+     *       "site_id": null,
+     *       "schedule": {
+     *         "cron": null,
+     *         "every": "1h",
+     *         "timezone": "UTC"
+     *       },
+     *       "paused": false,
+     *       "key_field": null,
+     *       "request": {
+     *         "extract": {
+     *           "url": "https://shop.example.com/widget",
+     *           "schema": {
+     *             "name": "string",
+     *             "price": "number"
+     *           },
+     *           "webhook": {
+     *             "url": "https://hooks.example.com/monitor",
+     *             "has_secret": true,
+     *             "events": [
+     *               "monitor.changed"
+     *             ]
+     *           }
+     *         }
+     *       },
+     *       "schedule_id": "monitor-ten_1-mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b",
+     *       "next_run_at": "2026-11-25T14:00:00.000Z",
+     *       "run_count": 2,
+     *       "change_count": 1,
+     *       "last_run": {
+     *         "job_id": "job_8c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+     *         "started_at": "2026-11-25T13:00:00.000Z",
+     *         "outcome": "changed",
+     *         "change_id": "chg_mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b_0000000001"
+     *       },
+     *       "baseline_job_id": "job_8c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+     *       "created_at": "2026-11-25T12:00:00.000Z",
+     *       "updated_at": "2026-11-25T12:00:00.000Z"
+     *     }
+     */
     Monitor: {
       /** @description The completed run the next run is compared with (reset when the request changes). */
       baseline_job_id: string | null;
@@ -10814,7 +10859,37 @@ export interface components {
       /** @description The URL each run starts from. */
       url: string;
     };
-    /** @description What one run found changed since the run before: records added, removed (pages that failed in this run are not counted as removed) and changed field by field. */
+    /**
+     * @description What one run found changed since the run before: records added, removed (pages that failed in this run are not counted as removed) and changed field by field.
+     * @example {
+     *       "id": "chg_mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b_0000000001",
+     *       "monitor_id": "mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b",
+     *       "job_id": "job_8c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+     *       "previous_job_id": "job_1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d",
+     *       "at": "2026-11-25T13:00:04.000Z",
+     *       "counts": {
+     *         "added": 0,
+     *         "removed": 0,
+     *         "changed": 1
+     *       },
+     *       "added": [],
+     *       "removed": [],
+     *       "changed": [
+     *         {
+     *           "key": "https://shop.example.com/widget",
+     *           "url": "https://shop.example.com/widget",
+     *           "fields": [
+     *             {
+     *               "field": "price",
+     *               "old": 19.99,
+     *               "new": 24.99
+     *             }
+     *           ]
+     *         }
+     *       ],
+     *       "omitted": 0
+     *     }
+     */
     MonitorChange: {
       added: {
         /**
@@ -10880,7 +10955,37 @@ export interface components {
         url: string;
       }[];
     };
-    /** @description What one run found changed since the run before: records added, removed (pages that failed in this run are not counted as removed) and changed field by field. */
+    /**
+     * @description What one run found changed since the run before: records added, removed (pages that failed in this run are not counted as removed) and changed field by field.
+     * @example {
+     *       "id": "chg_mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b_0000000001",
+     *       "monitor_id": "mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b",
+     *       "job_id": "job_8c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+     *       "previous_job_id": "job_1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d",
+     *       "at": "2026-11-25T13:00:04.000Z",
+     *       "counts": {
+     *         "added": 0,
+     *         "removed": 0,
+     *         "changed": 1
+     *       },
+     *       "added": [],
+     *       "removed": [],
+     *       "changed": [
+     *         {
+     *           "key": "https://shop.example.com/widget",
+     *           "url": "https://shop.example.com/widget",
+     *           "fields": [
+     *             {
+     *               "field": "price",
+     *               "old": 19.99,
+     *               "new": 24.99
+     *             }
+     *           ]
+     *         }
+     *       ],
+     *       "omitted": 0
+     *     }
+     */
     MonitorChangeInput: {
       added: {
         /**
@@ -10954,6 +11059,51 @@ export interface components {
       changes: components['schemas']['MonitorChangeInput'][];
       total: number;
     };
+    /**
+     * @example {
+     *       "id": "mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b",
+     *       "name": "Widget price",
+     *       "kind": "extract",
+     *       "url": "https://shop.example.com/widget",
+     *       "site_id": null,
+     *       "schedule": {
+     *         "cron": null,
+     *         "every": "1h",
+     *         "timezone": "UTC"
+     *       },
+     *       "paused": false,
+     *       "key_field": null,
+     *       "request": {
+     *         "extract": {
+     *           "url": "https://shop.example.com/widget",
+     *           "schema": {
+     *             "name": "string",
+     *             "price": "number"
+     *           },
+     *           "webhook": {
+     *             "url": "https://hooks.example.com/monitor",
+     *             "has_secret": true,
+     *             "events": [
+     *               "monitor.changed"
+     *             ]
+     *           }
+     *         }
+     *       },
+     *       "schedule_id": "monitor-ten_1-mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b",
+     *       "next_run_at": "2026-11-25T14:00:00.000Z",
+     *       "run_count": 2,
+     *       "change_count": 1,
+     *       "last_run": {
+     *         "job_id": "job_8c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+     *         "started_at": "2026-11-25T13:00:00.000Z",
+     *         "outcome": "changed",
+     *         "change_id": "chg_mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b_0000000001"
+     *       },
+     *       "baseline_job_id": "job_8c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f",
+     *       "created_at": "2026-11-25T12:00:00.000Z",
+     *       "updated_at": "2026-11-25T12:00:00.000Z"
+     *     }
+     */
     MonitorInput: {
       /** @description The completed run the next run is compared with (reset when the request changes). */
       baseline_job_id: string | null;
