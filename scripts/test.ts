@@ -57,7 +57,11 @@ const phases: { files: string[]; concurrency: number }[] =
 const infra = await startInfra();
 process.stderr.write(`[test] FerretDB ${infra.mongoUri}  Temporal ${infra.temporalAddress}\n`);
 let running: ReturnType<typeof spawn> | null = null;
-const stopChild = (signal: NodeJS.Signals) => running?.kill(signal);
+let stopped = false;
+const stopChild = (signal: NodeJS.Signals) => {
+  stopped = true;
+  running?.kill(signal);
+};
 process.on('SIGINT', stopChild);
 process.on('SIGTERM', stopChild);
 let code = 0;
@@ -90,6 +94,7 @@ for (const phase of phases.filter((p) => p.files.length > 0)) {
       `[test] phase done in ${((Date.now() - started) / 1000).toFixed(0)} s, exit ${exit}\n`,
     );
   code ||= exit;
+  if (stopped) break;
 }
 await infra.stop();
 process.exit(code);
