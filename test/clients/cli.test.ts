@@ -114,11 +114,14 @@ describe('extract-service CLI', () => {
   test('npx finds the bin; extract prints the data (inline JSON or a schema file), --json the whole answer', async () => {
     const file = join(home, 'schema.json');
     writeFileSync(file, SCHEMA);
-    const [npx, plain, json] = await Promise.all([
+    const [npx, plain, json, prompt] = await Promise.all([
       run('npx', ['--no-install', 'extract-service', '--version'], { cwd: process.cwd() }),
       cli(['extract', `${shop.url}/product/2`, '--schema', SCHEMA]),
       cli(['extract', `${shop.url}/product/3`, '--schema', file, '--json', '--fetch-mode', 'static']),
+      inProcess(['extract', `${shop.url}/product/5`, '--schema', 'the product name and its price', '--json']),
     ]);
+    assert.equal(prompt.code, 0, prompt.stderr);
+    assert.equal(JSON.parse(prompt.stdout).input_format, 'prompt');
     assert.equal(npx.stdout.trim(), '0.1.0');
     assert.equal(plain.code, 0, plain.stderr);
     assert.deepEqual(Object.keys(JSON.parse(plain.stdout)).sort(), ['price', 'title']);
@@ -179,8 +182,9 @@ describe('extract-service CLI', () => {
     assert.equal(job.failed_count, 1); // /product/7 answers 410
     assert.equal(crawl.stderr, '', 'no progress lines on a pipe with --json');
 
-    const [jobs, one, jsonl, replay, retry] = await Promise.all([
+    const [jobs, table, one, jsonl, replay, retry] = await Promise.all([
       cli(['jobs', '--json']),
+      inProcess(['jobs', '--limit', '5']),
       inProcess(['job', job.id]),
       cli(['results', job.id, '--format', 'jsonl']),
       inProcess(['replay', job.id, '--json']),
@@ -188,6 +192,8 @@ describe('extract-service CLI', () => {
     ]);
     assert.equal(jobs.code, 0, jobs.stderr);
     assert.ok(JSON.parse(jobs.stdout).jobs.some((j: { id: string }) => j.id === job.id));
+    assert.match(table.stdout, /^ID +TYPE +STATUS +PAGES +FAILED +COST +CREATED +URL$/m);
+    assert.match(table.stdout, new RegExp(`^${job.id} +crawl +completed +${job.page_count} +1 +\\$`, 'm'));
     assert.equal(one.code, 0, one.stderr);
     assert.match(one.stdout, new RegExp(`^id +${job.id}$`, 'm'));
     assert.match(one.stdout, /^status +completed$/m);
@@ -261,6 +267,9 @@ describe('extract-service CLI', () => {
       inProcess(['jobs', '--url', 'http://127.0.0.1:9'], { env }),
     ]);
     assert.ok(JSON.parse(list.stdout).keys.some((k: { id: string }) => k.id === key.id));
+    const human = await inProcess(['keys'], { env });
+    assert.match(human.stdout, new RegExp(`^${key.id} +\\S+… +\\S+ +cli-test$`, 'm'));
+    assert.ok(!human.stdout.includes(key.key) && !human.stdout.includes(svc.apiKey), 'keys lists no key');
     assert.equal(withNew.code, 0, withNew.stderr);
     assert.equal(otherService.code, 3);
     const revoke = await inProcess(['keys', 'revoke', key.id], { env });
