@@ -64,10 +64,9 @@ async function xlsx(parts: Unzipped): Promise<string> {
   const sheets = await readXlsxFile(Buffer.from(storedZip(parts))).catch((err: unknown) => {
     throw damaged(err);
   });
-  const body = sheets
+  return sheets
     .map(({ sheet, data }) => section('sheet', sheet, sheet, tableHtml(data.map((row) => row.map(cellText)))))
     .join('');
-  return body;
 }
 
 function cellText(value: unknown): string {
@@ -85,52 +84,49 @@ function pptx(parts: Unzipped): string {
   const slides = Object.keys(parts)
     .filter((name) => /^ppt\/slides\/slide\d+\.xml$/.test(name))
     .sort((a, b) => slideNumber(a) - slideNumber(b));
-  const body = slides.map((name) =>
-    section('slide', slideNumber(name), `Slide ${slideNumber(name)}`, slideHtml(textOf(parts, name) ?? '')),
-  );
-  return body.join('');
+  return slides
+    .map((name) =>
+      section('slide', slideNumber(name), `Slide ${slideNumber(name)}`, slideHtml(textOf(parts, name) ?? '')),
+    )
+    .join('');
 }
 
 /** A slide's shapes in order: a title placeholder is a heading, a table a table, other text paragraphs. */
 function slideHtml(xml: string): string {
   const $ = load(xml, { xml: true });
+  type Node = Parameters<typeof $>[0];
+  /** The texts of the paragraphs inside a node, one string per paragraph. */
+  const paragraphs = (node: Node): string[] =>
+    $(node)
+      .find('a\\:p')
+      .toArray()
+      .map((p) =>
+        $(p)
+          .find('a\\:t')
+          .toArray()
+          .map((t) => $(t).text())
+          .join(''),
+      );
   const out: string[] = [];
-  const paragraphText = (p: Parameters<typeof $>[0]) =>
-    $(p)
-      .find('a\\:t')
-      .map((_, t) => $(t).text())
-      .get()
-      .join('');
-  $('p\\:sp, a\\:tbl').each((_, shape) => {
-    const $shape = $(shape);
+  for (const shape of $('p\\:sp, a\\:tbl').toArray()) {
     if (shape.tagName === 'a:tbl') {
-      const rows = $shape
+      const rows = $(shape)
         .find('a\\:tr')
-        .map((_, tr) => [
+        .toArray()
+        .map((tr) =>
           $(tr)
             .find('a\\:tc')
-            .map((_, tc) =>
-              $(tc)
-                .find('a\\:p')
-                .map((_, p) => paragraphText(p))
-                .get()
-                .join(' '),
-            )
-            .get(),
-        ])
-        .get() as string[][];
+            .toArray()
+            .map((tc) => paragraphs(tc).join(' ')),
+        );
       out.push(tableHtml(rows));
-      return;
+      continue;
     }
-    const type = $shape.find('p\\:nvSpPr p\\:ph').attr('type');
-    const texts = $shape
-      .find('a\\:p')
-      .map((_, p) => paragraphText(p))
-      .get()
-      .filter((text: string) => text.trim() !== '');
+    const type = $(shape).find('p\\:nvSpPr p\\:ph').attr('type');
+    const texts = paragraphs(shape).filter((text) => text.trim() !== '');
     if (type === 'title' || type === 'ctrTitle') out.push(`<h3>${escapeHtml(texts.join(' '))}</h3>\n`);
     else for (const text of texts) out.push(`<p>${escapeHtml(text)}</p>\n`);
-  });
+  }
   return out.join('');
 }
 
