@@ -132,8 +132,10 @@ export class Progress {
     this.opts.stream.write(`${summary}\n`);
   }
 
+  /** Stops redrawing, leaving the last state on screen (the job goes on without us). */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    this.clear();
+    if (this.drawn) this.opts.stream.write('\n');
+    this.drawn = false;
   }
 }
