@@ -252,9 +252,11 @@ export class PageStore {
   }
 
   /**
-   * Stores the body unless it is there (insert, a duplicate key meaning it is); true when the body must be
-   * numbered on `day` (stored now, or last used on an earlier day). Chunk 0 goes last, so its presence
-   * means the whole body is there.
+   * Stores the body unless it is there (insert, a duplicate key meaning it is); true when the body is to be
+   * numbered on `day`: always, unless this process already saw it used that day (an attempt that stored it
+   * and stopped before numbering it leaves it numbered by its retry; numbering it twice is harmless, the
+   * sweep's delete being conditional on its day). Chunk 0 goes last, so its presence means the whole body is
+   * there.
    */
   private async putBody(bodyId: string, body: string, chunks: number, day: string): Promise<boolean> {
     if (this.knownBodies.get(bodyId) === day) return false;
@@ -272,15 +274,12 @@ export class PageStore {
     return this.touchBody(bodyId, day);
   }
 
-  /** Marks the body used on `day`; true when that moved its day on (so it must be numbered on `day`). */
+  /** Marks the body used on `day`; true when it is to be numbered on `day` (see putBody). */
   private async touchBody(bodyId: string, day: string): Promise<boolean> {
     if (this.knownBodies.get(bodyId) === day) return false;
-    const moved = await this.bodies.updateOne(
-      { _id: chunkId(bodyId, 0), day: { $lt: day } },
-      { $set: { day } },
-    );
+    await this.bodies.updateOne({ _id: chunkId(bodyId, 0), day: { $lt: day } }, { $set: { day } });
     this.know(bodyId, day);
-    return moved.modifiedCount > 0;
+    return true;
   }
 
   private know(bodyId: string, day: string) {

@@ -228,7 +228,7 @@ test('reextract and retry bodies are validated; another tenant cannot re-extract
     method: 'POST',
     url: '/api/v1/extract',
     headers: svc.auth(),
-    payload: { url: `${site.url}/single`, schema: { name: 'string' }, max_age: '40d' },
+    payload: { url: `${site.url}/single`, schema: { name: 'string' }, max_age: '2 weeks' },
   });
   assert.equal(badAge.statusCode, 422, badAge.body);
 });
