@@ -2,7 +2,8 @@
 // (token F1 / precision / recall against the expected content) and on size (model tokens of the output as
 // a share of the raw HTML's). Fetch the corpus first: bench/cleaners/fetch-corpus.sh.
 //   npm run bench:cleaners -- [--chain NAME]... [--set readability|newspaper4k|trafilatura|listings]...
-//     [--split dev|holdout|all]
+//     [--split dev|holdout|all] [--worst N]
+// --worst N also lists each chain's N worst pages per set and split (by F1; by snippets missed and leaked).
 // trafilatura's pages come with snippets instead of whole texts: their F1, precision and recall are pooled
 // over the set's snippets (both columns), as trafilatura's own evaluation counts them.
 // Body text is scored without the title and byline the readability cleaner puts first (its <header>,
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     chain: { type: 'string', multiple: true },
     set: { type: 'string', multiple: true },
     split: { type: 'string', default: 'all' },
+    worst: { type: 'string', default: '0' },
   },
 });
 const chosen = values.chain?.length ? values.chain : Object.keys(CHAINS);
@@ -138,11 +140,19 @@ const pages = loadCorpus().filter(
 );
 const raw = new Map(pages.map((page) => [page, modelTokens(page.html)]));
 const groups = new Map<string, Row[]>();
+const worst = Number(values.worst);
+const perPage: { key: string; name: string; row: Row }[] = [];
 for (const name of chosen) {
   const chain = CHAINS[name];
   if (!chain) throw new Error(`unknown chain "${name}"; known: ${Object.keys(CHAINS).join(', ')}`);
   for (const page of pages) {
     const row = score(page, raw.get(page)!, chain);
+    if (worst > 0)
+      perPage.push({
+        key: `${name}\t${page.set}\t${page.holdout ? 'holdout' : 'dev'}`,
+        name: page.name,
+        row,
+      });
     // "articles" pools the sets scored on their whole expected text.
     for (const split of [page.holdout ? 'holdout' : 'dev', 'all'])
       for (const set of new Set([
@@ -152,6 +162,26 @@ for (const name of chosen) {
         const key = `${name}\t${set}\t${split}`;
         groups.set(key, [...(groups.get(key) ?? []), row]);
       }
+  }
+}
+
+/** Snippets a page got wrong: missed "with" ones and leaked "without" ones. */
+const snippetErrors = (row: Row) => (row.snippets ? row.snippets.missed + row.snippets.leaked : 0);
+
+function printWorst(rows: { key: string; name: string; row: Row }[], count: number) {
+  const keys = [...new Set(rows.map((entry) => entry.key))].sort();
+  for (const key of keys) {
+    const ranked = rows
+      .filter((entry) => entry.key === key)
+      .sort((a, b) => snippetErrors(b.row) - snippetErrors(a.row) || a.row.f1 - b.row.f1)
+      .slice(0, count);
+    console.log(`\nworst pages: ${key.replaceAll('\t', ' / ')}`);
+    for (const { name, row } of ranked)
+      console.log(
+        row.snippets
+          ? `  ${name}: missed ${row.snippets.missed}, leaked ${row.snippets.leaked}`
+          : `  ${name}: F1 ${fixed(row.f1)} (P ${fixed(row.precision)} / R ${fixed(row.recall)})`,
+      );
   }
 }
 
@@ -170,6 +200,7 @@ for (const r of results.sort((a, b) =>
     `| ${r.chain} | ${r.set} ${r.pages} | ${r.split} | ${fixed(r.f1.median)} / ${fixed(r.f1.mean)} | ${fixed(r.precision.median)} / ${fixed(r.precision.mean)} | ` +
       `${fixed(r.recall.median)} / ${fixed(r.recall.mean)} | ${fixed(r.sentF1.median)} / ${fixed(r.sentF1.mean)} | ${pct(r.share.median)} / ${pct(r.share.mean)} | ${Math.round(r.tokens.median)} |`,
   );
+if (worst > 0) printWorst(perPage, worst);
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(
   `bench/results/cleaners-${new Date().toISOString().replaceAll(':', '-')}.json`,

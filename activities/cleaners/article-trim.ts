@@ -25,7 +25,13 @@ const BLOCK_TAGS = new Set([
   ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'aside', 'footer', 'header', 'form', 'nav'],
 ]);
 const SENTENCE_END = /[.!?…。！？।؟][\s"'”’»)\]]*$/u;
-const WORD = /[\p{L}\p{N}]+/gu;
+/** Words with a letter in them: a dateline's numbers ("28 August 2013, 14:00 GMT+0400") make no sentence. */
+const LETTER_WORD = /[\p{L}\p{N}]*\p{L}[\p{L}\p{N}]*/gu;
+/** A copyright line ("© 2013 Some Company. All rights reserved.") at the article's end is the site's. */
+const COPYRIGHT = /[©℗]/u;
+const COPYRIGHT_LINE_WORDS = 30;
+/** A line said this many times in a row is a widget's label (a gallery's slides), not the article's text. */
+export const REPEATED_LINE_RUN = 3;
 
 interface Counts {
   text: number;
@@ -95,11 +101,18 @@ export function dropLinkBlocks($: CheerioAPI, root: Element, isKept: (element: E
 const blocksOf = (element: Element) =>
   element.children.filter((child): child is Element => child.type === 'tag' && BLOCK_TAGS.has(child.name));
 
-/** A container of blocks beside two like it (before it, or after it): an item of a listing, left alone. */
+/**
+ * A container of blocks beside two like it (before it, or after it: same tag, about as many blocks): an item
+ * of a listing, left alone. A one-line box before a container of paragraphs is not one.
+ */
 function isRepeatedItem(container: Element, side: 'prev' | 'next'): boolean {
+  const blocks = blocksOf(container).length;
   let like = 0;
-  for (let sibling = container[side]; sibling && like < 2; sibling = sibling[side])
-    if (sibling.type === 'tag' && sibling.name === container.name && blocksOf(sibling).length > 0) like++;
+  for (let sibling = container[side]; sibling && like < 2; sibling = sibling[side]) {
+    if (sibling.type !== 'tag' || sibling.name !== container.name) continue;
+    const siblingBlocks = blocksOf(sibling).length;
+    if (siblingBlocks > 0 && Math.abs(siblingBlocks - blocks) <= Math.max(1, blocks / 2)) like++;
+  }
   return like >= 2;
 }
 
@@ -122,8 +135,14 @@ function edgeBlock(root: Element, edge: 'first' | 'last'): Element | null {
 /** A line that is no sentence: fewer than SHORT_LINE_WORDS words, not ending as a sentence ends. */
 const isShortLine = (block: Element, text: string) =>
   !STRUCTURE_TAGS.has(block.name) &&
-  (text.match(WORD)?.length ?? 0) < SHORT_LINE_WORDS &&
+  (text.match(LETTER_WORD)?.length ?? 0) < SHORT_LINE_WORDS &&
   !SENTENCE_END.test(text);
+
+/** A short line with a copyright sign: the site's notice, not the article's. */
+const isCopyrightLine = (block: Element, text: string) =>
+  !STRUCTURE_TAGS.has(block.name) &&
+  COPYRIGHT.test(text) &&
+  (text.match(LETTER_WORD)?.length ?? 0) < COPYRIGHT_LINE_WORDS;
 
 /**
  * Takes out the short lines before the first sentence (dateline, kicker, "updated at", a video player's
@@ -137,7 +156,13 @@ export function takeHeadLines(
   const lines: Element[] = [];
   for (let step = 0; step < MAX_TAIL_BLOCKS && lines.length < MAX_HEAD_LINES; step++) {
     const block = edgeBlock(root, 'first');
-    if (!block || isKept(block) || $(block).find('img, picture, video, a').length > 0) break;
+    if (!block || isKept(block)) break;
+    // Navigation before the article (a breadcrumb trail) is the page's: it goes, and the look goes on.
+    if (block.name === 'nav') {
+      $(block).remove();
+      continue;
+    }
+    if ($(block).find('img, picture, video, a').length > 0) break;
     const text = $(block).text().trim();
     if (!isShortLine(block, text)) break;
     // A container its lines left empty goes without a word.
@@ -147,16 +172,104 @@ export function takeHeadLines(
   return lines;
 }
 
-/** Drops, from the end, blocks of links and short lines that end no sentence; lists and tables only for links. */
+/** An image drawn this thin, or this small both ways, is a spacer or a rule, not a picture. */
+const RULE_PX = 10;
+const SPACER_PX = 50;
+
+function isSpacer(element: Element): boolean {
+  const width = Number(element.attribs.width);
+  const height = Number(element.attribs.height);
+  if (element.name !== 'img' || !(width > 0) || !(height > 0)) return false;
+  return Math.min(width, height) <= RULE_PX || Math.max(width, height) <= SPACER_PX;
+}
+
+const hasPicture = ($: CheerioAPI, block: Element) =>
+  $(block)
+    .find('img, picture, video')
+    .toArray()
+    .some((element) => !isSpacer(element));
+
+/** A box after the article holding at most this many lines and less than this share of its text is no body. */
+export const TAIL_BOX_LINES = 3;
+export const TAIL_BOX_SHARE = 0.2;
+
+/**
+ * The box after the article's body, if any: along the last edge, the first container that follows a sibling
+ * block and is small (at most TAIL_BOX_LINES lines, under TAIL_BOX_SHARE of the text, no picture, list or
+ * table). A prompt to the reader ("report an error", a paywall notice, a comment policy) sits there, in a box
+ * of its own beside the body; the body's own last paragraphs do not.
+ */
+function tailBox($: CheerioAPI, root: Element, rootChars: number): Element | null {
+  let at = root;
+  for (;;) {
+    const blocks = blocksOf(at);
+    const box = blocks.at(-1);
+    if (!box || !CONTAINER_TAGS.has(box.name) || blocksOf(box).length === 0) return null;
+    if (isRepeatedItem(box, 'prev')) return null;
+    const $box = $(box);
+    const small =
+      blocks.length >= 2 &&
+      $box.text().replace(/\s+/g, '').length < TAIL_BOX_SHARE * rootChars &&
+      $box.find('*').filter((_, element) => BLOCK_TAGS.has(element.name) && blocksOf(element).length === 0)
+        .length <= TAIL_BOX_LINES &&
+      $box.find('ul, ol, dl, table, pre, figure').length === 0 &&
+      !hasPicture($, box);
+    if (small) return box;
+    at = box;
+  }
+}
+
+/**
+ * Drops, from the end, blocks of links, short lines that end no sentence, a copyright line, spacer images and
+ * a small box after the body (tailBox); lists and tables only for links.
+ */
 export function trimTail($: CheerioAPI, root: Element, isKept: (element: Element) => boolean) {
+  const rootChars = $(root).text().replace(/\s+/g, '').length;
   for (let index = 0; index < MAX_TAIL_BLOCKS; index++) {
     const block = edgeBlock(root, 'last');
-    if (!block || isKept(block) || $(block).find('img, picture, video').length > 0) return;
+    if (!block || isKept(block)) return;
     const $block = $(block);
     const text = $block.text().trim();
     const linkText = $block.find('a').text().replace(/\s+/g, '').length;
     const linky = linkText >= LINK_BLOCK_DENSITY * text.replace(/\s+/g, '').length;
-    if (!linky && !isShortLine(block, text)) return;
-    $block.remove();
+    const furniture = linky || isShortLine(block, text) || isCopyrightLine(block, text);
+    if (furniture && !hasPicture($, block)) {
+      $block.remove();
+      continue;
+    }
+    const box = tailBox($, root, rootChars);
+    if (!box || isKept(box) || $(box).find('*').toArray().some(isKept)) return;
+    $(box).remove();
   }
+}
+
+/**
+ * Drops lines said REPEATED_LINE_RUN or more times in a row by sibling blocks (a gallery's slide titles, a
+ * carousel's labels): every one of them, since the run is the widget's. Short leaf lines only; lists, tables
+ * and kept elements stay.
+ */
+export function dropRepeatedLines($: CheerioAPI, root: Element, isKept: (element: Element) => boolean) {
+  const doomed: Element[] = [];
+  const stack: Element[] = [root];
+  for (let element = stack.pop(); element; element = stack.pop()) {
+    let run: Element[] = [];
+    let runText = '';
+    const close = () => {
+      if (run.length >= REPEATED_LINE_RUN) doomed.push(...run);
+    };
+    for (const child of blocksOf(element)) {
+      stack.push(child);
+      // Leaf blocks only: their text is inline, so the walk stays linear.
+      const leaf = !STRUCTURE_TAGS.has(child.name) && !isKept(child) && blocksOf(child).length === 0;
+      const text = leaf ? $(child).text().trim() : '';
+      if (text && text === runText) run.push(child);
+      else {
+        close();
+        run = text && isShortLine(child, text) ? [child] : [];
+        runText = run.length > 0 ? text : '';
+      }
+    }
+    close();
+  }
+  for (const element of doomed) $(element).remove();
 }

@@ -5,12 +5,51 @@ import { Readability } from '@mozilla/readability';
 import { type CheerioAPI, load } from 'cheerio';
 import type { Element } from 'domhandler';
 import { parseHTML } from 'linkedom';
-import { dropLinkBlocks, takeHeadLines, trimTail } from './article-trim.js';
+import { dropLinkBlocks, dropRepeatedLines, takeHeadLines, trimTail } from './article-trim.js';
+import { proseChars } from './prose.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
 export const MIN_ARTICLE_CHARS = 200;
 
 const KEEP_MARK = 'data-cleaner-keep';
+
+/**
+ * An article holding less than this share of the page's prose (a table of names, a contact box) is a doubtful
+ * pick: Readability looks again, without it, and the pick with more prose wins. Low on purpose: at a third or
+ * a half, the second pick was as often the comments or a cookie notice as the article (cleaner bench).
+ */
+export const SECOND_LOOK_PROSE_SHARE = 0.12;
+/** A page with less prose than this (a listing, a form) gets no second look. */
+export const SECOND_LOOK_MIN_PAGE_PROSE = 1_000;
+
+type Article = ReturnType<Readability<string>['parse']>;
+
+const readArticle = (document: ReturnType<typeof parseHTML>['document']): Article =>
+  new Readability(document as unknown as Document, { keepClasses: false }).parse();
+
+const articleProse = (article: Article): number =>
+  article?.content ? proseChars(load(article.content).root().get(0)!) : 0;
+
+/**
+ * Readability's article, or its second pick when the first holds little of the page's prose and the second
+ * more. Readability moves the nodes it picks out of the document, so a second run over the same document
+ * finds the next best content; it runs only for a doubtful first pick.
+ */
+function pickArticle($: CheerioAPI): Article {
+  const pageProse = proseChars($.root().get(0)!);
+  const { document } = parseHTML($.html());
+  const first = readArticle(document);
+  const firstProse = articleProse(first);
+  // A first run that found nothing can leave the document without its root: nothing to look at again.
+  if (
+    pageProse < SECOND_LOOK_MIN_PAGE_PROSE ||
+    firstProse >= SECOND_LOOK_PROSE_SHARE * pageProse ||
+    !document.documentElement
+  )
+    return first;
+  const second = readArticle(document);
+  return articleProse(second) > firstProse ? second : first;
+}
 
 /** The title and byline the cleaner puts before the body: the first child of its one <article>. */
 export const PAGE_HEADER = 'body > article:first-child > header:first-child';
@@ -34,8 +73,7 @@ function markKept($: CheerioAPI, keep: string): string[] {
  */
 export function mainContent($: CheerioAPI, keepSelectors: string[]): string | null {
   const kept = keepSelectors.length > 0 ? markKept($, keepSelectors.join(', ')) : [];
-  const { document } = parseHTML($.html());
-  const article = new Readability(document as unknown as Document, { keepClasses: false }).parse();
+  const article = pickArticle($);
   if (!article?.content || (article.textContent ?? '').trim().length < MIN_ARTICLE_CHARS) {
     $(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK); // the caller falls back to the whole document
     return null;
@@ -48,6 +86,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[]): string | nu
   const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
   if (body) {
     dropLinkBlocks($article, body, isKept);
+    dropRepeatedLines($article, body, isKept);
     trimTail($article, body, isKept);
   }
   // It also takes the title and the byline (author, often the date) out of the content: put them back, in

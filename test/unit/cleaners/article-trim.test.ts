@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
 import type { Element } from 'domhandler';
-import { dropLinkBlocks, takeHeadLines, trimTail } from '../../../activities/cleaners/article-trim.js';
+import {
+  dropLinkBlocks,
+  dropRepeatedLines,
+  takeHeadLines,
+  trimTail,
+} from '../../../activities/cleaners/article-trim.js';
 import { runChain } from '../../../activities/cleaners/index.js';
 import { PAGE_HEADER } from '../../../activities/cleaners/readability.js';
 
@@ -82,9 +87,71 @@ describe('trimTail', () => {
     const $ = trimmed(`<p>${PROSE}</p><p><img src="/chart.png"></p>`);
     assert.equal($('img').length, 1);
   });
+
+  test('drops a copyright line and spacer images, and trims on past them', () => {
+    const $ = trimmed(
+      `<p>${PROSE}</p><p>The Wire<br>© 2013 Some News Network, Inc., a Media Company. All rights reserved.</p>` +
+        '<div><p><img src="/dot.gif" width="42" height="5"></p><p>Share</p></div>',
+    );
+    assert.equal($('article').text(), PROSE);
+  });
+
+  test('drops a small box after the body: a prompt to the reader, even in sentences', () => {
+    const body = `<div><p>${PROSE.repeat(3)}</p><p>${PROSE.repeat(3)}</p><p>${PROSE.repeat(2)}</p></div>`;
+    const prompt =
+      '<div><p><strong>Found a mistake?</strong></p><p>Select the text and press Ctrl+Enter to send it to the editors!</p></div>';
+    const $ = trimmed(`<p>${PROSE}</p>${body}${prompt}`);
+    assert.ok(!$('article').text().includes('mistake'));
+    assert.equal($('article p').length, 4);
+  });
+
+  test("keeps the body's last paragraphs in boxes like the ones before, and a closing box with a list", () => {
+    const box = (text: string) => `<div><p>${text}</p></div>`;
+    const $ = trimmed(
+      `${box(PROSE.repeat(3))}${box(PROSE.repeat(3))}${box('The last paragraph, in its own box.')}`,
+    );
+    assert.ok($('article').text().includes('The last paragraph'));
+    const list = trimmed(
+      `<div><p>${PROSE.repeat(6)}</p></div><div><p>Key facts:</p><ul><li>Born 1950.</li><li>Died 2020.</li></ul></div>`,
+    );
+    assert.equal(list('li').length, 2);
+  });
+});
+
+describe('dropRepeatedLines', () => {
+  test("drops a line said three times in a row (a gallery's slide titles), all of them", () => {
+    const $ = load(
+      `<article><div><p>${PROSE}</p>${'<p>Storm photos</p>'.repeat(14)}<p>Twice</p><p>Twice</p></div><p>${PROSE}</p></article>`,
+    );
+    dropRepeatedLines($, $('article').get(0)!, notKept);
+    assert.ok(!$('article').text().includes('Storm photos'));
+    assert.equal($('p').length, 4);
+  });
+
+  test('keeps lines that repeat from card to card of a listing, and sentences said again', () => {
+    const card = (name: string) => `<div><h3>${name}</h3><p>In stock</p><p>Add to basket</p></div>`;
+    const html = `<article>${card('Lamp')}${card('Kettle')}${card('Shelf')}${`<p>${PROSE}</p>`.repeat(3)}</article>`;
+    const $ = load(html);
+    dropRepeatedLines($, $('article').get(0)!, notKept);
+    assert.equal($('p').length, 9);
+  });
 });
 
 describe('takeHeadLines', () => {
+  test('drops a breadcrumb trail before the article and takes the dateline after it, numbers and all', () => {
+    const $ = load(
+      '<article><nav><a href="/">Home</a> › <a href="/news">News</a> › <span>Storm over the city</span></nav>' +
+        `<div><p>Wednesday 28 August 2013, last updated 14:00 (GMT+0400)</p></div><div><p>${PROSE}</p><p>${PROSE}</p></div></article>`,
+    );
+    const lines = takeHeadLines($, $('article').get(0)!, notKept);
+    assert.deepEqual(
+      lines.map((line) => $(line).text()),
+      ['Wednesday 28 August 2013, last updated 14:00 (GMT+0400)'],
+    );
+    assert.equal($('nav').length, 0);
+    assert.ok($('article').text().startsWith(PROSE.trim()));
+  });
+
   test('takes the short lines before the first sentence, and stops there', () => {
     const $ = load(
       `<article><div><p>Updated 14:00 GMT</p><p>Politics</p></div><p>${PROSE}</p><p>Short line</p></article>`,

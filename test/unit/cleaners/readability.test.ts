@@ -84,6 +84,22 @@ describe('mainContent', () => {
     assert.ok(text.includes('Word 5'), text);
   });
 
+  test('a pick holding little of the prose gets a second look: a letter, not the list of its signers', () => {
+    const signers = Array.from({ length: 150 }, (_, i) => `<p>Jane Doe ${i}, Some University</p>`).join('');
+    const letter = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<p>Paragraph ${i} of the letter argues its case at length and in full sentences. It holds few commas ` +
+        'and no names, and it reads as the text a person came for. It ends the way prose ends.</p>',
+    ).join('');
+    const page = `<html><body><div>${letter}</div><div>${signers}</div></body></html>`;
+    const text = load(mainContent(prepared(page), [])!)
+      .root()
+      .text();
+    assert.ok(text.includes('Paragraph 2 of the letter'), text.slice(0, 200));
+    assert.ok(!text.includes('Jane Doe 30'));
+  });
+
   test('kept elements Readability left out are appended, without marks', () => {
     const html = mainContent(prepared(ARTICLE, ['.pagination .next']), ['.pagination .next'])!;
     const $ = load(html);
