@@ -30,7 +30,7 @@ function specOf(schedule: MonitorDoc['schedule']): ScheduleSpec {
 }
 
 /**
- * A run waits for the one before (BUFFER_ONE): runs are compared one after another, and a slow crawl delays
+ * A scheduled run waits for the one before (BUFFER_ONE): runs are compared one after another, and a slow crawl delays
  * the next run rather than piling runs up. A run missed while the service was down is taken if at most a
  * minute late.
  */
@@ -102,9 +102,13 @@ export async function setPaused(deps: ApiDeps, doc: MonitorDoc, paused: boolean)
   );
 }
 
-/** Runs now; a run still going first finishes (the next one waits for it). */
+/**
+ * Runs now, even while another run goes on: a buffered trigger would start only when the scheduler next
+ * notices the running one has ended, which can take minutes. Each run is compared with the baseline as it
+ * stands when the run ends, so runs ending one after another still chain.
+ */
 export const triggerSchedule = (deps: ApiDeps, doc: MonitorDoc) =>
-  call(deps, () => handle(deps, doc).trigger(ScheduleOverlapPolicy.BUFFER_ONE));
+  call(deps, () => handle(deps, doc).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
 
 /** Deletes the schedule; one already gone is fine. */
 export async function deleteSchedule(deps: ApiDeps, doc: MonitorDoc): Promise<void> {

@@ -4294,7 +4294,7 @@ export interface paths {
     put?: never;
     /**
      * Create a monitor: a request run on a schedule whose results are compared run by run
-     * @description Stores an extract, crawl or stored-site request (each checked as its own route checks it: 422 for an unusable schema, site or webhook) and creates a Temporal Schedule that runs it (cron or every, at least a minute apart; a run waits for the one before). Each run is an ordinary job (GET /jobs, with monitor_id) whose results are compared with the last completed run: records matched by page URL, or by key_field; what was added, removed or changed (field by field) is kept at /monitors/{id}/changes and sent as a monitor.changed webhook event, only when something changed. The first run is the baseline. At most 100 monitors per tenant (409). 503 when the workflow service is out of reach (nothing is kept). 201 with the monitor.
+     * @description Stores an extract, crawl or stored-site request (each checked as its own route checks it: 422 for an unusable schema, site or webhook) and creates a Temporal Schedule that runs it (cron or every, at least a minute apart; a scheduled run waits for the one before). Each run is an ordinary job (GET /jobs, with monitor_id) whose results are compared with the last completed run: records matched by page URL, or by key_field; what was added, removed or changed (field by field) is kept at /monitors/{id}/changes and sent as a monitor.changed webhook event, only when something changed. The first run is the baseline. At most 100 monitors per tenant (409). 503 when the workflow service is out of reach (nothing is kept). 201 with the monitor.
      */
     post: {
       parameters: {
@@ -5464,7 +5464,7 @@ export interface paths {
     put?: never;
     /**
      * Run a monitor now
-     * @description Starts a run at once through its schedule (a run in progress first finishes). A paused monitor does not run: 409 (resume it first). 202 with the monitor; the run shows in last_run and its job in GET /jobs.
+     * @description Starts a run at once through its schedule, even while another run goes on (each run is compared with the last completed run when it ends). A paused monitor does not run: 409 (resume it first). 202 with the monitor; the run shows in last_run and its job in GET /jobs.
      */
     post: {
       parameters: {
