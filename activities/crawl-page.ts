@@ -7,6 +7,7 @@ import type { JobBudget } from '../shared/budget.js';
 import type { DiscoveredLink, FollowRules } from '../shared/crawl/links.js';
 import type { PageCompletedData } from '../shared/events.js';
 import { toJsonSchema } from '../shared/schema-input.js';
+import type { PageAction } from '../shared/schemas/actions.js';
 import type { AnsweredPage } from '../shared/store/learned-extractors.js';
 import { COLLECTIONS } from '../shared/store/mongo.js';
 import { currentActivity } from './activity-context.js';
@@ -61,6 +62,8 @@ export interface CrawlPageInput {
   maxAgeMs?: number;
   /** Re-extract, or a retry without a fetch: the earlier job's stored page instead of the network. */
   stored?: StoredSource;
+  /** The request's page actions (dynamic mode), run on every page. */
+  actions?: PageAction[];
 }
 
 /** A page to extract again, by the model (its template's learned extractor failed a later check). */
@@ -202,6 +205,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
           durationMs: fetched.durationMs,
           ...(fetched.fromCache ? { fromCache: true } : {}),
           contentType: doc.contentType,
+          ...(doc.actions ? { actions: doc.actions } : {}),
         },
         cleanDurationMs: Date.now() - cleanStarted,
         eventSeq: input.eventSeq,

@@ -6,6 +6,7 @@
 import type { JobBudget } from '../shared/budget.js';
 import type { JobEvent, JobEventBody } from '../shared/events.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
+import type { PageAction } from '../shared/schemas/actions.js';
 import { currentActivity } from './activity-context.js';
 import { type CleanerStep, formatOf } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
@@ -38,6 +39,8 @@ export interface ExtractPageInput {
   maxAgeMs?: number;
   /** Re-extract, or a retry without a fetch: the earlier job's stored page instead of the network. */
   stored?: StoredSource;
+  /** The request's page actions (dynamic mode), run before the page is read. */
+  actions?: PageAction[];
   /** Where the page's result (page.completed) goes; a failure is recorded there by the workflow. */
   page: EventPlace;
   /** job.started, recorded before the fetch (absent: the workflow recorded it). */
@@ -143,6 +146,7 @@ export function makeExtractPage(deps: ActivityDeps) {
           durationMs: fetched.durationMs,
           ...(fetched.fromCache ? { fromCache: true } : {}),
           contentType: doc.contentType,
+          ...(doc.actions ? { actions: doc.actions } : {}),
         },
         cleanDurationMs: Date.now() - cleanStarted,
         jobType: 'extract',

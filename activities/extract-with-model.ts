@@ -9,6 +9,7 @@ import { CategorizedError } from '../shared/errors.js';
 import type { JobEvent, PageCompletedData } from '../shared/events.js';
 import { priceOf } from '../shared/pricing.js';
 import { type NormalizedSchema, toJsonSchema } from '../shared/schema-input.js';
+import type { ActionOutcome } from '../shared/schemas/actions.js';
 import { redactSecrets } from '../shared/secrets.js';
 import type { DebugCapture } from '../shared/store/debug-captures.js';
 import type { StructuredItem } from '../shared/structured-data.js';
@@ -46,6 +47,8 @@ export interface ExtractWithModelInput {
     fromCache?: boolean;
     /** What was read: text/html, application/pdf, an Office type… */
     contentType?: string;
+    /** Page actions run before the page was read (dynamic mode): each step's outcome. */
+    actions?: ActionOutcome[];
   };
   cleanDurationMs: number;
   /** Sequence number of the page.completed event, made by the workflow. */
@@ -394,6 +397,7 @@ export function makeExtractor(deps: ActivityDeps) {
       ...(input.fetch.fromCache ? { from_cache: true as const } : {}),
       ...(input.fetch.contentType ? { content_type: input.fetch.contentType } : {}),
       fetch_duration_ms: input.fetch.durationMs,
+      ...(input.fetch.actions ? { actions: input.fetch.actions } : {}),
       clean_duration_ms: input.cleanDurationMs,
       extract_duration_ms: durationMs,
       provider: entry.provider,
@@ -461,6 +465,7 @@ function toCapture(input: AnswerInput, c: CaptureInput, attempt: number, rawPage
       max_tokens: c.entry.maxTokens,
       prompt_size: SYSTEM_PROMPT.length + c.user.length,
       fetch_mode: input.fetch.fetchMode,
+      ...(input.fetch.actions ? { actions: input.fetch.actions } : {}),
       model: c.entry.model,
       page_content: clean(c.content),
       prompt: clean(input.schema.prompt ?? ''),

@@ -2,6 +2,7 @@
 // The body is stored and only its id returns to the workflow. makePageSource: the pages of extract and crawl
 // jobs, fetched and kept in the page store, or taken from it (cache, re-extract, retry without a fetch).
 import { CategorizedError } from '../shared/errors.js';
+import type { PageAction } from '../shared/schemas/actions.js';
 import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
 import type { ActivityDeps } from './deps.js';
@@ -35,7 +36,7 @@ export interface FetchPageResult {
 }
 
 type Mode = 'static' | 'dynamic';
-type Fetcher = (url: string, signal?: AbortSignal) => Promise<FetchedDocument>;
+type Fetcher = (url: string, signal?: AbortSignal, actions?: PageAction[]) => Promise<FetchedDocument>;
 
 interface Fetched {
   doc: FetchedDocument;
@@ -61,11 +62,12 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
   return {
     static: fetchStaticPage,
     dynamic: browser
-      ? (url, signal) =>
+      ? (url, signal, actions) =>
           renderPage(browser, url, {
             ...limits,
             waitMs: config.DYNAMIC_WAIT_MS,
             signal,
+            ...(actions?.length ? { actions } : {}),
             fetchDocument: (documentUrl) => fetchStaticPage(documentUrl, signal),
           })
       : undefined,
@@ -85,11 +87,14 @@ export function makeFetchDocument(deps: ActivityDeps) {
   return async function fetchDocument(
     url: string,
     fetchMode: FetchPageInput['fetchMode'],
+    actions?: PageAction[],
   ): Promise<FetchedPage> {
     const started = Date.now();
     const signal = currentActivity()?.cancellationSignal;
-    const { doc, mode } =
-      fetchMode === 'auto'
+    // Actions need the page rendered (the API maps auto with actions to dynamic already).
+    const { doc, mode } = actions?.length
+      ? await fetchOnly(modes, 'dynamic', url, signal, actions)
+      : fetchMode === 'auto'
         ? await fetchAuto(modes, url, signal)
         : await fetchOnly(modes, fetchMode, url, signal);
     return { doc, mode, fetchedAt: new Date().toISOString(), durationMs: Date.now() - started };
@@ -113,6 +118,8 @@ export interface PageSourceInput {
   /** Reuse the tenant's page fetched within this many ms (absent or 0: always fetch). */
   maxAgeMs?: number;
   stored?: StoredSource;
+  /** Page actions (dynamic mode): run before the page is read; such a page is never taken from max_age. */
+  actions?: PageAction[];
 }
 
 /** A page to process: fetched now (and being stored: await `saved`) or taken from the page store. */
@@ -149,7 +156,7 @@ export function makePageSource(deps: ActivityDeps) {
       }
       const page =
         found ??
-        (input.maxAgeMs && input.maxAgeMs > 0
+        (input.maxAgeMs && input.maxAgeMs > 0 && !input.actions?.length
           ? ((await pages?.cached(input.tenantId, input.url, input.fetchMode, input.maxAgeMs)) ?? null)
           : null);
       if (!page || !pages) return null;
@@ -172,7 +179,7 @@ export function makePageSource(deps: ActivityDeps) {
     },
     /** Fetches the page; it is stored meanwhile. */
     async fetch(input: PageSourceInput): Promise<SourcedPage> {
-      const fetched = await fetchDocument(input.url, input.fetchMode);
+      const fetched = await fetchDocument(input.url, input.fetchMode, input.actions);
       const { doc } = fetched;
       const saved = pages
         ? pages
@@ -240,9 +247,10 @@ async function fetchOnly(
   mode: Mode,
   url: string,
   signal?: AbortSignal,
+  actions?: PageAction[],
 ): Promise<Fetched> {
   const fetcher = modes[mode] ?? unavailable();
-  const doc = await fetcher(url, signal);
+  const doc = await fetcher(url, signal, actions);
   const assessment = assess(doc);
   if (mode === 'static') return acceptStatic(doc, assessment);
   refuseUnusable(doc, assessment);

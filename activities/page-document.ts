@@ -2,6 +2,7 @@
 // error status, or a page whose content needs scripts are failures (or, in auto mode, a reason to render).
 
 import { CategorizedError } from '../shared/errors.js';
+import type { ActionOutcome } from '../shared/schemas/actions.js';
 import { needsScripts, type ScriptNeed } from './browser/app-shell.js';
 import { detectBotWall } from './browser/bot-wall.js';
 import { type PageSignals, scanPage } from './browser/page-signals.js';
@@ -19,6 +20,8 @@ export interface FetchedDocument {
   body: string;
   /** Size of the body as received (static) or as rendered (dynamic). */
   bytes: number;
+  /** Dynamic mode with page actions: each step's outcome. */
+  actions?: ActionOutcome[];
 }
 
 /** Web page types; documents (activities/documents/kinds.ts) are read into HTML, anything else is `unsupported_content`. */

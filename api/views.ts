@@ -58,6 +58,7 @@ export function extractResponse(job: JobView, page: ResultView): ExtractResponse
       fetch_mode: page.fetch_mode ?? '',
       from_cache: page.from_cache ?? false,
       content_type: page.content_type ?? '',
+      ...(page.actions ? { actions: page.actions } : {}),
       final_url: page.final_url,
       fallback_position: page.fallback_position ?? 0,
       price_known: page.price_known,

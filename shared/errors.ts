@@ -12,6 +12,7 @@ export const ERROR_CATEGORIES = [
   'unsupported_content',
   'insufficient_content',
   'no_text_layer',
+  'action_failed',
   'rate_limit',
   'quota_exceeded',
   'provider_error',
@@ -47,6 +48,7 @@ export const CATEGORY_HTTP_STATUS: Record<ErrorCategory, number> = {
   unsupported_content: 422,
   insufficient_content: 422,
   no_text_layer: 422,
+  action_failed: 422, // a page action (dynamic mode) could not be done: its selector never appeared, …
   rate_limit: 429,
   quota_exceeded: 429,
   provider_error: 502,

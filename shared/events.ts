@@ -1,6 +1,7 @@
 // Job events: the append-only log from which every read model is derived. Types only, so workflows can
 // import them without pulling in a driver or a validator.
 import type { ErrorCategory } from './errors.js';
+import type { ActionOutcome } from './schemas/actions.js';
 import type { DataSource, FieldProvenance } from './structured-data.js';
 import type { JobType } from './temporal-names.js';
 
@@ -57,6 +58,8 @@ export interface PageCompletedData {
   from_cache?: true;
   /** What was read (text/html, application/pdf, an Office type); absent on pages recorded before it was. */
   content_type?: string;
+  /** Page actions run before the page was read: each step's outcome (typed text only as its length). */
+  actions?: ActionOutcome[];
   fetch_duration_ms: number;
   clean_duration_ms: number;
   extract_duration_ms: number;

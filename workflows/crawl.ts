@@ -25,6 +25,7 @@ import type { FollowRules } from '../shared/crawl/links.js';
 import type { ErrorCategory } from '../shared/errors.js';
 import type { CrawlNode, JobEventBody } from '../shared/events.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
+import type { PageAction } from '../shared/schemas/actions.js';
 import { CRAWL_IN_FLIGHT_QUERY, SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import type { WebhookPlan } from '../shared/webhooks.js';
 import { categoryOf } from './failures.js';
@@ -100,6 +101,8 @@ export interface CrawlWorkflowInput {
   webhooks?: WebhookPlan;
   /** The request's max_cost_usd / max_tokens (absent: none). */
   budget?: JobBudget;
+  /** The request's page actions (dynamic mode), run on every page. */
+  actions?: PageAction[];
 }
 
 export interface CrawlWorkflowResult {
@@ -326,6 +329,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
           parentUrl: page.parentUrl,
           seedUrl: input.url,
           fetchMode: input.fetchMode,
+          ...(input.actions ? { actions: input.actions } : {}),
           cleanerChain: input.cleanerChain,
           schema: input.schema,
           captureDebug: input.captureDebug,

@@ -68,6 +68,7 @@ export async function extractPageWorkflow(input: ExtractWorkflowInput): Promise<
       structuredData: input.structuredData,
       ...(input.budget ? { budget: input.budget } : {}),
       ...fromStore,
+      ...(input.actions ? { actions: input.actions } : {}),
       page,
       ...(inActivity ? { started, completed: { ...end, since } } : {}),
     });

@@ -8,6 +8,7 @@ import type { Activities } from '../activities/index.js';
 import type { JobLlmConfig } from '../activities/llm/chain.js';
 import type { JobBudget } from '../shared/budget.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
+import type { PageAction } from '../shared/schemas/actions.js';
 import type { WebhookPlan } from '../shared/webhooks.js';
 import { runPageJob } from './page-job.js';
 import { fetchPolicy, modelPolicy } from './policies.js';
@@ -34,6 +35,8 @@ export interface ExtractWorkflowInput {
   maxAgeMs?: number;
   /** Re-extract, or a retry without a fetch: the earlier job's stored page (extractPageWorkflow only). */
   stored?: StoredSource;
+  /** The request's page actions (dynamic mode; extractPageWorkflow only). */
+  actions?: PageAction[];
 }
 
 export interface ExtractWorkflowResult {

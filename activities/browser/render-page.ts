@@ -6,6 +6,7 @@
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { CategorizedError } from '../../shared/errors.js';
 import { checkUrl } from '../../shared/net/address-policy.js';
+import { ACTIONS_TOTAL_MS, type PageAction } from '../../shared/schemas/actions.js';
 import { mayBeDocument } from '../documents/kinds.js';
 import { mediaType } from '../fetch-static.js';
 import { DOCUMENT_TYPES, type FetchedDocument, unsupportedContent } from '../page-document.js';
@@ -13,6 +14,7 @@ import type { BrowserPool } from './browser-pool.js';
 import { watchDomSize } from './dom-size-watch.js';
 import { type FilteringProxy, REFUSAL_HEADER } from './filtering-proxy.js';
 import { hostOf, navigationFailure, tooLarge } from './navigation-errors.js';
+import { runPageActions } from './page-actions.js';
 import { PageTraffic } from './page-traffic.js';
 
 export interface RenderOptions {
@@ -25,6 +27,8 @@ export interface RenderOptions {
   signal?: AbortSignal;
   /** Fetches a document the browser would download (a PDF, an Office file) statically, to read it as HTML. */
   fetchDocument?: (url: string) => Promise<FetchedDocument>;
+  /** Steps run in the page before it is read (page-actions.ts); they get ACTIONS_TOTAL_MS on top. */
+  actions?: PageAction[];
 }
 
 const IDLE_MS = 500;
@@ -64,7 +68,7 @@ function asDownload(err: CategorizedError, url: string): CategorizedError {
 async function renderInPage(pool: BrowserPool, url: string, opts: RenderOptions): Promise<FetchedDocument> {
   const target = checkUrl(url);
   return pool.withPage(async (page, proxy) => {
-    const budget = opts.timeoutMs + opts.waitMs + GRACE_MS;
+    const budget = opts.timeoutMs + opts.waitMs + GRACE_MS + (opts.actions?.length ? ACTIONS_TOTAL_MS : 0);
     let timer: NodeJS.Timeout | undefined;
     let onAbort = () => {};
     // A page stuck in a script loop never answers page.content(); closing its context (withPage) ends it.
@@ -150,13 +154,25 @@ class Render {
     const mime = mediaType(headers['content-type']) ?? 'text/html';
     if (status < 400 && !DOCUMENT_TYPES.includes(mime))
       throw asDownload(unsupportedContent(mime), main.url());
+    const actions =
+      this.opts.actions?.length && mime !== 'text/plain'
+        ? await runPageActions(this.page, this.opts.actions ?? [], this.failed)
+        : undefined;
     const body =
       mime === 'text/plain'
         ? await this.page.evaluate(() => document.body?.textContent ?? '')
         : await this.page.content();
     const bytes = Buffer.byteLength(body);
     if (bytes > this.opts.maxBytes) throw tooLarge(this.opts.maxBytes, { renderedBytes: bytes });
-    return { url: this.page.url(), status, headers, contentType: mime, body, bytes };
+    return {
+      url: this.page.url(),
+      status,
+      headers,
+      contentType: mime,
+      body,
+      bytes,
+      ...(actions ? { actions } : {}),
+    };
   }
 
   /** Lets scripts fetch and render: waits for the network to go quiet, within the wait budget. */

@@ -1,6 +1,7 @@
 // Pure reducer: page events → the `results` read model, one document per job and page URL.
 import type { ErrorCategory } from '../errors.js';
 import type { JobEvent } from '../events.js';
+import type { ActionOutcome } from '../schemas/actions.js';
 import type { DataSource, FieldProvenance } from '../structured-data.js';
 
 export const PAGE_STATUSES = ['pending', 'crawling', 'completed', 'failed', 'skipped'] as const;
@@ -26,6 +27,8 @@ export interface ResultView {
   from_cache?: boolean;
   /** What was read (completed pages recorded since it was). */
   content_type?: string;
+  /** Page actions' outcomes (dynamic mode with actions). */
+  actions?: ActionOutcome[];
   fetch_duration_ms: number | null;
   /** Absent on results projected before it was shown. */
   clean_duration_ms?: number | null;
@@ -75,6 +78,7 @@ export function resultFromEvent(event: JobEvent): ResultView | null {
       fetched_at: d.fetched_at,
       ...(d.from_cache ? { from_cache: true } : {}),
       ...(d.content_type ? { content_type: d.content_type } : {}),
+      ...(d.actions ? { actions: d.actions } : {}),
       fetch_duration_ms: d.fetch_duration_ms,
       clean_duration_ms: d.clean_duration_ms,
       extract_duration_ms: d.extract_duration_ms,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ActionOutcomeSchema } from './actions.js';
 import { ProvenanceSchema } from './common.js';
 
 const CaptureSchema = z.object({
@@ -15,6 +16,7 @@ const CaptureSchema = z.object({
     max_tokens: z.number().int(),
     prompt_size: z.number().int(),
     fetch_mode: z.string(),
+    actions: z.array(ActionOutcomeSchema).optional(),
     model: z.string(),
     page_content: z.string(),
     prompt: z.string(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INPUT_FORMATS } from '../schema-input.js';
 import { DATA_SOURCES } from '../structured-data.js';
+import { ActionOutcomeSchema, ActionsSchema, checkActionsMode } from './actions.js';
 import { CleanerStepSchema } from './cleaners.js';
 import { FetchModeSchema, HttpUrlSchema, ProvenanceSchema, TimestampSchema } from './common.js';
 import { LlmConfigSchema } from './llm.js';
@@ -136,6 +137,7 @@ export const ExtractRequestSchema = z
     url: HttpUrlSchema.meta({ description: 'http(s) URL of the page' }),
     ...SchemaSourceFields,
     fetch_mode: FetchModeSchema.default('auto'),
+    actions: ActionsSchema.optional(),
     cleaner_chain: z
       .array(CleanerStepSchema)
       .min(1)
@@ -178,6 +180,7 @@ export const ExtractRequestSchema = z
   })
   .strict()
   .superRefine(checkSchemaSource)
+  .superRefine(checkActionsMode)
   .meta({ id: 'ExtractRequest', ...ONE_SCHEMA_SOURCE });
 export type ExtractRequest = z.infer<typeof ExtractRequestSchema>;
 
@@ -213,6 +216,9 @@ export const ExtractResponseSchema = z
           'What was read: text/html, text/plain, application/pdf, or the DOCX, XLSX or PPTX type (documents ' +
           'are read as HTML, with PDF pages as sections); empty for pages recorded before it was recorded',
         example: 'application/pdf',
+      }),
+      actions: z.array(ActionOutcomeSchema).optional().meta({
+        description: "With actions only: each step's outcome (kind, ms, ok or error, clicks, scrolls).",
       }),
       final_url: z.string(),
       fallback_position: z.number().int(),

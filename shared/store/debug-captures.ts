@@ -1,6 +1,7 @@
 // Model request/response captures of jobs run with capture_debug (spec 2.12). Raw records like page
 // contents (not projections): written by the model activity, listed through a per-job index, by `_id`.
 import type { Db } from 'mongodb';
+import type { ActionOutcome } from '../schemas/actions.js';
 import type { FieldProvenance } from '../structured-data.js';
 import { COLLECTIONS, retryOnDuplicate } from './mongo.js';
 
@@ -18,6 +19,8 @@ export interface DebugCapture {
     max_tokens: number;
     prompt_size: number;
     fetch_mode: string;
+    /** Page actions run before the page was read: each step's outcome. */
+    actions?: ActionOutcome[];
     model: string;
     page_content: string;
     prompt: string;
