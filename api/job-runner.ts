@@ -80,6 +80,17 @@ export async function startJob(
   if (job.idempotencyKey) {
     const existing = await deps.jobs.get(job.tenantId, jobId);
     if (existing) {
+      // A key names one request: the same key on another kind of job is the caller's mistake, not a replay.
+      if (existing.type !== job.type) {
+        throw new ProblemError({
+          slug: 'conflict',
+          detail:
+            `The Idempotency-Key was used for a ${existing.type} job (${existing.id}); use a new key for ` +
+            `this ${job.type} request.`,
+          errors: [{ location: 'header.idempotency-key', message: `already used for job ${existing.id}` }],
+          extra: { job_id: existing.id },
+        });
+      }
       // A job whose start never reached Temporal (the API stopped, or a 503) is started by its retry.
       if (existing.status === 'pending')
         await resumeJob(deps, existing, { beforeStart: job.beforeStart, reply });

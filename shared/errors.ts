@@ -58,7 +58,7 @@ export const CATEGORY_HTTP_STATUS: Record<ErrorCategory, number> = {
   llm_truncation: 502,
   parse_error: 502,
   schema_mismatch: 502,
-  no_models: 422,
+  no_models: 409, // the tenant's model settings (keys, chain) leave no usable model: a conflict with stored state
   timeout: 504,
   processing_timeout: 422,
   cancelled: 409,

@@ -8,7 +8,7 @@ import type { Config } from '../../shared/config.js';
 import { CategorizedError } from '../../shared/errors.js';
 import type { AddressPolicy, LookupFn } from '../../shared/net/address-policy.js';
 import { type FilteringProxy, type ProxyDecision, startFilteringProxy } from './filtering-proxy.js';
-import { launchBrowser, stopBrowser, withTimeout } from './launch-browser.js';
+import { killProcessGroup, launchBrowser, stopBrowser, withTimeout } from './launch-browser.js';
 import { PageSlots } from './page-slots.js';
 
 export interface BrowserPoolOptions {
@@ -136,9 +136,11 @@ export class BrowserPool {
     this.launches += 1;
     this.generations.add(gen);
     browser.once('disconnected', () => {
-      // Died or closed: forget it; the next page launches a new one.
+      // Died or closed: forget it; the next page launches a new one. A browser whose connection dropped
+      // while its process lives on would be out of reach of close(): its process group goes now.
       if (this.current === gen) this.current = undefined;
       this.generations.delete(gen);
+      killProcessGroup(browser.process());
     });
     if (this.closed) {
       await this.shutdown(gen);

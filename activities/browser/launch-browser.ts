@@ -54,12 +54,17 @@ export async function stopBrowser(browser: Browser): Promise<void> {
   try {
     await withTimeout(browser.close(), CLOSE_TIMEOUT_MS);
   } catch {
-    if (proc?.pid === undefined || proc.exitCode !== null) return;
-    try {
-      process.kill(-proc.pid, 'SIGKILL'); // the browser leads its own process group
-    } catch {
-      proc.kill('SIGKILL');
-    }
+    killProcessGroup(proc);
+  }
+}
+
+/** Kills a browser's process group (it leads its own), unless it has exited. */
+export function killProcessGroup(proc: ReturnType<Browser['process']>): void {
+  if (proc?.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+  try {
+    process.kill(-proc.pid, 'SIGKILL');
+  } catch {
+    proc.kill('SIGKILL');
   }
 }
 

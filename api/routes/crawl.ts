@@ -17,7 +17,7 @@ import {
 } from '../../shared/schemas/crawl.js';
 import { maxAgeInput } from '../../shared/schemas/extract.js';
 import { JobSchema } from '../../shared/schemas/job.js';
-import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
+import { jobStartErrors, ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
 import { pageOutcome } from '../../shared/store/jobs.js';
 import { CRAWL_IN_FLIGHT_QUERY, WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
@@ -141,7 +141,7 @@ export const crawlRoutes =
           querystring: CrawlQuerySchema,
           headers: IdempotencyHeadersSchema,
           body: CrawlRequestSchema,
-          response: { 200: CrawlResponseSchema, 202: CrawlResponseSchema, ...standardErrors },
+          response: { 200: CrawlResponseSchema, 202: CrawlResponseSchema, ...jobStartErrors },
         },
       },
       async (request, reply) =>

@@ -15,7 +15,7 @@ import {
   maxAgeInput,
 } from '../../shared/schemas/extract.js';
 import type { LlmConfig } from '../../shared/schemas/llm.js';
-import { standardErrors } from '../../shared/schemas/problem.js';
+import { waitedJobErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { ExtractWorkflowInput } from '../../workflows/extract.js';
 import type { ApiDeps } from '../deps.js';
@@ -130,7 +130,8 @@ export const extractRoutes =
             'Fetches the URL, cleans it with the cleaner chain and asks the model chain for data matching the ' +
             'schema. Runs as a job (see /jobs/{id}) and waits for it: 200 with the result; a failed job answers ' +
             'as soon as its failure is final, with a problem document of type job-failed (validation-error for ' +
-            'unusable input or content, 422) carrying job_id and error_category, status by category: 401 ' +
+            'unusable input or content, 422) carrying job_id and error_category, status by category: 409 ' +
+            'no usable model in your settings (no_models) or cancelled, 401 ' +
             "invalid provider key, 429 the model provider's rate limit (type provider-rate-limited, " +
             'error_category rate_limit, with the ' +
             "provider's Retry-After when it gave one, at most 600 s) or quota_exceeded (a budget — max_cost_usd, " +
@@ -146,7 +147,7 @@ export const extractRoutes =
           tags: ['extract'],
           headers: IdempotencyHeadersSchema,
           body: ExtractRequestSchema,
-          response: { 200: ExtractResponseSchema, 202: AcceptedJobSchema, ...standardErrors },
+          response: { 200: ExtractResponseSchema, 202: AcceptedJobSchema, ...waitedJobErrors },
         },
       },
       async (request, reply) => {

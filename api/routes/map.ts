@@ -13,7 +13,7 @@ import {
   MapResponseSchema,
   SITEMAP_MAX_BYTES,
 } from '../../shared/schemas/map.js';
-import { standardErrors } from '../../shared/schemas/problem.js';
+import { waitedJobErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { MapWorkflowInput } from '../../workflows/map.js';
 import type { ApiDeps } from '../deps.js';
@@ -54,7 +54,7 @@ export const mapRoutes =
           tags: ['map'],
           headers: IdempotencyHeadersSchema,
           body: MapRequestSchema,
-          response: { 200: MapResponseSchema, 202: AcceptedJobSchema, ...standardErrors },
+          response: { 200: MapResponseSchema, 202: AcceptedJobSchema, ...waitedJobErrors },
         },
       },
       async (request, reply) => {

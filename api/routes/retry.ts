@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { isFinal } from '../../shared/reducers/job.js';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
 import { JobSchema, RetryQuerySchema } from '../../shared/schemas/job.js';
-import { jobStartErrors, ProblemSchema } from '../../shared/schemas/problem.js';
+import { jobStartErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
 import type { ApiDeps } from '../deps.js';
@@ -30,7 +30,7 @@ export const retryRoutes =
           tags: ['jobs'],
           params: IdParamsSchema,
           querystring: RetryQuerySchema,
-          response: { 202: JobSchema, 409: ProblemSchema, ...jobStartErrors },
+          response: { 202: JobSchema, ...jobStartErrors },
         },
       },
       async (request, reply) => {

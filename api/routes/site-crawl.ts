@@ -9,7 +9,7 @@ import {
   type SiteCrawlRequest,
   SiteCrawlRequestSchema,
 } from '../../shared/schemas/crawl.js';
-import { standardErrors } from '../../shared/schemas/problem.js';
+import { jobStartErrors } from '../../shared/schemas/problem.js';
 import type { SiteDoc } from '../../shared/store/sites.js';
 import type { ApiDeps } from '../deps.js';
 import { notFound, ProblemError } from '../problem.js';
@@ -28,7 +28,12 @@ export function siteCrawlRequest(site: SiteDoc, body: SiteCrawlRequest): CrawlRe
   }
   const schemaId = body.schema === undefined ? (body.schema_id ?? site.default_schema_id) : undefined;
   if (body.schema === undefined && !schemaId) {
-    throw schemaProblem('schema', 'required: give schema or schema_id (the site has no default_schema_id)');
+    // The request is well formed; it is the site's state (no default schema) that leaves it without one.
+    throw new ProblemError({
+      slug: 'conflict',
+      detail: 'The site has no default_schema_id: give schema or schema_id (or set the site default).',
+      errors: [{ location: 'body.schema', message: 'required: the site has no default_schema_id' }],
+    });
   }
   return {
     url: site.url,
@@ -90,7 +95,7 @@ export const siteCrawlRoutes =
           headers: IdempotencyHeadersSchema,
           querystring: CrawlQuerySchema,
           body: SiteCrawlRequestSchema,
-          response: { 200: CrawlResponseSchema, 202: CrawlResponseSchema, ...standardErrors },
+          response: { 200: CrawlResponseSchema, 202: CrawlResponseSchema, ...jobStartErrors },
         },
       },
       async (request, reply) => {

@@ -4,9 +4,16 @@ import { MAX_LINK_CHARS_PER_PAGE, MAX_LINKS_PER_PAGE, MAX_URL_LENGTH } from '../
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM_SIZE, urlPatternProblem } from '../crawl/url-pattern.js';
 import { DATA_SOURCES } from '../structured-data.js';
 import { checkActionsMode } from './actions.js';
-import { BudgetFields, checkSchemaSource, ExtractRequestSchema } from './extract.js';
+import { BudgetFields, checkSchemaSource, ExtractRequestSchema, ONE_SCHEMA_SOURCE } from './extract.js';
 
 export const MAX_DELAY_MS = 60_000;
+
+/**
+ * A crawl delay: milliseconds, seconds (up to 3 decimals) or minutes, at most 60 s — exactly what the pattern
+ * matches, so the OpenAPI document says precisely what is accepted.
+ */
+const DELAY_PATTERN =
+  /^(?:(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)ms|(?:[0-9]|[1-5][0-9])(?:\.[0-9]{1,3})?s|60(?:\.0{1,3})?s|0(?:\.[0-9]{1,3})?m|1(?:\.0{1,3})?m)$/;
 
 /** "1s", "500ms", "1.5s", "2m" → milliseconds. */
 export function parseDuration(text: string): number | null {
@@ -71,13 +78,7 @@ export const CrawlOptionsSchema = z
       .meta({ description: 'Follow only links on the seed host (www. ignored).' }),
     delay: z
       .string()
-      .refine(
-        (v) => {
-          const ms = parseDuration(v);
-          return ms !== null && ms <= MAX_DELAY_MS;
-        },
-        { message: 'must be a duration such as 500ms, 1s or 1.5s, at most 60s' },
-      )
+      .regex(DELAY_PATTERN, { message: 'must be a duration such as 500ms, 1s or 1.5s, at most 60s' })
       .optional()
       .meta({
         description: 'Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.',
@@ -151,7 +152,7 @@ export const CrawlRequestSchema = z
   .strict()
   .superRefine(checkSchemaSource)
   .superRefine(checkActionsMode)
-  .meta({ id: 'CrawlRequest' });
+  .meta({ id: 'CrawlRequest', ...ONE_SCHEMA_SOURCE });
 export type CrawlRequest = z.infer<typeof CrawlRequestSchema>;
 
 /** Every crawl option, none with a default: what a caller gives to override a stored site's options. */
@@ -184,7 +185,8 @@ export const SiteCrawlRequestSchema = z
       .meta({ description: "Default: the site's learn_extractors." }),
   })
   .strict()
-  .meta({ id: 'SiteCrawlRequest' });
+  // Not both (the route checks it); neither takes the site's default_schema_id.
+  .meta({ id: 'SiteCrawlRequest', not: { required: ['schema', 'schema_id'] } });
 export type SiteCrawlRequest = z.infer<typeof SiteCrawlRequestSchema>;
 
 export const CrawlQuerySchema = z.object({

@@ -110,26 +110,28 @@ export function maxAgeSeconds(value: string | number): number | null {
   return Number(match[1]) * AGE_UNITS_S[(match[2] as string).toLowerCase() as keyof typeof AGE_UNITS_S];
 }
 
+/** Exactly what maxAgeSeconds reads, so the OpenAPI document says precisely which texts are accepted. */
+const MAX_AGE_PATTERN = /^\s*\d{1,9}(?:\.\d{1,3})?\s*[smhdSMHD]\s*$/;
+
+// Longer than MAX_AGE_LIMIT_S is taken as the limit (maxAgeInput): pages are not kept longer anyway.
 export const MaxAgeSchema = z
-  .union([z.number().min(0).max(MAX_AGE_LIMIT_S), z.string().max(20)])
-  .refine(
-    (v) => {
-      const s = maxAgeSeconds(v);
-      return s !== null && s <= MAX_AGE_LIMIT_S;
-    },
-    { message: 'must be a duration such as 2h, 30m, 45s or 1d, or seconds as a number, at most 30d' },
-  )
+  .union([
+    z.number().min(0),
+    z.string().max(20).regex(MAX_AGE_PATTERN, {
+      message: 'must be a duration such as 2h, 30m, 45s or 1d, or seconds as a number',
+    }),
+  ])
   .meta({
     id: 'MaxAge',
     description:
-      'Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.',
+      'Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.',
     example: '2h',
   });
 
 /** The workflow input's maxAgeMs for a request's max_age (nothing for 0 or none). */
 export function maxAgeInput(body: { max_age?: string | number }): { maxAgeMs?: number } {
   const seconds = body.max_age === undefined ? null : maxAgeSeconds(body.max_age);
-  return seconds ? { maxAgeMs: Math.round(seconds * 1000) } : {};
+  return seconds ? { maxAgeMs: Math.round(Math.min(seconds, MAX_AGE_LIMIT_S) * 1000) } : {};
 }
 
 export const ExtractRequestSchema = z

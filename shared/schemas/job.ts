@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { JOB_STATUSES } from '../reducers/job.js';
 import { JOB_TYPES } from '../temporal-names.js';
 import { ErrorCategorySchema, TimestampSchema } from './common.js';
-import { BudgetFields, checkSchemaSource, ExtractRequestSchema, SchemaSourceFields } from './extract.js';
+import {
+  BudgetFields,
+  checkSchemaSource,
+  ExtractRequestSchema,
+  ONE_SCHEMA_SOURCE,
+  SchemaSourceFields,
+} from './extract.js';
 
 export const JobStatusSchema = z.enum(JOB_STATUSES).meta({
   id: 'JobStatus',
@@ -129,6 +135,7 @@ export const ReextractRequestSchema = z
   .superRefine(checkSchemaSource)
   .meta({
     id: 'ReextractRequest',
+    ...ONE_SCHEMA_SOURCE,
     description:
       "A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.",
     example: { schema: { title: 'string', price: 'number', in_stock: 'boolean' } },

@@ -138,6 +138,9 @@ export const MonitorRequestSchema = z
   })
   .meta({
     id: 'MonitorRequest',
+    // For the document: what the refinement above checks.
+    oneOf: [{ required: ['extract'] }, { required: ['crawl'] }, { required: ['site_id'] }],
+    dependentRequired: { site_crawl: ['site_id'] },
     description:
       'A monitor: one of extract, crawl or site_id, and a schedule. Secrets in the request (llm_config.api_key, ' +
       "webhook.secret, webhook header values) are stored sealed and never shown again. The request's webhooks " +

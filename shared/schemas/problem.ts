@@ -32,8 +32,11 @@ export const standardErrors = {
   500: ProblemSchema,
 } as const;
 
-/** A route that starts a job: 503 (with Retry-After) when the workflow service is out of reach. */
-export const jobStartErrors = { ...standardErrors, 503: ProblemSchema } as const;
+/**
+ * A route that starts a job: 409 when its Idempotency-Key was used for another kind of job, 503 (with
+ * Retry-After) when the workflow service is out of reach.
+ */
+export const jobStartErrors = { ...standardErrors, 409: ProblemSchema, 503: ProblemSchema } as const;
 
 /**
  * A route that starts a job and waits for it (POST /extract, /analyze, /map): the job's failure is the answer,
@@ -42,7 +45,6 @@ export const jobStartErrors = { ...standardErrors, 503: ProblemSchema } as const
  */
 export const waitedJobErrors = {
   ...jobStartErrors,
-  409: ProblemSchema,
   410: ProblemSchema,
   502: ProblemSchema,
   504: ProblemSchema,

@@ -91,7 +91,11 @@ export const ResultsQuerySchema = z.object({
 });
 
 const ref = (schema: z.ZodType) => ({ $ref: `#/components/schemas/${z.globalRegistry.get(schema)?.id}` });
-const listOrMerged = { oneOf: [ref(JobResultListSchema), ref(MergedResultsSchema)] };
+// anyOf, not oneOf: a list of page results is also a list of merged records (MergedResults is any list).
+const listOrMerged = {
+  description: 'Page results (JobResultList), or merged records with merge=true (MergedResults)',
+  anyOf: [ref(JobResultListSchema), ref(MergedResultsSchema)],
+};
 
 /**
  * The 200 body. JSON is serialized (and checked) through this schema; JSON Lines and YAML are sent as

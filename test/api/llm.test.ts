@@ -234,10 +234,10 @@ describe('BYOK and chains in real extractions', () => {
     assert.ok(!report.body.includes(secret));
   });
 
-  test('no usable model is a 422 no_models problem that says what to do', async () => {
+  test('no usable model is a 409 no_models problem (the stored settings) that says what to do', async () => {
     const t = await tenant('nomodels');
     const res = await t.extract({ llm_config: { provider: 'openrouter', model: 'openai/gpt-4o' } });
-    assert.equal(res.statusCode, 422, res.body);
+    assert.equal(res.statusCode, 409, res.body);
     assert.equal(res.json().error_category, 'no_models');
     assert.match(res.json().detail, /llm\/keys|api_key/);
   });

@@ -69,10 +69,10 @@ describe('POST /api/v1/sites/{id}/crawl', () => {
     );
   });
 
-  test('without a schema and without a default schema: 422 at body.schema; both given: 422 at body.schema_id', async () => {
+  test('without a schema and without a default schema: 409 at body.schema; both given: 422 at body.schema_id', async () => {
     const { siteId, schemaId } = await storedSite({ default_schema_id: null });
     const none = await call('POST', `/sites/${siteId}/crawl`, {});
-    assert.equal(none.statusCode, 422, none.body);
+    assert.equal(none.statusCode, 409, none.body);
     assert.equal(none.json().errors[0].location, 'body.schema');
     const both = await call('POST', `/sites/${siteId}/crawl`, {
       schema: { name: 'string' },
