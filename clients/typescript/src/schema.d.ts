@@ -528,6 +528,21 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
+        /** @description Conflict: The resource conflicts with an existing one. */
+        409: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
@@ -605,6 +620,23 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
       };
     };
     delete?: never;
@@ -624,7 +656,7 @@ export interface paths {
     put?: never;
     /**
      * Extract structured data from one page
-     * @description Fetches the URL, cleans it with the cleaner chain and asks the model chain for data matching the schema. Runs as a job (see /jobs/{id}) and waits for it: 200 with the result; a failed job answers as soon as its failure is final, with a problem document of type job-failed (validation-error for unusable input or content, 422) carrying job_id and error_category, status by category: 401 invalid provider key, 429 the model provider's rate limit (type provider-rate-limited, error_category rate_limit, with the provider's Retry-After when it gave one, at most 600 s) or quota_exceeded (a budget — max_cost_usd, max_tokens, the tenant's monthly budget — refused the model call, or the provider's quota), 502 upstream failure, 504 timeout. These are the job's failures: this service's own request-rate limit is the rate-limited type. The model step (every model of the chain and every retry) takes about 1.5 × LLM_TIMEOUT_MS (90 s here): a hung model fails the job with timeout (504) within the wait when EXTRACT_WAIT_SECONDS is longer than that plus the fetch. A job still running after EXTRACT_WAIT_SECONDS (default 120) is answered 202 with the job link and goes on. Send an Idempotency-Key header to make retries safe: a 503 (the workflow service out of reach; Retry-After) keeps the job, and a retry with the same key runs it (it also starts by itself once the service is back).
+     * @description Fetches the URL, cleans it with the cleaner chain and asks the model chain for data matching the schema. Runs as a job (see /jobs/{id}) and waits for it: 200 with the result; a failed job answers as soon as its failure is final, with a problem document of type job-failed (validation-error for unusable input or content, 422) carrying job_id and error_category, status by category: 409 no usable model in your settings (no_models) or cancelled, 401 invalid provider key, 429 the model provider's rate limit (type provider-rate-limited, error_category rate_limit, with the provider's Retry-After when it gave one, at most 600 s) or quota_exceeded (a budget — max_cost_usd, max_tokens, the tenant's monthly budget — refused the model call, or the provider's quota), 502 upstream failure, 504 timeout. These are the job's failures: this service's own request-rate limit is the rate-limited type. The model step (every model of the chain and every retry) takes about 1.5 × LLM_TIMEOUT_MS (90 s here): a hung model fails the job with timeout (504) within the wait when EXTRACT_WAIT_SECONDS is longer than that plus the fetch. A job still running after EXTRACT_WAIT_SECONDS (default 120) is answered 202 with the job link and goes on. Send an Idempotency-Key header to make retries safe: a 503 (the workflow service out of reach; Retry-After) keeps the job, and a retry with the same key runs it (it also starts by itself once the service is back).
      */
     post: {
       parameters: {
@@ -711,6 +743,36 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
+        /** @description Conflict: The resource conflicts with an existing one. */
+        409: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Error */
+        410: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
@@ -775,6 +837,53 @@ export interface paths {
         };
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Job failed: The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}. */
+        502: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Error */
+        504: {
           headers: {
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
@@ -4066,6 +4175,36 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
+        /** @description Conflict: The resource conflicts with an existing one. */
+        409: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Error */
+        410: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
@@ -4130,6 +4269,53 @@ export interface paths {
         };
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Job failed: The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}. */
+        502: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Error */
+        504: {
           headers: {
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
@@ -7205,6 +7391,21 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
+        /** @description Conflict: The resource conflicts with an existing one. */
+        409: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
@@ -7270,6 +7471,23 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8571,6 +8789,28 @@ export interface components {
       status: string;
       status_url: string;
     };
+    ActionOutcome: {
+      clicks?: number;
+      error?: string;
+      index: number;
+      kind: string;
+      ms: number;
+      ok: boolean;
+      scrolls?: number;
+      /** @description type: how many characters were typed */
+      text_length?: number;
+    };
+    ActionOutcomeInput: {
+      clicks?: number;
+      error?: string;
+      index: number;
+      kind: string;
+      ms: number;
+      ok: boolean;
+      scrolls?: number;
+      /** @description type: how many characters were typed */
+      text_length?: number;
+    };
     AnalysisResult: {
       detected_elements: components['schemas']['DetectedElement'][];
       follow_patterns: components['schemas']['FollowPattern'][];
@@ -8901,6 +9141,28 @@ export interface components {
     };
     CrawlRequest: {
       /**
+       * @description Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       },
+       *       {
+       *         "kind": "click",
+       *         "selector": "button.load-more",
+       *         "repeat": true,
+       *         "max": 10
+       *       },
+       *       {
+       *         "kind": "scroll",
+       *         "to": "bottom",
+       *         "until_no_new_content": true,
+       *         "max_scrolls": 20
+       *       }
+       *     ]
+       */
+      actions?: components['schemas']['PageAction'][];
+      /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
@@ -8956,8 +9218,30 @@ export interface components {
        * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
        */
       webhook_url?: string;
-    };
+    } & (unknown | unknown);
     CrawlRequestInput: {
+      /**
+       * @description Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       },
+       *       {
+       *         "kind": "click",
+       *         "selector": "button.load-more",
+       *         "repeat": true,
+       *         "max": 10
+       *       },
+       *       {
+       *         "kind": "scroll",
+       *         "to": "bottom",
+       *         "until_no_new_content": true,
+       *         "max_scrolls": 20
+       *       }
+       *     ]
+       */
+      actions?: components['schemas']['PageActionInput'][];
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
@@ -9014,7 +9298,7 @@ export interface components {
        * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
        */
       webhook_url?: string;
-    };
+    } & (unknown | unknown);
     CrawlResponse: {
       cost_usd: number;
       /** @description The page results ({id, url, status, data}; from_cache and fetched_at on pages taken from the page store), present when the call waited and the job finished. */
@@ -9082,6 +9366,7 @@ export interface components {
         is_byok: boolean;
         job_type: string;
         request: {
+          actions?: components['schemas']['ActionOutcome'][];
           content_size: number;
           fallback_position: number;
           fetch_mode: string;
@@ -9138,6 +9423,7 @@ export interface components {
         is_byok: boolean;
         job_type: string;
         request: {
+          actions?: components['schemas']['ActionOutcomeInput'][];
           content_size: number;
           fallback_position: number;
           fetch_mode: string;
@@ -9252,6 +9538,7 @@ export interface components {
       | 'unsupported_content'
       | 'insufficient_content'
       | 'no_text_layer'
+      | 'action_failed'
       | 'rate_limit'
       | 'quota_exceeded'
       | 'provider_error'
@@ -9283,6 +9570,7 @@ export interface components {
       | 'unsupported_content'
       | 'insufficient_content'
       | 'no_text_layer'
+      | 'action_failed'
       | 'rate_limit'
       | 'quota_exceeded'
       | 'provider_error'
@@ -9298,6 +9586,28 @@ export interface components {
       | 'cancelled'
       | 'unknown';
     ExtractRequest: {
+      /**
+       * @description Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       },
+       *       {
+       *         "kind": "click",
+       *         "selector": "button.load-more",
+       *         "repeat": true,
+       *         "max": 10
+       *       },
+       *       {
+       *         "kind": "scroll",
+       *         "to": "bottom",
+       *         "until_no_new_content": true,
+       *         "max_scrolls": 20
+       *       }
+       *     ]
+       */
+      actions?: components['schemas']['PageAction'][];
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
@@ -9341,6 +9651,28 @@ export interface components {
       webhook_url?: string;
     } & (unknown | unknown);
     ExtractRequestInput: {
+      /**
+       * @description Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       },
+       *       {
+       *         "kind": "click",
+       *         "selector": "button.load-more",
+       *         "repeat": true,
+       *         "max": 10
+       *       },
+       *       {
+       *         "kind": "scroll",
+       *         "to": "bottom",
+       *         "until_no_new_content": true,
+       *         "max_scrolls": 20
+       *       }
+       *     ]
+       */
+      actions?: components['schemas']['PageActionInput'][];
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
@@ -9394,6 +9726,8 @@ export interface components {
       input_format: 'fields' | 'structured' | 'prompt';
       job_id: string;
       metadata: {
+        /** @description With actions only: each step's outcome (kind, ms, ok or error, clicks, scrolls). */
+        actions?: components['schemas']['ActionOutcome'][];
         /** @description Time the cleaner chain took on the page */
         clean_duration_ms: number;
         /**
@@ -9443,6 +9777,8 @@ export interface components {
       input_format: 'fields' | 'structured' | 'prompt';
       job_id: string;
       metadata: {
+        /** @description With actions only: each step's outcome (kind, ms, ok or error, clicks, scrolls). */
+        actions?: components['schemas']['ActionOutcomeInput'][];
         /** @description Time the cleaner chain took on the page */
         clean_duration_ms: number;
         /**
@@ -10740,12 +11076,12 @@ export interface components {
       };
     };
     /**
-     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
      * @example 2h
      */
     MaxAge: number | string;
     /**
-     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
      * @example 2h
      */
     MaxAgeInput: number | string;
@@ -11225,7 +11561,7 @@ export interface components {
        * @example site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e
        */
       site_id?: string;
-    };
+    } & (unknown | unknown | unknown);
     /**
      * @description A monitor: one of extract, crawl or site_id, and a schedule. Secrets in the request (llm_config.api_key, webhook.secret, webhook header values) are stored sealed and never shown again. The request's webhooks (webhook, webhook_url, webhook_id and your active saved webhooks, resolved when the monitor is created or updated) receive each run's job events and monitor.changed.
      * @example {
@@ -11278,7 +11614,7 @@ export interface components {
        * @example site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e
        */
       site_id?: string;
-    };
+    } & (unknown | unknown | unknown);
     /** @description When the monitor runs: a cron expression or an interval. */
     MonitorSchedule: {
       /**
@@ -11329,6 +11665,206 @@ export interface components {
       name: 'noop';
       options?: Record<string, never>;
     };
+    PageAction:
+      | {
+          /** @constant */
+          kind: 'click';
+          /**
+           * @description With repeat: most clicks (default 10, at most 50).
+           * @default 10
+           */
+          max: number;
+          /**
+           * @description Click again while the selector is still present (a "Load more" button), up to max times; the step ends without error when the element is gone. The first click needs the element.
+           * @default false
+           */
+          repeat: boolean;
+          /**
+           * @description CSS selector of the element
+           * @example button.load-more
+           */
+          selector: string;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+          /**
+           * @description Pause after each click for the page to react, ms (default 500).
+           * @default 500
+           */
+          wait_after_ms: number;
+        }
+      | {
+          /** @constant */
+          kind: 'type';
+          /**
+           * @description CSS selector of the element
+           * @example button.load-more
+           */
+          selector: string;
+          /** @description Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request. */
+          text: string;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+        }
+      | {
+          /** @description A key name as Chromium knows it, e.g. Enter, Tab, Escape, ArrowDown. */
+          key: string;
+          /** @constant */
+          kind: 'press';
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+        }
+      | {
+          /** @constant */
+          kind: 'scroll';
+          /**
+           * @description With until_no_new_content: most scrolls (default 10, at most 50).
+           * @default 10
+           */
+          max_scrolls: number;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+          /**
+           * @description 'bottom' (default) or a number of pixels to scroll down by.
+           * @default bottom
+           */
+          to: 'bottom' | number;
+          /**
+           * @description Infinite scroll: scroll to the bottom again and again until the page stops growing (no new content within wait_after_ms after a scroll), up to max_scrolls.
+           * @default false
+           */
+          until_no_new_content: boolean;
+          /**
+           * @description How long to wait for new content after each scroll, ms (default 1000).
+           * @default 1000
+           */
+          wait_after_ms: number;
+        }
+      | {
+          /** @constant */
+          kind: 'wait';
+          /** @description Pause this long, ms. */
+          ms?: number;
+          /**
+           * @description Wait until this element is present.
+           * @example button.load-more
+           */
+          selector?: string;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+        }
+      | {
+          /** @constant */
+          kind: 'select';
+          /**
+           * @description CSS selector of the element
+           * @example button.load-more
+           */
+          selector: string;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+          /** @description The option value to select. */
+          value: string;
+        };
+    PageActionInput:
+      | {
+          /** @constant */
+          kind: 'click';
+          /**
+           * @description With repeat: most clicks (default 10, at most 50).
+           * @default 10
+           */
+          max?: number;
+          /**
+           * @description Click again while the selector is still present (a "Load more" button), up to max times; the step ends without error when the element is gone. The first click needs the element.
+           * @default false
+           */
+          repeat?: boolean;
+          /**
+           * @description CSS selector of the element
+           * @example button.load-more
+           */
+          selector: string;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+          /**
+           * @description Pause after each click for the page to react, ms (default 500).
+           * @default 500
+           */
+          wait_after_ms?: number;
+        }
+      | {
+          /** @constant */
+          kind: 'type';
+          /**
+           * @description CSS selector of the element
+           * @example button.load-more
+           */
+          selector: string;
+          /** @description Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request. */
+          text: string;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+        }
+      | {
+          /** @description A key name as Chromium knows it, e.g. Enter, Tab, Escape, ArrowDown. */
+          key: string;
+          /** @constant */
+          kind: 'press';
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+        }
+      | {
+          /** @constant */
+          kind: 'scroll';
+          /**
+           * @description With until_no_new_content: most scrolls (default 10, at most 50).
+           * @default 10
+           */
+          max_scrolls?: number;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+          /**
+           * @description 'bottom' (default) or a number of pixels to scroll down by.
+           * @default bottom
+           */
+          to?: 'bottom' | number;
+          /**
+           * @description Infinite scroll: scroll to the bottom again and again until the page stops growing (no new content within wait_after_ms after a scroll), up to max_scrolls.
+           * @default false
+           */
+          until_no_new_content?: boolean;
+          /**
+           * @description How long to wait for new content after each scroll, ms (default 1000).
+           * @default 1000
+           */
+          wait_after_ms?: number;
+        }
+      | {
+          /** @constant */
+          kind: 'wait';
+          /** @description Pause this long, ms. */
+          ms?: number;
+          /**
+           * @description Wait until this element is present.
+           * @example button.load-more
+           */
+          selector?: string;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+        }
+      | {
+          /** @constant */
+          kind: 'select';
+          /**
+           * @description CSS selector of the element
+           * @example button.load-more
+           */
+          selector: string;
+          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          timeout_ms?: number;
+          /** @description The option value to select. */
+          value: string;
+        };
     /**
      * @description Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
      * @enum {string}
@@ -11475,7 +12011,7 @@ export interface components {
       schema_id?: string;
       /** @description Default: the original job's structured_data. */
       structured_data?: boolean;
-    };
+    } & (unknown | unknown);
     /**
      * @description A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
      * @example {
@@ -11502,7 +12038,7 @@ export interface components {
       schema_id?: string;
       /** @description Default: the original job's structured_data. */
       structured_data?: boolean;
-    };
+    } & (unknown | unknown);
     /**
      * @description What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
      * @enum {string}

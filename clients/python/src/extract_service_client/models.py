@@ -16,7 +16,7 @@ class BaseModel(_BaseModel):
     )
 
 
-ErrorCategoryInput = TypeAliasType("ErrorCategoryInput", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
+ErrorCategoryInput = TypeAliasType("ErrorCategoryInput", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
 """
 Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
 """
@@ -155,6 +155,153 @@ class AnalyzeResponseInput(BaseModel):
     """
     One or two sentences on the check: what each schema tried yielded on this page and why this one was kept, e.g. "The model's first schema extracted 0 items from this page (isbn came out empty); asked again with what went wrong, its second schema: 12 items extracted."
     """
+
+
+class PageActionInputPageActionInput(BaseModel):
+    kind: Literal['click']
+    selector: Annotated[
+        str, Field(examples=['button.load-more'], max_length=500, min_length=1)
+    ]
+    """
+    CSS selector of the element
+    """
+    repeat: bool | None = False
+    """
+    Click again while the selector is still present (a "Load more" button), up to max times; the step ends without error when the element is gone. The first click needs the element.
+    """
+    max: Annotated[int | None, Field(ge=1, le=50)] = 10
+    """
+    With repeat: most clicks (default 10, at most 50).
+    """
+    wait_after_ms: Annotated[int | None, Field(ge=0, le=10000)] = 500
+    """
+    Pause after each click for the page to react, ms (default 500).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+class PageActionInputPageActionInput1(BaseModel):
+    kind: Literal['type']
+    selector: Annotated[
+        str, Field(examples=['button.load-more'], max_length=500, min_length=1)
+    ]
+    """
+    CSS selector of the element
+    """
+    text: Annotated[str, Field(max_length=2000)]
+    """
+    Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+class PageActionInputPageActionInput2(BaseModel):
+    kind: Literal['press']
+    key: Annotated[str, Field(max_length=40, min_length=1)]
+    """
+    A key name as Chromium knows it, e.g. Enter, Tab, Escape, ArrowDown.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+PageActionInputPageActionInput3To = TypeAliasType(
+    "PageActionInputPageActionInput3To", Annotated[int, Field(ge=1, le=100000)]
+)
+"""
+'bottom' (default) or a number of pixels to scroll down by.
+"""
+
+
+class PageActionInputPageActionInput3(BaseModel):
+    kind: Literal['scroll']
+    to: Literal['bottom'] | PageActionInputPageActionInput3To | None = 'bottom'
+    """
+    'bottom' (default) or a number of pixels to scroll down by.
+    """
+    until_no_new_content: bool | None = False
+    """
+    Infinite scroll: scroll to the bottom again and again until the page stops growing (no new content within wait_after_ms after a scroll), up to max_scrolls.
+    """
+    max_scrolls: Annotated[int | None, Field(ge=1, le=50)] = 10
+    """
+    With until_no_new_content: most scrolls (default 10, at most 50).
+    """
+    wait_after_ms: Annotated[int | None, Field(ge=0, le=10000)] = 1000
+    """
+    How long to wait for new content after each scroll, ms (default 1000).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+class PageActionInputPageActionInput4(BaseModel):
+    kind: Literal['wait']
+    ms: Annotated[int | None, Field(ge=1, le=10000)] = None
+    """
+    Pause this long, ms.
+    """
+    selector: Annotated[
+        str | None, Field(examples=['button.load-more'], max_length=500, min_length=1)
+    ] = None
+    """
+    Wait until this element is present.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+class PageActionInputPageActionInput5(BaseModel):
+    kind: Literal['select']
+    selector: Annotated[
+        str, Field(examples=['button.load-more'], max_length=500, min_length=1)
+    ]
+    """
+    CSS selector of the element
+    """
+    value: Annotated[str, Field(max_length=500)]
+    """
+    The option value to select.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+PageActionInput = TypeAliasType("PageActionInput", PageActionInputPageActionInput | PageActionInputPageActionInput1 | PageActionInputPageActionInput2 | PageActionInputPageActionInput3 | PageActionInputPageActionInput4 | PageActionInputPageActionInput5)
+
+
+class ActionOutcomeInput(BaseModel):
+    index: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    kind: str
+    ok: bool
+    ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    clicks: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
+        None
+    )
+    scrolls: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
+        None
+    )
+    text_length: Annotated[
+        int | None, Field(ge=-9007199254740991, le=9007199254740991)
+    ] = None
+    """
+    type: how many characters were typed
+    """
+    error: str | None = None
 
 
 MarkdownCleanerStepInputOptionsRemoveSelector = TypeAliasType(
@@ -736,19 +883,26 @@ What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields a
 
 
 MaxAgeInputMaxAgeInput = TypeAliasType(
-    "MaxAgeInputMaxAgeInput",
-    Annotated[float, Field(examples=['2h'], ge=0.0, le=2592000.0)],
+    "MaxAgeInputMaxAgeInput", Annotated[float, Field(examples=['2h'], ge=0.0)]
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
 MaxAgeInputMaxAgeInput1 = TypeAliasType(
-    "MaxAgeInputMaxAgeInput1", Annotated[str, Field(examples=['2h'], max_length=20)]
+    "MaxAgeInputMaxAgeInput1",
+    Annotated[
+        str,
+        Field(
+            examples=['2h'],
+            max_length=20,
+            pattern='^\\s*\\d{1,9}(?:\\.\\d{1,3})?\\s*[smhdSMHD]\\s*$',
+        ),
+    ],
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
@@ -759,7 +913,7 @@ MaxAgeInput = TypeAliasType(
     ],
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
@@ -779,6 +933,17 @@ class ExtractRequestInput(BaseModel):
     fetch_mode: Literal['auto', 'static', 'dynamic'] | None = 'auto'
     """
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
+    """
+    actions: Annotated[
+        list[PageActionInput] | None,
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ] = None
+    """
+    Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
     """
     cleaner_chain: Annotated[
         list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
@@ -834,6 +999,10 @@ class ExtractResponseInputMetadata(BaseModel):
     content_type: Annotated[str, Field(examples=['application/pdf'])]
     """
     What was read: text/html, text/plain, application/pdf, or the DOCX, XLSX or PPTX type (documents are read as HTML, with PDF pages as sections); empty for pages recorded before it was recorded
+    """
+    actions: list[ActionOutcomeInput] | None = None
+    """
+    With actions only: each step's outcome (kind, ms, ok or error, clicks, scrolls).
     """
     final_url: str
     fallback_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
@@ -919,7 +1088,12 @@ class CrawlOptionsInput(BaseModel):
     """
     Follow only links on the seed host (www. ignored).
     """
-    delay: str | None = None
+    delay: Annotated[
+        str | None,
+        Field(
+            pattern='^(?:(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)ms|(?:[0-9]|[1-5][0-9])(?:\\.[0-9]{1,3})?s|60(?:\\.0{1,3})?s|0(?:\\.[0-9]{1,3})?m|1(?:\\.0{1,3})?m)$'
+        ),
+    ] = None
     """
     Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.
     """
@@ -956,6 +1130,17 @@ class CrawlRequestInput(BaseModel):
     fetch_mode: Literal['auto', 'static', 'dynamic'] | None = 'auto'
     """
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
+    """
+    actions: Annotated[
+        list[PageActionInput] | None,
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ] = None
+    """
+    Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
     """
     cleaner_chain: Annotated[
         list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
@@ -1016,7 +1201,12 @@ class SiteCrawlRequestInputOptions(BaseModel):
     max_pages: Annotated[int | None, Field(ge=1, le=10000)] = None
     max_depth: Annotated[int | None, Field(ge=0, le=10)] = None
     same_domain_only: bool | None = None
-    delay: str | None = None
+    delay: Annotated[
+        str | None,
+        Field(
+            pattern='^(?:(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)ms|(?:[0-9]|[1-5][0-9])(?:\\.[0-9]{1,3})?s|60(?:\\.0{1,3})?s|0(?:\\.[0-9]{1,3})?m|1(?:\\.0{1,3})?m)$'
+        ),
+    ] = None
     """
     Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.
     """
@@ -1498,6 +1688,7 @@ class DebugCaptureReportInputCaptureRequest(BaseModel):
     max_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     prompt_size: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     fetch_mode: str
+    actions: list[ActionOutcomeInput] | None = None
     model: str
     page_content: str
     prompt: str
@@ -2539,7 +2730,7 @@ class JobStreamCompleteDataInput(BaseModel):
     results_url: str
 
 
-ErrorCategory = TypeAliasType("ErrorCategory", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
+ErrorCategory = TypeAliasType("ErrorCategory", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
 """
 Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
 """
@@ -2678,6 +2869,153 @@ class AnalyzeResponse(BaseModel):
     """
     One or two sentences on the check: what each schema tried yielded on this page and why this one was kept, e.g. "The model's first schema extracted 0 items from this page (isbn came out empty); asked again with what went wrong, its second schema: 12 items extracted."
     """
+
+
+class PageActionPageAction(BaseModel):
+    kind: Literal['click']
+    selector: Annotated[
+        str, Field(examples=['button.load-more'], max_length=500, min_length=1)
+    ]
+    """
+    CSS selector of the element
+    """
+    repeat: bool
+    """
+    Click again while the selector is still present (a "Load more" button), up to max times; the step ends without error when the element is gone. The first click needs the element.
+    """
+    max: Annotated[int, Field(ge=1, le=50)]
+    """
+    With repeat: most clicks (default 10, at most 50).
+    """
+    wait_after_ms: Annotated[int, Field(ge=0, le=10000)]
+    """
+    Pause after each click for the page to react, ms (default 500).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+class PageActionPageAction1(BaseModel):
+    kind: Literal['type']
+    selector: Annotated[
+        str, Field(examples=['button.load-more'], max_length=500, min_length=1)
+    ]
+    """
+    CSS selector of the element
+    """
+    text: Annotated[str, Field(max_length=2000)]
+    """
+    Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+class PageActionPageAction2(BaseModel):
+    kind: Literal['press']
+    key: Annotated[str, Field(max_length=40, min_length=1)]
+    """
+    A key name as Chromium knows it, e.g. Enter, Tab, Escape, ArrowDown.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+PageActionPageAction3To = TypeAliasType(
+    "PageActionPageAction3To", Annotated[int, Field(ge=1, le=100000)]
+)
+"""
+'bottom' (default) or a number of pixels to scroll down by.
+"""
+
+
+class PageActionPageAction3(BaseModel):
+    kind: Literal['scroll']
+    to: Literal['bottom'] | PageActionPageAction3To
+    """
+    'bottom' (default) or a number of pixels to scroll down by.
+    """
+    until_no_new_content: bool
+    """
+    Infinite scroll: scroll to the bottom again and again until the page stops growing (no new content within wait_after_ms after a scroll), up to max_scrolls.
+    """
+    max_scrolls: Annotated[int, Field(ge=1, le=50)]
+    """
+    With until_no_new_content: most scrolls (default 10, at most 50).
+    """
+    wait_after_ms: Annotated[int, Field(ge=0, le=10000)]
+    """
+    How long to wait for new content after each scroll, ms (default 1000).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+class PageActionPageAction4(BaseModel):
+    kind: Literal['wait']
+    ms: Annotated[int | None, Field(ge=1, le=10000)] = None
+    """
+    Pause this long, ms.
+    """
+    selector: Annotated[
+        str | None, Field(examples=['button.load-more'], max_length=500, min_length=1)
+    ] = None
+    """
+    Wait until this element is present.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+class PageActionPageAction5(BaseModel):
+    kind: Literal['select']
+    selector: Annotated[
+        str, Field(examples=['button.load-more'], max_length=500, min_length=1)
+    ]
+    """
+    CSS selector of the element
+    """
+    value: Annotated[str, Field(max_length=500)]
+    """
+    The option value to select.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    """
+
+
+PageAction = TypeAliasType("PageAction", PageActionPageAction | PageActionPageAction1 | PageActionPageAction2 | PageActionPageAction3 | PageActionPageAction4 | PageActionPageAction5)
+
+
+class ActionOutcome(BaseModel):
+    index: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    kind: str
+    ok: bool
+    ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    clicks: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
+        None
+    )
+    scrolls: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
+        None
+    )
+    text_length: Annotated[
+        int | None, Field(ge=-9007199254740991, le=9007199254740991)
+    ] = None
+    """
+    type: how many characters were typed
+    """
+    error: str | None = None
 
 
 MarkdownCleanerStepOptionsRemoveSelector = TypeAliasType(
@@ -3254,18 +3592,26 @@ What to extract: at most 20 kB (as text, or as JSON for an object), 200 fields a
 
 
 MaxAgeMaxAge = TypeAliasType(
-    "MaxAgeMaxAge", Annotated[float, Field(examples=['2h'], ge=0.0, le=2592000.0)]
+    "MaxAgeMaxAge", Annotated[float, Field(examples=['2h'], ge=0.0)]
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
 MaxAgeMaxAge1 = TypeAliasType(
-    "MaxAgeMaxAge1", Annotated[str, Field(examples=['2h'], max_length=20)]
+    "MaxAgeMaxAge1",
+    Annotated[
+        str,
+        Field(
+            examples=['2h'],
+            max_length=20,
+            pattern='^\\s*\\d{1,9}(?:\\.\\d{1,3})?\\s*[smhdSMHD]\\s*$',
+        ),
+    ],
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
@@ -3273,7 +3619,7 @@ MaxAge = TypeAliasType(
     "MaxAge", Annotated[MaxAgeMaxAge | MaxAgeMaxAge1, Field(examples=['2h'])]
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; at most 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
@@ -3293,6 +3639,17 @@ class ExtractRequest(BaseModel):
     fetch_mode: Literal['auto', 'static', 'dynamic']
     """
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
+    """
+    actions: Annotated[
+        list[PageAction] | None,
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ] = None
+    """
+    Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
     """
     cleaner_chain: Annotated[
         list[CleanerStep] | None, Field(max_length=10, min_length=1)
@@ -3348,6 +3705,10 @@ class ExtractResponseMetadata(BaseModel):
     content_type: Annotated[str, Field(examples=['application/pdf'])]
     """
     What was read: text/html, text/plain, application/pdf, or the DOCX, XLSX or PPTX type (documents are read as HTML, with PDF pages as sections); empty for pages recorded before it was recorded
+    """
+    actions: list[ActionOutcome] | None = None
+    """
+    With actions only: each step's outcome (kind, ms, ok or error, clicks, scrolls).
     """
     final_url: str
     fallback_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
@@ -3433,7 +3794,12 @@ class CrawlOptions(BaseModel):
     """
     Follow only links on the seed host (www. ignored).
     """
-    delay: str | None = None
+    delay: Annotated[
+        str | None,
+        Field(
+            pattern='^(?:(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)ms|(?:[0-9]|[1-5][0-9])(?:\\.[0-9]{1,3})?s|60(?:\\.0{1,3})?s|0(?:\\.[0-9]{1,3})?m|1(?:\\.0{1,3})?m)$'
+        ),
+    ] = None
     """
     Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.
     """
@@ -3464,6 +3830,17 @@ class CrawlRequest(BaseModel):
     fetch_mode: Literal['auto', 'static', 'dynamic']
     """
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
+    """
+    actions: Annotated[
+        list[PageAction] | None,
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ] = None
+    """
+    Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
     """
     cleaner_chain: Annotated[
         list[CleanerStep] | None, Field(max_length=10, min_length=1)
@@ -3524,7 +3901,12 @@ class SiteCrawlRequestOptions(BaseModel):
     max_pages: Annotated[int | None, Field(ge=1, le=10000)] = None
     max_depth: Annotated[int | None, Field(ge=0, le=10)] = None
     same_domain_only: bool | None = None
-    delay: str | None = None
+    delay: Annotated[
+        str | None,
+        Field(
+            pattern='^(?:(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)ms|(?:[0-9]|[1-5][0-9])(?:\\.[0-9]{1,3})?s|60(?:\\.0{1,3})?s|0(?:\\.[0-9]{1,3})?m|1(?:\\.0{1,3})?m)$'
+        ),
+    ] = None
     """
     Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.
     """
@@ -4004,6 +4386,7 @@ class DebugCaptureReportCaptureRequest(BaseModel):
     max_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     prompt_size: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     fetch_mode: str
+    actions: list[ActionOutcome] | None = None
     model: str
     page_content: str
     prompt: str
