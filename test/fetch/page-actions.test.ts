@@ -47,6 +47,23 @@ const INFINITE = html(
   </script>`,
 );
 
+// A search form: results appear once something is typed, a size chosen and Enter pressed; the page never
+// shows what was typed.
+const SEARCH = html(
+  'Search',
+  `<h1>Search</h1><input id="q"><select id="size"><option value="S">S</option><option value="L">L</option></select>
+  <div id="out"></div><script>
+    document.getElementById('q').addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || !e.target.value) return;
+      const size = document.getElementById('size').value;
+      setTimeout(() => {
+        document.getElementById('out').innerHTML = '<p id="results">Found 3 gadgets in size ' + size + '</p>';
+      }, 100);
+    });
+  </script>`,
+);
+const TYPED = 'hunter2-private-query';
+
 let site: FixtureSite;
 let svc: TestService;
 
@@ -54,6 +71,7 @@ before(async () => {
   site = await startFixtureSite();
   site.route('/listing', LISTING);
   site.route('/feed', INFINITE);
+  site.route('/search', SEARCH);
   if (!skip) svc = await startTestService({ env: { DYNAMIC_WAIT_MS: '1000', CHROMIUM_PATH: CHROMIUM } });
 });
 after(async () => {
@@ -125,6 +143,60 @@ describe('page actions (dynamic mode)', { skip }, () => {
     assert.match(res.body, /action 1 \(click #nowhere\): selector not found within 1000 ms/);
     assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
     assert.equal(svc.llm.requests.length, 0, 'the model was asked about a failed page');
+  });
+
+  test('type, select, press and wait: the outcomes are captured, the typed text only as its length', async () => {
+    svc.llm.reset();
+    const res = await extract({
+      url: `${site.url}/search`,
+      capture_debug: true,
+      actions: [
+        { kind: 'type', selector: '#q', text: TYPED },
+        { kind: 'select', selector: '#size', value: 'L' },
+        { kind: 'press', key: 'Enter' },
+        { kind: 'wait', selector: '#results' },
+      ],
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.ok(sentToModel().includes('Found 3 gadgets in size L'), sentToModel());
+    const outcomes = res.json().metadata.actions;
+    assert.deepEqual(
+      outcomes.map((a: { kind: string; ok: boolean }) => [a.kind, a.ok]),
+      [
+        ['type', true],
+        ['select', true],
+        ['press', true],
+        ['wait', true],
+      ],
+    );
+    assert.equal(outcomes[0].text_length, TYPED.length);
+    const debug = await svc.app.inject({
+      method: 'GET',
+      url: `/api/v1/jobs/${res.json().job_id}/debug-capture`,
+      headers: svc.auth(),
+    });
+    assert.equal(debug.statusCode, 200, debug.body);
+    assert.equal(debug.json().captures[0].request.actions[0].text_length, TYPED.length);
+    assert.ok(!debug.body.includes(TYPED), 'the typed text is in the debug capture');
+    assert.ok(!res.body.includes(TYPED), 'the typed text is in the response');
+  });
+
+  test('a crawl runs the actions on its pages', async () => {
+    svc.llm.reset();
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/crawl?wait=true&timeout=120',
+      headers: svc.auth(),
+      payload: {
+        url: `${site.url}/listing`,
+        schema: { names: 'string[]' },
+        options: { max_pages: 1, max_depth: 0 },
+        actions: [{ kind: 'click', selector: '#more', repeat: true, wait_after_ms: 300 }],
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().status, 'completed', res.body);
+    assert.ok(sentToModel().includes(item(16)), `${item(16)} not sent`);
   });
 
   test('static with actions is a 422 naming body.actions', async () => {
