@@ -96,7 +96,7 @@ async function runStep(
         await element(page, action.selector, timeoutMs);
         return {};
       }
-      await delay(Math.min(action.ms ?? 0, timeoutMs));
+      await delay(Math.min(action.ms ?? 0, Math.max(0, left())));
       return {};
     case 'type': {
       const el = await element(page, action.selector, timeoutMs);

@@ -27,7 +27,7 @@ const timeoutMs = z
   .max(MAX_ACTION_TIMEOUT_MS)
   .optional()
   .meta({
-    description: `How long the step may take (waiting for its selector included), ms. Default ${DEFAULT_ACTION_TIMEOUT_MS}, at most ${MAX_ACTION_TIMEOUT_MS}.`,
+    description: `How long the step may wait for its selector and take, ms (a repeated click: each click). Default ${DEFAULT_ACTION_TIMEOUT_MS}, at most ${MAX_ACTION_TIMEOUT_MS}.`,
   });
 
 const ClickActionSchema = z
