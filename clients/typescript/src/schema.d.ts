@@ -11684,7 +11684,7 @@ export interface components {
            * @example button.load-more
            */
           selector: string;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
           /**
            * @description Pause after each click for the page to react, ms (default 500).
@@ -11702,7 +11702,7 @@ export interface components {
           selector: string;
           /** @description Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request. */
           text: string;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
         }
       | {
@@ -11710,7 +11710,7 @@ export interface components {
           key: string;
           /** @constant */
           kind: 'press';
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
         }
       | {
@@ -11721,7 +11721,7 @@ export interface components {
            * @default 10
            */
           max_scrolls: number;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
           /**
            * @description 'bottom' (default) or a number of pixels to scroll down by.
@@ -11749,7 +11749,7 @@ export interface components {
            * @example button.load-more
            */
           selector?: string;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
         }
       | {
@@ -11760,7 +11760,7 @@ export interface components {
            * @example button.load-more
            */
           selector: string;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
           /** @description The option value to select. */
           value: string;
@@ -11784,7 +11784,7 @@ export interface components {
            * @example button.load-more
            */
           selector: string;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
           /**
            * @description Pause after each click for the page to react, ms (default 500).
@@ -11802,7 +11802,7 @@ export interface components {
           selector: string;
           /** @description Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request. */
           text: string;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
         }
       | {
@@ -11810,7 +11810,7 @@ export interface components {
           key: string;
           /** @constant */
           kind: 'press';
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
         }
       | {
@@ -11821,7 +11821,7 @@ export interface components {
            * @default 10
            */
           max_scrolls?: number;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
           /**
            * @description 'bottom' (default) or a number of pixels to scroll down by.
@@ -11849,7 +11849,7 @@ export interface components {
            * @example button.load-more
            */
           selector?: string;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
         }
       | {
@@ -11860,7 +11860,7 @@ export interface components {
            * @example button.load-more
            */
           selector: string;
-          /** @description How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000. */
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
           /** @description The option value to select. */
           value: string;

@@ -179,7 +179,7 @@ class PageActionInputPageActionInput(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -197,7 +197,7 @@ class PageActionInputPageActionInput1(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -209,7 +209,7 @@ class PageActionInputPageActionInput2(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -241,7 +241,7 @@ class PageActionInputPageActionInput3(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -259,7 +259,7 @@ class PageActionInputPageActionInput4(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -277,7 +277,7 @@ class PageActionInputPageActionInput5(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -2893,7 +2893,7 @@ class PageActionPageAction(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -2911,7 +2911,7 @@ class PageActionPageAction1(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -2923,7 +2923,7 @@ class PageActionPageAction2(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -2955,7 +2955,7 @@ class PageActionPageAction3(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -2973,7 +2973,7 @@ class PageActionPageAction4(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
@@ -2991,7 +2991,7 @@ class PageActionPageAction5(BaseModel):
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
-    How long the step may take (waiting for its selector included), ms. Default 5000, at most 30000.
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
 
 
