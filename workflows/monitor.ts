@@ -32,7 +32,10 @@ const { createMonitorJob, compareMonitorRun } = proxyActivities<Activities>({
 });
 
 export async function monitorRunWorkflow(input: MonitorRunInput): Promise<MonitorRunResult> {
-  const run = await createMonitorJob({ ...input, runId: workflowInfo().workflowId });
+  // A schedule names its runs by the second they start: two triggers within one second give the same
+  // workflow id to two runs, so the run id tells them apart.
+  const { workflowId, runId } = workflowInfo();
+  const run = await createMonitorJob({ ...input, runId: `${workflowId}/${runId}` });
   if (!run) return { jobId: null, outcome: 'monitor_deleted', changeId: null };
   try {
     await executeChild(run.workflowType, {
