@@ -72,7 +72,15 @@ export const MonitorScheduleSchema = z
       ctx.addIssue({ code: 'custom', path: ['cron'], message: 'give exactly one of cron and every' });
     }
   })
-  .meta({ id: 'MonitorSchedule', description: 'When the monitor runs: a cron expression or an interval.' });
+  .meta({
+    id: 'MonitorSchedule',
+    description: 'When the monitor runs: a cron expression or an interval.',
+    // For the document: what the refinement above checks (exactly one of cron and every, not null).
+    oneOf: [
+      { required: ['cron'], properties: { cron: { type: 'string' } } },
+      { required: ['every'], properties: { every: { type: 'string' } } },
+    ],
+  });
 export type MonitorSchedule = z.infer<typeof MonitorScheduleSchema>;
 
 const KeyFieldSchema = z

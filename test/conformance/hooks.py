@@ -29,6 +29,8 @@ VALID_TEXT = {
     "schema_yaml": "name: Product\nfields:\n  title: string\n  price: number\n",
     "cron": "0 * * * *",
     "base_url": "",
+    "every": "1h",
+    "timezone": "UTC",
     # Chromium is covered by the fetch tests; here it would only add seconds per request.
     "fetch_mode": "static",
 }
@@ -52,6 +54,10 @@ def _swap(value, key=None, in_webhook=False):
         return IDS[key]
     if key in VALID_TEXT:
         return VALID_TEXT[key]
+    if key == "remove_selectors":
+        return ".conformance-absent"
+    if key and "selector" in key:
+        return "main"
     if key == "schema":
         return "the page title and the price"
     if key == "webhook_url" or (key == "url" and in_webhook):

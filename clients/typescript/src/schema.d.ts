@@ -11633,7 +11633,14 @@ export interface components {
        * @example Europe/Berlin
        */
       timezone: string;
-    };
+    } & (
+      | {
+          cron: string;
+        }
+      | {
+          every: string;
+        }
+    );
     /** @description When the monitor runs: a cron expression or an interval. */
     MonitorScheduleInput: {
       /**
@@ -11652,7 +11659,14 @@ export interface components {
        * @example Europe/Berlin
        */
       timezone?: string;
-    };
+    } & (
+      | {
+          cron: string;
+        }
+      | {
+          every: string;
+        }
+    );
     /** @description Passes the content through unchanged. */
     NoopCleanerStep: {
       /** @constant */

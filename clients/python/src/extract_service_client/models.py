@@ -1779,8 +1779,8 @@ class CreatedApiKeyInput(BaseModel):
     """
 
 
-MonitorScheduleInputCron = TypeAliasType(
-    "MonitorScheduleInputCron",
+MonitorScheduleInputMonitorScheduleInputCron = TypeAliasType(
+    "MonitorScheduleInputMonitorScheduleInputCron",
     Annotated[
         str,
         Field(
@@ -1795,14 +1795,15 @@ A cron expression of five fields (minute, hour, day of month, month, day of week
 """
 
 
-class MonitorScheduleInput(BaseModel):
+class MonitorScheduleInputMonitorScheduleInput(BaseModel):
     """
     When the monitor runs: a cron expression or an interval.
     """
 
     cron: Annotated[
-        MonitorScheduleInputCron | None, Field(examples=['*/30 * * * *'])
-    ] = None
+        MonitorScheduleInputMonitorScheduleInputCron | None,
+        Field(examples=['*/30 * * * *']),
+    ]
     """
     A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
     """
@@ -1816,6 +1817,52 @@ class MonitorScheduleInput(BaseModel):
     """
     IANA time zone a cron expression is read in (default UTC).
     """
+
+
+MonitorScheduleInputMonitorScheduleInput1Cron = TypeAliasType(
+    "MonitorScheduleInputMonitorScheduleInput1Cron",
+    Annotated[
+        str,
+        Field(
+            examples=['*/30 * * * *'],
+            max_length=200,
+            pattern='^[0-9A-Za-z*,/?#-]{1,64}( [0-9A-Za-z*,/?#-]{1,64}){4}$',
+        ),
+    ],
+)
+"""
+A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
+"""
+
+
+class MonitorScheduleInputMonitorScheduleInput1(BaseModel):
+    """
+    When the monitor runs: a cron expression or an interval.
+    """
+
+    cron: Annotated[
+        MonitorScheduleInputMonitorScheduleInput1Cron | None,
+        Field(examples=['*/30 * * * *']),
+    ] = None
+    """
+    A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
+    """
+    every: Annotated[str, Field(examples=['6h'])]
+    """
+    An interval between runs, at least 1m, e.g. 15m, 6h or 1d.
+    """
+    timezone: Annotated[
+        str | None, Field(examples=['Europe/Berlin'], max_length=64)
+    ] = 'UTC'
+    """
+    IANA time zone a cron expression is read in (default UTC).
+    """
+
+
+MonitorScheduleInput = TypeAliasType("MonitorScheduleInput", MonitorScheduleInputMonitorScheduleInput | MonitorScheduleInputMonitorScheduleInput1)
+"""
+When the monitor runs: a cron expression or an interval.
+"""
 
 
 MonitorRequestInputKeyField = TypeAliasType(
@@ -4477,8 +4524,8 @@ class CreatedApiKey(BaseModel):
     """
 
 
-MonitorScheduleCron = TypeAliasType(
-    "MonitorScheduleCron",
+MonitorScheduleMonitorScheduleCron = TypeAliasType(
+    "MonitorScheduleMonitorScheduleCron",
     Annotated[
         str,
         Field(
@@ -4493,12 +4540,14 @@ A cron expression of five fields (minute, hour, day of month, month, day of week
 """
 
 
-class MonitorSchedule(BaseModel):
+class MonitorScheduleMonitorSchedule(BaseModel):
     """
     When the monitor runs: a cron expression or an interval.
     """
 
-    cron: Annotated[MonitorScheduleCron | None, Field(examples=['*/30 * * * *'])] = None
+    cron: Annotated[
+        MonitorScheduleMonitorScheduleCron | None, Field(examples=['*/30 * * * *'])
+    ]
     """
     A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
     """
@@ -4510,6 +4559,49 @@ class MonitorSchedule(BaseModel):
     """
     IANA time zone a cron expression is read in (default UTC).
     """
+
+
+MonitorScheduleMonitorSchedule1Cron = TypeAliasType(
+    "MonitorScheduleMonitorSchedule1Cron",
+    Annotated[
+        str,
+        Field(
+            examples=['*/30 * * * *'],
+            max_length=200,
+            pattern='^[0-9A-Za-z*,/?#-]{1,64}( [0-9A-Za-z*,/?#-]{1,64}){4}$',
+        ),
+    ],
+)
+"""
+A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
+"""
+
+
+class MonitorScheduleMonitorSchedule1(BaseModel):
+    """
+    When the monitor runs: a cron expression or an interval.
+    """
+
+    cron: Annotated[
+        MonitorScheduleMonitorSchedule1Cron | None, Field(examples=['*/30 * * * *'])
+    ] = None
+    """
+    A cron expression of five fields (minute, hour, day of month, month, day of week), e.g. "0 * * * *" for every hour on the hour. Give cron or every.
+    """
+    every: Annotated[str, Field(examples=['6h'])]
+    """
+    An interval between runs, at least 1m, e.g. 15m, 6h or 1d.
+    """
+    timezone: Annotated[str, Field(examples=['Europe/Berlin'], max_length=64)]
+    """
+    IANA time zone a cron expression is read in (default UTC).
+    """
+
+
+MonitorSchedule = TypeAliasType("MonitorSchedule", MonitorScheduleMonitorSchedule | MonitorScheduleMonitorSchedule1)
+"""
+When the monitor runs: a cron expression or an interval.
+"""
 
 
 MonitorRequestKeyField = TypeAliasType(
