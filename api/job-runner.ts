@@ -12,6 +12,7 @@ import {
   WORKFLOW_TYPES,
   workflowIdForJob,
 } from '../shared/temporal-names.js';
+import type { CrawlWorkflowInput } from '../workflows/crawl.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
 
@@ -243,4 +244,70 @@ async function failUnstarted(deps: ApiDeps, job: JobView, message: string) {
       data: { error_category: 'unknown', error_message: message, duration_ms: 0 },
     },
   ]);
+}
+
+/** A page of an earlier job that a new job runs again (retry, re-extract). */
+export interface EarlierPage {
+  id: string;
+  url: string;
+  depth: number;
+  parent_url: string | null;
+}
+
+/**
+ * Starts a job over pages of an earlier one, from the earlier job's stored request (as changed by the caller):
+ * a single-page job (extract, analyze) over its page, a crawl over exactly these pages with no link followed.
+ * `fromPage` adds what each page's input needs to be read from the page store (nothing: fetched again).
+ */
+export function startOnPages(
+  deps: ApiDeps,
+  job: Omit<NewJob, 'input' | 'maxDepth'>,
+  run: {
+    request: Record<string, unknown>;
+    pages: EarlierPage[];
+    maxDepth: number;
+    fromPage: (pageId: string) => Record<string, unknown>;
+  },
+  reply: FastifyReply,
+) {
+  const { request, pages, fromPage } = run;
+  if (job.type !== 'crawl') {
+    const page = pages[0] as EarlierPage;
+    return startJob(
+      deps,
+      {
+        ...job,
+        input: (jobId) => ({ ...inputFromRequest(request, jobId, job.tenantId), ...fromPage(page.id) }),
+      },
+      reply,
+    );
+  }
+  return startJob(
+    deps,
+    {
+      ...job,
+      maxDepth: run.maxDepth,
+      input: (jobId): CrawlWorkflowInput => {
+        const crawl = inputFromRequest(request, jobId, job.tenantId) as unknown as CrawlWorkflowInput;
+        return {
+          ...crawl,
+          seeds: pages.map((r) => ({
+            url: r.url,
+            depth: r.depth,
+            parentUrl: r.parent_url,
+            ...fromPage(r.id),
+          })),
+          // These pages only: no new links are followed.
+          options: {
+            ...crawl.options,
+            follow_selector: undefined,
+            follow_pattern: undefined,
+            next_selector: undefined,
+            max_pages: pages.length,
+          },
+        };
+      },
+    },
+    reply,
+  );
 }

@@ -8,11 +8,10 @@ import { defaultChainFor } from '../../shared/cleaners.js';
 import { isFinal } from '../../shared/reducers/job.js';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
 import { JobSchema, ReextractRequestSchema } from '../../shared/schemas/job.js';
-import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
+import { jobStartErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
 import type { ApiDeps } from '../deps.js';
-import { inputFromRequest, startJob, storedRequest } from '../job-runner.js';
+import { startOnPages, storedRequest } from '../job-runner.js';
 import { notFound, ProblemError } from '../problem.js';
 import { jobResource } from '../views.js';
 import { prepareJobRequest } from './extract.js';
@@ -40,7 +39,7 @@ export const reextractRoutes =
           tags: ['jobs'],
           params: IdParamsSchema,
           body: ReextractRequestSchema,
-          response: { 202: JobSchema, 409: ProblemSchema, ...standardErrors },
+          response: { 202: JobSchema, ...jobStartErrors },
         },
       },
       async (request, reply) => {
@@ -97,52 +96,17 @@ export const reextractRoutes =
           beforeStart,
           workflowType: WORKFLOW_TYPES[original.type],
         };
-        const first = pages[0] as (typeof pages)[number];
-        const { job } =
-          original.type === 'extract'
-            ? await startJob(
-                deps,
-                {
-                  ...common,
-                  input: (jobId) => ({
-                    ...inputFromRequest(settings, jobId, tenantId),
-                    stored: storedPage(first.id),
-                  }),
-                },
-                reply,
-              )
-            : await startJob(
-                deps,
-                {
-                  ...common,
-                  maxDepth: original.max_depth ?? 0,
-                  input: (jobId): CrawlWorkflowInput => {
-                    const crawl = inputFromRequest(
-                      settings,
-                      jobId,
-                      tenantId,
-                    ) as unknown as CrawlWorkflowInput;
-                    return {
-                      ...crawl,
-                      seeds: pages.map((r) => ({
-                        url: r.url,
-                        depth: r.depth,
-                        parentUrl: r.parent_url,
-                        stored: storedPage(r.id),
-                      })),
-                      // The stored pages only: no link is followed.
-                      options: {
-                        ...crawl.options,
-                        follow_selector: undefined,
-                        follow_pattern: undefined,
-                        next_selector: undefined,
-                        max_pages: pages.length,
-                      },
-                    };
-                  },
-                },
-                reply,
-              );
+        const { job } = await startOnPages(
+          deps,
+          common,
+          {
+            request: settings,
+            pages,
+            maxDepth: original.max_depth ?? 0,
+            fromPage: (pageId) => ({ stored: storedPage(pageId) }),
+          },
+          reply,
+        );
         return reply.code(202).send(await jobResource(deps, job));
       },
     );

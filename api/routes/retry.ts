@@ -6,9 +6,8 @@ import { IdParamsSchema } from '../../shared/schemas/common.js';
 import { JobSchema, RetryQuerySchema } from '../../shared/schemas/job.js';
 import { jobStartErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
 import type { ApiDeps } from '../deps.js';
-import { inputFromRequest, startJob, storedRequest } from '../job-runner.js';
+import { startOnPages, storedRequest } from '../job-runner.js';
 import { notFound, ProblemError } from '../problem.js';
 import { jobResource } from '../views.js';
 
@@ -71,51 +70,12 @@ export const retryRoutes =
           workflowType: WORKFLOW_TYPES[original.type],
         };
         // A single-page job (extract, analyze) runs again as it was asked; a crawl re-runs its failed pages.
-        const { job } =
-          original.type !== 'crawl'
-            ? await startJob(
-                deps,
-                {
-                  ...common,
-                  input: (jobId) => ({
-                    ...inputFromRequest(request0, jobId, tenantId),
-                    ...stored((failed[0] as (typeof failed)[number]).id),
-                  }),
-                },
-                reply,
-              )
-            : await startJob(
-                deps,
-                {
-                  ...common,
-                  maxDepth: original.max_depth ?? 0,
-                  input: (jobId): CrawlWorkflowInput => {
-                    const crawl = inputFromRequest(
-                      request0,
-                      jobId,
-                      tenantId,
-                    ) as unknown as CrawlWorkflowInput;
-                    return {
-                      ...crawl,
-                      seeds: failed.map((r) => ({
-                        url: r.url,
-                        depth: r.depth,
-                        parentUrl: r.parent_url,
-                        ...stored(r.id),
-                      })),
-                      // Only the failed pages: no new links are followed.
-                      options: {
-                        ...crawl.options,
-                        follow_selector: undefined,
-                        follow_pattern: undefined,
-                        next_selector: undefined,
-                        max_pages: failed.length,
-                      },
-                    };
-                  },
-                },
-                reply,
-              );
+        const { job } = await startOnPages(
+          deps,
+          common,
+          { request: request0, pages: failed, maxDepth: original.max_depth ?? 0, fromPage: stored },
+          reply,
+        );
         return reply.code(202).send(await jobResource(deps, job));
       },
     );
