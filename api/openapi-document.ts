@@ -1,7 +1,7 @@
 // The served OpenAPI document, finished from what the routes declare: what every route of the API answers
 // the same way (errors the framework gives before a route runs, the rate-limit headers, problem media types)
 // is added here once, so each route declares only its own responses and the document stays exact.
-import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, type ProblemSlug } from './problem.js';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES } from './problem.js';
 
 interface Response {
   description?: string;
@@ -16,21 +16,6 @@ interface Operation {
 type Paths = Record<string, Record<string, Operation>>;
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
-const SLUG_OF_STATUS: Record<string, ProblemSlug> = {
-  '400': 'bad-request',
-  '401': 'unauthorized',
-  '404': 'not-found',
-  '405': 'method-not-allowed',
-  '406': 'not-acceptable',
-  '409': 'conflict',
-  '413': 'payload-too-large',
-  '415': 'unsupported-media-type',
-  '422': 'validation-error',
-  '429': 'rate-limited',
-  '500': 'internal',
-  '502': 'job-failed',
-  '503': 'service-unavailable',
-};
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
 /** Sent on every answer to an authenticated request (@fastify/rate-limit). */
@@ -48,8 +33,8 @@ const RETRY_AFTER = {
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
 
 function problemResponse(status: string): Response {
-  const slug = SLUG_OF_STATUS[status];
-  const kind = slug ? PROBLEM_TYPES[slug] : undefined;
+  // The first problem type of that status (the service's own, e.g. rate-limited before provider-rate-limited).
+  const kind = Object.values(PROBLEM_TYPES).find((type) => type.status === Number(status));
   return {
     description: kind ? `${kind.title}: ${kind.description}` : 'Error',
     content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } },
