@@ -2,6 +2,7 @@
 import type { Db } from 'mongodb';
 import type { JobView } from '../reducers/job.js';
 import type { ResultView } from '../reducers/results.js';
+import { COLLECTIONS, isDuplicateKey, retryOnDuplicate } from './mongo.js';
 import {
   CRAWL_MAP_PER_CHUNK,
   type CrawlMapChunkDoc,
@@ -12,8 +13,7 @@ import {
   resultChunkKey,
   type TenantCounterDoc,
   tenantJobKey,
-} from './event-store.js';
-import { COLLECTIONS, isDuplicateKey, retryOnDuplicate } from './mongo.js';
+} from './read-models.js';
 
 type JobDoc = JobView & { _id: string };
 

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { JobEvent } from '../../shared/events.js';
-import { EventStore, eventKey, RESULTS_PER_CHUNK, resultChunkKey } from '../../shared/store/event-store.js';
+import { EventStore, eventKey } from '../../shared/store/event-store.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
+import { RESULTS_PER_CHUNK, resultChunkKey } from '../../shared/store/read-models.js';
 import { jobLog } from '../support/job-log.js';
 import { startTestService, type TestService } from '../support/service.js';
 
