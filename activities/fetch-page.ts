@@ -3,6 +3,7 @@
 // jobs, fetched and kept in the page store, or taken from it (cache, re-extract, retry without a fetch).
 import { CategorizedError } from '../shared/errors.js';
 import type { PageAction } from '../shared/schemas/actions.js';
+import { ScreenshotStore } from '../shared/store/screenshots.js';
 import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
 import type { ActivityDeps } from './deps.js';
@@ -136,6 +137,7 @@ export interface SourcedPage extends FetchedPage {
 export function makePageSource(deps: ActivityDeps) {
   const fetchDocument = makeFetchDocument(deps);
   const { pages } = deps;
+  const screenshots = new ScreenshotStore(deps.contents);
   const settled = (saved: Promise<void>) => {
     saved.catch(() => undefined); // awaited by the caller; never an unhandled rejection meanwhile
     return saved;
@@ -199,7 +201,24 @@ export function makePageSource(deps: ActivityDeps) {
             })
             .then(() => undefined)
         : Promise.resolve();
-      return { ...fetched, fromCache: false, saved: settled(saved) };
+      // Screenshots are kept like page contents; only their sizes go on (in the actions' outcomes).
+      const shots = Promise.all(
+        (doc.screenshots ?? []).map((shot) =>
+          screenshots.put({
+            jobId: input.jobId,
+            pageId: input.pageId,
+            index: shot.info.index,
+            url: doc.url,
+            png: shot.png,
+            takenAt: fetched.fetchedAt,
+          }),
+        ),
+      );
+      return {
+        ...fetched,
+        fromCache: false,
+        saved: settled(Promise.all([saved, shots]).then(() => undefined)),
+      };
     },
     /** Stored when it may be, else fetched. */
     async obtain(input: PageSourceInput): Promise<SourcedPage> {

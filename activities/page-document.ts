@@ -6,6 +6,7 @@ import type { ActionOutcome } from '../shared/schemas/actions.js';
 import { needsScripts, type ScriptNeed } from './browser/app-shell.js';
 import { detectBotWall } from './browser/bot-wall.js';
 import { type PageSignals, scanPage } from './browser/page-signals.js';
+import type { Screenshot } from './browser/screenshot.js';
 import { isDocumentType } from './documents/kinds.js';
 
 export interface FetchedDocument {
@@ -22,6 +23,8 @@ export interface FetchedDocument {
   bytes: number;
   /** Dynamic mode with page actions: each step's outcome. */
   actions?: ActionOutcome[];
+  /** Screenshots the actions took (stored with the page; never passed on to a workflow). */
+  screenshots?: Screenshot[];
 }
 
 /** Web page types; documents (activities/documents/kinds.ts) are read into HTML, anything else is `unsupported_content`. */

@@ -37,6 +37,7 @@ import { reextractRoutes } from './routes/reextract.js';
 import { resultRoutes } from './routes/results.js';
 import { retryRoutes } from './routes/retry.js';
 import { schemaRoutes } from './routes/schemas.js';
+import { screenshotRoutes } from './routes/screenshots.js';
 import { siteCrawlRoutes } from './routes/site-crawl.js';
 import { siteRoutes } from './routes/sites.js';
 import { streamRoutes } from './routes/stream.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       await v1.register(keyRoutes(deps));
       await v1.register(llmRoutes(deps));
       await v1.register(debugRoutes(deps));
+      await v1.register(screenshotRoutes(deps));
       await v1.register(streamRoutes(deps));
       await v1.register(webhookRoutes(deps));
       await v1.register(siteRoutes(deps));

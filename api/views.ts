@@ -1,6 +1,7 @@
 // Read models → API resources. The projections carry bookkeeping (tenant, last_seq) the API never shows.
 import { type JobView, noPagesBySource, noValuesBySource } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
+import { pageScreenshots } from '../shared/schemas/actions.js';
 import type { AnalyzeResponse } from '../shared/schemas/analyze.js';
 import type { ExtractResponse } from '../shared/schemas/extract.js';
 import type { Job } from '../shared/schemas/job.js';
@@ -59,6 +60,7 @@ export function extractResponse(job: JobView, page: ResultView): ExtractResponse
       from_cache: page.from_cache ?? false,
       content_type: page.content_type ?? '',
       ...(page.actions ? { actions: page.actions } : {}),
+      ...screenshotsOf(page),
       final_url: page.final_url,
       fallback_position: page.fallback_position ?? 0,
       price_known: page.price_known,
@@ -101,7 +103,14 @@ export function jobResult(page: ResultView, opts: { provenance?: boolean } = {})
   };
   // Pages that came from the page store say so, with the time they were fetched.
   if (page.from_cache) Object.assign(result, { from_cache: true, fetched_at: page.fetched_at });
+  Object.assign(result, screenshotsOf(page));
   if (opts.provenance)
     result.provenance = page.status === 'completed' ? { ...(page.provenance ?? {}) } : null;
   return result;
+}
+
+/** `screenshots` of a page that took any (their sizes from its actions' outcomes, and where to read them). */
+function screenshotsOf(page: ResultView) {
+  const shots = pageScreenshots(page.job_id, page.id, page.actions);
+  return shots.length ? { screenshots: shots } : {};
 }

@@ -10,6 +10,7 @@ import {
   DEFAULT_ACTION_TIMEOUT_MS,
   type PageAction,
 } from '../../shared/schemas/actions.js';
+import { type Screenshot, takeScreenshot } from './screenshot.js';
 
 /** A step that could not be done; the runner adds which step it was. */
 class StepError extends Error {}
@@ -17,8 +18,13 @@ class StepError extends Error {}
 interface StepResult {
   clicks?: number;
   scrolls?: number;
+  items?: number;
   textLength?: number;
+  shot?: Screenshot;
 }
+
+/** A screenshot may take longer than a click: its own default timeout. */
+const SCREENSHOT_TIMEOUT_MS = 15_000;
 
 /** "click #more", "type #q", "press Enter", "scroll bottom", "wait 500 ms", "select #size": for messages. */
 export function describeAction(action: PageAction): string {
@@ -29,6 +35,8 @@ export function describeAction(action: PageAction): string {
       return `scroll ${action.to === 'bottom' ? 'bottom' : `${action.to} px`}`;
     case 'wait':
       return action.selector === undefined ? `wait ${action.ms} ms` : `wait ${action.selector}`;
+    case 'screenshot':
+      return action.full_page ? 'screenshot full page' : 'screenshot';
     default:
       return `${action.kind} ${action.selector}`;
   }
@@ -36,24 +44,28 @@ export function describeAction(action: PageAction): string {
 
 /**
  * Runs the actions in order; each outcome is returned (and, on a failure, in the error's details). `alive`
- * rejects when the render fails meanwhile (a bound hit), which ends the actions too.
+ * rejects when the render fails meanwhile (a bound hit), which ends the actions too. Screenshots taken go
+ * to `shots`.
  */
 export async function runPageActions(
   page: Page,
   actions: PageAction[],
   alive: Promise<never>,
+  shots: Screenshot[] = [],
 ): Promise<ActionOutcome[]> {
   const outcomes: ActionOutcome[] = [];
   const deadline = Date.now() + ACTIONS_TOTAL_MS;
   for (const [index, action] of actions.entries()) {
     const started = Date.now();
     const left = deadline - started;
-    const timeoutMs = Math.min(action.timeout_ms ?? DEFAULT_ACTION_TIMEOUT_MS, left);
+    const fallback = action.kind === 'screenshot' ? SCREENSHOT_TIMEOUT_MS : DEFAULT_ACTION_TIMEOUT_MS;
+    const timeoutMs = Math.min(action.timeout_ms ?? fallback, left);
     const label = `action ${index} (${describeAction(action)})`;
     try {
       if (left <= 0) throw new StepError(`the actions took longer than ${ACTIONS_TOTAL_MS} ms in all`);
       const stepLeft = () => deadline - Date.now();
-      const result = await Promise.race([runStep(page, action, timeoutMs, stepLeft), alive]);
+      const result = await Promise.race([runStep(page, action, timeoutMs, stepLeft, shots.length), alive]);
+      if (result.shot) shots.push(result.shot);
       outcomes.push(outcome(index, action, started, result));
     } catch (err) {
       if (err instanceof CategorizedError) throw err; // the render's own failure (a bound hit)
@@ -76,6 +88,8 @@ function outcome(index: number, action: PageAction, started: number, result: Ste
     ms: Date.now() - started,
     ...(result.clicks === undefined ? {} : { clicks: result.clicks }),
     ...(result.scrolls === undefined ? {} : { scrolls: result.scrolls }),
+    ...(result.items === undefined ? {} : { items: result.items }),
+    ...(result.shot ? { screenshot: result.shot.info } : {}),
     ...(result.textLength === undefined ? {} : { text_length: result.textLength }),
   };
 }
@@ -85,8 +99,13 @@ async function runStep(
   action: PageAction,
   timeoutMs: number,
   left: () => number,
+  shotIndex: number,
 ): Promise<StepResult> {
   switch (action.kind) {
+    case 'screenshot':
+      return {
+        shot: await bounded(takeScreenshot(page, action.full_page, shotIndex), timeoutMs, 'the screenshot'),
+      };
     case 'click':
       return click(page, action, timeoutMs, left);
     case 'scroll':
@@ -122,15 +141,17 @@ type ClickAction = Extract<PageAction, { kind: 'click' }>;
 /** One click, or with repeat clicks while the element is still there (a "Load more" button). */
 async function click(page: Page, action: ClickAction, timeoutMs: number, left: () => number) {
   let clicks = 0;
+  let items: number | undefined;
   let el: ElementHandle<Element> | null = await element(page, action.selector, timeoutMs);
   while (el) {
     await bounded(clickElement(el), timeoutMs, 'the click');
     clicks += 1;
     await delay(Math.min(action.wait_after_ms, Math.max(0, left())));
-    if (!action.repeat || clicks >= action.max || left() <= 0) break;
+    items = await countItems(page, action.item_selector);
+    if (!action.repeat || clicks >= action.max || left() <= 0 || enough(action, items)) break;
     el = await visible(page, action.selector);
   }
-  return { clicks };
+  return { clicks, ...(items === undefined ? {} : { items }) };
 }
 
 /** A real click where the element can take one; a DOM click where it cannot (covered, zero-size). */
@@ -147,6 +168,7 @@ type ScrollAction = Extract<PageAction, { kind: 'scroll' }>;
 /** Scrolls once, or with until_no_new_content until the page stops growing (infinite scroll). */
 async function scroll(page: Page, action: ScrollAction, left: () => number) {
   let scrolls = 0;
+  let items: number | undefined;
   for (;;) {
     const before = await page.evaluate(pageSize);
     await page.evaluate((to) => {
@@ -169,10 +191,21 @@ async function scroll(page: Page, action: ScrollAction, left: () => number) {
       )
       .then(() => true)
       .catch(() => false);
-    if (!grew || scrolls >= action.max_scrolls || left() <= 0) break;
+    items = await countItems(page, action.item_selector);
+    if (!grew || scrolls >= action.max_scrolls || left() <= 0 || enough(action, items)) break;
   }
-  return { scrolls };
+  return { scrolls, ...(items === undefined ? {} : { items }) };
 }
+
+/** How many elements match the listing's item selector (none given: not counted). */
+async function countItems(page: Page, selector?: string): Promise<number | undefined> {
+  if (selector === undefined) return undefined;
+  return page.evaluate((s) => document.querySelectorAll(s).length, selector);
+}
+
+/** The listing shows max_items: load no more. */
+const enough = (action: { max_items?: number }, items?: number) =>
+  action.max_items !== undefined && items !== undefined && items >= action.max_items;
 
 function pageSize() {
   return {

@@ -16,6 +16,7 @@ import { type FilteringProxy, REFUSAL_HEADER } from './filtering-proxy.js';
 import { hostOf, navigationFailure, tooLarge } from './navigation-errors.js';
 import { runPageActions } from './page-actions.js';
 import { PageTraffic } from './page-traffic.js';
+import type { Screenshot } from './screenshot.js';
 
 export interface RenderOptions {
   /** For the main document to arrive and parse (DOMContentLoaded). */
@@ -154,9 +155,10 @@ class Render {
     const mime = mediaType(headers['content-type']) ?? 'text/html';
     if (status < 400 && !DOCUMENT_TYPES.includes(mime))
       throw asDownload(unsupportedContent(mime), main.url());
+    const shots: Screenshot[] = [];
     const actions =
       this.opts.actions?.length && mime !== 'text/plain'
-        ? await runPageActions(this.page, this.opts.actions ?? [], this.failed)
+        ? await runPageActions(this.page, this.opts.actions ?? [], this.failed, shots)
         : undefined;
     const body =
       mime === 'text/plain'
@@ -172,6 +174,7 @@ class Render {
       body,
       bytes,
       ...(actions ? { actions } : {}),
+      ...(shots.length ? { screenshots: shots } : {}),
     };
   }
 

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { budgetInput } from '../../shared/budget.js';
 import { defaultChainFor, keepInChain } from '../../shared/cleaners.js';
 import { isFinal, type JobView } from '../../shared/reducers/job.js';
-import { modeWithActions } from '../../shared/schemas/actions.js';
+import { actionsInput } from '../../shared/schemas/actions.js';
 import { IdempotencyHeadersSchema, IdParamsSchema } from '../../shared/schemas/common.js';
 import {
   CrawlMapSchema,
@@ -65,8 +65,7 @@ export function crawlInput(
     jobId,
     tenantId,
     url: body.url,
-    fetchMode: modeWithActions(body.fetch_mode, body.actions),
-    ...(body.actions ? { actions: body.actions } : {}),
+    ...actionsInput(body),
     // The links the crawl follows stay visible to the model whatever the cleaners remove.
     cleanerChain: keepInChain<CrawlWorkflowInput['cleanerChain'][number]>(
       body.cleaner_chain ?? defaultChainFor(prepared.schema),

@@ -5,7 +5,7 @@ import { budgetInput } from '../../shared/budget.js';
 import { defaultChainFor } from '../../shared/cleaners.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { type NormalizedSchema, normalizeSchema, validateSchemaYaml } from '../../shared/schema-input.js';
-import { modeWithActions } from '../../shared/schemas/actions.js';
+import { actionsInput } from '../../shared/schemas/actions.js';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
 import {
   AcceptedJobSchema,
@@ -104,8 +104,7 @@ export function extractInput(
     jobId,
     tenantId,
     url: body.url,
-    fetchMode: modeWithActions(body.fetch_mode, body.actions),
-    ...(body.actions ? { actions: body.actions } : {}),
+    ...actionsInput(body),
     cleanerChain: body.cleaner_chain ?? defaultChainFor(prepared.schema),
     schema: prepared.schema,
     captureDebug: body.capture_debug,

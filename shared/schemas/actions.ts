@@ -11,6 +11,13 @@ export const ACTIONS_TOTAL_MS = 45_000;
 export const MAX_REPEAT = 50;
 export const MAX_SCROLLS = 50;
 export const MAX_WAIT_MS = 10_000;
+export const MAX_ITEMS = 10_000;
+/** Screenshots of one page (actions and formats together). */
+export const MAX_SCREENSHOTS = 5;
+/** A full-page screenshot is cut at this height (CSS px; the viewport is 1280 × 900). */
+export const MAX_SCREENSHOT_HEIGHT = 8_000;
+/** A PNG larger than this fails the page with content_too_large. */
+export const MAX_SCREENSHOT_BYTES = 4 * 1024 * 1024;
 
 const selector = z
   .string()
@@ -29,6 +36,26 @@ const timeoutMs = z
   .meta({
     description: `How long the step may wait for its selector and take, ms (a repeated click: each click). Default ${DEFAULT_ACTION_TIMEOUT_MS}, at most ${MAX_ACTION_TIMEOUT_MS}.`,
   });
+
+/** Load more / infinite scroll: stop once the page shows this many items. */
+const itemBound = {
+  item_selector: selector.optional().meta({
+    description:
+      'With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items ' +
+      'match it (the outcome says how many were shown).',
+    example: 'ul#list > li',
+  }),
+  max_items: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_ITEMS)
+    .optional()
+    .meta({
+      description: `With item_selector: stop at this many items (at most ${MAX_ITEMS}).`,
+      example: 100,
+    }),
+};
 
 const ClickActionSchema = z
   .object({
@@ -56,6 +83,7 @@ const ClickActionSchema = z
       .max(MAX_WAIT_MS)
       .default(500)
       .meta({ description: 'Pause after each click for the page to react, ms (default 500).' }),
+    ...itemBound,
     timeout_ms: timeoutMs,
   })
   .strict();
@@ -117,6 +145,7 @@ const ScrollActionSchema = z
       .max(MAX_WAIT_MS)
       .default(1_000)
       .meta({ description: 'How long to wait for new content after each scroll, ms (default 1000).' }),
+    ...itemBound,
     timeout_ms: timeoutMs,
   })
   .strict();
@@ -142,6 +171,21 @@ const SelectActionSchema = z
   })
   .strict();
 
+const ScreenshotActionSchema = z
+  .object({
+    kind: z.literal('screenshot'),
+    full_page: z
+      .boolean()
+      .default(false)
+      .meta({
+        description:
+          `false (default): the viewport, 1280 × 900. true: the whole page, cut at ${MAX_SCREENSHOT_HEIGHT} px ` +
+          'high (the outcome says clipped).',
+      }),
+    timeout_ms: timeoutMs,
+  })
+  .strict();
+
 export const PageActionSchema = z
   .discriminatedUnion('kind', [
     ClickActionSchema,
@@ -150,6 +194,7 @@ export const PageActionSchema = z
     ScrollActionSchema,
     WaitActionSchema,
     SelectActionSchema,
+    ScreenshotActionSchema,
   ])
   .meta({ id: 'PageAction' });
 export type PageAction = z.infer<typeof PageActionSchema>;
@@ -187,6 +232,44 @@ export function modeWithActions<M extends string>(mode: M, actions?: unknown[]):
   return actions?.length ? 'dynamic' : mode;
 }
 
+/** A screenshot a page's actions (or formats) took; the image itself is stored beside the page's content. */
+export const ScreenshotInfoSchema = z
+  .object({
+    index: z
+      .number()
+      .int()
+      .meta({ description: 'Its number on the page, from 0: ?index= of the screenshot route' }),
+    width: z.number().int().meta({ description: 'Pixels', example: 1280 }),
+    height: z.number().int().meta({ description: 'Pixels', example: 900 }),
+    bytes: z.number().int().meta({ description: 'Size of the PNG', example: 48213 }),
+    full_page: z.boolean(),
+    clipped: z.boolean().meta({
+      description: `A full-page shot of a page taller than ${MAX_SCREENSHOT_HEIGHT} px: cut at that height`,
+    }),
+  })
+  .meta({ id: 'ScreenshotInfo' });
+export type ScreenshotInfo = z.infer<typeof ScreenshotInfoSchema>;
+
+/** A page's screenshot as its metadata lists it: with where to read it. */
+export const PageScreenshotSchema = ScreenshotInfoSchema.extend({
+  url: z.string().meta({
+    description: 'Where to read it (GET, image/png; kept PAGE_RETENTION_DAYS like page contents)',
+    example: '/api/v1/jobs/job_4f1c0b6e/pages/9b2f5c1e-6a7d-4e0c-9b8a-7f6e5d4c3b2a/screenshot?index=0',
+  }),
+}).meta({ id: 'PageScreenshot' });
+export type PageScreenshot = z.infer<typeof PageScreenshotSchema>;
+
+/** The route a page's screenshot is read at. */
+export const screenshotPath = (jobId: string, pageId: string, index: number) =>
+  `/api/v1/jobs/${encodeURIComponent(jobId)}/pages/${encodeURIComponent(pageId)}/screenshot?index=${index}`;
+
+/** metadata.screenshots of a page: its actions' screenshots, with their URLs. */
+export function pageScreenshots(jobId: string, pageId: string, actions?: ActionOutcome[]): PageScreenshot[] {
+  return (actions ?? []).flatMap((a) =>
+    a.screenshot ? [{ ...a.screenshot, url: screenshotPath(jobId, pageId, a.screenshot.index) }] : [],
+  );
+}
+
 /** One step's outcome, kept in the page's metadata and debug capture (never the typed text). */
 export const ActionOutcomeSchema = z
   .object({
@@ -196,8 +279,72 @@ export const ActionOutcomeSchema = z
     ms: z.number().int(),
     clicks: z.number().int().optional(),
     scrolls: z.number().int().optional(),
+    items: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'With item_selector: how many items the page showed' }),
+    screenshot: ScreenshotInfoSchema.optional(),
     text_length: z.number().int().optional().meta({ description: 'type: how many characters were typed' }),
     error: z.string().optional(),
   })
   .meta({ id: 'ActionOutcome' });
 export type ActionOutcome = z.infer<typeof ActionOutcomeSchema>;
+
+/** Extra outputs of a page besides its data. */
+export const FORMATS = ['screenshot', 'screenshot_full_page'] as const;
+export const FormatsSchema = z
+  .array(z.enum(FORMATS))
+  .max(2)
+  .meta({
+    description:
+      "Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page " +
+      `is read (after any actions); 'screenshot_full_page': the whole page, cut at ${MAX_SCREENSHOT_HEIGHT} px ` +
+      `high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG ` +
+      `over ${MAX_SCREENSHOT_BYTES / 1024 / 1024} MB fails the page with content_too_large. It runs as a last ` +
+      "screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's " +
+      'screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is ' +
+      "the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.",
+    example: ['screenshot'],
+  });
+export type Format = (typeof FORMATS)[number];
+
+/** The actions a request runs: its own, then one screenshot step per screenshot format. */
+export function actionsWithFormats(actions?: PageAction[], formats?: Format[]): PageAction[] | undefined {
+  const shots: PageAction[] = [...new Set(formats ?? [])].map((format) => ({
+    kind: 'screenshot',
+    full_page: format === 'screenshot_full_page',
+  }));
+  const all = [...(actions ?? []), ...shots];
+  return all.length ? all : undefined;
+}
+
+/** Screenshots need the browser, and a page takes at most MAX_SCREENSHOTS: 422s at body.formats / body.actions. */
+export function checkFormats(
+  body: { actions?: PageAction[]; formats?: Format[]; fetch_mode?: string },
+  ctx: z.RefinementCtx,
+) {
+  if (body.formats?.length && body.fetch_mode === 'static')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['formats'],
+      message: 'a screenshot needs fetch_mode dynamic (or auto): a static fetch runs no page',
+    });
+  const shots = actionsWithFormats(body.actions, body.formats)?.filter((a) => a.kind === 'screenshot');
+  if ((shots?.length ?? 0) > MAX_SCREENSHOTS)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['actions'],
+      message: `at most ${MAX_SCREENSHOTS} screenshots per page (screenshot actions and formats together)`,
+    });
+}
+
+/** A request's fetch mode and actions as its workflow input takes them: formats become screenshot steps. */
+export function actionsInput<M extends string>(body: {
+  fetch_mode: M;
+  actions?: PageAction[];
+  formats?: Format[];
+}): { fetchMode: M | 'dynamic'; actions?: PageAction[] } {
+  const actions = actionsWithFormats(body.actions, body.formats);
+  return { fetchMode: modeWithActions(body.fetch_mode, actions), ...(actions ? { actions } : {}) };
+}

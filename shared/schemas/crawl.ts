@@ -3,7 +3,7 @@ import { isValidSelector } from '../cleaners.js';
 import { MAX_LINK_CHARS_PER_PAGE, MAX_LINKS_PER_PAGE, MAX_URL_LENGTH } from '../crawl/links.js';
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM_SIZE, urlPatternProblem } from '../crawl/url-pattern.js';
 import { DATA_SOURCES } from '../structured-data.js';
-import { checkActionsMode } from './actions.js';
+import { checkActionsMode, checkFormats } from './actions.js';
 import { BudgetFields, checkSchemaSource, ExtractRequestSchema, ONE_SCHEMA_SOURCE } from './extract.js';
 
 export const MAX_DELAY_MS = 60_000;
@@ -147,11 +147,13 @@ export const CrawlRequestSchema = z
     options: CrawlOptionsSchema.default(CrawlOptionsSchema.parse({})),
     fetch_mode: e.fetch_mode,
     actions: e.actions,
+    formats: e.formats,
     ...jobFields,
   })
   .strict()
   .superRefine(checkSchemaSource)
   .superRefine(checkActionsMode)
+  .superRefine(checkFormats)
   .meta({ id: 'CrawlRequest', ...ONE_SCHEMA_SOURCE });
 export type CrawlRequest = z.infer<typeof CrawlRequestSchema>;
 

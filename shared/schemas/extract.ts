@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { INPUT_FORMATS } from '../schema-input.js';
 import { DATA_SOURCES } from '../structured-data.js';
-import { ActionOutcomeSchema, ActionsSchema, checkActionsMode } from './actions.js';
+import {
+  ActionOutcomeSchema,
+  ActionsSchema,
+  checkActionsMode,
+  checkFormats,
+  FormatsSchema,
+  PageScreenshotSchema,
+} from './actions.js';
 import { CleanerStepSchema } from './cleaners.js';
 import { FetchModeSchema, HttpUrlSchema, ProvenanceSchema, TimestampSchema } from './common.js';
 import { LlmConfigSchema } from './llm.js';
@@ -140,6 +147,7 @@ export const ExtractRequestSchema = z
     ...SchemaSourceFields,
     fetch_mode: FetchModeSchema.default('auto'),
     actions: ActionsSchema.optional(),
+    formats: FormatsSchema.optional(),
     cleaner_chain: z
       .array(CleanerStepSchema)
       .min(1)
@@ -183,6 +191,7 @@ export const ExtractRequestSchema = z
   .strict()
   .superRefine(checkSchemaSource)
   .superRefine(checkActionsMode)
+  .superRefine(checkFormats)
   .meta({ id: 'ExtractRequest', ...ONE_SCHEMA_SOURCE });
 export type ExtractRequest = z.infer<typeof ExtractRequestSchema>;
 
@@ -221,6 +230,10 @@ export const ExtractResponseSchema = z
       }),
       actions: z.array(ActionOutcomeSchema).optional().meta({
         description: "With actions only: each step's outcome (kind, ms, ok or error, clicks, scrolls).",
+      }),
+      screenshots: z.array(PageScreenshotSchema).optional().meta({
+        description:
+          "With formats screenshot or screenshot actions only: the page's screenshots, their sizes and URLs",
       }),
       final_url: z.string(),
       fallback_position: z.number().int(),

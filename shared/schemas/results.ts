@@ -1,6 +1,7 @@
 // GET /jobs/{id}/results: a job's page results as JSON, JSON Lines or YAML, optionally merged (spec 2.7).
 import { z } from 'zod';
 import { PAGE_STATUSES } from '../reducers/results.js';
+import { PageScreenshotSchema } from './actions.js';
 import { ErrorCategorySchema, ProvenanceSchema } from './common.js';
 
 export const RESULT_FORMATS = ['json', 'jsonl', 'yaml'] as const;
@@ -25,7 +26,10 @@ export const PageStatusSchema = z.enum(PAGE_STATUSES).meta({
 
 export const JobResultSchema = z
   .object({
-    id: z.string().meta({ description: 'Page result id' }),
+    id: z.string().meta({
+      description:
+        "Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)",
+    }),
     url: z.string().meta({ description: 'The page URL as requested or discovered' }),
     status: PageStatusSchema,
     data: z.unknown().meta({ description: 'The extracted data; null unless status is completed' }),
@@ -44,6 +48,10 @@ export const JobResultSchema = z
     fetched_at: z.string().optional().meta({
       description: 'With from_cache only: when the stored page was fetched',
       example: '2026-11-25T10:00:00.000Z',
+    }),
+    screenshots: z.array(PageScreenshotSchema).optional().meta({
+      description:
+        'Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs',
     }),
     provenance: ProvenanceSchema.nullable().optional().meta({
       description:

@@ -13,7 +13,8 @@ import { type PageRefs, PageStore } from './pages.js';
 export interface ContentDoc {
   _id: string;
   job_id: string;
-  kind: 'raw' | 'cleaned';
+  /** A screenshot's body is its PNG in base64 (screenshots.ts). */
+  kind: 'raw' | 'cleaned' | 'screenshot';
   url: string;
   final_url: string;
   content_type: string;

@@ -36,7 +36,7 @@ VALID_TEXT = {
 }
 
 
-WORLD_BOUND = {"llm_config", "actions"}
+WORLD_BOUND = {"llm_config", "actions", "formats"}
 
 
 def _swap(value, key=None, in_webhook=False):

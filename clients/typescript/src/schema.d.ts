@@ -1669,6 +1669,160 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/jobs/{id}/pages/{page_id}/screenshot': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a page's screenshot (PNG)
+     * @description A screenshot taken by formats ["screenshot"] or a screenshot action of the page. The page's metadata (metadata.screenshots of POST /extract, screenshots in GET /jobs/{id}/results) lists them with their sizes and URLs. 404 when the job is not the caller's, the page took no such screenshot, or it is older than PAGE_RETENTION_DAYS.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Which of the page's screenshots, from 0 in the order they were taken (metadata.screenshots[].index); default 0 */
+          index?: number;
+        };
+        header?: never;
+        path: {
+          /** @description The job id */
+          id: string;
+          /** @description The page result's id (`id` in GET /jobs/{id}/results and the crawl map) */
+          page_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The screenshot */
+        200: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'image/png': string;
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/jobs/{id}/reextract': {
     parameters: {
       query?: never;
@@ -8810,9 +8964,12 @@ export interface components {
       clicks?: number;
       error?: string;
       index: number;
+      /** @description With item_selector: how many items the page showed */
+      items?: number;
       kind: string;
       ms: number;
       ok: boolean;
+      screenshot?: components['schemas']['ScreenshotInfo'];
       scrolls?: number;
       /** @description type: how many characters were typed */
       text_length?: number;
@@ -8821,9 +8978,12 @@ export interface components {
       clicks?: number;
       error?: string;
       index: number;
+      /** @description With item_selector: how many items the page showed */
+      items?: number;
       kind: string;
       ms: number;
       ok: boolean;
+      screenshot?: components['schemas']['ScreenshotInfoInput'];
       scrolls?: number;
       /** @description type: how many characters were typed */
       text_length?: number;
@@ -9193,6 +9353,13 @@ export interface components {
        */
       fetch_mode: 'auto' | 'static' | 'dynamic';
       /**
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @example [
+       *       "screenshot"
+       *     ]
+       */
+      formats?: ('screenshot' | 'screenshot_full_page')[];
+      /**
        * @description Learn extractors per page template: once the model has answered a few pages of one template (same URL shape and page structure), CSS selectors that read the same values on those pages answer the rest of its pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must come out non-empty and every value of the right type, else the page goes to the model. Every LEARNED_CHECK_EVERY pages (operator setting, default 200), and on the first page of each job, one page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, the pages it answered since its last check (their results are replaced; the stream shows each re-done page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and lists of those, and lists of objects of those (item containers from the repeated block, properties read inside each); object fields and prompts always go to the model. Page provenance names the selector read. A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.
        * @default true
        */
@@ -9272,6 +9439,13 @@ export interface components {
        * @enum {string}
        */
       fetch_mode?: 'auto' | 'static' | 'dynamic';
+      /**
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @example [
+       *       "screenshot"
+       *     ]
+       */
+      formats?: ('screenshot' | 'screenshot_full_page')[];
       /**
        * @description Learn extractors per page template: once the model has answered a few pages of one template (same URL shape and page structure), CSS selectors that read the same values on those pages answer the rest of its pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must come out non-empty and every value of the right type, else the page goes to the model. Every LEARNED_CHECK_EVERY pages (operator setting, default 200), and on the first page of each job, one page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, the pages it answered since its last check (their results are replaced; the stream shows each re-done page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and lists of those, and lists of objects of those (item containers from the repeated block, properties read inside each); object fields and prompts always go to the model. Page provenance names the selector read. A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.
        * @default true
@@ -9638,6 +9812,13 @@ export interface components {
        * @enum {string}
        */
       fetch_mode: 'auto' | 'static' | 'dynamic';
+      /**
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @example [
+       *       "screenshot"
+       *     ]
+       */
+      formats?: ('screenshot' | 'screenshot_full_page')[];
       llm_config?: components['schemas']['LlmConfig'];
       max_age?: components['schemas']['MaxAge'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
@@ -9703,6 +9884,13 @@ export interface components {
        * @enum {string}
        */
       fetch_mode?: 'auto' | 'static' | 'dynamic';
+      /**
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @example [
+       *       "screenshot"
+       *     ]
+       */
+      formats?: ('screenshot' | 'screenshot_full_page')[];
       llm_config?: components['schemas']['LlmConfigInput'];
       max_age?: components['schemas']['MaxAgeInput'];
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
@@ -9769,6 +9957,8 @@ export interface components {
         price_known: boolean;
         provenance: components['schemas']['Provenance'];
         provider: string;
+        /** @description With formats screenshot or screenshot actions only: the page's screenshots, their sizes and URLs */
+        screenshots?: components['schemas']['PageScreenshot'][];
         /** @description The fields answered from the page's structured data */
         structured_fields: string[];
       };
@@ -9820,6 +10010,8 @@ export interface components {
         price_known: boolean;
         provenance: components['schemas']['ProvenanceInput'];
         provider: string;
+        /** @description With formats screenshot or screenshot actions only: the page's screenshots, their sizes and URLs */
+        screenshots?: components['schemas']['PageScreenshotInput'][];
         /** @description The fields answered from the page's structured data */
         structured_fields: string[];
       };
@@ -10113,10 +10305,12 @@ export interface components {
        * @constant
        */
       from_cache?: true;
-      /** @description Page result id */
+      /** @description Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot) */
       id: string;
       /** @description With include_provenance=true only: where each value came from (null on pages that did not complete) */
       provenance?: components['schemas']['Provenance'] | null;
+      /** @description Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs */
+      screenshots?: components['schemas']['PageScreenshot'][];
       status: components['schemas']['PageStatus'];
       /** @description The page URL as requested or discovered */
       url: string;
@@ -10138,10 +10332,12 @@ export interface components {
        * @constant
        */
       from_cache?: true;
-      /** @description Page result id */
+      /** @description Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot) */
       id: string;
       /** @description With include_provenance=true only: where each value came from (null on pages that did not complete) */
       provenance?: components['schemas']['ProvenanceInput'] | null;
+      /** @description Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs */
+      screenshots?: components['schemas']['PageScreenshotInput'][];
       status: components['schemas']['PageStatusInput'];
       /** @description The page URL as requested or discovered */
       url: string;
@@ -11698,6 +11894,11 @@ export interface components {
     };
     PageAction:
       | {
+          /**
+           * @description With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+           * @example ul#list > li
+           */
+          item_selector?: string;
           /** @constant */
           kind: 'click';
           /**
@@ -11705,6 +11906,11 @@ export interface components {
            * @default 10
            */
           max: number;
+          /**
+           * @description With item_selector: stop at this many items (at most 10000).
+           * @example 100
+           */
+          max_items?: number;
           /**
            * @description Click again while the selector is still present (a "Load more" button), up to max times; the step ends without error when the element is gone. The first click needs the element.
            * @default false
@@ -11745,8 +11951,18 @@ export interface components {
           timeout_ms?: number;
         }
       | {
+          /**
+           * @description With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+           * @example ul#list > li
+           */
+          item_selector?: string;
           /** @constant */
           kind: 'scroll';
+          /**
+           * @description With item_selector: stop at this many items (at most 10000).
+           * @example 100
+           */
+          max_items?: number;
           /**
            * @description With until_no_new_content: most scrolls (default 10, at most 50).
            * @default 10
@@ -11795,9 +12011,25 @@ export interface components {
           timeout_ms?: number;
           /** @description The option value to select. */
           value: string;
+        }
+      | {
+          /**
+           * @description false (default): the viewport, 1280 × 900. true: the whole page, cut at 8000 px high (the outcome says clipped).
+           * @default false
+           */
+          full_page: boolean;
+          /** @constant */
+          kind: 'screenshot';
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
+          timeout_ms?: number;
         };
     PageActionInput:
       | {
+          /**
+           * @description With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+           * @example ul#list > li
+           */
+          item_selector?: string;
           /** @constant */
           kind: 'click';
           /**
@@ -11805,6 +12037,11 @@ export interface components {
            * @default 10
            */
           max?: number;
+          /**
+           * @description With item_selector: stop at this many items (at most 10000).
+           * @example 100
+           */
+          max_items?: number;
           /**
            * @description Click again while the selector is still present (a "Load more" button), up to max times; the step ends without error when the element is gone. The first click needs the element.
            * @default false
@@ -11845,8 +12082,18 @@ export interface components {
           timeout_ms?: number;
         }
       | {
+          /**
+           * @description With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+           * @example ul#list > li
+           */
+          item_selector?: string;
           /** @constant */
           kind: 'scroll';
+          /**
+           * @description With item_selector: stop at this many items (at most 10000).
+           * @example 100
+           */
+          max_items?: number;
           /**
            * @description With until_no_new_content: most scrolls (default 10, at most 50).
            * @default 10
@@ -11895,7 +12142,72 @@ export interface components {
           timeout_ms?: number;
           /** @description The option value to select. */
           value: string;
+        }
+      | {
+          /**
+           * @description false (default): the viewport, 1280 × 900. true: the whole page, cut at 8000 px high (the outcome says clipped).
+           * @default false
+           */
+          full_page?: boolean;
+          /** @constant */
+          kind: 'screenshot';
+          /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
+          timeout_ms?: number;
         };
+    PageScreenshot: {
+      /**
+       * @description Size of the PNG
+       * @example 48213
+       */
+      bytes: number;
+      /** @description A full-page shot of a page taller than 8000 px: cut at that height */
+      clipped: boolean;
+      full_page: boolean;
+      /**
+       * @description Pixels
+       * @example 900
+       */
+      height: number;
+      /** @description Its number on the page, from 0: ?index= of the screenshot route */
+      index: number;
+      /**
+       * @description Where to read it (GET, image/png; kept PAGE_RETENTION_DAYS like page contents)
+       * @example /api/v1/jobs/job_4f1c0b6e/pages/9b2f5c1e-6a7d-4e0c-9b8a-7f6e5d4c3b2a/screenshot?index=0
+       */
+      url: string;
+      /**
+       * @description Pixels
+       * @example 1280
+       */
+      width: number;
+    };
+    PageScreenshotInput: {
+      /**
+       * @description Size of the PNG
+       * @example 48213
+       */
+      bytes: number;
+      /** @description A full-page shot of a page taller than 8000 px: cut at that height */
+      clipped: boolean;
+      full_page: boolean;
+      /**
+       * @description Pixels
+       * @example 900
+       */
+      height: number;
+      /** @description Its number on the page, from 0: ?index= of the screenshot route */
+      index: number;
+      /**
+       * @description Where to read it (GET, image/png; kept PAGE_RETENTION_DAYS like page contents)
+       * @example /api/v1/jobs/job_4f1c0b6e/pages/9b2f5c1e-6a7d-4e0c-9b8a-7f6e5d4c3b2a/screenshot?index=0
+       */
+      url: string;
+      /**
+       * @description Pixels
+       * @example 1280
+       */
+      width: number;
+    };
     /**
      * @description Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
      * @enum {string}
@@ -12132,6 +12444,50 @@ export interface components {
      * @enum {string}
      */
     SchemaVisibilityInput: 'private' | 'public';
+    ScreenshotInfo: {
+      /**
+       * @description Size of the PNG
+       * @example 48213
+       */
+      bytes: number;
+      /** @description A full-page shot of a page taller than 8000 px: cut at that height */
+      clipped: boolean;
+      full_page: boolean;
+      /**
+       * @description Pixels
+       * @example 900
+       */
+      height: number;
+      /** @description Its number on the page, from 0: ?index= of the screenshot route */
+      index: number;
+      /**
+       * @description Pixels
+       * @example 1280
+       */
+      width: number;
+    };
+    ScreenshotInfoInput: {
+      /**
+       * @description Size of the PNG
+       * @example 48213
+       */
+      bytes: number;
+      /** @description A full-page shot of a page taller than 8000 px: cut at that height */
+      clipped: boolean;
+      full_page: boolean;
+      /**
+       * @description Pixels
+       * @example 900
+       */
+      height: number;
+      /** @description Its number on the page, from 0: ?index= of the screenshot route */
+      index: number;
+      /**
+       * @description Pixels
+       * @example 1280
+       */
+      width: number;
+    };
     /** @description A saved site. POST /api/v1/sites/{id}/crawl crawls it with these settings (url, crawl_options, fetch_mode, default_schema_id); POST /api/v1/crawl does not read them. */
     Site: {
       analysis_result: components['schemas']['AnalysisResult'] | null;

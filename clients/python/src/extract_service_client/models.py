@@ -177,6 +177,16 @@ class PageActionInputPageActionInput(BaseModel):
     """
     Pause after each click for the page to react, ms (default 500).
     """
+    item_selector: Annotated[
+        str | None, Field(examples=['ul#list > li'], max_length=500, min_length=1)
+    ] = None
+    """
+    With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+    """
+    max_items: Annotated[int | None, Field(examples=[100], ge=1, le=10000)] = None
+    """
+    With item_selector: stop at this many items (at most 10000).
+    """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
@@ -239,6 +249,16 @@ class PageActionInputPageActionInput3(BaseModel):
     """
     How long to wait for new content after each scroll, ms (default 1000).
     """
+    item_selector: Annotated[
+        str | None, Field(examples=['ul#list > li'], max_length=500, min_length=1)
+    ] = None
+    """
+    With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+    """
+    max_items: Annotated[int | None, Field(examples=[100], ge=1, le=10000)] = None
+    """
+    With item_selector: stop at this many items (at most 10000).
+    """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
@@ -281,7 +301,88 @@ class PageActionInputPageActionInput5(BaseModel):
     """
 
 
-PageActionInput = TypeAliasType("PageActionInput", PageActionInputPageActionInput | PageActionInputPageActionInput1 | PageActionInputPageActionInput2 | PageActionInputPageActionInput3 | PageActionInputPageActionInput4 | PageActionInputPageActionInput5)
+class PageActionInputPageActionInput6(BaseModel):
+    kind: Literal['screenshot']
+    full_page: bool | None = False
+    """
+    false (default): the viewport, 1280 × 900. true: the whole page, cut at 8000 px high (the outcome says clipped).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
+    """
+
+
+PageActionInput = TypeAliasType("PageActionInput", PageActionInputPageActionInput | PageActionInputPageActionInput1 | PageActionInputPageActionInput2 | PageActionInputPageActionInput3 | PageActionInputPageActionInput4 | PageActionInputPageActionInput5 | PageActionInputPageActionInput6)
+
+
+class ScreenshotInfoInput(BaseModel):
+    index: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Its number on the page, from 0: ?index= of the screenshot route
+    """
+    width: Annotated[
+        int, Field(examples=[1280], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Pixels
+    """
+    height: Annotated[
+        int, Field(examples=[900], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Pixels
+    """
+    bytes: Annotated[
+        int, Field(examples=[48213], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Size of the PNG
+    """
+    full_page: bool
+    clipped: bool
+    """
+    A full-page shot of a page taller than 8000 px: cut at that height
+    """
+
+
+class PageScreenshotInput(BaseModel):
+    index: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Its number on the page, from 0: ?index= of the screenshot route
+    """
+    width: Annotated[
+        int, Field(examples=[1280], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Pixels
+    """
+    height: Annotated[
+        int, Field(examples=[900], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Pixels
+    """
+    bytes: Annotated[
+        int, Field(examples=[48213], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Size of the PNG
+    """
+    full_page: bool
+    clipped: bool
+    """
+    A full-page shot of a page taller than 8000 px: cut at that height
+    """
+    url: Annotated[
+        str,
+        Field(
+            examples=['/api/v1/jobs/job_4f1c0b6e/pages/9b2f5c1e-6a7d-4e0c-9b8a-7f6e5d4c3b2a/screenshot?index=0']
+        ),
+    ]
+    """
+    Where to read it (GET, image/png; kept PAGE_RETENTION_DAYS like page contents)
+    """
 
 
 class ActionOutcomeInput(BaseModel):
@@ -295,6 +396,13 @@ class ActionOutcomeInput(BaseModel):
     scrolls: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
         None
     )
+    items: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
+        None
+    )
+    """
+    With item_selector: how many items the page showed
+    """
+    screenshot: ScreenshotInfoInput | None = None
     text_length: Annotated[
         int | None, Field(ge=-9007199254740991, le=9007199254740991)
     ] = None
@@ -945,6 +1053,13 @@ class ExtractRequestInput(BaseModel):
     """
     Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
     """
+    formats: Annotated[
+        list[Literal['screenshot', 'screenshot_full_page']] | None,
+        Field(examples=[['screenshot']], max_length=2),
+    ] = None
+    """
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    """
     cleaner_chain: Annotated[
         list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
     ] = None
@@ -1003,6 +1118,10 @@ class ExtractResponseInputMetadata(BaseModel):
     actions: list[ActionOutcomeInput] | None = None
     """
     With actions only: each step's outcome (kind, ms, ok or error, clicks, scrolls).
+    """
+    screenshots: list[PageScreenshotInput] | None = None
+    """
+    With formats screenshot or screenshot actions only: the page's screenshots, their sizes and URLs
     """
     final_url: str
     fallback_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
@@ -1141,6 +1260,13 @@ class CrawlRequestInput(BaseModel):
     ] = None
     """
     Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+    """
+    formats: Annotated[
+        list[Literal['screenshot', 'screenshot_full_page']] | None,
+        Field(examples=[['screenshot']], max_length=2),
+    ] = None
+    """
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
     cleaner_chain: Annotated[
         list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
@@ -2106,7 +2232,7 @@ class JobResultInput(BaseModel):
 
     id: str
     """
-    Page result id
+    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
     """
     url: str
     """
@@ -2131,6 +2257,10 @@ class JobResultInput(BaseModel):
     )
     """
     With from_cache only: when the stored page was fetched
+    """
+    screenshots: list[PageScreenshotInput] | None = None
+    """
+    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
     """
     provenance: ProvenanceInput | None = None
     """
@@ -2938,6 +3068,16 @@ class PageActionPageAction(BaseModel):
     """
     Pause after each click for the page to react, ms (default 500).
     """
+    item_selector: Annotated[
+        str | None, Field(examples=['ul#list > li'], max_length=500, min_length=1)
+    ] = None
+    """
+    With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+    """
+    max_items: Annotated[int | None, Field(examples=[100], ge=1, le=10000)] = None
+    """
+    With item_selector: stop at this many items (at most 10000).
+    """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
@@ -3000,6 +3140,16 @@ class PageActionPageAction3(BaseModel):
     """
     How long to wait for new content after each scroll, ms (default 1000).
     """
+    item_selector: Annotated[
+        str | None, Field(examples=['ul#list > li'], max_length=500, min_length=1)
+    ] = None
+    """
+    With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+    """
+    max_items: Annotated[int | None, Field(examples=[100], ge=1, le=10000)] = None
+    """
+    With item_selector: stop at this many items (at most 10000).
+    """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
@@ -3042,7 +3192,88 @@ class PageActionPageAction5(BaseModel):
     """
 
 
-PageAction = TypeAliasType("PageAction", PageActionPageAction | PageActionPageAction1 | PageActionPageAction2 | PageActionPageAction3 | PageActionPageAction4 | PageActionPageAction5)
+class PageActionPageAction6(BaseModel):
+    kind: Literal['screenshot']
+    full_page: bool
+    """
+    false (default): the viewport, 1280 × 900. true: the whole page, cut at 8000 px high (the outcome says clipped).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    """
+    How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
+    """
+
+
+PageAction = TypeAliasType("PageAction", PageActionPageAction | PageActionPageAction1 | PageActionPageAction2 | PageActionPageAction3 | PageActionPageAction4 | PageActionPageAction5 | PageActionPageAction6)
+
+
+class ScreenshotInfo(BaseModel):
+    index: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Its number on the page, from 0: ?index= of the screenshot route
+    """
+    width: Annotated[
+        int, Field(examples=[1280], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Pixels
+    """
+    height: Annotated[
+        int, Field(examples=[900], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Pixels
+    """
+    bytes: Annotated[
+        int, Field(examples=[48213], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Size of the PNG
+    """
+    full_page: bool
+    clipped: bool
+    """
+    A full-page shot of a page taller than 8000 px: cut at that height
+    """
+
+
+class PageScreenshot(BaseModel):
+    index: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Its number on the page, from 0: ?index= of the screenshot route
+    """
+    width: Annotated[
+        int, Field(examples=[1280], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Pixels
+    """
+    height: Annotated[
+        int, Field(examples=[900], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Pixels
+    """
+    bytes: Annotated[
+        int, Field(examples=[48213], ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Size of the PNG
+    """
+    full_page: bool
+    clipped: bool
+    """
+    A full-page shot of a page taller than 8000 px: cut at that height
+    """
+    url: Annotated[
+        str,
+        Field(
+            examples=['/api/v1/jobs/job_4f1c0b6e/pages/9b2f5c1e-6a7d-4e0c-9b8a-7f6e5d4c3b2a/screenshot?index=0']
+        ),
+    ]
+    """
+    Where to read it (GET, image/png; kept PAGE_RETENTION_DAYS like page contents)
+    """
 
 
 class ActionOutcome(BaseModel):
@@ -3056,6 +3287,13 @@ class ActionOutcome(BaseModel):
     scrolls: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
         None
     )
+    items: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
+        None
+    )
+    """
+    With item_selector: how many items the page showed
+    """
+    screenshot: ScreenshotInfo | None = None
     text_length: Annotated[
         int | None, Field(ge=-9007199254740991, le=9007199254740991)
     ] = None
@@ -3698,6 +3936,13 @@ class ExtractRequest(BaseModel):
     """
     Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
     """
+    formats: Annotated[
+        list[Literal['screenshot', 'screenshot_full_page']] | None,
+        Field(examples=[['screenshot']], max_length=2),
+    ] = None
+    """
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    """
     cleaner_chain: Annotated[
         list[CleanerStep] | None, Field(max_length=10, min_length=1)
     ] = None
@@ -3756,6 +4001,10 @@ class ExtractResponseMetadata(BaseModel):
     actions: list[ActionOutcome] | None = None
     """
     With actions only: each step's outcome (kind, ms, ok or error, clicks, scrolls).
+    """
+    screenshots: list[PageScreenshot] | None = None
+    """
+    With formats screenshot or screenshot actions only: the page's screenshots, their sizes and URLs
     """
     final_url: str
     fallback_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
@@ -3888,6 +4137,13 @@ class CrawlRequest(BaseModel):
     ] = None
     """
     Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+    """
+    formats: Annotated[
+        list[Literal['screenshot', 'screenshot_full_page']] | None,
+        Field(examples=[['screenshot']], max_length=2),
+    ] = None
+    """
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
     cleaner_chain: Annotated[
         list[CleanerStep] | None, Field(max_length=10, min_length=1)
@@ -4843,7 +5099,7 @@ class JobResult(BaseModel):
 
     id: str
     """
-    Page result id
+    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
     """
     url: str
     """
@@ -4868,6 +5124,10 @@ class JobResult(BaseModel):
     )
     """
     With from_cache only: when the stored page was fetched
+    """
+    screenshots: list[PageScreenshot] | None = None
+    """
+    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
     """
     provenance: Provenance | None = None
     """
