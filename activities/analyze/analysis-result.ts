@@ -71,5 +71,6 @@ export function composeAnalysis(parts: AnalysisParts): AnalysisResult {
     sample_links: structure.sampleLinks,
     detected_elements: structure.elements,
     follow_patterns: followPatterns(structure.patterns, parts.classes),
+    load_more: structure.loadMore ?? null,
   };
 }

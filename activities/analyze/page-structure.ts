@@ -2,6 +2,7 @@
 // patterns, sample links, the page type the evidence suggests, candidate fields and their values on the page.
 // Compact enough to pass through workflow history (no page text beyond short samples). Pure.
 import { type CheerioAPI, load } from 'cheerio';
+import type { LoadMoreFinding } from '../../shared/schemas/analyze.js';
 import {
   type Candidate,
   type CandidateField,
@@ -11,6 +12,7 @@ import {
 } from './candidate-fields.js';
 import { countPage, type DetectedElement, describeElements } from './elements.js';
 import { collectLinks, groupPatterns, type PatternDraft, sampleLinks } from './link-patterns.js';
+import { findLoadMore } from './load-more.js';
 import { guessPageType, type PageTypeGuess } from './page-type.js';
 import { findPagination } from './pagination.js';
 import { findRepeatedBlocks, mainBlock, type RepeatedBlock } from './repeated-blocks.js';
@@ -33,6 +35,8 @@ export interface PageStructure {
   /** Selector of the main repeated block, if any, and its size. */
   itemSelector: string | null;
   items: number;
+  /** A load-more button or infinite scroll, with the actions that expand the listing (absent in older ones). */
+  loadMore?: LoadMoreFinding | null;
 }
 
 const MAX_BLOCKS = 3;
@@ -92,5 +96,6 @@ export function analyzeStructure(html: string, url: string): PageStructure {
     records: readRecords($, candidates, block),
     itemSelector: main?.selector ?? null,
     items: main?.count ?? 0,
+    loadMore: findLoadMore($, main?.selector ?? null),
   };
 }

@@ -35,7 +35,7 @@ export function signature(el: Element): string {
 }
 
 /** A selector for an element's position: `#id`, else `tag.classes`, prefixed by its parent's when bare. */
-function anchorOf(el: Element): string {
+export function anchorOf(el: Element): string {
   const id = el.attribs.id;
   if (id && SAFE_CLASS.test(id)) return `#${id}`;
   const sig = signature(el);

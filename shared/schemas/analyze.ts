@@ -1,5 +1,6 @@
 // POST /api/v1/analyze and the analysis result (spec 2.13), also stored on sites (2.17).
 import { z } from 'zod';
+import { PageActionSchema } from './actions.js';
 import { FetchModeSchema, HttpUrlSchema } from './common.js';
 
 export const PAGE_TYPES = [
@@ -74,6 +75,29 @@ export const FollowPatternSchema = z
   })
   .meta({ id: 'FollowPattern' });
 
+export const LoadMoreFindingSchema = z
+  .object({
+    kind: z.enum(['load_more_button', 'infinite_scroll']).meta({
+      description:
+        'load_more_button: a button that shows more items in place (text, aria-label, id or class like "Load ' +
+        'more"); infinite_scroll: signs that more items appear on scrolling (infinite-scroll classes, data ' +
+        'attributes or scripts).',
+    }),
+    selector: z
+      .string()
+      .meta({ description: 'The button, or the element that showed the sign', example: '#more' }),
+    description: z.string(),
+    actions: z.array(PageActionSchema).meta({
+      description:
+        'Page actions that expand the listing, to copy as they are into the actions of /extract or /crawl ' +
+        "(they run in dynamic mode); bounded by max (clicks) or max_scrolls and, with the listing's item " +
+        'selector, max_items.',
+      example: [{ kind: 'click', selector: '#more', repeat: true, max: 20, wait_after_ms: 1000 }],
+    }),
+  })
+  .meta({ id: 'LoadMoreFinding' });
+export type LoadMoreFinding = z.infer<typeof LoadMoreFindingSchema>;
+
 /** The analysis as stored on a site (spec 2.17: 2.13 without job_id and sample_data). */
 export const AnalysisResultSchema = z
   .object({
@@ -91,6 +115,13 @@ export const AnalysisResultSchema = z
     sample_links: z.array(z.string()),
     detected_elements: z.array(DetectedElementSchema),
     follow_patterns: z.array(FollowPatternSchema),
+    load_more: LoadMoreFindingSchema.nullable()
+      .optional()
+      .meta({
+        description:
+          'A "Load more" button or infinite scroll found on the page, with the actions that show all items; ' +
+          'null when none was found (absent on analyses recorded before it was looked for).',
+      }),
   })
   .meta({ id: 'AnalysisResult' });
 export type AnalysisResult = z.infer<typeof AnalysisResultSchema>;

@@ -3,9 +3,11 @@
 // against.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { load } from 'cheerio';
+import { findLoadMore } from '../../activities/analyze/load-more.js';
 import { ANALYZE_COUNTS, startAnalyzeSite } from '../support/analyze-site.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
-import type { FixtureSite } from '../support/fixture-site.js';
+import { type FixtureSite, html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -34,6 +36,12 @@ interface Analysis {
   sample_links: string[];
   detected_elements: { name: string; type: string; description: string; count: number }[];
   follow_patterns: { pattern: string; description: string; sample_urls: string[] }[];
+  load_more?: {
+    kind: string;
+    selector: string;
+    description: string;
+    actions: Record<string, unknown>[];
+  } | null;
 }
 
 const post = (body: unknown, headers: Record<string, string> = {}, key?: string) =>
@@ -101,6 +109,25 @@ async function assertSchemaExtracts(a: Analysis, path: string): Promise<void> {
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.json().input_format, 'structured');
 }
+
+// Six kettles in the page; each click on "Load more" adds six more; after the third click the button is gone.
+const kettle = (n: number) =>
+  `<li class="kettle"><a href="/product/${n}">Loaded kettle ${n} </a> <span>$${10 + n}.00</span></li>`;
+const LOAD_MORE_LISTING = html(
+  'More kettles',
+  `<h1>Kettles</h1><ul class="kettles">${[1, 2, 3, 4, 5, 6].map(kettle).join('')}</ul>
+  <button id="load-more" class="btn">Load more</button><script>
+    let shown = 6, clicks = 0;
+    const add = () => { for (let i = 0; i < 6; i++) { shown++;
+      const li = document.createElement('li'); li.className = 'kettle';
+      li.innerHTML = '<a href="/product/' + shown + '">Loaded kettle ' + shown + ' </a> <span>$' + (10 + shown) + '.00</span>';
+      document.querySelector('ul.kettles').appendChild(li);
+    } };
+    document.getElementById('load-more').addEventListener('click', () => setTimeout(() => {
+      add(); if (++clicks === 3) document.getElementById('load-more').remove();
+    }, 50));
+  </script>`,
+);
 
 describe('POST /api/v1/analyze', () => {
   test('a listing: items, pagination and counts as on the page, the detail-link pattern, a usable schema', async () => {
@@ -216,6 +243,53 @@ describe('POST /api/v1/analyze', () => {
     const a = await analyze('/products', { fetch_mode: 'static' });
     assert.equal(a.recommended_fetch_mode, 'static');
     assert.equal(counted(a, 'repeated_item'), ANALYZE_COUNTS.listing.items);
+    assert.equal(a.load_more, null, 'a paginated listing has no load-more finding');
+  });
+
+  test('a "Load more" listing: the click action is suggested, and copied into /extract it shows every item', async () => {
+    site.route('/more-kettles', LOAD_MORE_LISTING);
+    const a = await analyze('/more-kettles', { fetch_mode: 'static' });
+    assert.equal(a.load_more?.kind, 'load_more_button', JSON.stringify(a.load_more));
+    assert.equal(a.load_more?.selector, '#load-more');
+    const [click] = a.load_more?.actions ?? [];
+    assert.deepEqual(
+      [click?.kind, click?.selector, click?.repeat, click?.item_selector],
+      ['click', '#load-more', true, 'ul.kettles > li.kettle'],
+    );
+    svc.llm.reset();
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract',
+      headers: svc.auth(),
+      payload: {
+        url: `${site.url}/more-kettles`,
+        schema: { names: 'string[]' },
+        actions: a.load_more?.actions,
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const sent = JSON.stringify(svc.llm.requests.map((r) => r.body));
+    for (const n of [1, 6, 7, 24]) assert.ok(sent.includes(`Loaded kettle ${n} `), `kettle ${n} not sent`);
+    assert.equal(res.json().metadata.actions[0].clicks, 3);
+    assert.equal(res.json().metadata.actions[0].items, 24);
+  });
+
+  test('infinite-scroll signs suggest scrolling until no new content, bounded by the items', () => {
+    const page = load(
+      '<ul class="feed"><li class="post">A</li></ul><div class="infinite-scroll-sentinel"></div>',
+    );
+    const found = findLoadMore(page, 'ul.feed > li.post');
+    assert.equal(found?.kind, 'infinite_scroll');
+    assert.deepEqual(found?.actions[0], {
+      kind: 'scroll',
+      to: 'bottom',
+      until_no_new_content: true,
+      max_scrolls: 20,
+      wait_after_ms: 1500,
+      item_selector: 'ul.feed > li.post',
+      max_items: 500,
+    });
+    assert.equal(findLoadMore(load('<a href="/page/2" class="next">Next</a>'), null), null);
   });
 
   test('depth 1 samples linked pages and names the pattern that leads to detail pages', async () => {

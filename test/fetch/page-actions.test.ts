@@ -113,6 +113,28 @@ describe('page actions (dynamic mode)', { skip }, () => {
     );
   });
 
+  test('"Load more" with item_selector stops at max_items', async () => {
+    svc.llm.reset();
+    const res = await extract({
+      url: `${site.url}/listing`,
+      actions: [
+        {
+          kind: 'click',
+          selector: '#more',
+          repeat: true,
+          max: 10,
+          wait_after_ms: 300,
+          item_selector: '#list > li',
+          max_items: 8,
+        },
+      ],
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const [click] = res.json().metadata.actions;
+    assert.deepEqual([click.clicks, click.items], [1, 8], res.body);
+    assert.ok(sentToModel().includes(item(8)) && !sentToModel().includes(item(9)), 'loaded past max_items');
+  });
+
   test('infinite scroll until no new content: all 20 items reach the model', async () => {
     svc.llm.reset();
     const res = await extract({
