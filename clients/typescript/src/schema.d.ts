@@ -8991,6 +8991,8 @@ export interface components {
     AnalysisResult: {
       detected_elements: components['schemas']['DetectedElement'][];
       follow_patterns: components['schemas']['FollowPattern'][];
+      /** @description A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for). */
+      load_more?: components['schemas']['LoadMoreFinding'] | null;
       page_type: components['schemas']['PageType'];
       /**
        * @description static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -9005,6 +9007,8 @@ export interface components {
     AnalysisResultInput: {
       detected_elements: components['schemas']['DetectedElementInput'][];
       follow_patterns: components['schemas']['FollowPatternInput'][];
+      /** @description A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for). */
+      load_more?: components['schemas']['LoadMoreFindingInput'] | null;
       page_type: components['schemas']['PageTypeInput'];
       /**
        * @description static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -9060,6 +9064,8 @@ export interface components {
       detected_elements: components['schemas']['DetectedElement'][];
       follow_patterns: components['schemas']['FollowPattern'][];
       job_id: string;
+      /** @description A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for). */
+      load_more?: components['schemas']['LoadMoreFinding'] | null;
       page_type: components['schemas']['PageType'];
       /**
        * @description static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -9081,6 +9087,8 @@ export interface components {
       detected_elements: components['schemas']['DetectedElementInput'][];
       follow_patterns: components['schemas']['FollowPatternInput'][];
       job_id: string;
+      /** @description A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for). */
+      load_more?: components['schemas']['LoadMoreFindingInput'] | null;
       page_type: components['schemas']['PageTypeInput'];
       /**
        * @description static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -10966,6 +10974,58 @@ export interface components {
     LlmProviderListInput: {
       providers: components['schemas']['LlmProviderInput'][];
     };
+    LoadMoreFinding: {
+      /**
+       * @description Page actions that expand the listing, to copy as they are into the actions of /extract or /crawl (they run in dynamic mode); bounded by max (clicks) or max_scrolls and, with the listing's item selector, max_items.
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#more",
+       *         "repeat": true,
+       *         "max": 20,
+       *         "wait_after_ms": 1000
+       *       }
+       *     ]
+       */
+      actions: components['schemas']['PageAction'][];
+      description: string;
+      /**
+       * @description load_more_button: a button that shows more items in place (text, aria-label, id or class like "Load more"); infinite_scroll: signs that more items appear on scrolling (infinite-scroll classes, data attributes or scripts).
+       * @enum {string}
+       */
+      kind: 'load_more_button' | 'infinite_scroll';
+      /**
+       * @description The button, or the element that showed the sign
+       * @example #more
+       */
+      selector: string;
+    };
+    LoadMoreFindingInput: {
+      /**
+       * @description Page actions that expand the listing, to copy as they are into the actions of /extract or /crawl (they run in dynamic mode); bounded by max (clicks) or max_scrolls and, with the listing's item selector, max_items.
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#more",
+       *         "repeat": true,
+       *         "max": 20,
+       *         "wait_after_ms": 1000
+       *       }
+       *     ]
+       */
+      actions: components['schemas']['PageActionInput'][];
+      description: string;
+      /**
+       * @description load_more_button: a button that shows more items in place (text, aria-label, id or class like "Load more"); infinite_scroll: signs that more items appear on scrolling (infinite-scroll classes, data attributes or scripts).
+       * @enum {string}
+       */
+      kind: 'load_more_button' | 'infinite_scroll';
+      /**
+       * @description The button, or the element that showed the sign
+       * @example #more
+       */
+      selector: string;
+    };
     /**
      * @example {
      *       "url": "https://example.com",
@@ -12525,6 +12585,8 @@ export interface components {
       follow_patterns: components['schemas']['FollowPattern'][];
       /** @description Accepted from an analyze response, not stored. */
       job_id?: string;
+      /** @description A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for). */
+      load_more?: components['schemas']['LoadMoreFinding'] | null;
       page_type: components['schemas']['PageType'];
       /**
        * @description static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
@@ -12544,6 +12606,8 @@ export interface components {
       follow_patterns: components['schemas']['FollowPatternInput'][];
       /** @description Accepted from an analyze response, not stored. */
       job_id?: string;
+      /** @description A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for). */
+      load_more?: components['schemas']['LoadMoreFindingInput'] | null;
       page_type: components['schemas']['PageTypeInput'];
       /**
        * @description static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.

@@ -16,147 +16,6 @@ class BaseModel(_BaseModel):
     )
 
 
-ErrorCategoryInput = TypeAliasType("ErrorCategoryInput", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
-"""
-Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
-"""
-
-
-class FieldProvenanceInput(BaseModel):
-    source: Literal['structured_data', 'learned_extractor', 'model']
-    path: str | None = None
-    """
-    structured_data: the entity and property read, e.g. `json-ld Product offers.price`
-    """
-    selector: str | None = None
-    """
-    learned_extractor: the CSS selector read
-    """
-    in_page: bool | None = None
-    """
-    model: whether the value occurs verbatim in the content the model was sent (strings by their text, numbers as written in any usual way, lists and objects by every value inside). false flags a value the page does not show; null when it cannot be looked up (booleans, empty values).
-    """
-    offset: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
-        None
-    )
-    """
-    model, in_page true: the first occurrence's character offset in that content
-    """
-
-
-ProvenanceInput = TypeAliasType("ProvenanceInput", dict[str, FieldProvenanceInput])
-"""
-Where each top-level field's value came from: the page's structured data, a learned extractor, or the model.
-"""
-
-
-PageTypeInput = TypeAliasType("PageTypeInput", Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other'])
-"""
-What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
-"""
-
-
-ElementTypeInput = TypeAliasType("ElementTypeInput", Literal['repeated_item', 'pagination', 'navigation', 'table', 'form', 'heading', 'image', 'price', 'date', 'link_list', 'text_block'])
-"""
-repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
-"""
-
-
-class DetectedElementInput(BaseModel):
-    name: str
-    """
-    Short name, e.g. "product cards".
-    """
-    type: ElementTypeInput
-    description: str
-    """
-    What the element holds and where (a CSS selector is given).
-    """
-    count: Annotated[int, Field(ge=0, le=9007199254740991)]
-    """
-    How many were found on the page (counted, not guessed).
-    """
-
-
-class FollowPatternInput(BaseModel):
-    pattern: str
-    """
-    A regular expression on absolute URLs, usable as a crawl follow_pattern as is.
-    """
-    description: str
-    sample_urls: list[str]
-    """
-    Links on the page that match the pattern (every one of them matches).
-    """
-
-
-class AnalysisResultInput(BaseModel):
-    page_type: PageTypeInput
-    recommended_fetch_mode: Literal['static', 'dynamic']
-    """
-    static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
-    """
-    site_summary: str
-    suggested_schema: str
-    """
-    A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema.
-    """
-    sample_links: list[str]
-    detected_elements: list[DetectedElementInput]
-    follow_patterns: list[FollowPatternInput]
-
-
-class AnalyzeRequestInput(BaseModel):
-    url: Annotated[str, Field(max_length=4096, min_length=1)]
-    """
-    Absolute http or https URL
-    """
-    depth: Annotated[int | None, Field(ge=0, le=1)] = 0
-    """
-    0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.
-    """
-    fetch_mode: Literal['auto', 'static', 'dynamic'] | None = 'auto'
-    """
-    How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
-    """
-    capture_debug: bool | None = True
-
-
-SchemaSourceInput = TypeAliasType("SchemaSourceInput", Literal['model', 'model_retry', 'page_structure'])
-"""
-Where suggested_schema comes from. The suggested schema is applied to the analysed page and must yield something (items on a listing, values on a single item). model: the model's first suggestion did; model_retry: it did not, and the model, asked again with the fields that came out empty and what the page structure shows, suggested one that did; page_structure: neither did, so the schema is built from the page's structure (repeated blocks, prices, headings, labelled values) and sample_data was read off the page by the selectors in its field descriptions, without a model call.
-"""
-
-
-class AnalyzeResponseInput(BaseModel):
-    page_type: PageTypeInput
-    recommended_fetch_mode: Literal['static', 'dynamic']
-    """
-    static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
-    """
-    site_summary: str
-    suggested_schema: str
-    """
-    A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema.
-    """
-    sample_links: list[str]
-    detected_elements: list[DetectedElementInput]
-    follow_patterns: list[FollowPatternInput]
-    job_id: str
-    sample_data: Any
-    """
-    suggested_schema applied to this page.
-    """
-    schema_source: SchemaSourceInput | None = None
-    """
-    Present on every analysis except those recorded before the check existed.
-    """
-    schema_note: str | None = None
-    """
-    One or two sentences on the check: what each schema tried yielded on this page and why this one was kept, e.g. "The model's first schema extracted 0 items from this page (isbn came out empty); asked again with what went wrong, its second schema: 12 items extracted."
-    """
-
-
 class PageActionInputPageActionInput(BaseModel):
     kind: Literal['click']
     selector: Annotated[
@@ -410,6 +269,176 @@ class ActionOutcomeInput(BaseModel):
     type: how many characters were typed
     """
     error: str | None = None
+
+
+ErrorCategoryInput = TypeAliasType("ErrorCategoryInput", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
+"""
+Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+"""
+
+
+class FieldProvenanceInput(BaseModel):
+    source: Literal['structured_data', 'learned_extractor', 'model']
+    path: str | None = None
+    """
+    structured_data: the entity and property read, e.g. `json-ld Product offers.price`
+    """
+    selector: str | None = None
+    """
+    learned_extractor: the CSS selector read
+    """
+    in_page: bool | None = None
+    """
+    model: whether the value occurs verbatim in the content the model was sent (strings by their text, numbers as written in any usual way, lists and objects by every value inside). false flags a value the page does not show; null when it cannot be looked up (booleans, empty values).
+    """
+    offset: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
+        None
+    )
+    """
+    model, in_page true: the first occurrence's character offset in that content
+    """
+
+
+ProvenanceInput = TypeAliasType("ProvenanceInput", dict[str, FieldProvenanceInput])
+"""
+Where each top-level field's value came from: the page's structured data, a learned extractor, or the model.
+"""
+
+
+PageTypeInput = TypeAliasType("PageTypeInput", Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other'])
+"""
+What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
+"""
+
+
+ElementTypeInput = TypeAliasType("ElementTypeInput", Literal['repeated_item', 'pagination', 'navigation', 'table', 'form', 'heading', 'image', 'price', 'date', 'link_list', 'text_block'])
+"""
+repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
+"""
+
+
+class DetectedElementInput(BaseModel):
+    name: str
+    """
+    Short name, e.g. "product cards".
+    """
+    type: ElementTypeInput
+    description: str
+    """
+    What the element holds and where (a CSS selector is given).
+    """
+    count: Annotated[int, Field(ge=0, le=9007199254740991)]
+    """
+    How many were found on the page (counted, not guessed).
+    """
+
+
+class FollowPatternInput(BaseModel):
+    pattern: str
+    """
+    A regular expression on absolute URLs, usable as a crawl follow_pattern as is.
+    """
+    description: str
+    sample_urls: list[str]
+    """
+    Links on the page that match the pattern (every one of them matches).
+    """
+
+
+class LoadMoreFindingInput(BaseModel):
+    kind: Literal['load_more_button', 'infinite_scroll']
+    """
+    load_more_button: a button that shows more items in place (text, aria-label, id or class like "Load more"); infinite_scroll: signs that more items appear on scrolling (infinite-scroll classes, data attributes or scripts).
+    """
+    selector: Annotated[str, Field(examples=['#more'])]
+    """
+    The button, or the element that showed the sign
+    """
+    description: str
+    actions: Annotated[
+        list[PageActionInput],
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#more', 'repeat': True, 'max': 20, 'wait_after_ms': 1000}]]
+        ),
+    ]
+    """
+    Page actions that expand the listing, to copy as they are into the actions of /extract or /crawl (they run in dynamic mode); bounded by max (clicks) or max_scrolls and, with the listing's item selector, max_items.
+    """
+
+
+class AnalysisResultInput(BaseModel):
+    page_type: PageTypeInput
+    recommended_fetch_mode: Literal['static', 'dynamic']
+    """
+    static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
+    """
+    site_summary: str
+    suggested_schema: str
+    """
+    A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema.
+    """
+    sample_links: list[str]
+    detected_elements: list[DetectedElementInput]
+    follow_patterns: list[FollowPatternInput]
+    load_more: LoadMoreFindingInput | None = None
+    """
+    A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for).
+    """
+
+
+class AnalyzeRequestInput(BaseModel):
+    url: Annotated[str, Field(max_length=4096, min_length=1)]
+    """
+    Absolute http or https URL
+    """
+    depth: Annotated[int | None, Field(ge=0, le=1)] = 0
+    """
+    0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.
+    """
+    fetch_mode: Literal['auto', 'static', 'dynamic'] | None = 'auto'
+    """
+    How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
+    """
+    capture_debug: bool | None = True
+
+
+SchemaSourceInput = TypeAliasType("SchemaSourceInput", Literal['model', 'model_retry', 'page_structure'])
+"""
+Where suggested_schema comes from. The suggested schema is applied to the analysed page and must yield something (items on a listing, values on a single item). model: the model's first suggestion did; model_retry: it did not, and the model, asked again with the fields that came out empty and what the page structure shows, suggested one that did; page_structure: neither did, so the schema is built from the page's structure (repeated blocks, prices, headings, labelled values) and sample_data was read off the page by the selectors in its field descriptions, without a model call.
+"""
+
+
+class AnalyzeResponseInput(BaseModel):
+    page_type: PageTypeInput
+    recommended_fetch_mode: Literal['static', 'dynamic']
+    """
+    static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
+    """
+    site_summary: str
+    suggested_schema: str
+    """
+    A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema.
+    """
+    sample_links: list[str]
+    detected_elements: list[DetectedElementInput]
+    follow_patterns: list[FollowPatternInput]
+    load_more: LoadMoreFindingInput | None = None
+    """
+    A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for).
+    """
+    job_id: str
+    sample_data: Any
+    """
+    suggested_schema applied to this page.
+    """
+    schema_source: SchemaSourceInput | None = None
+    """
+    Present on every analysis except those recorded before the check existed.
+    """
+    schema_note: str | None = None
+    """
+    One or two sentences on the check: what each schema tried yielded on this page and why this one was kept, e.g. "The model's first schema extracted 0 items from this page (isbn came out empty); asked again with what went wrong, its second schema: 12 items extracted."
+    """
 
 
 MarkdownCleanerStepInputOptionsRemoveSelector = TypeAliasType(
@@ -2509,6 +2538,10 @@ class SiteAnalysisRequestInput(BaseModel):
     sample_links: list[str]
     detected_elements: list[DetectedElementInput]
     follow_patterns: list[FollowPatternInput]
+    load_more: LoadMoreFindingInput | None = None
+    """
+    A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for).
+    """
     job_id: str | None = None
     """
     Accepted from an analyze response, not stored.
@@ -2907,147 +2940,6 @@ class JobStreamCompleteDataInput(BaseModel):
     results_url: str
 
 
-ErrorCategory = TypeAliasType("ErrorCategory", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
-"""
-Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
-"""
-
-
-class FieldProvenance(BaseModel):
-    source: Literal['structured_data', 'learned_extractor', 'model']
-    path: str | None = None
-    """
-    structured_data: the entity and property read, e.g. `json-ld Product offers.price`
-    """
-    selector: str | None = None
-    """
-    learned_extractor: the CSS selector read
-    """
-    in_page: bool | None = None
-    """
-    model: whether the value occurs verbatim in the content the model was sent (strings by their text, numbers as written in any usual way, lists and objects by every value inside). false flags a value the page does not show; null when it cannot be looked up (booleans, empty values).
-    """
-    offset: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
-        None
-    )
-    """
-    model, in_page true: the first occurrence's character offset in that content
-    """
-
-
-Provenance = TypeAliasType("Provenance", dict[str, FieldProvenance])
-"""
-Where each top-level field's value came from: the page's structured data, a learned extractor, or the model.
-"""
-
-
-PageType = TypeAliasType("PageType", Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other'])
-"""
-What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
-"""
-
-
-ElementType = TypeAliasType("ElementType", Literal['repeated_item', 'pagination', 'navigation', 'table', 'form', 'heading', 'image', 'price', 'date', 'link_list', 'text_block'])
-"""
-repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
-"""
-
-
-class DetectedElement(BaseModel):
-    name: str
-    """
-    Short name, e.g. "product cards".
-    """
-    type: ElementType
-    description: str
-    """
-    What the element holds and where (a CSS selector is given).
-    """
-    count: Annotated[int, Field(ge=0, le=9007199254740991)]
-    """
-    How many were found on the page (counted, not guessed).
-    """
-
-
-class FollowPattern(BaseModel):
-    pattern: str
-    """
-    A regular expression on absolute URLs, usable as a crawl follow_pattern as is.
-    """
-    description: str
-    sample_urls: list[str]
-    """
-    Links on the page that match the pattern (every one of them matches).
-    """
-
-
-class AnalysisResult(BaseModel):
-    page_type: PageType
-    recommended_fetch_mode: Literal['static', 'dynamic']
-    """
-    static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
-    """
-    site_summary: str
-    suggested_schema: str
-    """
-    A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema.
-    """
-    sample_links: list[str]
-    detected_elements: list[DetectedElement]
-    follow_patterns: list[FollowPattern]
-
-
-class AnalyzeRequest(BaseModel):
-    url: Annotated[str, Field(max_length=4096, min_length=1)]
-    """
-    Absolute http or https URL
-    """
-    depth: Annotated[int, Field(ge=0, le=1)]
-    """
-    0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.
-    """
-    fetch_mode: Literal['auto', 'static', 'dynamic']
-    """
-    How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
-    """
-    capture_debug: bool
-
-
-SchemaSource = TypeAliasType("SchemaSource", Literal['model', 'model_retry', 'page_structure'])
-"""
-Where suggested_schema comes from. The suggested schema is applied to the analysed page and must yield something (items on a listing, values on a single item). model: the model's first suggestion did; model_retry: it did not, and the model, asked again with the fields that came out empty and what the page structure shows, suggested one that did; page_structure: neither did, so the schema is built from the page's structure (repeated blocks, prices, headings, labelled values) and sample_data was read off the page by the selectors in its field descriptions, without a model call.
-"""
-
-
-class AnalyzeResponse(BaseModel):
-    page_type: PageType
-    recommended_fetch_mode: Literal['static', 'dynamic']
-    """
-    static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
-    """
-    site_summary: str
-    suggested_schema: str
-    """
-    A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema.
-    """
-    sample_links: list[str]
-    detected_elements: list[DetectedElement]
-    follow_patterns: list[FollowPattern]
-    job_id: str
-    sample_data: Any
-    """
-    suggested_schema applied to this page.
-    """
-    schema_source: SchemaSource | None = None
-    """
-    Present on every analysis except those recorded before the check existed.
-    """
-    schema_note: str | None = None
-    """
-    One or two sentences on the check: what each schema tried yielded on this page and why this one was kept, e.g. "The model's first schema extracted 0 items from this page (isbn came out empty); asked again with what went wrong, its second schema: 12 items extracted."
-    """
-
-
 class PageActionPageAction(BaseModel):
     kind: Literal['click']
     selector: Annotated[
@@ -3301,6 +3193,176 @@ class ActionOutcome(BaseModel):
     type: how many characters were typed
     """
     error: str | None = None
+
+
+ErrorCategory = TypeAliasType("ErrorCategory", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
+"""
+Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+"""
+
+
+class FieldProvenance(BaseModel):
+    source: Literal['structured_data', 'learned_extractor', 'model']
+    path: str | None = None
+    """
+    structured_data: the entity and property read, e.g. `json-ld Product offers.price`
+    """
+    selector: str | None = None
+    """
+    learned_extractor: the CSS selector read
+    """
+    in_page: bool | None = None
+    """
+    model: whether the value occurs verbatim in the content the model was sent (strings by their text, numbers as written in any usual way, lists and objects by every value inside). false flags a value the page does not show; null when it cannot be looked up (booleans, empty values).
+    """
+    offset: Annotated[int | None, Field(ge=-9007199254740991, le=9007199254740991)] = (
+        None
+    )
+    """
+    model, in_page true: the first occurrence's character offset in that content
+    """
+
+
+Provenance = TypeAliasType("Provenance", dict[str, FieldProvenance])
+"""
+Where each top-level field's value came from: the page's structured data, a learned extractor, or the model.
+"""
+
+
+PageType = TypeAliasType("PageType", Literal['listing', 'detail', 'product', 'article', 'search_results', 'homepage', 'documentation', 'form', 'other'])
+"""
+What kind of page this is. listing: many similar items linking to their own pages; detail: one item of a listing (not a product); product: one product with a price; article: one long text (news, blog post); search_results: a listing answering a query; homepage: a site entry page mixing sections; documentation: reference or guide text with code or a table of contents; form: a page whose main content is a form; other: none of these.
+"""
+
+
+ElementType = TypeAliasType("ElementType", Literal['repeated_item', 'pagination', 'navigation', 'table', 'form', 'heading', 'image', 'price', 'date', 'link_list', 'text_block'])
+"""
+repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
+"""
+
+
+class DetectedElement(BaseModel):
+    name: str
+    """
+    Short name, e.g. "product cards".
+    """
+    type: ElementType
+    description: str
+    """
+    What the element holds and where (a CSS selector is given).
+    """
+    count: Annotated[int, Field(ge=0, le=9007199254740991)]
+    """
+    How many were found on the page (counted, not guessed).
+    """
+
+
+class FollowPattern(BaseModel):
+    pattern: str
+    """
+    A regular expression on absolute URLs, usable as a crawl follow_pattern as is.
+    """
+    description: str
+    sample_urls: list[str]
+    """
+    Links on the page that match the pattern (every one of them matches).
+    """
+
+
+class LoadMoreFinding(BaseModel):
+    kind: Literal['load_more_button', 'infinite_scroll']
+    """
+    load_more_button: a button that shows more items in place (text, aria-label, id or class like "Load more"); infinite_scroll: signs that more items appear on scrolling (infinite-scroll classes, data attributes or scripts).
+    """
+    selector: Annotated[str, Field(examples=['#more'])]
+    """
+    The button, or the element that showed the sign
+    """
+    description: str
+    actions: Annotated[
+        list[PageAction],
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#more', 'repeat': True, 'max': 20, 'wait_after_ms': 1000}]]
+        ),
+    ]
+    """
+    Page actions that expand the listing, to copy as they are into the actions of /extract or /crawl (they run in dynamic mode); bounded by max (clicks) or max_scrolls and, with the listing's item selector, max_items.
+    """
+
+
+class AnalysisResult(BaseModel):
+    page_type: PageType
+    recommended_fetch_mode: Literal['static', 'dynamic']
+    """
+    static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
+    """
+    site_summary: str
+    suggested_schema: str
+    """
+    A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema.
+    """
+    sample_links: list[str]
+    detected_elements: list[DetectedElement]
+    follow_patterns: list[FollowPattern]
+    load_more: LoadMoreFinding | None = None
+    """
+    A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for).
+    """
+
+
+class AnalyzeRequest(BaseModel):
+    url: Annotated[str, Field(max_length=4096, min_length=1)]
+    """
+    Absolute http or https URL
+    """
+    depth: Annotated[int, Field(ge=0, le=1)]
+    """
+    0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.
+    """
+    fetch_mode: Literal['auto', 'static', 'dynamic']
+    """
+    How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
+    """
+    capture_debug: bool
+
+
+SchemaSource = TypeAliasType("SchemaSource", Literal['model', 'model_retry', 'page_structure'])
+"""
+Where suggested_schema comes from. The suggested schema is applied to the analysed page and must yield something (items on a listing, values on a single item). model: the model's first suggestion did; model_retry: it did not, and the model, asked again with the fields that came out empty and what the page structure shows, suggested one that did; page_structure: neither did, so the schema is built from the page's structure (repeated blocks, prices, headings, labelled values) and sample_data was read off the page by the selectors in its field descriptions, without a model call.
+"""
+
+
+class AnalyzeResponse(BaseModel):
+    page_type: PageType
+    recommended_fetch_mode: Literal['static', 'dynamic']
+    """
+    static when a plain HTTP fetch already shows the content the rendered page shows; dynamic when the content only appears after scripts run.
+    """
+    site_summary: str
+    suggested_schema: str
+    """
+    A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema.
+    """
+    sample_links: list[str]
+    detected_elements: list[DetectedElement]
+    follow_patterns: list[FollowPattern]
+    load_more: LoadMoreFinding | None = None
+    """
+    A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for).
+    """
+    job_id: str
+    sample_data: Any
+    """
+    suggested_schema applied to this page.
+    """
+    schema_source: SchemaSource | None = None
+    """
+    Present on every analysis except those recorded before the check existed.
+    """
+    schema_note: str | None = None
+    """
+    One or two sentences on the check: what each schema tried yielded on this page and why this one was kept, e.g. "The model's first schema extracted 0 items from this page (isbn came out empty); asked again with what went wrong, its second schema: 12 items extracted."
+    """
 
 
 MarkdownCleanerStepOptionsRemoveSelector = TypeAliasType(
@@ -5376,6 +5438,10 @@ class SiteAnalysisRequest(BaseModel):
     sample_links: list[str]
     detected_elements: list[DetectedElement]
     follow_patterns: list[FollowPattern]
+    load_more: LoadMoreFinding | None = None
+    """
+    A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for).
+    """
     job_id: str | None = None
     """
     Accepted from an analyze response, not stored.
