@@ -9,6 +9,7 @@ import type { LearnedExtractorStore } from '../shared/store/learned-extractors.j
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
 import type { MonitorStore } from '../shared/store/monitors.js';
 import type { PageStore } from '../shared/store/pages.js';
+import type { SiteSessionStore } from '../shared/store/site-sessions.js';
 import type { TenantStore } from '../shared/store/tenants.js';
 import type { WebhookStore } from '../shared/store/webhooks.js';
 import type { BrowserPool } from './browser/browser-pool.js';
@@ -40,4 +41,6 @@ export interface ActivityDeps {
   tenants?: TenantStore;
   /** Monitors: their runs' jobs and changes; without it monitor runs fail. */
   monitors?: MonitorStore;
+  /** Stored sites' sessions (cookies, headers, login recipes); without it a site crawl fetches logged out. */
+  sessions?: SiteSessionStore;
 }

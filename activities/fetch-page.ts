@@ -6,6 +6,7 @@ import type { PageAction } from '../shared/schemas/actions.js';
 import { ScreenshotStore } from '../shared/store/screenshots.js';
 import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
+import { type FetchSession, staticHostHeaders } from './browser/session-scope.js';
 import type { ActivityDeps } from './deps.js';
 import { documentReader } from './documents/reader.js';
 import { categorized } from './failure.js';
@@ -17,6 +18,7 @@ import {
   refuseEmpty,
   refuseUnusable,
 } from './page-document.js';
+import { makeSiteSessions } from './site-session.js';
 
 export interface FetchPageInput {
   jobId: string;
@@ -37,7 +39,13 @@ export interface FetchPageResult {
 }
 
 type Mode = 'static' | 'dynamic';
-type Fetcher = (url: string, signal?: AbortSignal, actions?: PageAction[]) => Promise<FetchedDocument>;
+/** `session`: a stored site's session, sent to its host only (browser/session-scope.ts). */
+type Fetcher = (
+  url: string,
+  signal?: AbortSignal,
+  actions?: PageAction[],
+  session?: FetchSession,
+) => Promise<FetchedDocument>;
 
 interface Fetched {
   doc: FetchedDocument;
@@ -53,8 +61,9 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
     maxRedirects: config.FETCH_MAX_REDIRECTS,
   };
   const documents = documentReader(deps.html, config);
-  const fetchStaticPage: Fetcher = (url, signal) =>
+  const fetchStaticPage: Fetcher = (url, signal, _actions, session) =>
     fetchStatic(url, {
+      ...(session ? { hostHeaders: staticHostHeaders(session) } : {}),
       ...limits,
       policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES },
       signal,
@@ -63,12 +72,13 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
   return {
     static: fetchStaticPage,
     dynamic: browser
-      ? (url, signal, actions) =>
+      ? (url, signal, actions, session) =>
           renderPage(browser, url, {
             ...limits,
             waitMs: config.DYNAMIC_WAIT_MS,
             signal,
             ...(actions?.length ? { actions } : {}),
+            ...(session ? { session } : {}),
             fetchDocument: (documentUrl) => fetchStaticPage(documentUrl, signal),
           })
       : undefined,
@@ -89,15 +99,16 @@ export function makeFetchDocument(deps: ActivityDeps) {
     url: string,
     fetchMode: FetchPageInput['fetchMode'],
     actions?: PageAction[],
+    session?: FetchSession,
   ): Promise<FetchedPage> {
     const started = Date.now();
     const signal = currentActivity()?.cancellationSignal;
     // Actions need the page rendered (the API maps auto with actions to dynamic already).
     const { doc, mode } = actions?.length
-      ? await fetchOnly(modes, 'dynamic', url, signal, actions)
+      ? await fetchOnly(modes, 'dynamic', url, signal, actions, session)
       : fetchMode === 'auto'
-        ? await fetchAuto(modes, url, signal)
-        : await fetchOnly(modes, fetchMode, url, signal);
+        ? await fetchAuto(modes, url, signal, session)
+        : await fetchOnly(modes, fetchMode, url, signal, undefined, session);
     return { doc, mode, fetchedAt: new Date().toISOString(), durationMs: Date.now() - started };
   };
 }
@@ -121,6 +132,8 @@ export interface PageSourceInput {
   stored?: StoredSource;
   /** Page actions (dynamic mode): run before the page is read; such a page is never taken from max_age. */
   actions?: PageAction[];
+  /** A stored site's crawl: the site's session goes with the fetch (activities/site-session.ts). */
+  siteId?: string;
 }
 
 /** A page to process: fetched now (and being stored: await `saved`) or taken from the page store. */
@@ -136,6 +149,7 @@ export interface SourcedPage extends FetchedPage {
  */
 export function makePageSource(deps: ActivityDeps) {
   const fetchDocument = makeFetchDocument(deps);
+  const sessions = makeSiteSessions(deps);
   const { pages } = deps;
   const screenshots = new ScreenshotStore(deps.contents);
   const settled = (saved: Promise<void>) => {
@@ -181,7 +195,7 @@ export function makePageSource(deps: ActivityDeps) {
     },
     /** Fetches the page; it is stored meanwhile. */
     async fetch(input: PageSourceInput): Promise<SourcedPage> {
-      const fetched = await fetchDocument(input.url, input.fetchMode, input.actions);
+      const fetched = await sessions.fetch(input, fetchDocument);
       const { doc } = fetched;
       const saved = pages
         ? pages
@@ -267,9 +281,10 @@ async function fetchOnly(
   url: string,
   signal?: AbortSignal,
   actions?: PageAction[],
+  session?: FetchSession,
 ): Promise<Fetched> {
   const fetcher = modes[mode] ?? unavailable();
-  const doc = await fetcher(url, signal, actions);
+  const doc = await fetcher(url, signal, actions, session);
   const assessment = assess(doc);
   if (mode === 'static') return acceptStatic(doc, assessment);
   refuseUnusable(doc, assessment);
@@ -293,13 +308,14 @@ async function fetchAuto(
   modes: ReturnType<typeof fetchModes>,
   url: string,
   signal?: AbortSignal,
+  session?: FetchSession,
 ): Promise<Fetched> {
-  const doc = await modes.static(url, signal);
+  const doc = await modes.static(url, signal, undefined, session);
   const assessment = assess(doc);
   const render = assessment.wall !== null || (doc.status < 400 && assessment.scriptNeed !== null);
   if (!render) return acceptStatic(doc, assessment);
   if (!modes.dynamic) return acceptStatic(doc, assessment, ' and this worker has no browser');
-  return fetchOnly(modes, 'dynamic', url, signal);
+  return fetchOnly(modes, 'dynamic', url, signal, undefined, session);
 }
 
 function needsBrowser(assessment: Assessment, suffix = '; use fetch_mode dynamic or auto'): CategorizedError {

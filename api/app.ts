@@ -39,6 +39,7 @@ import { retryRoutes } from './routes/retry.js';
 import { schemaRoutes } from './routes/schemas.js';
 import { screenshotRoutes } from './routes/screenshots.js';
 import { siteCrawlRoutes } from './routes/site-crawl.js';
+import { siteSessionRoutes } from './routes/site-session.js';
 import { siteRoutes } from './routes/sites.js';
 import { streamRoutes } from './routes/stream.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -122,6 +123,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       await v1.register(webhookRoutes(deps));
       await v1.register(siteRoutes(deps));
       await v1.register(siteCrawlRoutes(deps));
+      await v1.register(siteSessionRoutes(deps));
       await v1.register(monitorRoutes(deps));
       await v1.register(schemaRoutes(deps));
     },

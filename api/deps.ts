@@ -9,6 +9,7 @@ import type { LearnedExtractorStore } from '../shared/store/learned-extractors.j
 import type { LlmSettingsStore } from '../shared/store/llm-settings.js';
 import type { MonitorStore } from '../shared/store/monitors.js';
 import type { SchemaLibraryStore } from '../shared/store/schema-library.js';
+import type { SiteSessionStore } from '../shared/store/site-sessions.js';
 import type { SiteStore } from '../shared/store/sites.js';
 import type { TenantStore } from '../shared/store/tenants.js';
 import type { WebhookStore } from '../shared/store/webhooks.js';
@@ -24,6 +25,7 @@ export interface ApiDeps {
   debug: DebugCaptureStore;
   webhooks: WebhookStore;
   sites: SiteStore;
+  sessions: SiteSessionStore;
   schemaLibrary: SchemaLibraryStore;
   learned: LearnedExtractorStore;
   monitors: MonitorStore;

@@ -13,6 +13,7 @@ export const ERROR_CATEGORIES = [
   'insufficient_content',
   'no_text_layer',
   'action_failed',
+  'login_required',
   'rate_limit',
   'quota_exceeded',
   'provider_error',
@@ -49,6 +50,7 @@ export const CATEGORY_HTTP_STATUS: Record<ErrorCategory, number> = {
   insufficient_content: 422,
   no_text_layer: 422,
   action_failed: 422, // a page action (dynamic mode) could not be done: its selector never appeared, …
+  login_required: 422, // a stored site's page showed its logged-out sign and no login recipe (or a failed one) helped
   rate_limit: 429,
   quota_exceeded: 429,
   provider_error: 502,

@@ -53,8 +53,8 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
   await ensureSearchAttributes(client, config.TEMPORAL_NAMESPACE);
   await client.close();
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const { events, contents, pages, llm, debug, webhooks, jobs, learned, budgets, tenants, monitors } =
-    createStores(mongo.db, config);
+  const stores = createStores(mongo.db, config);
+  const { events, contents, pages, llm, debug, webhooks, jobs, learned, budgets, tenants, monitors } = stores;
   const browser = createBrowserPool(config); // launches Chromium on the first dynamic fetch, not here
   const html = createHtmlPool(config); // threads for HTML work, started now so the first page finds them warm
   const activities = createActivities({
@@ -72,6 +72,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     budgets,
     tenants,
     monitors,
+    sessions: stores.sessions,
   });
   const metrics = options.metrics ?? createMetrics({ tenantLabels: config.METRICS_TENANT_LABELS });
   const stopCounting = countWorker(metrics, events, browser);

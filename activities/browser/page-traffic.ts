@@ -6,10 +6,13 @@ import type { CategorizedError } from '../../shared/errors.js';
 import { mediaType } from '../fetch-static.js';
 import { DOCUMENT_TYPES, unsupportedContent } from '../page-document.js';
 import { isAllowedScheme, redirectRefusal, tooLarge, transferTooLarge } from './navigation-errors.js';
+import { browserHeadersFor, type FetchSession } from './session-scope.js';
 
 export interface TrafficLimits {
   maxBytes: number;
   maxRedirects: number;
+  /** A stored site's session: its headers go on requests to its host only. */
+  session?: FetchSession;
 }
 
 /** What a page may download in all while it renders (document, scripts, images, fetches): 4 × maxBytes. */
@@ -90,7 +93,10 @@ export class PageTraffic {
     } else {
       refused = !isAllowedScheme(req.url()) || SKIPPED_TYPES.has(req.resourceType());
     }
-    const settled = refused ? req.abort('blockedbyclient') : req.continue();
+    const extra = refused ? undefined : browserHeadersFor(this.limits.session, req.url());
+    const settled = refused
+      ? req.abort('blockedbyclient')
+      : req.continue(extra ? { headers: { ...req.headers(), ...extra } } : undefined);
     void settled.catch(() => undefined); // the page may be gone already
   }
 

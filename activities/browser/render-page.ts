@@ -17,6 +17,7 @@ import { hostOf, navigationFailure, tooLarge } from './navigation-errors.js';
 import { runPageActions } from './page-actions.js';
 import { PageTraffic } from './page-traffic.js';
 import type { Screenshot } from './screenshot.js';
+import { type FetchSession, setSessionCookies } from './session-scope.js';
 
 export interface RenderOptions {
   /** For the main document to arrive and parse (DOMContentLoaded). */
@@ -30,6 +31,10 @@ export interface RenderOptions {
   fetchDocument?: (url: string) => Promise<FetchedDocument>;
   /** Steps run in the page before it is read (page-actions.ts); they get ACTIONS_TOTAL_MS on top. */
   actions?: PageAction[];
+  /** A stored site's session: its cookies and headers, for its host only (session-scope.ts). */
+  session?: FetchSession;
+  /** Runs after the actions, in the page (a login recipe reads the cookies it left). */
+  afterActions?: (page: Page) => Promise<void>;
 }
 
 const IDLE_MS = 500;
@@ -118,6 +123,7 @@ class Render {
     this.page.setDefaultTimeout(this.opts.timeoutMs);
     this.page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
     await this.traffic.start();
+    if (this.opts.session) await setSessionCookies(this.page, this.opts.session);
     const stopWatching = watchDomSize(this.page, this.opts.maxBytes, (err) => this.fail(err));
     try {
       return await this.load(url);
@@ -160,6 +166,7 @@ class Render {
       this.opts.actions?.length && mime !== 'text/plain'
         ? await runPageActions(this.page, this.opts.actions ?? [], this.failed, shots)
         : undefined;
+    if (this.opts.afterActions) await Promise.race([this.opts.afterActions(this.page), this.failed]);
     const body =
       mime === 'text/plain'
         ? await this.page.evaluate(() => document.body?.textContent ?? '')

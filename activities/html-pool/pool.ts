@@ -77,6 +77,7 @@ const WHAT: Record<HtmlTask['kind'], string> = {
   learn: "learning the page template's selectors",
   apply: "reading the page with its template's learned selectors",
   document: 'reading the document',
+  match: "looking for the site's logged-out sign",
 };
 
 function overTime(task: HtmlTask, limitMs: number): CategorizedError {

@@ -97,7 +97,15 @@ export interface DocumentTask extends ReadLimits {
   file: 'pdf' | 'zip';
 }
 
+/** Whether a page has an element matching the selector (a stored site's logged-out sign). */
+export interface MatchTask {
+  kind: 'match';
+  body: string;
+  selector: string;
+}
+
 export type HtmlTask =
+  | MatchTask
   | CleanTask
   | CleanReadTask
   | CrawlPageTask
@@ -107,6 +115,7 @@ export type HtmlTask =
   | DocumentTask;
 
 export interface HtmlResults {
+  match: boolean;
   clean: string;
   'clean-read': { cleaned: string; structured: StructuredItem[] };
   'crawl-page': {
@@ -191,6 +200,8 @@ function cleanRead(task: CleanReadTask): HtmlResults['clean-read'] {
 
 function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] | Promise<DocumentReading> {
   switch (task.kind) {
+    case 'match':
+      return load(task.body).root().find(task.selector).length > 0;
     case 'clean':
       return cleanBody(task.body, task.contentType, task.baseUrl, task.chain);
     case 'clean-read':

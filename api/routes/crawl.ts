@@ -27,6 +27,7 @@ import { startJob } from '../job-runner.js';
 import { notFound, ProblemError } from '../problem.js';
 import { jobResource } from '../views.js';
 import { prepareJobRequest } from './extract.js';
+import { refuseSecrets } from './site-session.js';
 
 async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
   const data = withData
@@ -99,6 +100,7 @@ export async function runCrawl(
   },
 ) {
   const { body, tenantId } = req;
+  if (!req.siteId) refuseSecrets(body.actions);
   const prepared = await prepareJobRequest(deps, tenantId, body);
   const { job } = await startJob(
     deps,

@@ -25,6 +25,7 @@ import { ProblemError } from '../problem.js';
 import { extractResponse } from '../views.js';
 import { resolveWebhooks, type WebhookSources, withWebhooks } from '../webhook-destinations.js';
 import { checkLlmConfig, jobLlmConfig } from './llm.js';
+import { refuseSecrets } from './site-session.js';
 
 /** Parses a schema field; an unusable schema is a 422 whose `errors[0].location` points inside it. */
 export function parseSchemaField<T>(
@@ -151,6 +152,7 @@ export const extractRoutes =
       },
       async (request, reply) => {
         const body = request.body;
+        refuseSecrets(body.actions);
         const prepared = await prepareJobRequest(deps, request.tenant._id, body);
         const { job } = await startJob(
           deps,

@@ -42,6 +42,7 @@ export function siteCrawlRequest(site: SiteDoc, body: SiteCrawlRequest): CrawlRe
     // saved (a follow_pattern saved before patterns ran on RE2 may no longer be accepted).
     options: mergedOptions(saved, body.options),
     fetch_mode: body.fetch_mode ?? site.fetch_mode,
+    ...((body.actions ?? site.actions) ? { actions: body.actions ?? site.actions ?? undefined } : {}),
     cleaner_chain: body.cleaner_chain,
     llm_config: body.llm_config,
     capture_debug: body.capture_debug,

@@ -25,6 +25,7 @@ import { usableSchema } from './extract.js';
 const siteResource = ({ _id, tenant_id, ...doc }: SiteDoc) => ({
   ...doc,
   learn_extractors: doc.learn_extractors ?? true,
+  actions: doc.actions ?? null,
   organization_id: tenant_id,
 });
 
@@ -161,6 +162,7 @@ export const siteRoutes =
           throw notFound(`site ${request.params.id}`);
         }
         await deps.learned.deleteForScope(request.tenant._id, `site:${request.params.id}`);
+        await deps.sessions.delete(request.tenant._id, request.params.id);
         return reply.code(204).send(null);
       },
     );

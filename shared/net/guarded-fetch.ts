@@ -71,6 +71,16 @@ export interface GuardedRequest {
    * sites and their robots.txt get no trace headers (shared/telemetry/propagation.ts).
    */
   propagateTrace?: boolean;
+  /**
+   * Headers sent only on hops to this host name (a stored site's session): added to each request whose host
+   * is `hostname`, never to a hop a redirect took elsewhere.
+   */
+  hostHeaders?: HostHeaders;
+}
+
+export interface HostHeaders {
+  hostname: string;
+  headers: Record<string, string>;
 }
 
 export interface GuardedResponse {
@@ -105,6 +115,7 @@ interface CallContext {
   /** The hop in flight, so transport errors can name the host they concern. */
   current: URL;
   inspect?: GuardedRequest['inspectResponse'];
+  hostHeaders?: HostHeaders;
 }
 
 export async function guardedFetch(req: GuardedRequest): Promise<GuardedResponse> {
@@ -122,6 +133,7 @@ export async function guardedFetch(req: GuardedRequest): Promise<GuardedResponse
     truncate: req.truncate ?? false,
     current: url,
     inspect: req.inspectResponse,
+    hostHeaders: req.hostHeaders,
   };
   try {
     const send = () => followRedirects(firstHop(req, url), req.maxRedirects ?? DEFAULT_MAX_REDIRECTS, ctx);
@@ -198,7 +210,7 @@ async function send(
     request(hop.url.href, {
       dispatcher: ctx.agent,
       method: hop.method as Dispatcher.HttpMethod,
-      headers: hop.headers,
+      headers: withHostHeaders(hop, ctx.hostHeaders),
       body: hop.body,
       signal: ctx.deadline.signal,
       headersTimeout: timeoutMs,
@@ -208,6 +220,14 @@ async function send(
   // Every body is read or abandoned by us; an abandoned one may still emit an error nobody else listens to.
   res.body.on('error', noop);
   return { res, remoteAddress: tag.remoteAddress };
+}
+
+/** The hop's headers, plus the host's own ones when the hop goes to that host. */
+function withHostHeaders(hop: Hop, scoped: HostHeaders | undefined): Record<string, string> {
+  if (!scoped || hop.url.hostname.toLowerCase() !== scoped.hostname) return hop.headers;
+  const headers = { ...hop.headers };
+  for (const [name, value] of Object.entries(scoped.headers)) headers[name.toLowerCase()] = value;
+  return headers;
 }
 
 function firstHop(req: GuardedRequest, url: URL): Hop {

@@ -95,14 +95,28 @@ const TypeActionSchema = z
     text: z
       .string()
       .max(2_000)
+      .optional()
       .meta({
         description:
-          'Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored ' +
-          "with the job's request.",
+          "Text to type. Never logged or captured (only its length is kept), but stored with the job's " +
+          'request: for a password use secret.',
+      }),
+    secret: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/)
+      .optional()
+      .meta({
+        description:
+          "Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed " +
+          "by the worker; only the name is in the request. In a stored site's crawls and login recipe only.",
+        example: 'password',
       }),
     timeout_ms: timeoutMs,
   })
-  .strict();
+  .strict()
+  .refine((a) => (a.text === undefined) !== (a.secret === undefined), {
+    message: 'give text or secret, not both',
+  });
 
 const PressActionSchema = z
   .object({

@@ -9,7 +9,9 @@ export const TimestampSchema = z.string().meta({
 export const ErrorCategorySchema = z.enum(ERROR_CATEGORIES).meta({
   id: 'ErrorCategory',
   description:
-    'Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.',
+    'Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents. ' +
+    "login_required: a stored site's page matched its session's logged_out rule and no login recipe (or a failed " +
+    'one) got past it (PUT /sites/{id}/session).',
 });
 
 export const FetchModeSchema = z.enum(['auto', 'static', 'dynamic']).meta({

@@ -181,6 +181,9 @@ export const SiteCrawlRequestSchema = z
           'here nor on the site takes its usual default.',
       }) as unknown as z.ZodOptional<z.ZodType<Partial<z.input<typeof CrawlOptionsSchema>>>>,
     fetch_mode: e.fetch_mode.unwrap().optional().meta({ description: "Default: the site's fetch_mode." }),
+    actions: e.actions.meta({
+      description: "Page actions for every page, instead of the site's actions (see CrawlRequest actions).",
+    }),
     ...jobFields,
     learn_extractors: learnExtractors
       .optional()

@@ -1,5 +1,6 @@
 // Stored sites (spec 2.17): a URL with the fetch mode, crawl options, default schema and analysis that suit it.
 import { z } from 'zod';
+import { ActionsSchema, PageActionSchema } from './actions.js';
 import { AnalysisResultSchema } from './analyze.js';
 import { FetchModeSchema, HttpUrlSchema, TimestampSchema } from './common.js';
 import { FOLLOW_PATTERN_RULES, RegexSchema, SelectorSchema } from './crawl.js';
@@ -67,6 +68,13 @@ const siteFields = {
       "Whether the site's crawls learn extractors per page template and keep them across jobs (see " +
       'learn_extractors on POST /crawl); a crawl request may override it.',
   }),
+  actions: ActionsSchema.nullable().meta({
+    description:
+      "Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, " +
+      "so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session " +
+      'secrets. A crawl request may give its own. null clears them.',
+    example: [{ kind: 'click', selector: '#cookie-accept' }],
+  }),
 };
 
 export const SiteCreateSchema = z
@@ -78,6 +86,7 @@ export const SiteCreateSchema = z
     crawl_options: siteFields.crawl_options.default({}),
     analysis_result: siteFields.analysis_result.default(null),
     learn_extractors: siteFields.learn_extractors.default(true),
+    actions: siteFields.actions.default(null),
   })
   .strict()
   .meta({ id: 'SiteCreateRequest' });
@@ -113,6 +122,10 @@ export const SiteSchema = z
     crawl_options: SiteCrawlOptionsSchema,
     analysis_result: AnalysisResultSchema.nullable(),
     learn_extractors: z.boolean(),
+    actions: z
+      .array(PageActionSchema)
+      .nullable()
+      .meta({ description: "Page actions run on every page of the site's crawls; null: none." }),
   })
   .meta({
     id: 'Site',

@@ -12,6 +12,7 @@ import { LlmSettingsStore } from './llm-settings.js';
 import { MonitorStore } from './monitors.js';
 import { PageStore } from './pages.js';
 import { SchemaLibraryStore } from './schema-library.js';
+import { SiteSessionStore } from './site-sessions.js';
 import { SiteStore } from './sites.js';
 import { TenantStore } from './tenants.js';
 import { WebhookStore } from './webhooks.js';
@@ -34,6 +35,7 @@ export function createStores(db: Db, config: Config) {
     debug: new DebugCaptureStore(db),
     webhooks: new WebhookStore(db, secrets),
     sites: new SiteStore(db),
+    sessions: new SiteSessionStore(db, secrets),
     schemaLibrary: new SchemaLibraryStore(db),
     learned: new LearnedExtractorStore(db, config.LEARNED_CHECK_EVERY),
     budgets: new BudgetLedger(db),

@@ -63,6 +63,8 @@ export const COLLECTIONS = {
   sites: 'sites',
   /** `_id` = tenant id; the tenant's site ids in creation order. */
   siteIndex: 'site_index',
+  /** `_id` = `<tenant id>:<site id>`; a stored site's session (cookies, headers, secrets sealed). */
+  siteSessions: 'site_sessions',
   /** `_id` = schema id; a stored schema (public ones are read by other tenants, so not tenant-composed). */
   storedSchemas: 'stored_schemas',
   /** `_id` = `tenant:<tenant id>` or `public`; schema id → the fields schema lists filter and sort on. */

@@ -2,6 +2,7 @@
 // misses; a tenant's list goes through one index doc holding its site ids in creation order.
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
+import type { PageAction } from '../schemas/actions.js';
 import type { AnalysisResult } from '../schemas/analyze.js';
 import type { SiteCrawlOptions } from '../schemas/sites.js';
 import { COLLECTIONS, retryOnDuplicate } from './mongo.js';
@@ -20,6 +21,8 @@ export interface SiteDoc {
   analysis_result: AnalysisResult | null;
   /** Absent on sites stored before learned extractors: on. */
   learn_extractors?: boolean;
+  /** Page actions run on every page of its crawls; absent on sites stored before them: none. */
+  actions?: PageAction[] | null;
   created_at: string;
   updated_at: string;
 }
@@ -28,7 +31,13 @@ export interface SiteDoc {
 export type SiteFields = Partial<
   Pick<
     SiteDoc,
-    'name' | 'fetch_mode' | 'default_schema_id' | 'crawl_options' | 'analysis_result' | 'learn_extractors'
+    | 'name'
+    | 'fetch_mode'
+    | 'default_schema_id'
+    | 'crawl_options'
+    | 'analysis_result'
+    | 'learn_extractors'
+    | 'actions'
   >
 >;
 

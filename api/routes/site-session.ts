@@ -1,0 +1,108 @@
+// A stored site's session: PUT replaces it (values sealed), GET shows names and dates, DELETE forgets it.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { PageAction } from '../../shared/schemas/actions.js';
+import { IdParamsSchema } from '../../shared/schemas/common.js';
+import { standardErrors } from '../../shared/schemas/problem.js';
+import { SiteSessionPutSchema, SiteSessionSchema } from '../../shared/schemas/site-session.js';
+import { sessionResource } from '../../shared/store/site-sessions.js';
+import type { ApiDeps } from '../deps.js';
+import { notFound, ProblemError } from '../problem.js';
+
+/** The secret names a list of actions types. */
+export function secretNames(actions: readonly PageAction[] | undefined): string[] {
+  return (actions ?? []).flatMap((a) => (a.kind === 'type' && a.secret !== undefined ? [a.secret] : []));
+}
+
+/** A job that is not a stored site's crawl has no session to take a secret from: 422 at body.actions. */
+export function refuseSecrets(actions: readonly PageAction[] | undefined): void {
+  const [name] = secretNames(actions);
+  if (name !== undefined)
+    throw invalid(
+      'body.actions',
+      `secret "${name}": a type action takes a secret only in a stored site's crawl (POST /sites/{id}/crawl)`,
+    );
+}
+
+const invalid = (location: string, message: string) =>
+  new ProblemError({
+    slug: 'validation-error',
+    detail: `The request has invalid fields: ${location}`,
+    errors: [{ location, message }],
+  });
+
+export const siteSessionRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    const owned = async (tenantId: string, id: string) => {
+      const doc = await deps.sites.get(tenantId, id);
+      if (!doc) throw notFound(`site ${id}`);
+      return doc;
+    };
+
+    app.put(
+      '/sites/:id/session',
+      {
+        schema: {
+          summary: "Set a stored site's session (cookies, headers, login recipe)",
+          description:
+            "Replaces the site's session. Cookies and headers are sent only to the site's own host (the host of " +
+            'its url), in static and dynamic mode, never to another host a page links to, loads from or redirects ' +
+            'to. Cookies, headers and secrets are stored sealed (SECRETS_KEY) and never answered, logged or put ' +
+            "in a job. login.url must be on the site's host; every secret a login step types must be in secrets. " +
+            "The site's crawls (POST /sites/{id}/crawl) use the session; other jobs do not. 200 with the session " +
+            '(names and dates only).',
+          tags: ['sites'],
+          params: IdParamsSchema,
+          body: SiteSessionPutSchema,
+          response: { 200: SiteSessionSchema, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const site = await owned(request.tenant._id, request.params.id);
+        const { login, secrets } = request.body;
+        if (login && new URL(login.url).hostname.toLowerCase() !== site.domain)
+          throw invalid('body.login.url', `must be on the site's host ${site.domain}`);
+        for (const name of secretNames(login?.actions))
+          if (!(name in secrets)) throw invalid('body.login.actions', `no secret named "${name}" in secrets`);
+        return sessionResource(await deps.sessions.put(request.tenant._id, site, request.body));
+      },
+    );
+
+    app.get(
+      '/sites/:id/session',
+      {
+        schema: {
+          summary: "Get a stored site's session: cookie, header and secret names and dates, never values",
+          tags: ['sites'],
+          params: IdParamsSchema,
+          response: { 200: SiteSessionSchema, ...standardErrors },
+        },
+      },
+      async (request) => {
+        const site = await owned(request.tenant._id, request.params.id);
+        const doc = await deps.sessions.get(request.tenant._id, site.id);
+        if (!doc) throw notFound(`session of site ${site.id}`);
+        return sessionResource(doc);
+      },
+    );
+
+    app.delete(
+      '/sites/:id/session',
+      {
+        schema: {
+          summary: "Delete a stored site's session",
+          description: "The site's crawls then fetch logged out. 204.",
+          tags: ['sites'],
+          params: IdParamsSchema,
+          response: { 204: z.null().meta({ description: 'Deleted' }), ...standardErrors },
+        },
+      },
+      async (request, reply) => {
+        const site = await owned(request.tenant._id, request.params.id);
+        if (!(await deps.sessions.delete(request.tenant._id, site.id)))
+          throw notFound(`session of site ${site.id}`);
+        return reply.code(204).send(null);
+      },
+    );
+  };
