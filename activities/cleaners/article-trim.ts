@@ -144,14 +144,32 @@ const isCopyrightLine = (block: Element, text: string) =>
   COPYRIGHT.test(text) &&
   (text.match(LETTER_WORD)?.length ?? 0) < COPYRIGHT_LINE_WORDS;
 
+/** A short line before the first sentence with at least this share of link text is left where it is. */
+const HEAD_LINE_LINK_SHARE = 0.5;
+const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+const squeeze = (text: string) => text.replace(/\s+/g, ' ').trim();
+/** What follows a headline in a page's <title>: "Headline | Site", "Headline - Site". */
+const TITLE_SEPARATOR = /^\s*[|\-–—:·•»]/u;
+
+/** A heading that says `title`, or the headline part of it ("Headline | Site"). */
+function saysTitle(text: string, title: string): boolean {
+  const heading = squeeze(text);
+  const full = squeeze(title);
+  if (heading === '' || !full.startsWith(heading)) return false;
+  return full.length === heading.length || TITLE_SEPARATOR.test(full.slice(heading.length));
+}
+
 /**
  * Takes out the short lines before the first sentence (dateline, kicker, "updated at", a video player's
- * label): page header material, which the cleaner moves to its header. At most MAX_HEAD_LINES.
+ * label), and a heading that says the page's title (one of `titles`) however long (Readability drops such a
+ * heading by comparing words, which finds none in scripts written without spaces): page header material,
+ * which the cleaner moves to its header. At most MAX_HEAD_LINES.
  */
 export function takeHeadLines(
   $: CheerioAPI,
   root: Element,
   isKept: (element: Element) => boolean,
+  titles: string[] = [],
 ): Element[] {
   const lines: Element[] = [];
   for (let step = 0; step < MAX_TAIL_BLOCKS && lines.length < MAX_HEAD_LINES; step++) {
@@ -162,9 +180,13 @@ export function takeHeadLines(
       $(block).remove();
       continue;
     }
-    if ($(block).find('img, picture, video, a').length > 0) break;
+    if ($(block).find('img, picture, video').length > 0) break;
     const text = $(block).text().trim();
-    if (!isShortLine(block, text)) break;
+    // A line of links stays (a link the article opens with); a dateline with its section's links goes.
+    const linkChars = $(block).find('a').text().replace(/\s+/g, '').length;
+    if (linkChars > 0 && linkChars >= HEAD_LINE_LINK_SHARE * text.replace(/\s+/g, '').length) break;
+    const headline = HEADING_TAGS.has(block.name) && titles.some((title) => saysTitle(text, title));
+    if (!headline && !isShortLine(block, text)) break;
     // A container its lines left empty goes without a word.
     if (text) lines.push(block);
     $(block).remove();
@@ -176,7 +198,7 @@ export function takeHeadLines(
 const RULE_PX = 10;
 const SPACER_PX = 50;
 
-function isSpacer(element: Element): boolean {
+export function isSpacer(element: Element): boolean {
   const width = Number(element.attribs.width);
   const height = Number(element.attribs.height);
   if (element.name !== 'img' || !(width > 0) || !(height > 0)) return false;

@@ -54,9 +54,19 @@ export function dropLinksAndImages($: CheerioAPI, { links, images }: { links: bo
   if (images) $('img, picture').remove();
 }
 
-export function prepareDocument(html: string, options: DocumentOptions, context: CleanContext): CheerioAPI {
+/** A page's <title> longer than this is cut: it is a hint to the readability cleaner, not content. */
+const MAX_TITLE_CHARS = 500;
+
+/** `seen.title` receives the page's <title>, which the noise step removes with <head>. */
+export function prepareDocument(
+  html: string,
+  options: DocumentOptions,
+  context: CleanContext,
+  seen?: { title: string },
+): CheerioAPI {
   const $ = context.parsed?.html === html ? context.parsed.$ : load(html);
   context.parsed = undefined;
+  if (seen) seen.title = $('title').first().text().trim().slice(0, MAX_TITLE_CHARS);
   // Before pruning: a <base href> in <head> can move the base URL.
   if (context.baseUrl) absolutizeUrls($, context.baseUrl);
   dropUnusableUrls($);

@@ -38,8 +38,9 @@ const IMPLEMENTATIONS: { [N in CleanerName]: Implementation<N> } = {
     return htmlToMarkdown(bodyHtml($));
   },
   readability: (content, options, context) => {
-    const $ = prepareDocument(content, options, context);
-    return mainContent($, options.keep_selectors) ?? bodyHtml($).trim();
+    const seen = { title: '' };
+    const $ = prepareDocument(content, options, context, seen);
+    return mainContent($, options.keep_selectors, seen.title) ?? bodyHtml($).trim();
   },
   text: (content, options, context) => htmlToText(bodyHtml(prepareDocument(content, options, context))),
   html: (content, options, context) => {

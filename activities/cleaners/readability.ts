@@ -5,7 +5,8 @@ import { Readability } from '@mozilla/readability';
 import { type CheerioAPI, load } from 'cheerio';
 import type { Element } from 'domhandler';
 import { parseHTML } from 'linkedom';
-import { dropLinkBlocks, dropRepeatedLines, takeHeadLines, trimTail } from './article-trim.js';
+import { dropLinkBlocks, dropRepeatedLines, isSpacer, takeHeadLines, trimTail } from './article-trim.js';
+import { dropCaptions, dropPictureText } from './captions.js';
 import { proseChars } from './prose.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
@@ -48,7 +49,18 @@ function pickArticle($: CheerioAPI): Article {
   )
     return first;
   const second = readArticle(document);
-  return articleProse(second) > firstProse ? second : first;
+  if (!second || articleProse(second) <= firstProse) return first;
+  // The first run took the page's <title> with it: the title is the page's, whichever pick wins.
+  return { ...second, title: first?.title || second.title, byline: second.byline || first?.byline || null };
+}
+
+/**
+ * Headings lose their class before Readability reads the page: it takes a heading's class words for the
+ * page's chrome ("subheader" reads as a header) and drops the article's own section headings. A heading
+ * outside the article still goes with the block it sits in.
+ */
+function unclassHeadings($: CheerioAPI) {
+  $('body').find('h2, h3, h4, h5, h6').removeAttr('class');
 }
 
 /** The title and byline the cleaner puts before the body: the first child of its one <article>. */
@@ -69,10 +81,13 @@ function markKept($: CheerioAPI, keep: string): string[] {
 
 /**
  * The main content of a prepared document as HTML in one <article>, headed by its title and byline; null when
- * Readability finds less than MIN_ARTICLE_CHARS of text.
+ * Readability finds less than MIN_ARTICLE_CHARS of text. `pageTitle` is the page's <title>, if it had one: a
+ * heading first in the article that says it goes to the header.
  */
-export function mainContent($: CheerioAPI, keepSelectors: string[]): string | null {
+export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = ''): string | null {
   const kept = keepSelectors.length > 0 ? markKept($, keepSelectors.join(', ')) : [];
+  dropCaptions($, (element) => element.attribs[KEEP_MARK] !== undefined);
+  unclassHeadings($);
   const article = pickArticle($);
   if (!article?.content || (article.textContent ?? '').trim().length < MIN_ARTICLE_CHARS) {
     $(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK); // the caller falls back to the whole document
@@ -86,6 +101,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[]): string | nu
   const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
   if (body) {
     dropLinkBlocks($article, body, isKept);
+    dropPictureText($article, body, isKept, isSpacer);
     dropRepeatedLines($article, body, isKept);
     trimTail($article, body, isKept);
   }
@@ -99,7 +115,9 @@ export function mainContent($: CheerioAPI, keepSelectors: string[]): string | nu
   const header = [
     title && !text.includes(title) ? $article('<h1>').text(title) : null,
     byline && !text.includes(byline) ? $article('<p>').text(byline) : null,
-    ...(body ? takeHeadLines($article, body, isKept).map((line) => $article(line)) : []),
+    ...(body
+      ? takeHeadLines($article, body, isKept, [title ?? '', pageTitle]).map((line) => $article(line))
+      : []),
   ].filter((element) => element !== null);
   if (header.length > 0) $article('body').prepend($article('<header>').append(...header));
   const present = new Set($article(`[${KEEP_MARK}]`).map((_, element) => $article(element).attr(KEEP_MARK)));
