@@ -1,7 +1,8 @@
 // Screenshots (issue 19 item 5) with the real Chromium and the fake model: formats ["screenshot"] stores a PNG
 // of the viewport, read back at GET /jobs/{id}/pages/{page_id}/screenshot (a real PNG: its signature and IHDR
 // size); another tenant gets a 404, as does a screenshot the page did not take; a screenshot action inside a
-// list of actions, full page and cut at the height bound; static with a screenshot is a 422.
+// list of actions, full page and cut at the height bound; a crawl's pages list theirs in the results; static
+// with a screenshot is a 422.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -126,6 +127,29 @@ describe('screenshots', { skip }, () => {
     const full = await get(screenshots[1].url);
     assert.equal(full.statusCode, 200, full.body);
     assert.deepEqual(pngSize(full.rawPayload), { width: 1280, height: MAX_SCREENSHOT_HEIGHT });
+  });
+
+  test('a crawl with formats ["screenshot"]: each page result lists its screenshot, served as a PNG', async () => {
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/crawl?wait=true&timeout=120',
+      headers: svc.auth(),
+      payload: {
+        url: `${site.url}/lamp`,
+        schema: { title: 'string' },
+        options: { max_pages: 1, max_depth: 0 },
+        formats: ['screenshot_full_page'],
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const results = await get(`/api/v1/jobs/${res.json().job_id}/results`);
+    const [page] = results.json();
+    assert.equal(page.status, 'completed', results.body);
+    const [shot] = page.screenshots;
+    assert.deepEqual([shot.full_page, shot.clipped, shot.width], [true, false, 1280]);
+    const png = await get(shot.url);
+    assert.equal(png.statusCode, 200, png.body);
+    assert.deepEqual(pngSize(png.rawPayload), { width: 1280, height: shot.height });
   });
 
   test('a screenshot with fetch_mode static is a 422 naming body.formats', async () => {
