@@ -21,58 +21,26 @@ import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.j
 import type { Activities } from '../activities/index.js';
 import type { JobLlmConfig } from '../activities/llm/chain.js';
 import type { JobBudget } from '../shared/budget.js';
-import type { FollowRules } from '../shared/crawl/links.js';
-import type { ErrorCategory } from '../shared/errors.js';
-import type { CrawlNode, JobEventBody } from '../shared/events.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
 import type { PageAction } from '../shared/schemas/actions.js';
 import { CRAWL_IN_FLIGHT_QUERY, SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import type { WebhookPlan } from '../shared/webhooks.js';
+import {
+  admitLinks,
+  type CrawlOptions,
+  type CrawlState,
+  DomainTurns,
+  initialState,
+  loadChunk,
+  pageEvent,
+  type QueuedPage,
+  type Seed,
+  storeFrontier,
+} from './crawl-frontier.js';
 import { categoryOf } from './failures.js';
 import { JobLog, type Slot } from './job-events.js';
 import { JobWebhooks } from './job-webhooks.js';
 import { crawlPagePolicy, recordPolicy } from './policies.js';
-
-export interface CrawlOptions extends FollowRules {
-  max_pages: number;
-  max_depth: number;
-  delay_ms: number;
-  concurrency: number;
-  respect_robots: boolean;
-  /** Continue as new after this many history events (default MAX_HISTORY_EVENTS; lowered by tests). */
-  history_limit?: number;
-}
-
-interface QueuedPage {
-  node: number;
-  url: string;
-  depth: number;
-  parentUrl: string | null;
-  /** A page to re-do by the model: its learned extractor failed a later check (issue 15). */
-  redo?: { pageId: string; revises: NonNullable<CrawlPageInput['revises']> };
-  /** Re-extract, or a retry without a fetch: an earlier job's stored page instead of the network. */
-  stored?: CrawlPageInput['stored'];
-}
-
-export interface CrawlState {
-  nextSeq: number;
-  nextNode: number;
-  admitted: number;
-  completed: number;
-  failed: number;
-  skipped: number;
-  frontier: QueuedPage[];
-  startedAt: number;
-  lastFailure: { category: ErrorCategory; message: string } | null;
-  domainNextStart: Record<string, number>;
-  runs: number;
-  /** Queued pages stored outside history (activities/crawl-frontier.ts), by chunk number, oldest first. */
-  frontierChunks?: number[];
-  /** Chunks stored so far (the next one's number). */
-  chunksStored?: number;
-  /** A budget refused a page's model call: no new page starts, and the job says so at its end. */
-  budgetExhausted?: { message: string };
-}
 
 export interface CrawlWorkflowInput {
   jobId: string;
@@ -92,7 +60,7 @@ export interface CrawlWorkflowInput {
   /** A stored site's crawl: the site whose learned extractors the crawl uses and keeps. */
   siteId?: string;
   /** Start from these pages instead of the seed URL alone (retries of failed pages, re-extracts). */
-  seeds?: { url: string; depth: number; parentUrl: string | null; stored?: CrawlPageInput['stored'] }[];
+  seeds?: Seed[];
   /** The request's max_age in ms: reuse the tenant's pages fetched within it (absent: always fetch). */
   maxAgeMs?: number;
   /** Carried over continue-as-new. */
@@ -115,17 +83,11 @@ export interface CrawlWorkflowResult {
 }
 
 const { crawlPage } = proxyActivities<Activities>(crawlPagePolicy);
-const { storeFrontierChunk, loadFrontierChunk, dropFrontier } = proxyActivities<Activities>(recordPolicy);
+const { dropFrontier } = proxyActivities<Activities>(recordPolicy);
 
-/** Queued pages up to this size (as JSON) travel in the continue-as-new input; more are stored in chunks. */
-const FRONTIER_INLINE_BYTES = 128 * 1024;
-/** Size (as JSON) of one stored chunk of queued pages: one activity payload, far under Temporal's 2 MB. */
-const FRONTIER_CHUNK_BYTES = 192 * 1024;
 /** patched() id of the frontier stored in chunks at continue-as-new. */
 const FRONTIER_CHUNKS_PATCH = 'crawl-frontier-chunks';
 
-/** Skipped links recorded per page at most: a trap of endless links must not flood the log. */
-const MAX_SKIPPED_RECORDED_PER_PAGE = 50;
 /** Continue as new well before Temporal's limits, even if the server does not suggest it. */
 const MAX_HISTORY_EVENTS = 8000;
 /** patched() id of pages deferred by their tenant's share of the worker (see start()). */
@@ -144,30 +106,19 @@ const CANCEL_ANYWHERE_PATCH = 'crawl-cancel-anywhere';
  */
 const PAGE_STORE_PATCH = 'crawl-page-store';
 
+const setStatus = (status: string) =>
+  upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
+
 export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWorkflowResult> {
   const fresh = !input.state;
   const seeds = input.seeds ?? [{ url: input.url, depth: 0, parentUrl: null }];
-  const state: CrawlState = input.state ?? {
-    nextSeq: input.firstSeq,
-    nextNode: seeds.length,
-    admitted: seeds.length,
-    completed: 0,
-    failed: 0,
-    skipped: 0,
-    frontier: seeds.map((seed, node) => ({ node, ...seed })),
-    startedAt: Date.now(),
-    lastFailure: null,
-    domainNextStart: {},
-    runs: 1,
-  };
+  const state: CrawlState = input.state ?? initialState(seeds, input.firstSeq);
   // A cancellation that comes while the job starts or ends (not only while pages run) is recorded too, and
   // the job's own records are never cancelled half-way: a record cancelled before its activity ran left its
   // seqs unwritten, and one cancelled while job.started was being recorded left the job running for good.
   const cancelSafe = patched(CANCEL_ANYWHERE_PATCH);
   const log = new JobLog(input.jobId, input.tenantId, state.nextSeq, cancelSafe);
   const hooks = new JobWebhooks(input.jobId, input.tenantId, input.webhooks);
-  const setStatus = (status: string) =>
-    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
   const opts = input.options;
   const inflight = new Map<
     number,
@@ -237,120 +188,18 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     ended++;
     wake?.();
   };
-  const pageEvent = (
-    type: 'page.failed' | 'page.skipped',
-    page: QueuedPage,
-    pageId: string,
-    category: ErrorCategory,
-    message: string,
-  ): JobEventBody => ({
-    type,
-    data: {
-      node: page.node,
-      page_id: pageId,
-      url: page.url,
-      depth: page.depth,
-      parent_url: page.parentUrl,
-      error_category: category,
-      error_message: message,
-    },
-  });
-
-  async function admitLinks(
-    page: QueuedPage,
-    links: Extract<CrawlPageResult, { outcome: 'completed' }>['links'],
-  ) {
-    const nodes: CrawlNode[] = [];
-    let skippedRecorded = 0;
-    for (const link of links) {
-      const depth = link.kind === 'next' ? page.depth : page.depth + 1;
-      const reason =
-        depth > opts.max_depth ? 'max_depth' : state.admitted >= opts.max_pages ? 'max_pages' : null;
-      if (reason) {
-        if (skippedRecorded++ >= MAX_SKIPPED_RECORDED_PER_PAGE) continue;
-        nodes.push({
-          node: state.nextNode++,
-          url: link.url,
-          parent_url: page.url,
-          depth,
-          status: 'skipped',
-          reason,
-        });
-        continue;
-      }
-      state.admitted++;
-      const node = state.nextNode++;
-      nodes.push({ node, url: link.url, parent_url: page.url, depth, status: 'pending' });
-      state.frontier.push({ node, url: link.url, depth, parentUrl: page.url });
-    }
-    if (nodes.length > 0) await log.record({ type: 'crawl.discovered', data: { nodes } });
-  }
-
-  /**
-   * Per-domain turns: a page starts only after the previous page of its domain started and `delay` more
-   * has passed on a durable timer. Chained timers (not precomputed offsets): the dev server fires timers
-   * on a coarse tick, so offsets scheduled together could fire together; a chain never fires early.
-   */
-  const domainTurns = new Map<string, Promise<void>>();
-  function turnFor(domain: string): Promise<void> {
-    const previous =
-      domainTurns.get(domain) ??
-      (async () => {
-        // A page of the previous run (before continue-as-new) may have started moments ago.
-        const wait = (state.domainNextStart[domain] ?? 0) - Date.now();
-        if (wait > 0) await sleep(wait);
-      })();
-    const mine = previous.then(() => {
-      state.domainNextStart[domain] = Date.now() + opts.delay_ms;
-    });
-    domainTurns.set(
-      domain,
-      mine.then(() => (opts.delay_ms > 0 ? sleep(opts.delay_ms) : undefined)),
-    );
-    return mine;
-  }
+  const turns = new DomainTurns(state, opts.delay_ms);
 
   function start(page: QueuedPage) {
     const slot = log.reserve();
     const pageId = page.redo?.pageId ?? uuid4();
-    const turn = turnFor(hostOf(page.url));
+    const turn = turns.turnFor(page.url);
     let cancelled = false;
     const promise = (async () => {
       try {
         await turn;
         crawling.add(page.node);
-        const pageInput: CrawlPageInput = {
-          jobId: input.jobId,
-          tenantId: input.tenantId,
-          node: page.node,
-          pageId,
-          url: page.url,
-          depth: page.depth,
-          parentUrl: page.parentUrl,
-          seedUrl: input.url,
-          fetchMode: input.fetchMode,
-          ...(input.actions ? { actions: input.actions } : {}),
-          cleanerChain: input.cleanerChain,
-          schema: input.schema,
-          captureDebug: input.captureDebug,
-          llm: input.llm,
-          rules: opts,
-          respectRobots: opts.respect_robots,
-          // A re-done page found its links the first time.
-          discover: page.redo
-            ? { follow: false, next: false }
-            : { follow: page.depth < opts.max_depth, next: true },
-          markSeen: !page.redo && page.node < seeds.length,
-          eventSeq: slot.seq,
-          eventId: slot.eventId,
-          structuredData: input.structuredData,
-          ...(input.learnExtractors === undefined ? {} : { learnExtractors: input.learnExtractors }),
-          ...(input.siteId ? { siteId: input.siteId } : {}),
-          ...(page.redo ? { revises: page.redo.revises } : {}),
-          ...(input.budget ? { budget: input.budget } : {}),
-          ...(usesStore && input.maxAgeMs !== undefined ? { maxAgeMs: input.maxAgeMs } : {}),
-          ...(usesStore && page.stored ? { stored: page.stored } : {}),
-        };
+        const pageInput = pageInputOf(input, opts, page, { pageId, slot, seeds: seeds.length, usesStore });
         let result = await crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput);
         // Over its tenant's share of the worker the page did not run: wait on a durable timer, backing off.
         for (let tries = 0; result.outcome === 'deferred'; tries++) {
@@ -359,37 +208,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
           crawling.add(page.node);
           result = await crawlPage({ ...pageInput, mayDefer });
         }
-        if (result.outcome === 'budget_exhausted') {
-          // Only new activity outcomes take this path: runs recorded before budgets replay unchanged.
-          if (!page.redo) state.skipped++;
-          state.budgetExhausted ??= { message: result.message };
-          await log.record({
-            slot,
-            body: pageEvent('page.skipped', page, pageId, 'quota_exceeded', result.message),
-          });
-        } else if (result.outcome === 'skipped') {
-          state.skipped++;
-          await log.record({
-            slot,
-            body: pageEvent('page.skipped', page, pageId, result.category, result.message),
-          });
-        } else {
-          // A re-done page replaces its earlier result: it is not one more page.
-          if (!page.redo) state.completed++;
-          await admitLinks(page, result.links);
-          // Pages a failed check showed wrong run again, by the model, before the rest of the frontier.
-          for (const redo of result.redo ?? [])
-            state.frontier.unshift({
-              node: redo.node,
-              url: redo.url,
-              depth: redo.depth,
-              parentUrl: redo.parentUrl,
-              redo: {
-                pageId: redo.pageId,
-                revises: { seq: redo.seq, data_source: redo.source, values: redo.values },
-              },
-            });
-        }
+        await recordOutcome({ state, opts, log }, page, { pageId, slot }, result);
       } catch (err) {
         if (isCancellation(err)) {
           cancelled = keepCancelledPages;
@@ -429,40 +248,6 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     if (stopped) throw stopped.error;
   }
 
-  /** The oldest stored chunk of queued pages, into the in-memory frontier. */
-  async function loadChunk() {
-    const chunk = state.frontierChunks?.shift() as number;
-    state.frontier.push(...(await loadFrontierChunk({ jobId: input.jobId, chunk })));
-  }
-
-  /**
-   * Before continuing as new: queued pages too many for the next run's input (a page controls how long its
-   * URLs are, so a few thousand could pass Temporal's 2 MB payload limit) go to the database in chunks.
-   */
-  async function storeFrontier() {
-    const sizes = state.frontier.map((page) => JSON.stringify(page).length + 1);
-    if (sizes.reduce((a, b) => a + b, 0) <= FRONTIER_INLINE_BYTES) return;
-    const stored: number[] = [];
-    let from = 0;
-    while (from < state.frontier.length) {
-      let to = from;
-      let bytes = 0;
-      while (
-        to < state.frontier.length &&
-        (to === from || bytes + (sizes[to] as number) <= FRONTIER_CHUNK_BYTES)
-      )
-        bytes += sizes[to++] as number;
-      const chunk = state.chunksStored ?? 0;
-      await storeFrontierChunk({ jobId: input.jobId, chunk, pages: state.frontier.slice(from, to) });
-      state.chunksStored = chunk + 1;
-      stored.push(chunk);
-      from = to;
-    }
-    // Older chunks first: the pages queued longest run first.
-    state.frontierChunks = [...(state.frontierChunks ?? []), ...stored];
-    state.frontier = [];
-  }
-
   const historyLimit = opts.history_limit ?? MAX_HISTORY_EVENTS;
   const historyFull = () =>
     workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
@@ -472,7 +257,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
       // Once a budget is exhausted no page starts; those in flight finish.
       while (inflight.size < opts.concurrency && queued() && !historyFull() && !state.budgetExhausted) {
         // Only runs that stored their frontier (patched below) have chunks to load.
-        if (state.frontier.length === 0) await loadChunk();
+        if (state.frontier.length === 0) await loadChunk(input.jobId, state);
         else start(state.frontier.shift() as QueuedPage);
       }
       if (inflight.size === 0) break; // history full and drained: continue as new below
@@ -489,7 +274,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   }
 
   if (queued() && !state.budgetExhausted) {
-    if (patched(FRONTIER_CHUNKS_PATCH)) await storeFrontier().catch(cancelledAnywhere);
+    if (patched(FRONTIER_CHUNKS_PATCH)) await storeFrontier(input.jobId, state).catch(cancelledAnywhere);
     state.nextSeq = log.seq;
     state.runs++;
     await continueAsNew<typeof crawlWorkflow>({ ...input, state });
@@ -497,6 +282,61 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   if (state.chunksStored)
     await dropFrontier({ jobId: input.jobId, count: state.chunksStored }).catch(cancelledAnywhere);
 
+  return finishCrawl(input, state, log, hooks);
+}
+
+/** The crawl-page activity's input for a page of the crawl (`seeds`: how many seed pages there are). */
+function pageInputOf(
+  input: CrawlWorkflowInput,
+  opts: CrawlOptions,
+  page: QueuedPage,
+  at: { pageId: string; slot: Slot; seeds: number; usesStore: boolean },
+): CrawlPageInput {
+  const { pageId, slot, usesStore } = at;
+  return {
+    jobId: input.jobId,
+    tenantId: input.tenantId,
+    node: page.node,
+    pageId,
+    url: page.url,
+    depth: page.depth,
+    parentUrl: page.parentUrl,
+    seedUrl: input.url,
+    fetchMode: input.fetchMode,
+    ...(input.actions ? { actions: input.actions } : {}),
+    cleanerChain: input.cleanerChain,
+    schema: input.schema,
+    captureDebug: input.captureDebug,
+    llm: input.llm,
+    rules: opts,
+    respectRobots: opts.respect_robots,
+    // A re-done page found its links the first time.
+    discover: page.redo
+      ? { follow: false, next: false }
+      : { follow: page.depth < opts.max_depth, next: true },
+    markSeen: !page.redo && page.node < at.seeds,
+    eventSeq: slot.seq,
+    eventId: slot.eventId,
+    structuredData: input.structuredData,
+    ...(input.learnExtractors === undefined ? {} : { learnExtractors: input.learnExtractors }),
+    ...(input.siteId ? { siteId: input.siteId } : {}),
+    ...(page.redo ? { revises: page.redo.revises } : {}),
+    ...(input.budget ? { budget: input.budget } : {}),
+    ...(usesStore && input.maxAgeMs !== undefined ? { maxAgeMs: input.maxAgeMs } : {}),
+    ...(usesStore && page.stored ? { stored: page.stored } : {}),
+  };
+}
+
+/**
+ * The job's end once no page is left: failed when no page was extracted (every page failed, or a budget
+ * stopped the crawl before any), else completed — both say whether a budget ran out.
+ */
+async function finishCrawl(
+  input: CrawlWorkflowInput,
+  state: CrawlState,
+  log: JobLog,
+  hooks: JobWebhooks,
+): Promise<CrawlWorkflowResult> {
   const duration_ms = Date.now() - state.startedAt;
   const exhausted = state.budgetExhausted ? { budget_exhausted: true as const } : {};
   if (state.completed === 0 && (state.failed > 0 || state.budgetExhausted)) {
@@ -529,7 +369,48 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   };
 }
 
-function hostOf(url: string): string {
-  const match = /^https?:\/\/([^/?#]+)/i.exec(url);
-  return (match?.[1] ?? url).toLowerCase();
+/**
+ * A page's outcome into the job: counted, recorded in its seq (a skipped page), its links admitted and
+ * recorded (a completed one), and the pages a failed extractor check showed wrong queued first to be re-done.
+ */
+async function recordOutcome(
+  crawl: { state: CrawlState; opts: CrawlOptions; log: JobLog },
+  page: QueuedPage,
+  at: { pageId: string; slot: Slot },
+  result: Exclude<CrawlPageResult, { outcome: 'deferred' }>,
+): Promise<void> {
+  const { state, opts, log } = crawl;
+  const { pageId, slot } = at;
+  if (result.outcome === 'budget_exhausted') {
+    // Only new activity outcomes take this path: runs recorded before budgets replay unchanged.
+    if (!page.redo) state.skipped++;
+    state.budgetExhausted ??= { message: result.message };
+    await log.record({
+      slot,
+      body: pageEvent('page.skipped', page, pageId, 'quota_exceeded', result.message),
+    });
+  } else if (result.outcome === 'skipped') {
+    state.skipped++;
+    await log.record({
+      slot,
+      body: pageEvent('page.skipped', page, pageId, result.category, result.message),
+    });
+  } else {
+    // A re-done page replaces its earlier result: it is not one more page.
+    if (!page.redo) state.completed++;
+    const nodes = admitLinks(state, opts, page, result.links);
+    if (nodes.length > 0) await log.record({ type: 'crawl.discovered', data: { nodes } });
+    // Pages a failed check showed wrong run again, by the model, before the rest of the frontier.
+    for (const redo of result.redo ?? [])
+      state.frontier.unshift({
+        node: redo.node,
+        url: redo.url,
+        depth: redo.depth,
+        parentUrl: redo.parentUrl,
+        redo: {
+          pageId: redo.pageId,
+          revises: { seq: redo.seq, data_source: redo.source, values: redo.values },
+        },
+      });
+  }
 }
