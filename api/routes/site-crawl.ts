@@ -43,6 +43,7 @@ export function siteCrawlRequest(site: SiteDoc, body: SiteCrawlRequest): CrawlRe
     options: mergedOptions(saved, body.options),
     fetch_mode: body.fetch_mode ?? site.fetch_mode,
     ...((body.actions ?? site.actions) ? { actions: body.actions ?? site.actions ?? undefined } : {}),
+    ...(body.formats ? { formats: body.formats } : {}),
     cleaner_chain: body.cleaner_chain,
     llm_config: body.llm_config,
     capture_debug: body.capture_debug,

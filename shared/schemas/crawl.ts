@@ -184,12 +184,14 @@ export const SiteCrawlRequestSchema = z
     actions: e.actions.meta({
       description: "Page actions for every page, instead of the site's actions (see CrawlRequest actions).",
     }),
+    formats: e.formats,
     ...jobFields,
     learn_extractors: learnExtractors
       .optional()
       .meta({ description: "Default: the site's learn_extractors." }),
   })
   .strict()
+  .superRefine(checkFormats)
   // Not both (the route checks it); neither takes the site's default_schema_id.
   .meta({ id: 'SiteCrawlRequest', not: { required: ['schema', 'schema_id'] } });
 export type SiteCrawlRequest = z.infer<typeof SiteCrawlRequestSchema>;

@@ -152,6 +152,30 @@ describe('screenshots', { skip }, () => {
     assert.deepEqual(pngSize(png.rawPayload), { width: 1280, height: shot.height });
   });
 
+  test("a stored site's crawl takes formats too (static with it is a 422)", async () => {
+    const created = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/sites',
+      headers: svc.auth(),
+      payload: { url: `${site.url}/lamp`, crawl_options: { max_pages: 1, max_depth: 0 } },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const crawl = (payload: Record<string, unknown>) =>
+      svc.app.inject({
+        method: 'POST',
+        url: `/api/v1/sites/${created.json().id}/crawl?wait=true&timeout=120`,
+        headers: svc.auth(),
+        payload: { schema: { title: 'string' }, ...payload },
+      });
+    const refused = await crawl({ fetch_mode: 'static', formats: ['screenshot'] });
+    assert.equal(refused.statusCode, 422, refused.body);
+    assert.match(refused.body, /body\.formats/);
+    const res = await crawl({ formats: ['screenshot'] });
+    assert.equal(res.statusCode, 200, res.body);
+    const [page] = (await get(`/api/v1/jobs/${res.json().job_id}/results`)).json();
+    assert.equal(page.screenshots?.length, 1, JSON.stringify(page));
+  });
+
   test('a screenshot with fetch_mode static is a 422 naming body.formats', async () => {
     const res = await extract({ url: `${site.url}/lamp`, fetch_mode: 'static', formats: ['screenshot'] });
     assert.equal(res.statusCode, 422, res.body);

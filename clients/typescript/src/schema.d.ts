@@ -7957,6 +7957,432 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/sites/{id}/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a stored site's session: cookie, header and secret names and dates, never values */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SiteSession'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    /**
+     * Set a stored site's session (cookies, headers, login recipe)
+     * @description Replaces the site's session. Cookies and headers are sent only to the site's own host (the host of its url), in static and dynamic mode, never to another host a page links to, loads from or redirects to. Cookies, headers and secrets are stored sealed (SECRETS_KEY) and never answered, logged or put in a job. login.url must be on the site's host; every secret a login step types must be in secrets. The site's crawls (POST /sites/{id}/crawl) use the session; other jobs do not. 200 with the session (names and dates only).
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SiteSessionRequestInput'];
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SiteSession'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /**
+     * Delete a stored site's session
+     * @description The site's crawls then fetch logged out. 204.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deleted */
+        204: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/webhooks': {
     parameters: {
       query?: never;
@@ -9721,7 +10147,7 @@ export interface components {
       | 'link_list'
       | 'text_block';
     /**
-     * @description Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+     * @description Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents. login_required: a stored site's page matched its session's logged_out rule and no login recipe (or a failed one) got past it (PUT /sites/{id}/session).
      * @enum {string}
      */
     ErrorCategory:
@@ -9738,6 +10164,7 @@ export interface components {
       | 'insufficient_content'
       | 'no_text_layer'
       | 'action_failed'
+      | 'login_required'
       | 'rate_limit'
       | 'quota_exceeded'
       | 'provider_error'
@@ -9753,7 +10180,7 @@ export interface components {
       | 'cancelled'
       | 'unknown';
     /**
-     * @description Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+     * @description Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents. login_required: a stored site's page matched its session's logged_out rule and no login recipe (or a failed one) got past it (PUT /sites/{id}/session).
      * @enum {string}
      */
     ErrorCategoryInput:
@@ -9770,6 +10197,7 @@ export interface components {
       | 'insufficient_content'
       | 'no_text_layer'
       | 'action_failed'
+      | 'login_required'
       | 'rate_limit'
       | 'quota_exceeded'
       | 'provider_error'
@@ -11026,6 +11454,96 @@ export interface components {
        */
       selector: string;
     };
+    /** @description How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required. */
+    LoggedOutRule: {
+      /**
+       * @description An element only a logged-out page has (a login form).
+       * @example form#login
+       */
+      selector?: string;
+      /**
+       * @description The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+       * @example /login
+       */
+      url_pattern?: string;
+    };
+    /** @description How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required. */
+    LoggedOutRuleInput: {
+      /**
+       * @description An element only a logged-out page has (a login form).
+       * @example form#login
+       */
+      selector?: string;
+      /**
+       * @description The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+       * @example /login
+       */
+      url_pattern?: string;
+    };
+    LoginRecipe: {
+      /**
+       * @description Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+       * @example [
+       *       {
+       *         "kind": "type",
+       *         "selector": "#user",
+       *         "text": "me@example.com"
+       *       },
+       *       {
+       *         "kind": "type",
+       *         "selector": "#password",
+       *         "secret": "password"
+       *       },
+       *       {
+       *         "kind": "click",
+       *         "selector": "button[type=submit]"
+       *       },
+       *       {
+       *         "kind": "wait",
+       *         "selector": "#account"
+       *       }
+       *     ]
+       */
+      actions: components['schemas']['PageAction'][];
+      /**
+       * Format: uri
+       * @description The login page; on the site's own host.
+       * @example https://shop.example.com/login
+       */
+      url: string;
+    };
+    LoginRecipeInput: {
+      /**
+       * @description Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+       * @example [
+       *       {
+       *         "kind": "type",
+       *         "selector": "#user",
+       *         "text": "me@example.com"
+       *       },
+       *       {
+       *         "kind": "type",
+       *         "selector": "#password",
+       *         "secret": "password"
+       *       },
+       *       {
+       *         "kind": "click",
+       *         "selector": "button[type=submit]"
+       *       },
+       *       {
+       *         "kind": "wait",
+       *         "selector": "#account"
+       *       }
+       *     ]
+       */
+      actions: components['schemas']['PageActionInput'][];
+      /**
+       * Format: uri
+       * @description The login page; on the site's own host.
+       * @example https://shop.example.com/login
+       */
+      url: string;
+    };
     /**
      * @example {
      *       "url": "https://example.com",
@@ -11993,12 +12511,17 @@ export interface components {
           /** @constant */
           kind: 'type';
           /**
+           * @description Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. In a stored site's crawls and login recipe only.
+           * @example password
+           */
+          secret?: string;
+          /**
            * @description CSS selector of the element
            * @example button.load-more
            */
           selector: string;
-          /** @description Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request. */
-          text: string;
+          /** @description Text to type. Never logged or captured (only its length is kept), but stored with the job's request: for a password use secret. */
+          text?: string;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
         }
@@ -12124,12 +12647,17 @@ export interface components {
           /** @constant */
           kind: 'type';
           /**
+           * @description Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. In a stored site's crawls and login recipe only.
+           * @example password
+           */
+          secret?: string;
+          /**
            * @description CSS selector of the element
            * @example button.load-more
            */
           selector: string;
-          /** @description Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request. */
-          text: string;
+          /** @description Text to type. Never logged or captured (only its length is kept), but stored with the job's request: for a password use secret. */
+          text?: string;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
           timeout_ms?: number;
         }
@@ -12548,8 +13076,44 @@ export interface components {
        */
       width: number;
     };
+    SessionCookie: {
+      /**
+       * @description In dynamic mode the page's scripts cannot read it (default true).
+       * @default true
+       */
+      http_only: boolean;
+      /** @example sessionid */
+      name: string;
+      /**
+       * Format: starts_with
+       * @description Default '/'.
+       * @default /
+       */
+      path: string;
+      /** @example a1b2c3d4 */
+      value: string;
+    };
+    SessionCookieInput: {
+      /**
+       * @description In dynamic mode the page's scripts cannot read it (default true).
+       * @default true
+       */
+      http_only?: boolean;
+      /** @example sessionid */
+      name: string;
+      /**
+       * Format: starts_with
+       * @description Default '/'.
+       * @default /
+       */
+      path?: string;
+      /** @example a1b2c3d4 */
+      value: string;
+    };
     /** @description A saved site. POST /api/v1/sites/{id}/crawl crawls it with these settings (url, crawl_options, fetch_mode, default_schema_id); POST /api/v1/crawl does not read them. */
     Site: {
+      /** @description Page actions run on every page of the site's crawls; null: none. */
+      actions: components['schemas']['PageAction'][] | null;
       analysis_result: components['schemas']['AnalysisResult'] | null;
       crawl_options: components['schemas']['SiteCrawlOptions'];
       /**
@@ -12653,6 +13217,28 @@ export interface components {
     };
     SiteCrawlRequest: {
       /**
+       * @description Page actions for every page, instead of the site's actions (see CrawlRequest actions).
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       },
+       *       {
+       *         "kind": "click",
+       *         "selector": "button.load-more",
+       *         "repeat": true,
+       *         "max": 10
+       *       },
+       *       {
+       *         "kind": "scroll",
+       *         "to": "bottom",
+       *         "until_no_new_content": true,
+       *         "max_scrolls": 20
+       *       }
+       *     ]
+       */
+      actions?: components['schemas']['PageAction'][];
+      /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
@@ -12664,6 +13250,13 @@ export interface components {
        * @enum {string}
        */
       fetch_mode?: 'auto' | 'static' | 'dynamic';
+      /**
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @example [
+       *       "screenshot"
+       *     ]
+       */
+      formats?: ('screenshot' | 'screenshot_full_page')[];
       /** @description Default: the site's learn_extractors. */
       learn_extractors?: boolean;
       llm_config?: components['schemas']['LlmConfig'];
@@ -12708,6 +13301,28 @@ export interface components {
     };
     SiteCrawlRequestInput: {
       /**
+       * @description Page actions for every page, instead of the site's actions (see CrawlRequest actions).
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       },
+       *       {
+       *         "kind": "click",
+       *         "selector": "button.load-more",
+       *         "repeat": true,
+       *         "max": 10
+       *       },
+       *       {
+       *         "kind": "scroll",
+       *         "to": "bottom",
+       *         "until_no_new_content": true,
+       *         "max_scrolls": 20
+       *       }
+       *     ]
+       */
+      actions?: components['schemas']['PageActionInput'][];
+      /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
@@ -12719,6 +13334,13 @@ export interface components {
        * @enum {string}
        */
       fetch_mode?: 'auto' | 'static' | 'dynamic';
+      /**
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @example [
+       *       "screenshot"
+       *     ]
+       */
+      formats?: ('screenshot' | 'screenshot_full_page')[];
       /** @description Default: the site's learn_extractors. */
       learn_extractors?: boolean;
       llm_config?: components['schemas']['LlmConfigInput'];
@@ -12762,6 +13384,17 @@ export interface components {
       webhook_url?: string;
     };
     SiteCreateRequest: {
+      /**
+       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+       * @default null
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       }
+       *     ]
+       */
+      actions: components['schemas']['PageAction'][] | null;
       /** @default null */
       analysis_result: components['schemas']['SiteAnalysisRequest'] | null;
       /** @default {} */
@@ -12791,6 +13424,17 @@ export interface components {
       url: string;
     };
     SiteCreateRequestInput: {
+      /**
+       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+       * @default null
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       }
+       *     ]
+       */
+      actions?: components['schemas']['PageActionInput'][] | null;
       /** @default null */
       analysis_result?: components['schemas']['SiteAnalysisRequestInput'] | null;
       /** @default {} */
@@ -12821,6 +13465,8 @@ export interface components {
     };
     /** @description A saved site. POST /api/v1/sites/{id}/crawl crawls it with these settings (url, crawl_options, fetch_mode, default_schema_id); POST /api/v1/crawl does not read them. */
     SiteInput: {
+      /** @description Page actions run on every page of the site's crawls; null: none. */
+      actions: components['schemas']['PageActionInput'][] | null;
       analysis_result: components['schemas']['AnalysisResultInput'] | null;
       crawl_options: components['schemas']['SiteCrawlOptionsInput'];
       /**
@@ -12858,8 +13504,226 @@ export interface components {
       sites: components['schemas']['SiteInput'][];
       total: number;
     };
+    /** @description A site's session as the API shows it: names and dates, never a value. */
+    SiteSession: {
+      /** @description Names of the stored cookies (never values). */
+      cookie_names: string[];
+      /** @description When the cookies were last set, by PUT or by a login. */
+      cookies_updated_at: string | null;
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      created_at: string;
+      header_names: string[];
+      /** @description When the login recipe last ran. */
+      last_login_at: string | null;
+      /** @description Why the last login failed, if it did. */
+      last_login_error: string | null;
+      logged_out: {
+        selector: string | null;
+        url_pattern: string | null;
+      } | null;
+      /** @description The login recipe's page and how many actions it has. */
+      login: {
+        steps: number;
+        url: string;
+      } | null;
+      secret_names: string[];
+      site_id: string;
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      updated_at: string;
+    };
+    /** @description A site's session as the API shows it: names and dates, never a value. */
+    SiteSessionInput: {
+      /** @description Names of the stored cookies (never values). */
+      cookie_names: string[];
+      /** @description When the cookies were last set, by PUT or by a login. */
+      cookies_updated_at: string | null;
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      created_at: string;
+      header_names: string[];
+      /** @description When the login recipe last ran. */
+      last_login_at: string | null;
+      /** @description Why the last login failed, if it did. */
+      last_login_error: string | null;
+      logged_out: {
+        selector: string | null;
+        url_pattern: string | null;
+      } | null;
+      /** @description The login recipe's page and how many actions it has. */
+      login: {
+        steps: number;
+        url: string;
+      } | null;
+      secret_names: string[];
+      site_id: string;
+      /**
+       * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      updated_at: string;
+    };
+    /**
+     * @description The whole session (PUT replaces it). Cookies, headers and secrets are sealed with SECRETS_KEY like provider keys; they are never in a job, its events, the debug capture or an answer.
+     * @example {
+     *       "cookies": [
+     *         {
+     *           "name": "sessionid",
+     *           "value": "a1b2c3d4"
+     *         }
+     *       ],
+     *       "secrets": {
+     *         "password": "correct horse battery staple"
+     *       },
+     *       "login": {
+     *         "url": "https://shop.example.com/login",
+     *         "actions": [
+     *           {
+     *             "kind": "type",
+     *             "selector": "#user",
+     *             "text": "me@example.com"
+     *           },
+     *           {
+     *             "kind": "type",
+     *             "selector": "#password",
+     *             "secret": "password"
+     *           },
+     *           {
+     *             "kind": "click",
+     *             "selector": "button[type=submit]"
+     *           },
+     *           {
+     *             "kind": "wait",
+     *             "selector": "#account"
+     *           }
+     *         ]
+     *       },
+     *       "logged_out": {
+     *         "selector": "form#login"
+     *       }
+     *     }
+     */
+    SiteSessionRequest: {
+      /**
+       * @description Cookies sent only to the site's host (at most 50).
+       * @default []
+       */
+      cookies: components['schemas']['SessionCookie'][];
+      /**
+       * @description Request headers sent only to the site's host (e.g. an API token).
+       * @default {}
+       * @example {
+       *       "authorization": "Bearer site-token"
+       *     }
+       */
+      headers: {
+        [key: string]: string;
+      };
+      /** @default null */
+      logged_out: components['schemas']['LoggedOutRule'] | null;
+      /** @default null */
+      login: components['schemas']['LoginRecipe'] | null;
+      /**
+       * @description Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+       * @default {}
+       * @example {
+       *       "password": "correct horse battery staple"
+       *     }
+       */
+      secrets: {
+        [key: string]: string;
+      };
+    };
+    /**
+     * @description The whole session (PUT replaces it). Cookies, headers and secrets are sealed with SECRETS_KEY like provider keys; they are never in a job, its events, the debug capture or an answer.
+     * @example {
+     *       "cookies": [
+     *         {
+     *           "name": "sessionid",
+     *           "value": "a1b2c3d4"
+     *         }
+     *       ],
+     *       "secrets": {
+     *         "password": "correct horse battery staple"
+     *       },
+     *       "login": {
+     *         "url": "https://shop.example.com/login",
+     *         "actions": [
+     *           {
+     *             "kind": "type",
+     *             "selector": "#user",
+     *             "text": "me@example.com"
+     *           },
+     *           {
+     *             "kind": "type",
+     *             "selector": "#password",
+     *             "secret": "password"
+     *           },
+     *           {
+     *             "kind": "click",
+     *             "selector": "button[type=submit]"
+     *           },
+     *           {
+     *             "kind": "wait",
+     *             "selector": "#account"
+     *           }
+     *         ]
+     *       },
+     *       "logged_out": {
+     *         "selector": "form#login"
+     *       }
+     *     }
+     */
+    SiteSessionRequestInput: {
+      /**
+       * @description Cookies sent only to the site's host (at most 50).
+       * @default []
+       */
+      cookies?: components['schemas']['SessionCookieInput'][];
+      /**
+       * @description Request headers sent only to the site's host (e.g. an API token).
+       * @default {}
+       * @example {
+       *       "authorization": "Bearer site-token"
+       *     }
+       */
+      headers?: {
+        [key: string]: string;
+      };
+      /** @default null */
+      logged_out?: components['schemas']['LoggedOutRuleInput'] | null;
+      /** @default null */
+      login?: components['schemas']['LoginRecipeInput'] | null;
+      /**
+       * @description Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+       * @default {}
+       * @example {
+       *       "password": "correct horse battery staple"
+       *     }
+       */
+      secrets?: {
+        [key: string]: string;
+      };
+    };
     /** @description Every field is optional and a missing one keeps its value. crawl_options, when given, replaces the stored options as a whole; null clears default_schema_id or analysis_result. */
     SiteUpdateRequest: {
+      /**
+       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       }
+       *     ]
+       */
+      actions?: components['schemas']['PageAction'][] | null;
       analysis_result?: components['schemas']['SiteAnalysisRequest'] | null;
       crawl_options?: components['schemas']['SiteCrawlOptionsRequest'];
       /** @description A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it. */
@@ -12877,6 +13741,16 @@ export interface components {
     };
     /** @description Every field is optional and a missing one keeps its value. crawl_options, when given, replaces the stored options as a whole; null clears default_schema_id or analysis_result. */
     SiteUpdateRequestInput: {
+      /**
+       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+       * @example [
+       *       {
+       *         "kind": "click",
+       *         "selector": "#cookie-accept"
+       *       }
+       *     ]
+       */
+      actions?: components['schemas']['PageActionInput'][] | null;
       analysis_result?: components['schemas']['SiteAnalysisRequestInput'] | null;
       crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'];
       /** @description A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it. */

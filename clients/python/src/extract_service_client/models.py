@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel as _BaseModel
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StringConstraints
 from typing_extensions import TypeAliasType
 
 
@@ -60,9 +60,15 @@ class PageActionInputPageActionInput1(BaseModel):
     """
     CSS selector of the element
     """
-    text: Annotated[str, Field(max_length=2000)]
+    text: Annotated[str | None, Field(max_length=2000)] = None
     """
-    Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request.
+    Text to type. Never logged or captured (only its length is kept), but stored with the job's request: for a password use secret.
+    """
+    secret: Annotated[
+        str | None, Field(examples=['password'], pattern='^[A-Za-z0-9_-]{1,64}$')
+    ] = None
+    """
+    Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. In a stored site's crawls and login recipe only.
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
@@ -271,9 +277,9 @@ class ActionOutcomeInput(BaseModel):
     error: str | None = None
 
 
-ErrorCategoryInput = TypeAliasType("ErrorCategoryInput", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
+ErrorCategoryInput = TypeAliasType("ErrorCategoryInput", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'login_required', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
 """
-Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents. login_required: a stored site's page matched its session's logged_out rule and no login recipe (or a failed one) got past it (PUT /sites/{id}/session).
 """
 
 
@@ -1386,6 +1392,24 @@ class SiteCrawlRequestInput(BaseModel):
     """
     Default: the site's fetch_mode.
     """
+    actions: Annotated[
+        list[PageActionInput] | None,
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ] = None
+    """
+    Page actions for every page, instead of the site's actions (see CrawlRequest actions).
+    """
+    formats: Annotated[
+        list[Literal['screenshot', 'screenshot_full_page']] | None,
+        Field(examples=[['screenshot']], max_length=2),
+    ] = None
+    """
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    """
     cleaner_chain: Annotated[
         list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
     ] = None
@@ -1835,6 +1859,160 @@ class ReextractRequestInput(BaseModel):
 
 class JobListInput(BaseModel):
     jobs: list[JobInput]
+
+
+class SessionCookieInput(BaseModel):
+    name: Annotated[
+        str,
+        Field(examples=['sessionid'], pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"),
+    ]
+    value: Annotated[
+        str, Field(examples=['a1b2c3d4'], max_length=4096, pattern='^[\\t !#-:<-~]*$')
+    ]
+    path: Annotated[str | None, Field(max_length=500, pattern='^\\/.*')] = '/'
+    """
+    Default '/'.
+    """
+    http_only: bool | None = True
+    """
+    In dynamic mode the page's scripts cannot read it (default true).
+    """
+
+
+class LoginRecipeInput(BaseModel):
+    url: Annotated[
+        str,
+        Field(
+            examples=['https://shop.example.com/login'], max_length=4096, min_length=1
+        ),
+    ]
+    """
+    The login page; on the site's own host.
+    """
+    actions: Annotated[
+        list[PageActionInput],
+        Field(
+            examples=[[{'kind': 'type', 'selector': '#user', 'text': 'me@example.com'}, {'kind': 'type', 'selector': '#password', 'secret': 'password'}, {'kind': 'click', 'selector': 'button[type=submit]'}, {'kind': 'wait', 'selector': '#account'}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ]
+    """
+    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+    """
+
+
+class LoggedOutRuleInput(BaseModel):
+    """
+    How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
+    """
+
+    selector: Annotated[
+        str | None, Field(examples=['form#login'], max_length=1000, min_length=1)
+    ] = None
+    """
+    An element only a logged-out page has (a login form).
+    """
+    url_pattern: Annotated[
+        str | None, Field(examples=['/login'], max_length=300, min_length=1)
+    ] = None
+    """
+    The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    """
+
+
+SiteSessionRequestInputHeadersAdditionalProperty = TypeAliasType(
+    "SiteSessionRequestInputHeadersAdditionalProperty",
+    Annotated[str, Field(max_length=4096, pattern='^[\\t -~]*$')],
+)
+
+
+SiteSessionRequestInputSecretsAdditionalProperty = TypeAliasType(
+    "SiteSessionRequestInputSecretsAdditionalProperty",
+    Annotated[str, Field(max_length=2000, min_length=1)],
+)
+
+
+class SiteSessionRequestInput(BaseModel):
+    """
+    The whole session (PUT replaces it). Cookies, headers and secrets are sealed with SECRETS_KEY like provider keys; they are never in a job, its events, the debug capture or an answer.
+    """
+
+    cookies: Annotated[
+        list[SessionCookieInput] | None, Field(max_length=50, validate_default=True)
+    ] = []
+    """
+    Cookies sent only to the site's host (at most 50).
+    """
+    headers: Annotated[
+        dict[Annotated[str, StringConstraints(pattern=r'^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$')], SiteSessionRequestInputHeadersAdditionalProperty] | None,
+        Field(examples=[{'authorization': 'Bearer site-token'}]),
+    ] = {}
+    """
+    Request headers sent only to the site's host (e.g. an API token).
+    """
+    secrets: Annotated[
+        dict[Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_-]{1,64}$')], SiteSessionRequestInputSecretsAdditionalProperty] | None,
+        Field(examples=[{'password': 'correct horse battery staple'}]),
+    ] = {}
+    """
+    Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+    """
+    login: LoginRecipeInput | None = None
+    logged_out: LoggedOutRuleInput | None = None
+
+
+class SiteSessionInputLogin(BaseModel):
+    """
+    The login recipe's page and how many actions it has.
+    """
+
+    url: str
+    steps: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class SiteSessionInputLoggedOut(BaseModel):
+    selector: str | None
+    url_pattern: str | None
+
+
+class SiteSessionInput(BaseModel):
+    """
+    A site's session as the API shows it: names and dates, never a value.
+    """
+
+    site_id: str
+    cookie_names: list[str]
+    """
+    Names of the stored cookies (never values).
+    """
+    header_names: list[str]
+    secret_names: list[str]
+    login: SiteSessionInputLogin | None
+    """
+    The login recipe's page and how many actions it has.
+    """
+    logged_out: SiteSessionInputLoggedOut | None
+    cookies_updated_at: str | None
+    """
+    When the cookies were last set, by PUT or by a login.
+    """
+    last_login_at: str | None
+    """
+    When the login recipe last ran.
+    """
+    last_login_error: str | None
+    """
+    Why the last login failed, if it did.
+    """
+    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    updated_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
 
 
 class DebugCaptureReportInputCaptureRequest(BaseModel):
@@ -2561,6 +2739,22 @@ A stored schema you can use (yours or a public one) for crawls of this site; 422
 """
 
 
+SiteCreateRequestInputActions = TypeAliasType(
+    "SiteCreateRequestInputActions",
+    Annotated[
+        list[PageActionInput],
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ],
+)
+"""
+Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+"""
+
+
 class SiteCreateRequestInput(BaseModel):
     url: Annotated[str, Field(max_length=4096, min_length=1)]
     """
@@ -2586,6 +2780,13 @@ class SiteCreateRequestInput(BaseModel):
     """
     Whether the site's crawls learn extractors per page template and keep them across jobs (see learn_extractors on POST /crawl); a crawl request may override it.
     """
+    actions: Annotated[
+        SiteCreateRequestInputActions | None,
+        Field(examples=[[{'kind': 'click', 'selector': '#cookie-accept'}]]),
+    ] = None
+    """
+    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+    """
 
 
 SiteUpdateRequestInputDefaultSchemaId = TypeAliasType(
@@ -2594,6 +2795,22 @@ SiteUpdateRequestInputDefaultSchemaId = TypeAliasType(
 )
 """
 A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
+"""
+
+
+SiteUpdateRequestInputActions = TypeAliasType(
+    "SiteUpdateRequestInputActions",
+    Annotated[
+        list[PageActionInput],
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ],
+)
+"""
+Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
 """
 
 
@@ -2616,6 +2833,13 @@ class SiteUpdateRequestInput(BaseModel):
     learn_extractors: bool | None = None
     """
     Whether the site's crawls learn extractors per page template and keep them across jobs (see learn_extractors on POST /crawl); a crawl request may override it.
+    """
+    actions: Annotated[
+        SiteUpdateRequestInputActions | None,
+        Field(examples=[[{'kind': 'click', 'selector': '#cookie-accept'}]]),
+    ] = None
+    """
+    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
     """
     url: str | None = None
     """
@@ -2659,6 +2883,10 @@ class SiteInput(BaseModel):
     crawl_options: SiteCrawlOptionsInput
     analysis_result: AnalysisResultInput | None
     learn_extractors: bool
+    actions: list[PageActionInput] | None
+    """
+    Page actions run on every page of the site's crawls; null: none.
+    """
 
 
 class SiteListInput(BaseModel):
@@ -2984,9 +3212,15 @@ class PageActionPageAction1(BaseModel):
     """
     CSS selector of the element
     """
-    text: Annotated[str, Field(max_length=2000)]
+    text: Annotated[str | None, Field(max_length=2000)] = None
     """
-    Text to type. Never logged or captured (only its length is kept); not for secrets yet: it is stored with the job's request.
+    Text to type. Never logged or captured (only its length is kept), but stored with the job's request: for a password use secret.
+    """
+    secret: Annotated[
+        str | None, Field(examples=['password'], pattern='^[A-Za-z0-9_-]{1,64}$')
+    ] = None
+    """
+    Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. In a stored site's crawls and login recipe only.
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
@@ -3195,9 +3429,9 @@ class ActionOutcome(BaseModel):
     error: str | None = None
 
 
-ErrorCategory = TypeAliasType("ErrorCategory", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
+ErrorCategory = TypeAliasType("ErrorCategory", Literal['invalid_input', 'ssrf_blocked', 'robots_disallowed', 'fetch_error', 'fetch_timeout', 'http_status', 'blocked', 'content_too_large', 'content_expired', 'unsupported_content', 'insufficient_content', 'no_text_layer', 'action_failed', 'login_required', 'rate_limit', 'quota_exceeded', 'provider_error', 'invalid_key', 'model_unsupported', 'content_too_long', 'llm_truncation', 'parse_error', 'schema_mismatch', 'no_models', 'timeout', 'processing_timeout', 'cancelled', 'unknown'])
 """
-Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents.
+Why a job or page failed. One closed vocabulary shared by jobs, pages, crawl maps and problem documents. login_required: a stored site's page matched its session's logged_out rule and no login recipe (or a failed one) got past it (PUT /sites/{id}/session).
 """
 
 
@@ -4296,6 +4530,24 @@ class SiteCrawlRequest(BaseModel):
     """
     Default: the site's fetch_mode.
     """
+    actions: Annotated[
+        list[PageAction] | None,
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ] = None
+    """
+    Page actions for every page, instead of the site's actions (see CrawlRequest actions).
+    """
+    formats: Annotated[
+        list[Literal['screenshot', 'screenshot_full_page']] | None,
+        Field(examples=[['screenshot']], max_length=2),
+    ] = None
+    """
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    """
     cleaner_chain: Annotated[
         list[CleanerStep] | None, Field(max_length=10, min_length=1)
     ] = None
@@ -4743,6 +4995,158 @@ class ReextractRequest(BaseModel):
 
 class JobList(BaseModel):
     jobs: list[Job]
+
+
+class SessionCookie(BaseModel):
+    name: Annotated[
+        str,
+        Field(examples=['sessionid'], pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"),
+    ]
+    value: Annotated[
+        str, Field(examples=['a1b2c3d4'], max_length=4096, pattern='^[\\t !#-:<-~]*$')
+    ]
+    path: Annotated[str, Field(max_length=500, pattern='^\\/.*')]
+    """
+    Default '/'.
+    """
+    http_only: bool
+    """
+    In dynamic mode the page's scripts cannot read it (default true).
+    """
+
+
+class LoginRecipe(BaseModel):
+    url: Annotated[
+        str,
+        Field(
+            examples=['https://shop.example.com/login'], max_length=4096, min_length=1
+        ),
+    ]
+    """
+    The login page; on the site's own host.
+    """
+    actions: Annotated[
+        list[PageAction],
+        Field(
+            examples=[[{'kind': 'type', 'selector': '#user', 'text': 'me@example.com'}, {'kind': 'type', 'selector': '#password', 'secret': 'password'}, {'kind': 'click', 'selector': 'button[type=submit]'}, {'kind': 'wait', 'selector': '#account'}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ]
+    """
+    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+    """
+
+
+class LoggedOutRule(BaseModel):
+    """
+    How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
+    """
+
+    selector: Annotated[
+        str | None, Field(examples=['form#login'], max_length=1000, min_length=1)
+    ] = None
+    """
+    An element only a logged-out page has (a login form).
+    """
+    url_pattern: Annotated[
+        str | None, Field(examples=['/login'], max_length=300, min_length=1)
+    ] = None
+    """
+    The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    """
+
+
+SiteSessionRequestHeadersAdditionalProperty = TypeAliasType(
+    "SiteSessionRequestHeadersAdditionalProperty",
+    Annotated[str, Field(max_length=4096, pattern='^[\\t -~]*$')],
+)
+
+
+SiteSessionRequestSecretsAdditionalProperty = TypeAliasType(
+    "SiteSessionRequestSecretsAdditionalProperty",
+    Annotated[str, Field(max_length=2000, min_length=1)],
+)
+
+
+class SiteSessionRequest(BaseModel):
+    """
+    The whole session (PUT replaces it). Cookies, headers and secrets are sealed with SECRETS_KEY like provider keys; they are never in a job, its events, the debug capture or an answer.
+    """
+
+    cookies: Annotated[list[SessionCookie], Field(max_length=50)]
+    """
+    Cookies sent only to the site's host (at most 50).
+    """
+    headers: Annotated[
+        dict[Annotated[str, StringConstraints(pattern=r'^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$')], SiteSessionRequestHeadersAdditionalProperty],
+        Field(examples=[{'authorization': 'Bearer site-token'}]),
+    ]
+    """
+    Request headers sent only to the site's host (e.g. an API token).
+    """
+    secrets: Annotated[
+        dict[Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_-]{1,64}$')], SiteSessionRequestSecretsAdditionalProperty],
+        Field(examples=[{'password': 'correct horse battery staple'}]),
+    ]
+    """
+    Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+    """
+    login: LoginRecipe | None
+    logged_out: LoggedOutRule | None
+
+
+class SiteSessionLogin(BaseModel):
+    """
+    The login recipe's page and how many actions it has.
+    """
+
+    url: str
+    steps: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class SiteSessionLoggedOut(BaseModel):
+    selector: str | None
+    url_pattern: str | None
+
+
+class SiteSession(BaseModel):
+    """
+    A site's session as the API shows it: names and dates, never a value.
+    """
+
+    site_id: str
+    cookie_names: list[str]
+    """
+    Names of the stored cookies (never values).
+    """
+    header_names: list[str]
+    secret_names: list[str]
+    login: SiteSessionLogin | None
+    """
+    The login recipe's page and how many actions it has.
+    """
+    logged_out: SiteSessionLoggedOut | None
+    cookies_updated_at: str | None
+    """
+    When the cookies were last set, by PUT or by a login.
+    """
+    last_login_at: str | None
+    """
+    When the login recipe last ran.
+    """
+    last_login_error: str | None
+    """
+    Why the last login failed, if it did.
+    """
+    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    updated_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
 
 
 class DebugCaptureReportCaptureRequest(BaseModel):
@@ -5461,6 +5865,22 @@ A stored schema you can use (yours or a public one) for crawls of this site; 422
 """
 
 
+SiteCreateRequestActions = TypeAliasType(
+    "SiteCreateRequestActions",
+    Annotated[
+        list[PageAction],
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ],
+)
+"""
+Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+"""
+
+
 class SiteCreateRequest(BaseModel):
     url: Annotated[str, Field(max_length=4096, min_length=1)]
     """
@@ -5484,6 +5904,13 @@ class SiteCreateRequest(BaseModel):
     """
     Whether the site's crawls learn extractors per page template and keep them across jobs (see learn_extractors on POST /crawl); a crawl request may override it.
     """
+    actions: Annotated[
+        SiteCreateRequestActions | None,
+        Field(examples=[[{'kind': 'click', 'selector': '#cookie-accept'}]]),
+    ]
+    """
+    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+    """
 
 
 SiteUpdateRequestDefaultSchemaId = TypeAliasType(
@@ -5492,6 +5919,22 @@ SiteUpdateRequestDefaultSchemaId = TypeAliasType(
 )
 """
 A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
+"""
+
+
+SiteUpdateRequestActions = TypeAliasType(
+    "SiteUpdateRequestActions",
+    Annotated[
+        list[PageAction],
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ],
+)
+"""
+Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
 """
 
 
@@ -5514,6 +5957,13 @@ class SiteUpdateRequest(BaseModel):
     learn_extractors: bool | None = None
     """
     Whether the site's crawls learn extractors per page template and keep them across jobs (see learn_extractors on POST /crawl); a crawl request may override it.
+    """
+    actions: Annotated[
+        SiteUpdateRequestActions | None,
+        Field(examples=[[{'kind': 'click', 'selector': '#cookie-accept'}]]),
+    ] = None
+    """
+    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
     """
     url: str | None = None
     """
@@ -5557,6 +6007,10 @@ class Site(BaseModel):
     crawl_options: SiteCrawlOptions
     analysis_result: AnalysisResult | None
     learn_extractors: bool
+    actions: list[PageAction] | None
+    """
+    Page actions run on every page of the site's crawls; null: none.
+    """
 
 
 class SiteList(BaseModel):
