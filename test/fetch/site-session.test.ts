@@ -37,20 +37,31 @@ const LOGIN_PAGE = html(
    <input id="password" name="password" type="password"><button type="submit">Log in</button></form>`,
 );
 
+const RECIPE = [
+  { kind: 'type', selector: '#user', text: 'me' },
+  { kind: 'type', selector: '#password', secret: 'password' },
+  { kind: 'click', selector: 'button[type=submit]' },
+  { kind: 'wait', selector: '#account' },
+];
+
 const sidOf = (req: IncomingMessage) => /(?:^|;\s*)sid=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
 
 function memberPage(otherUrl: string) {
   return html(
     'Members',
-    `<h1 id="account">Your account</h1><p>${MEMBER_TEXT}</p><img src="${otherUrl}/pixel.png" alt="">`,
+    `<h1 id="account">Your account</h1><p>${MEMBER_TEXT}</p><img src="${otherUrl}/pixel.png" alt="">
+     <input id="q"><p id="echo"></p><script>document.getElementById('q').addEventListener('input', (e) => {
+       document.getElementById('echo').textContent = 'typed ' + e.target.value.length + ' characters';
+     });</script>`,
   );
 }
 
 before(async () => {
   site = await startFixtureSite();
   other = await startFixtureSite('127.0.0.2');
-  const record = (host: 'site' | 'other', req: IncomingMessage) =>
+  const record = (host: 'site' | 'other', req: IncomingMessage) => {
     seen.push({ host, path: (req.url ?? '/').split('?')[0] ?? '/', headers: req.headers });
+  };
   site.route('/login', (req, res) => {
     record('site', req);
     if (req.method !== 'POST') {
@@ -94,7 +105,10 @@ before(async () => {
       .writeHead(200, { 'content-type': 'text/html' })
       .end(html('Landing', `<p>${MEMBER_TEXT} elsewhere</p>`));
   });
-  if (!skip) svc = await startTestService({ env: { DYNAMIC_WAIT_MS: '1000', CHROMIUM_PATH: CHROMIUM } });
+  if (!skip)
+    svc = await startTestService({
+      env: { DYNAMIC_WAIT_MS: '1000', CHROMIUM_PATH: CHROMIUM, RATE_LIMIT_PER_MINUTE: '1000' },
+    });
 });
 after(async () => {
   await svc?.close();
@@ -111,8 +125,8 @@ async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payl
   });
 }
 
-async function newSite(fetchMode: 'static' | 'dynamic', path = '/members'): Promise<string> {
-  const res = await call('POST', '/sites', { url: `${site.url}${path}`, fetch_mode: fetchMode });
+async function newSite(fetchMode: 'static' | 'dynamic', path = '/members', more = {}): Promise<string> {
+  const res = await call('POST', '/sites', { url: `${site.url}${path}`, fetch_mode: fetchMode, ...more });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().id;
 }
@@ -213,15 +227,7 @@ describe('sessions for logged-in sites', { skip }, () => {
     const put = await call('PUT', `/sites/${siteId}/session`, {
       cookies: [{ name: 'sid', value: 'expired' }],
       secrets: { password: PASSWORD },
-      login: {
-        url: `${site.url}/login`,
-        actions: [
-          { kind: 'type', selector: '#user', text: 'me' },
-          { kind: 'type', selector: '#password', secret: 'password' },
-          { kind: 'click', selector: 'button[type=submit]' },
-          { kind: 'wait', selector: '#account' },
-        ],
-      },
+      login: { url: `${site.url}/login`, actions: RECIPE },
       logged_out: { selector: 'form#login' },
     });
     assert.equal(put.statusCode, 200, put.body);
@@ -241,6 +247,26 @@ describe('sessions for logged-in sites', { skip }, () => {
     const raw = JSON.stringify(await svc.deps.sessions.get(svc.tenantId, siteId));
     assert.ok(!raw.includes(fresh) && !raw.includes(PASSWORD), 'the session is stored unsealed');
     SECRET_VALUES.push(fresh);
+    await assertNoLeak(job.id, siteId, [...answers, put.body]);
+  });
+
+  test("a recipe and no cookie: logs in first; the site's actions type a secret", async () => {
+    const actions = [{ kind: 'type', selector: '#q', secret: 'password' }];
+    const siteId = await newSite('dynamic', '/members', { actions });
+    const put = await call('PUT', `/sites/${siteId}/session`, {
+      secrets: { password: PASSWORD },
+      login: { url: `${site.url}/login`, actions: RECIPE },
+      logged_out: { url_pattern: '/login' },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    svc.llm.reset();
+    const before = issued.length;
+    const { job, page, answers } = await crawlSite(siteId);
+    assert.equal(page?.status, 'completed', JSON.stringify(page));
+    assert.equal(issued.length, before + 1, 'the recipe did not log in exactly once');
+    assert.ok(sentToModel().includes(MEMBER_TEXT), 'the member page did not reach the model');
+    assert.ok(sentToModel().includes(`typed ${PASSWORD.length} characters`), 'the secret was not typed');
+    SECRET_VALUES.push(issued.at(-1) as string);
     await assertNoLeak(job.id, siteId, [...answers, put.body]);
   });
 
