@@ -8,6 +8,7 @@ import type { DiscoveredLink, FollowRules } from '../shared/crawl/links.js';
 import type { PageCompletedData } from '../shared/events.js';
 import { toJsonSchema } from '../shared/schema-input.js';
 import type { PageAction } from '../shared/schemas/actions.js';
+import type { FetchMode } from '../shared/schemas/common.js';
 import type { AnsweredPage } from '../shared/store/learned-extractors.js';
 import { COLLECTIONS } from '../shared/store/mongo.js';
 import { currentActivity } from './activity-context.js';
@@ -33,7 +34,7 @@ export interface CrawlPageInput {
   depth: number;
   parentUrl: string | null;
   seedUrl: string;
-  fetchMode: 'auto' | 'static' | 'dynamic';
+  fetchMode: FetchMode;
   cleanerChain: CleanerStep[];
   schema: ExtractWithModelInput['schema'];
   captureDebug: boolean;

@@ -3,6 +3,7 @@
 // jobs, fetched and kept in the page store, or taken from it (cache, re-extract, retry without a fetch).
 import { CategorizedError } from '../shared/errors.js';
 import type { PageAction } from '../shared/schemas/actions.js';
+import type { FetchMode, ResolvedFetchMode } from '../shared/schemas/common.js';
 import { ScreenshotStore } from '../shared/store/screenshots.js';
 import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
@@ -23,7 +24,7 @@ import { makeSiteSessions } from './site-session.js';
 export interface FetchPageInput {
   jobId: string;
   url: string;
-  fetchMode: 'auto' | 'static' | 'dynamic';
+  fetchMode: FetchMode;
   contentId: string;
 }
 
@@ -33,12 +34,12 @@ export interface FetchPageResult {
   statusCode: number;
   contentType: string;
   bytes: number;
-  fetchMode: 'static' | 'dynamic';
+  fetchMode: ResolvedFetchMode;
   fetchedAt: string;
   durationMs: number;
 }
 
-type Mode = 'static' | 'dynamic';
+type Mode = ResolvedFetchMode;
 /** `session`: a stored site's session, sent to its host only (browser/session-scope.ts). */
 type Fetcher = (
   url: string,

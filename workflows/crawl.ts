@@ -23,6 +23,7 @@ import type { JobLlmConfig } from '../activities/llm/chain.js';
 import type { JobBudget } from '../shared/budget.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
 import type { PageAction } from '../shared/schemas/actions.js';
+import type { FetchMode } from '../shared/schemas/common.js';
 import { CRAWL_IN_FLIGHT_QUERY, SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import type { WebhookPlan } from '../shared/webhooks.js';
 import {
@@ -46,7 +47,7 @@ export interface CrawlWorkflowInput {
   jobId: string;
   tenantId: string;
   url: string;
-  fetchMode: 'auto' | 'static' | 'dynamic';
+  fetchMode: FetchMode;
   cleanerChain: CleanerStep[];
   schema: NormalizedSchema;
   captureDebug: boolean;

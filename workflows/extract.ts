@@ -9,6 +9,7 @@ import type { JobLlmConfig } from '../activities/llm/chain.js';
 import type { JobBudget } from '../shared/budget.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
 import type { PageAction } from '../shared/schemas/actions.js';
+import type { FetchMode } from '../shared/schemas/common.js';
 import type { WebhookPlan } from '../shared/webhooks.js';
 import { runPageJob } from './page-job.js';
 import { fetchPolicy, modelPolicy } from './policies.js';
@@ -17,7 +18,7 @@ export interface ExtractWorkflowInput {
   jobId: string;
   tenantId: string;
   url: string;
-  fetchMode: 'auto' | 'static' | 'dynamic';
+  fetchMode: FetchMode;
   cleanerChain: CleanerStep[];
   schema: NormalizedSchema;
   captureDebug: boolean;

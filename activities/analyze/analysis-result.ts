@@ -1,6 +1,7 @@
 // Assembling the analysis (spec 2.13) from the structure, the fetch comparison, the model's answer and, at
 // depth 1, what the sampled linked pages turned out to be. Pure.
 import { type AnalysisResult, PAGE_TYPES } from '../../shared/schemas/analyze.js';
+import type { ResolvedFetchMode } from '../../shared/schemas/common.js';
 import type { LinkClass } from './classify-links.js';
 import type { PatternDraft } from './link-patterns.js';
 import type { PageStructure } from './page-structure.js';
@@ -57,7 +58,7 @@ export interface AnalysisParts {
   pageType: PageType;
   siteSummary: string;
   suggestedSchema: string;
-  recommendedFetchMode: 'static' | 'dynamic';
+  recommendedFetchMode: ResolvedFetchMode;
   classes: LinkClass[];
 }
 

@@ -3,6 +3,7 @@
 // structural summary. Page content never leaves the store. Parsing and cleaning run in the HTML pool.
 import { ApplicationFailure } from '@temporalio/common';
 import { CategorizedError } from '../../shared/errors.js';
+import type { FetchMode, ResolvedFetchMode } from '../../shared/schemas/common.js';
 import { currentActivity } from '../activity-context.js';
 import { needsScripts } from '../browser/app-shell.js';
 import type { ActivityDeps } from '../deps.js';
@@ -17,15 +18,15 @@ import type { PageStructure } from './page-structure.js';
 export interface AnalyzePageInput {
   jobId: string;
   url: string;
-  fetchMode: 'auto' | 'static' | 'dynamic';
+  fetchMode: FetchMode;
   /** Made by the workflow; the stored contents are `<id>:static`, `:dynamic`, `:clean` and `:evidence`. */
   contentId: string;
 }
 
 export interface AnalyzePageResult {
   structure: PageStructure;
-  fetch: { finalUrl: string; fetchMode: 'static' | 'dynamic'; fetchedAt: string; durationMs: number };
-  recommended: { mode: 'static' | 'dynamic'; reason: string };
+  fetch: { finalUrl: string; fetchMode: ResolvedFetchMode; fetchedAt: string; durationMs: number };
+  recommended: { mode: ResolvedFetchMode; reason: string };
   cleanedId: string;
   evidenceId: string;
   cleanDurationMs: number;
@@ -43,7 +44,7 @@ interface Fetched {
 export function makeAnalyzePage(deps: ActivityDeps) {
   const fetchPage = makeFetchPage(deps);
 
-  async function fetchIn(mode: 'static' | 'dynamic', input: AnalyzePageInput): Promise<Fetched> {
+  async function fetchIn(mode: ResolvedFetchMode, input: AnalyzePageInput): Promise<Fetched> {
     const result = await fetchPage({ ...input, fetchMode: mode, contentId: `${input.contentId}:${mode}` });
     const { body } = await deps.contents.get(result.contentId);
     const { structure, signals } = await htmlPoolOf(deps).run(

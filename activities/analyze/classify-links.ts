@@ -3,6 +3,7 @@
 
 import { ApplicationFailure } from '@temporalio/common';
 import { CategorizedError } from '../../shared/errors.js';
+import type { ResolvedFetchMode } from '../../shared/schemas/common.js';
 import { currentActivity, heartbeat } from '../activity-context.js';
 import type { ActivityDeps } from '../deps.js';
 import { categorized } from '../failure.js';
@@ -13,7 +14,7 @@ import { type PageType, pageKind } from './page-type.js';
 
 export interface ClassifyLinksInput {
   jobId: string;
-  fetchMode: 'static' | 'dynamic';
+  fetchMode: ResolvedFetchMode;
   samples: LinkSample[];
   /** Made by the workflow; each sample is stored as `<id>:<n>`. */
   contentId: string;

@@ -1,5 +1,6 @@
 // Which fetch mode a site needs, from evidence: the same page fetched statically and rendered in the browser.
 // Dynamic only when the rendered page shows materially more content. Pure.
+import type { ResolvedFetchMode } from '../../shared/schemas/common.js';
 
 export interface FetchEvidence {
   /** Visible text characters. */
@@ -18,7 +19,7 @@ const ITEM_MARGIN = 3;
 export function recommendFetchMode(
   staticPage: FetchEvidence,
   rendered: FetchEvidence | null,
-): { mode: 'static' | 'dynamic'; reason: string } {
+): { mode: ResolvedFetchMode; reason: string } {
   if (!rendered) {
     return staticPage.scriptNeed && staticPage.scriptNeed !== 'script_shell'
       ? { mode: 'dynamic', reason: `the static page needs scripts (${staticPage.scriptNeed})` }

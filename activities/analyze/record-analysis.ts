@@ -5,6 +5,7 @@
 // through workflow history.
 import type { PageCompletedData } from '../../shared/events.js';
 import { AnalysisResultSchema } from '../../shared/schemas/analyze.js';
+import type { ResolvedFetchMode } from '../../shared/schemas/common.js';
 import type { ActivityDeps } from '../deps.js';
 import { categorized } from '../failure.js';
 import { composeAnalysis } from './analysis-result.js';
@@ -15,11 +16,11 @@ import type { PageStructure } from './page-structure.js';
 import type { Suggestion } from './suggest-analysis.js';
 
 export interface RecordAnalysisInput extends AnalysisJob {
-  fetch: AnalysisJob['fetch'] & { fetchMode: 'static' | 'dynamic' };
+  fetch: AnalysisJob['fetch'] & { fetchMode: ResolvedFetchMode };
   cleanedId: string;
   cleanDurationMs: number;
   structure: PageStructure;
-  recommendedFetchMode: 'static' | 'dynamic';
+  recommendedFetchMode: ResolvedFetchMode;
   suggestion: Suggestion;
   classes: LinkClass[];
   eventSeq: number;

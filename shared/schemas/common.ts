@@ -25,6 +25,9 @@ export const FetchModeSchema = z.enum(['auto', 'static', 'dynamic']).meta({
     'dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all ' +
     '(document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.',
 });
+export type FetchMode = z.infer<typeof FetchModeSchema>;
+/** The mode a page was fetched in: auto resolves to one of these. */
+export type ResolvedFetchMode = Exclude<FetchMode, 'auto'>;
 
 export const IdParamsSchema = z.object({ id: z.string().min(1).max(200) });
 

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { normalizePageUrl } from '../crawl/links.js';
 import { CategorizedError } from '../errors.js';
+import type { FetchMode, ResolvedFetchMode } from '../schemas/common.js';
 import type { ContentStore } from './contents.js';
 import { isDuplicateKey } from './mongo.js';
 
@@ -27,7 +28,7 @@ export const BODY_CHUNK_CHARS = 1 << 20;
 /** Bodies whose day this process knows (skips a write per page for bodies it stored or touched today). */
 const KNOWN_BODIES_MAX = 20_000;
 
-export type StoredFetchMode = 'static' | 'dynamic';
+export type StoredFetchMode = ResolvedFetchMode;
 
 /** A fetched page as the store keeps it (the body's reference, not the body). */
 export interface PageMeta {
@@ -103,8 +104,7 @@ export const latestId = (tenantId: string, url: string) =>
   `${tenantId}:${sha256(normalizePageUrl(url) ?? url)}`;
 
 /** A stored page in the requested mode: auto takes either mode, a fixed mode only itself. */
-const compatible = (asked: 'auto' | StoredFetchMode, stored: StoredFetchMode) =>
-  asked === 'auto' || asked === stored;
+const compatible = (asked: FetchMode, stored: StoredFetchMode) => asked === 'auto' || asked === stored;
 
 export class PageStore {
   /** body id → the day this process last saw it used (bounded, oldest first out). */
@@ -195,7 +195,7 @@ export class PageStore {
   async cached(
     tenantId: string,
     url: string,
-    fetchMode: 'auto' | StoredFetchMode,
+    fetchMode: FetchMode,
     maxAgeMs: number,
   ): Promise<StoredPage | null> {
     if (maxAgeMs <= 0) return null;

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { PageAction } from '../schemas/actions.js';
 import type { AnalysisResult } from '../schemas/analyze.js';
+import type { FetchMode } from '../schemas/common.js';
 import type { SiteCrawlOptions } from '../schemas/sites.js';
 import { COLLECTIONS, retryOnDuplicate } from './mongo.js';
 
@@ -15,7 +16,7 @@ export interface SiteDoc {
   name: string;
   url: string;
   domain: string;
-  fetch_mode: 'auto' | 'static' | 'dynamic';
+  fetch_mode: FetchMode;
   default_schema_id: string | null;
   crawl_options: SiteCrawlOptions;
   analysis_result: AnalysisResult | null;
