@@ -34,12 +34,12 @@ const SecretNameSchema = z
 
 export const SessionCookieSchema = z
   .object({
-    name: z.string().regex(TOKEN).meta({ example: 'sessionid' }),
+    name: z.string().regex(TOKEN).meta({ description: 'The cookie name.', example: 'sessionid' }),
     value: z
       .string()
       .max(4_096)
       .regex(/^[\t !#-:<-~]*$/, { message: 'visible ASCII without ; " or line breaks' })
-      .meta({ example: 'a1b2c3d4' }),
+      .meta({ description: 'The cookie value: sealed, never answered.', example: 'a1b2c3d4' }),
     path: z.string().startsWith('/').max(500).default('/').meta({ description: "Default '/'." }),
     http_only: z.boolean().default(true).meta({
       description: "In dynamic mode the page's scripts cannot read it (default true).",
@@ -88,6 +88,7 @@ const LoggedOutRuleSchema = z
     message: 'give selector, url_pattern or both',
   })
   .meta({
+    anyOf: [{ required: ['selector'] }, { required: ['url_pattern'] }],
     id: 'LoggedOutRule',
     description:
       'How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.',
