@@ -1,7 +1,8 @@
 // `npm test` after setup: starts one embedded FerretDB + Temporal for the whole run, then runs every test
 // file with Node's test runner. Each test file uses its own database and task queue on that stack.
 //
-// TEST_CONCURRENCY=N (default 1) runs N files at a time, then the files of SERIAL_FILES one at a time.
+// TEST_CONCURRENCY=N (default 2) runs N files at a time, then the files of SERIAL_FILES one at a time
+// (TEST_CONCURRENCY=1: every file one at a time).
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +46,7 @@ const files =
         .filter((f) => f.endsWith('.test.ts'))
         .map((f) => join('test', f))
         .sort();
-const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 1) || 1);
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2) || 2);
 const phases: { files: string[]; concurrency: number }[] =
   concurrency === 1
     ? [{ files, concurrency: 1 }]
