@@ -88,7 +88,7 @@ const LoggedOutRuleSchema = z
     message: 'give selector, url_pattern or both',
   })
   .meta({
-    anyOf: [{ required: ['selector'] }, { required: ['url_pattern'] }],
+    minProperties: 1, // selector, url_pattern or both (the only properties)
     id: 'LoggedOutRule',
     description:
       'How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.',
