@@ -13082,7 +13082,10 @@ export interface components {
        * @default true
        */
       http_only: boolean;
-      /** @example sessionid */
+      /**
+       * @description The cookie name.
+       * @example sessionid
+       */
       name: string;
       /**
        * Format: starts_with
@@ -13090,7 +13093,10 @@ export interface components {
        * @default /
        */
       path: string;
-      /** @example a1b2c3d4 */
+      /**
+       * @description The cookie value: sealed, never answered.
+       * @example a1b2c3d4
+       */
       value: string;
     };
     SessionCookieInput: {
@@ -13099,7 +13105,10 @@ export interface components {
        * @default true
        */
       http_only?: boolean;
-      /** @example sessionid */
+      /**
+       * @description The cookie name.
+       * @example sessionid
+       */
       name: string;
       /**
        * Format: starts_with
@@ -13107,7 +13116,10 @@ export interface components {
        * @default /
        */
       path?: string;
-      /** @example a1b2c3d4 */
+      /**
+       * @description The cookie value: sealed, never answered.
+       * @example a1b2c3d4
+       */
       value: string;
     };
     /** @description A saved site. POST /api/v1/sites/{id}/crawl crawls it with these settings (url, crawl_options, fetch_mode, default_schema_id); POST /api/v1/crawl does not read them. */

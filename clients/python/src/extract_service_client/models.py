@@ -1866,9 +1866,15 @@ class SessionCookieInput(BaseModel):
         str,
         Field(examples=['sessionid'], pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"),
     ]
+    """
+    The cookie name.
+    """
     value: Annotated[
         str, Field(examples=['a1b2c3d4'], max_length=4096, pattern='^[\\t !#-:<-~]*$')
     ]
+    """
+    The cookie value: sealed, never answered.
+    """
     path: Annotated[str | None, Field(max_length=500, pattern='^\\/.*')] = '/'
     """
     Default '/'.
@@ -5002,9 +5008,15 @@ class SessionCookie(BaseModel):
         str,
         Field(examples=['sessionid'], pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"),
     ]
+    """
+    The cookie name.
+    """
     value: Annotated[
         str, Field(examples=['a1b2c3d4'], max_length=4096, pattern='^[\\t !#-:<-~]*$')
     ]
+    """
+    The cookie value: sealed, never answered.
+    """
     path: Annotated[str, Field(max_length=500, pattern='^\\/.*')]
     """
     Default '/'.
