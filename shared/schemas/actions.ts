@@ -193,8 +193,9 @@ const ScreenshotActionSchema = z
       .default(false)
       .meta({
         description:
-          `false (default): the viewport, 1280 × 900. true: the whole page, cut at ${MAX_SCREENSHOT_HEIGHT} px ` +
-          'high (the outcome says clipped).',
+          `false (default): the viewport, 1280 × 900. true: the whole page, 1280 px wide, cut at ` +
+          `${MAX_SCREENSHOT_HEIGHT} px high (the outcome says clipped). The PNG is stored with the page; over ` +
+          `${MAX_SCREENSHOT_BYTES / 1024 / 1024} MB it fails the page with content_too_large.`,
       }),
     timeout_ms: timeoutMs,
   })
@@ -316,7 +317,8 @@ export const FormatsSchema = z
       `is read (after any actions); 'screenshot_full_page': the whole page, cut at ${MAX_SCREENSHOT_HEIGHT} px ` +
       `high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG ` +
       `over ${MAX_SCREENSHOT_BYTES / 1024 / 1024} MB fails the page with content_too_large. It runs as a last ` +
-      "screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's " +
+      'screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain ' +
+      "text has none), its outcome in metadata.actions; metadata.screenshots lists the page's " +
       'screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is ' +
       "the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.",
     example: ['screenshot'],

@@ -37,7 +37,7 @@ VALID_TEXT = {
 }
 
 
-WORLD_BOUND = {"llm_config", "actions", "formats"}
+WORLD_BOUND = {"llm_config", "actions", "formats", "load_more"}
 
 
 def _swap(value, key=None, in_webhook=False):
@@ -45,7 +45,8 @@ def _swap(value, key=None, in_webhook=False):
         if key == "schema":
             return {"title": "string", "price": "number"}
         inner = in_webhook or key == "webhook"
-        # Model settings hang on the keys the tenant stored, page actions on what the page holds: left out.
+        # Model settings hang on the keys the tenant stored, page actions (and analyze's load_more finding, which
+        # holds some) on what the page holds: left out.
         return {k: _swap(v, k, inner) for k, v in value.items() if k not in WORLD_BOUND}
     if isinstance(value, list):
         return [_swap(v, key, in_webhook) for v in value]

@@ -9787,7 +9787,7 @@ export interface components {
        */
       fetch_mode: 'auto' | 'static' | 'dynamic';
       /**
-       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
@@ -9874,7 +9874,7 @@ export interface components {
        */
       fetch_mode?: 'auto' | 'static' | 'dynamic';
       /**
-       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
@@ -10249,7 +10249,7 @@ export interface components {
        */
       fetch_mode: 'auto' | 'static' | 'dynamic';
       /**
-       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
@@ -10321,7 +10321,7 @@ export interface components {
        */
       fetch_mode?: 'auto' | 'static' | 'dynamic';
       /**
-       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
@@ -12597,7 +12597,7 @@ export interface components {
         }
       | {
           /**
-           * @description false (default): the viewport, 1280 × 900. true: the whole page, cut at 8000 px high (the outcome says clipped).
+           * @description false (default): the viewport, 1280 × 900. true: the whole page, 1280 px wide, cut at 8000 px high (the outcome says clipped). The PNG is stored with the page; over 4 MB it fails the page with content_too_large.
            * @default false
            */
           full_page: boolean;
@@ -12733,7 +12733,7 @@ export interface components {
         }
       | {
           /**
-           * @description false (default): the viewport, 1280 × 900. true: the whole page, cut at 8000 px high (the outcome says clipped).
+           * @description false (default): the viewport, 1280 × 900. true: the whole page, 1280 px wide, cut at 8000 px high (the outcome says clipped). The PNG is stored with the page; over 4 MB it fails the page with content_too_large.
            * @default false
            */
           full_page?: boolean;
@@ -13263,7 +13263,7 @@ export interface components {
        */
       fetch_mode?: 'auto' | 'static' | 'dynamic';
       /**
-       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
@@ -13347,7 +13347,7 @@ export interface components {
        */
       fetch_mode?: 'auto' | 'static' | 'dynamic';
       /**
-       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+       * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]

@@ -170,7 +170,7 @@ class PageActionInputPageActionInput6(BaseModel):
     kind: Literal['screenshot']
     full_page: bool | None = False
     """
-    false (default): the viewport, 1280 × 900. true: the whole page, cut at 8000 px high (the outcome says clipped).
+    false (default): the viewport, 1280 × 900. true: the whole page, 1280 px wide, cut at 8000 px high (the outcome says clipped). The PNG is stored with the page; over 4 MB it fails the page with content_too_large.
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
@@ -1093,7 +1093,7 @@ class ExtractRequestInput(BaseModel):
         Field(examples=[['screenshot']], max_length=2),
     ] = None
     """
-    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
     cleaner_chain: Annotated[
         list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
@@ -1301,7 +1301,7 @@ class CrawlRequestInput(BaseModel):
         Field(examples=[['screenshot']], max_length=2),
     ] = None
     """
-    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
     cleaner_chain: Annotated[
         list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
@@ -1408,7 +1408,7 @@ class SiteCrawlRequestInput(BaseModel):
         Field(examples=[['screenshot']], max_length=2),
     ] = None
     """
-    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
     cleaner_chain: Annotated[
         list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
@@ -3328,7 +3328,7 @@ class PageActionPageAction6(BaseModel):
     kind: Literal['screenshot']
     full_page: bool
     """
-    false (default): the viewport, 1280 × 900. true: the whole page, cut at 8000 px high (the outcome says clipped).
+    false (default): the viewport, 1280 × 900. true: the whole page, 1280 px wide, cut at 8000 px high (the outcome says clipped). The PNG is stored with the page; over 4 MB it fails the page with content_too_large.
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
@@ -4243,7 +4243,7 @@ class ExtractRequest(BaseModel):
         Field(examples=[['screenshot']], max_length=2),
     ] = None
     """
-    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
     cleaner_chain: Annotated[
         list[CleanerStep] | None, Field(max_length=10, min_length=1)
@@ -4445,7 +4445,7 @@ class CrawlRequest(BaseModel):
         Field(examples=[['screenshot']], max_length=2),
     ] = None
     """
-    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
     cleaner_chain: Annotated[
         list[CleanerStep] | None, Field(max_length=10, min_length=1)
@@ -4552,7 +4552,7 @@ class SiteCrawlRequest(BaseModel):
         Field(examples=[['screenshot']], max_length=2),
     ] = None
     """
-    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action, so its outcome is in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+    Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
     cleaner_chain: Annotated[
         list[CleanerStep] | None, Field(max_length=10, min_length=1)
