@@ -45,6 +45,8 @@ export async function setSessionCookies(page: Page, session: FetchSession): Prom
       url: new URL(c.path, session.origin).href,
       path: c.path,
       httpOnly: c.http_only,
+      // A site served over https gets its cookies back only over https.
+      secure: session.origin.startsWith('https:'),
     })),
   );
 }

@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { loadConfig } from '../../shared/config.js';
+import { startTracing, type Tracing } from '../../shared/telemetry/tracing.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -25,6 +29,9 @@ let site: FixtureSite;
 /** Another host (another loopback address) the member page loads an image from and /away redirects to. */
 let other: FixtureSite;
 let svc: TestService;
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing | undefined;
+let logText = '';
 /** Session ids the site accepts: the stored one, and each one a login issued. */
 const valid = new Set([STORED_SID]);
 const issued: string[] = [];
@@ -105,15 +112,30 @@ before(async () => {
       .writeHead(200, { 'content-type': 'text/html' })
       .end(html('Landing', `<p>${MEMBER_TEXT} elsewhere</p>`));
   });
-  if (!skip)
-    svc = await startTestService({
-      env: { DYNAMIC_WAIT_MS: '1000', CHROMIUM_PATH: CHROMIUM, RATE_LIMIT_PER_MINUTE: '1000' },
-    });
+  if (skip) return;
+  tracing = startTracing(loadConfig({}), { serviceName: 'site-session-test', exporter }) as Tracing;
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logText += chunk.toString();
+      done();
+    },
+  });
+  svc = await startTestService({
+    tracing,
+    logStream,
+    env: {
+      DYNAMIC_WAIT_MS: '1000',
+      CHROMIUM_PATH: CHROMIUM,
+      RATE_LIMIT_PER_MINUTE: '1000',
+      LOG_LEVEL: 'debug',
+    },
+  });
 });
 after(async () => {
   await svc?.close();
   await site?.close();
   await other?.close();
+  await tracing?.shutdown();
 });
 
 async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, key?: string) {
@@ -163,12 +185,20 @@ async function assertNoLeak(jobId: string, siteId: string, answers: string[]) {
   const handle = svc.deps.temporal.workflow.getHandle(`crawl-${jobId}`);
   const history = historyText(await handle.fetchHistory());
   assert.ok(history.includes(siteId), 'the history was not read (no site id in it)');
+  await tracing?.flush();
+  const spans = JSON.stringify(
+    exporter.getFinishedSpans().map((s) => [s.name, s.attributes, s.events, s.status]),
+  );
+  assert.ok(spans.includes(jobId), 'no span of the job was read');
+  assert.ok(logText.includes(jobId), 'no log line of the job was read');
   const session = await call('GET', `/sites/${siteId}/session`);
   const siteAnswer = await call('GET', `/sites/${siteId}`);
   for (const secret of SECRET_VALUES) {
     assert.ok(!events.includes(secret), 'a session value is in the job events');
     assert.ok(!debug.body.includes(secret), 'a session value is in the debug capture');
     assert.ok(!history.includes(secret), 'a session value is in the workflow history');
+    assert.ok(!spans.includes(secret), 'a session value is in a trace');
+    assert.ok(!logText.includes(secret), 'a session value is in the logs');
     for (const answer of [...answers, session.body, siteAnswer.body])
       assert.ok(!answer.includes(secret), 'a session value is in an API answer');
   }
