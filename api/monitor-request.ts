@@ -6,9 +6,8 @@ import type { MonitorRequest } from '../shared/schemas/monitors.js';
 import { type MonitorFields, monitorSecretsId } from '../shared/store/monitors.js';
 import { MASKED_HEADER_VALUE } from '../shared/webhooks.js';
 import type { ApiDeps } from './deps.js';
+import { crawlInput, extractInput, prepareJobRequest } from './job-requests.js';
 import { ProblemError } from './problem.js';
-import { crawlInput } from './routes/crawl.js';
-import { extractInput, prepareJobRequest } from './routes/extract.js';
 import { siteCrawlRequest } from './routes/site-crawl.js';
 
 export interface PreparedMonitor {

@@ -1,127 +1,21 @@
-// POST /crawl (a durable crawl job, optionally waited on), cancelling jobs, and the crawl map.
-import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { budgetInput } from '../../shared/budget.js';
-import { defaultChainFor, keepInChain } from '../../shared/cleaners.js';
 import { isFinal, type JobView } from '../../shared/reducers/job.js';
-import { actionsInput } from '../../shared/schemas/actions.js';
 import { IdempotencyHeadersSchema, IdParamsSchema } from '../../shared/schemas/common.js';
 import {
   CrawlMapSchema,
-  type CrawlQuery,
   CrawlQuerySchema,
-  type CrawlRequest,
   CrawlRequestSchema,
   CrawlResponseSchema,
-  parseDuration,
 } from '../../shared/schemas/crawl.js';
-import { maxAgeInput } from '../../shared/schemas/extract.js';
 import { JobSchema } from '../../shared/schemas/job.js';
 import { jobStartErrors, ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
 import { pageOutcome } from '../../shared/store/jobs.js';
-import { CRAWL_IN_FLIGHT_QUERY, WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { CrawlWorkflowInput } from '../../workflows/crawl.js';
+import { CRAWL_IN_FLIGHT_QUERY } from '../../shared/temporal-names.js';
+import { runCrawl } from '../crawl-job.js';
 import type { ApiDeps } from '../deps.js';
 import { awaitJob } from '../job-answer.js';
-import { startJob } from '../job-runner.js';
 import { notFound, ProblemError } from '../problem.js';
 import { jobResource } from '../views.js';
-import { prepareJobRequest } from './extract.js';
-import { refuseSecrets } from './site-session.js';
-
-async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
-  const data = withData
-    ? (await deps.jobs.results(job)).map((r) => ({
-        id: r.id,
-        url: r.url,
-        status: r.status,
-        data: r.data,
-        ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
-        ...(r.from_cache ? { from_cache: true, fetched_at: r.fetched_at } : {}),
-      }))
-    : undefined;
-  return {
-    job_id: job.id,
-    status: job.status,
-    status_url: `/api/v1/jobs/${job.id}`,
-    queue_position: await deps.jobs.queuePosition(job),
-    page_count: job.page_count,
-    duration_ms: job.duration_ms,
-    cost_usd: job.cost_usd,
-    token_usage: { input: job.token_usage_input, output: job.token_usage_output },
-    ...(data ? { data } : {}),
-    error_message: job.error_message,
-  };
-}
-
-/** A crawl request's workflow input for a job (monitors store it, without the ids, to create each run's job). */
-export function crawlInput(
-  body: CrawlRequest,
-  prepared: Awaited<ReturnType<typeof prepareJobRequest>>,
-  tenantId: string,
-  siteId?: string,
-) {
-  const { delay, ...rules } = body.options;
-  return (jobId: string): CrawlWorkflowInput => ({
-    jobId,
-    tenantId,
-    url: body.url,
-    ...actionsInput(body),
-    // The links the crawl follows stay visible to the model whatever the cleaners remove.
-    cleanerChain: keepInChain<CrawlWorkflowInput['cleanerChain'][number]>(
-      body.cleaner_chain ?? defaultChainFor(prepared.schema),
-      [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
-    ),
-    schema: prepared.schema,
-    captureDebug: body.capture_debug,
-    structuredData: body.structured_data,
-    learnExtractors: body.learn_extractors,
-    ...(siteId ? { siteId } : {}),
-    llm: prepared.llm,
-    options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
-    firstSeq: 1,
-    ...prepared.webhooks,
-    ...budgetInput(body),
-    ...maxAgeInput(body),
-  });
-}
-
-/** Starts a crawl job from a validated request and answers as POST /crawl does (202, or waited 200/202). */
-export async function runCrawl(
-  deps: ApiDeps,
-  reply: FastifyReply,
-  req: {
-    tenantId: string;
-    idempotencyKey: string | null;
-    query: CrawlQuery;
-    body: CrawlRequest;
-    /** A stored site's crawl: its learned extractors are the site's, kept across its jobs. */
-    siteId?: string;
-  },
-) {
-  const { body, tenantId } = req;
-  if (!req.siteId) refuseSecrets(body.actions);
-  const prepared = await prepareJobRequest(deps, tenantId, body);
-  const { job } = await startJob(
-    deps,
-    {
-      tenantId,
-      type: 'crawl',
-      url: body.url,
-      captureDebug: body.capture_debug,
-      idempotencyKey: req.idempotencyKey,
-      workflowType: WORKFLOW_TYPES.crawl,
-      maxDepth: body.options.max_depth,
-      beforeStart: prepared.beforeStart,
-      input: crawlInput(body, prepared, tenantId, req.siteId),
-    },
-    reply,
-  );
-  if (!req.query.wait) return reply.code(202).send(await crawlResponse(deps, job, false));
-  const done = await awaitJob(deps, job, req.query.timeout * 1000);
-  const finished = isFinal(done.status);
-  return reply.code(finished ? 200 : 202).send(await crawlResponse(deps, done, finished));
-}
 
 export const crawlRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>

@@ -1,14 +1,11 @@
 // Model configuration of the caller's tenant: provider keys (BYOK), the fallback chain, the providers.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { JobLlmConfig } from '../../activities/llm/chain.js';
 import { PROVIDERS, providerInfo } from '../../shared/llm/catalog.js';
-import { operatorCredentials, pairKey, sameEndpoint, tenantSettings } from '../../shared/llm/key-pairing.js';
-import { checkCallerHost } from '../../shared/net/address-policy.js';
+import { sameEndpoint } from '../../shared/llm/key-pairing.js';
 import {
   ChainRequestSchema,
   ChainSchema,
-  type LlmConfig,
   LlmKeyListSchema,
   type LlmKeyRequest,
   LlmKeyRequestSchema,
@@ -20,7 +17,8 @@ import {
 import { standardErrors } from '../../shared/schemas/problem.js';
 import type { ChainEntryDoc, LlmKeyDoc } from '../../shared/store/llm-settings.js';
 import type { ApiDeps } from '../deps.js';
-import { notFound, ProblemError } from '../problem.js';
+import { checkBaseUrl, invalidBaseUrl } from '../llm-config.js';
+import { notFound } from '../problem.js';
 
 const keyResource = (doc: LlmKeyDoc) => ({
   id: doc.id,
@@ -32,66 +30,7 @@ const keyResource = (doc: LlmKeyDoc) => ({
   is_enabled: doc.is_enabled,
 });
 
-/** A request's llm_config as the job carries it: everything but the key, which is stored with the job. */
-export function jobLlmConfig(llm: LlmConfig | undefined): JobLlmConfig | undefined {
-  return (
-    llm && {
-      provider: llm.provider,
-      model: llm.model,
-      baseUrl: llm.base_url || undefined,
-      temperature: llm.temperature,
-      maxTokens: llm.max_tokens,
-      hasKey: Boolean(llm.api_key),
-    }
-  );
-}
-
 const chainResource = (entries: ChainEntryDoc[]) => ({ chain: entries });
-
-/**
- * A caller-chosen endpoint must be a public address (unless the operator allows private ones) and the
- * provider must allow overriding its endpoint. Checked when saved; connections are checked again.
- */
-export async function checkBaseUrl(
-  deps: ApiDeps,
-  provider: string,
-  baseUrl: string | undefined,
-  location: string,
-) {
-  if (!baseUrl) return;
-  const fail = (message: string) => invalidBaseUrl(location, message, baseUrl);
-  if (providerInfo(provider)?.allow_base_url_override === false) {
-    throw fail(`provider "${provider}" does not take a base_url`);
-  }
-  try {
-    await checkCallerHost(new URL(baseUrl).hostname, { allowPrivate: deps.config.ALLOW_PRIVATE_ADDRESSES });
-  } catch (err) {
-    throw fail(`base_url is not allowed: ${(err as Error).message}`);
-  }
-}
-
-const invalidBaseUrl = (location: string, message: string, value: string | undefined) =>
-  new ProblemError({ slug: 'validation-error', detail: message, errors: [{ location, message, value }] });
-
-/**
- * A job's llm_config, before the job starts: its base_url passes checkBaseUrl, and no key but one given for
- * that endpoint would go there (pairKey) — the operator's and the tenant's stored keys stay with their own.
- * The worker checks the pairing again before every call.
- */
-export async function checkLlmConfig(deps: ApiDeps, tenantId: string, llm: LlmConfig) {
-  const location = 'body.llm_config.base_url';
-  const baseUrl = llm.base_url || undefined;
-  await checkBaseUrl(deps, llm.provider, baseUrl, location);
-  const operator = operatorCredentials(deps.config, llm.provider);
-  const pairing = pairKey({
-    provider: llm.provider,
-    requestBaseUrl: baseUrl,
-    hasRequestKey: Boolean(llm.api_key),
-    tenant: tenantSettings(await deps.llm.getKey(tenantId, llm.provider)),
-    operator: { hasKey: Boolean(operator.apiKey), baseUrl: operator.baseUrl },
-  });
-  if ('refused' in pairing) throw invalidBaseUrl(location, pairing.refused, llm.base_url);
-}
 
 /**
  * A stored key stays with the endpoint it was stored for: moving it to another base_url (or back to the

@@ -11,10 +11,10 @@ import { JobSchema, ReextractRequestSchema } from '../../shared/schemas/job.js';
 import { jobStartErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { ApiDeps } from '../deps.js';
+import { prepareJobRequest } from '../job-requests.js';
 import { startOnPages, storedRequest } from '../job-runner.js';
 import { notFound, ProblemError } from '../problem.js';
 import { jobResource } from '../views.js';
-import { prepareJobRequest } from './extract.js';
 
 /** Pages one re-extract takes at most: their references travel in the workflow's input (far below 2 MB). */
 export const REEXTRACT_MAX_PAGES = 2000;

@@ -13,8 +13,8 @@ import {
 } from '../../shared/schemas/stored-schemas.js';
 import type { StoredSchemaDoc } from '../../shared/store/schema-library.js';
 import type { ApiDeps } from '../deps.js';
+import { parseSchemaField } from '../job-requests.js';
 import { notFound } from '../problem.js';
-import { parseSchemaField } from './extract.js';
 
 const schemaResource = ({ _id, tenant_id, ...doc }: StoredSchemaDoc) => ({
   id: _id,

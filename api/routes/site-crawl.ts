@@ -11,9 +11,9 @@ import {
 } from '../../shared/schemas/crawl.js';
 import { jobStartErrors } from '../../shared/schemas/problem.js';
 import type { SiteDoc } from '../../shared/store/sites.js';
+import { runCrawl } from '../crawl-job.js';
 import type { ApiDeps } from '../deps.js';
 import { notFound, ProblemError } from '../problem.js';
-import { runCrawl } from './crawl.js';
 
 /**
  * The crawl request a site stands for: its URL, its saved options and fetch mode, and its default schema,

@@ -1,28 +1,13 @@
 // A stored site's session: PUT replaces it (values sealed), GET shows names and dates, DELETE forgets it.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { PageAction } from '../../shared/schemas/actions.js';
 import { IdParamsSchema } from '../../shared/schemas/common.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
 import { SiteSessionPutSchema, SiteSessionSchema } from '../../shared/schemas/site-session.js';
 import { sessionResource } from '../../shared/store/site-sessions.js';
 import type { ApiDeps } from '../deps.js';
+import { secretNames } from '../job-requests.js';
 import { notFound, ProblemError } from '../problem.js';
-
-/** The secret names a list of actions types. */
-export function secretNames(actions: readonly PageAction[] | undefined): string[] {
-  return (actions ?? []).flatMap((a) => (a.kind === 'type' && a.secret !== undefined ? [a.secret] : []));
-}
-
-/** A job that is not a stored site's crawl has no session to take a secret from: 422 at body.actions. */
-export function refuseSecrets(actions: readonly PageAction[] | undefined): void {
-  const [name] = secretNames(actions);
-  if (name !== undefined)
-    throw invalid(
-      'body.actions',
-      `secret "${name}": a type action takes a secret only in a stored site's crawl (POST /sites/{id}/crawl)`,
-    );
-}
 
 const invalid = (location: string, message: string) =>
   new ProblemError({

@@ -19,8 +19,8 @@ import {
 import type { TemplateRecord } from '../../shared/store/learned-extractors.js';
 import type { SiteDoc, SiteFields } from '../../shared/store/sites.js';
 import type { ApiDeps } from '../deps.js';
+import { usableSchema } from '../job-requests.js';
 import { notFound } from '../problem.js';
-import { usableSchema } from './extract.js';
 
 const siteResource = ({ _id, tenant_id, ...doc }: SiteDoc) => ({
   ...doc,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ApiDeps } from '../../api/deps.js';
-import { checkBaseUrl } from '../../api/routes/llm.js';
+import { checkBaseUrl } from '../../api/llm-config.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
