@@ -80,7 +80,8 @@ export const CLEANER_CATALOGUE = {
     output: 'html',
     description:
       "Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and " +
-      'ads, figure captions, link blocks and the trail after the article), as HTML that starts with a header ' +
+      "ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail " +
+      'after the article), as HTML that starts with a header ' +
       'holding the title, byline and dateline; follow it with markdown, text or html. ' +
       'A page where it finds little main content passes through whole, minus page noise.',
     options: z.object({ remove_selectors: removeSelectors, keep_selectors: keepSelectors }).strict(),

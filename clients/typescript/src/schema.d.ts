@@ -12882,7 +12882,7 @@ export interface components {
     ProvenanceInput: {
       [key: string]: components['schemas']['FieldProvenanceInput'];
     };
-    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, figure captions, link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
+    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
     ReadabilityCleanerStep: {
       /** @constant */
       name: 'readability';
@@ -12899,7 +12899,7 @@ export interface components {
         remove_selectors: string[];
       };
     };
-    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, figure captions, link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
+    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
     ReadabilityCleanerStepInput: {
       /** @constant */
       name: 'readability';
