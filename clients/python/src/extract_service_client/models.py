@@ -1861,166 +1861,6 @@ class JobListInput(BaseModel):
     jobs: list[JobInput]
 
 
-class SessionCookieInput(BaseModel):
-    name: Annotated[
-        str,
-        Field(examples=['sessionid'], pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"),
-    ]
-    """
-    The cookie name.
-    """
-    value: Annotated[
-        str, Field(examples=['a1b2c3d4'], max_length=4096, pattern='^[\\t !#-:<-~]*$')
-    ]
-    """
-    The cookie value: sealed, never answered.
-    """
-    path: Annotated[str | None, Field(max_length=500, pattern='^\\/.*')] = '/'
-    """
-    Default '/'.
-    """
-    http_only: bool | None = True
-    """
-    In dynamic mode the page's scripts cannot read it (default true).
-    """
-
-
-class LoginRecipeInput(BaseModel):
-    url: Annotated[
-        str,
-        Field(
-            examples=['https://shop.example.com/login'], max_length=4096, min_length=1
-        ),
-    ]
-    """
-    The login page; on the site's own host.
-    """
-    actions: Annotated[
-        list[PageActionInput],
-        Field(
-            examples=[[{'kind': 'type', 'selector': '#user', 'text': 'me@example.com'}, {'kind': 'type', 'selector': '#password', 'secret': 'password'}, {'kind': 'click', 'selector': 'button[type=submit]'}, {'kind': 'wait', 'selector': '#account'}]],
-            max_length=20,
-            min_length=1,
-        ),
-    ]
-    """
-    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
-    """
-
-
-class LoggedOutRuleInput(BaseModel):
-    """
-    How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
-    """
-
-    selector: Annotated[
-        str | None, Field(examples=['form#login'], max_length=1000, min_length=1)
-    ] = None
-    """
-    An element only a logged-out page has (a login form).
-    """
-    url_pattern: Annotated[
-        str | None, Field(examples=['/login'], max_length=300, min_length=1)
-    ] = None
-    """
-    The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
-    """
-
-
-SiteSessionRequestInputHeadersAdditionalProperty = TypeAliasType(
-    "SiteSessionRequestInputHeadersAdditionalProperty",
-    Annotated[str, Field(max_length=4096, pattern='^[\\t -~]*$')],
-)
-
-
-SiteSessionRequestInputSecretsAdditionalProperty = TypeAliasType(
-    "SiteSessionRequestInputSecretsAdditionalProperty",
-    Annotated[str, Field(max_length=2000, min_length=1)],
-)
-
-
-class SiteSessionRequestInput(BaseModel):
-    """
-    The whole session (PUT replaces it). Cookies, headers and secrets are sealed with SECRETS_KEY like provider keys; they are never in a job, its events, the debug capture or an answer.
-    """
-
-    cookies: Annotated[
-        list[SessionCookieInput] | None, Field(max_length=50, validate_default=True)
-    ] = []
-    """
-    Cookies sent only to the site's host (at most 50).
-    """
-    headers: Annotated[
-        dict[Annotated[str, StringConstraints(pattern=r'^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$')], SiteSessionRequestInputHeadersAdditionalProperty] | None,
-        Field(examples=[{'authorization': 'Bearer site-token'}]),
-    ] = {}
-    """
-    Request headers sent only to the site's host (e.g. an API token).
-    """
-    secrets: Annotated[
-        dict[Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_-]{1,64}$')], SiteSessionRequestInputSecretsAdditionalProperty] | None,
-        Field(examples=[{'password': 'correct horse battery staple'}]),
-    ] = {}
-    """
-    Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
-    """
-    login: LoginRecipeInput | None = None
-    logged_out: LoggedOutRuleInput | None = None
-
-
-class SiteSessionInputLogin(BaseModel):
-    """
-    The login recipe's page and how many actions it has.
-    """
-
-    url: str
-    steps: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
-class SiteSessionInputLoggedOut(BaseModel):
-    selector: str | None
-    url_pattern: str | None
-
-
-class SiteSessionInput(BaseModel):
-    """
-    A site's session as the API shows it: names and dates, never a value.
-    """
-
-    site_id: str
-    cookie_names: list[str]
-    """
-    Names of the stored cookies (never values).
-    """
-    header_names: list[str]
-    secret_names: list[str]
-    login: SiteSessionInputLogin | None
-    """
-    The login recipe's page and how many actions it has.
-    """
-    logged_out: SiteSessionInputLoggedOut | None
-    cookies_updated_at: str | None
-    """
-    When the cookies were last set, by PUT or by a login.
-    """
-    last_login_at: str | None
-    """
-    When the login recipe last ran.
-    """
-    last_login_error: str | None
-    """
-    Why the last login failed, if it did.
-    """
-    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
-    """
-    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
-    """
-    updated_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
-    """
-    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
-    """
-
-
 class DebugCaptureReportInputCaptureRequest(BaseModel):
     content_size: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     fallback_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
@@ -2618,6 +2458,166 @@ class StoredSchemaInput(BaseModel):
 class StoredSchemaListInput(BaseModel):
     schemas: list[StoredSchemaInput]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class SessionCookieInput(BaseModel):
+    name: Annotated[
+        str,
+        Field(examples=['sessionid'], pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"),
+    ]
+    """
+    The cookie name.
+    """
+    value: Annotated[
+        str, Field(examples=['a1b2c3d4'], max_length=4096, pattern='^[\\t !#-:<-~]*$')
+    ]
+    """
+    The cookie value: sealed, never answered.
+    """
+    path: Annotated[str | None, Field(max_length=500, pattern='^\\/.*')] = '/'
+    """
+    Default '/'.
+    """
+    http_only: bool | None = True
+    """
+    In dynamic mode the page's scripts cannot read it (default true).
+    """
+
+
+class LoginRecipeInput(BaseModel):
+    url: Annotated[
+        str,
+        Field(
+            examples=['https://shop.example.com/login'], max_length=4096, min_length=1
+        ),
+    ]
+    """
+    The login page; on the site's own host.
+    """
+    actions: Annotated[
+        list[PageActionInput],
+        Field(
+            examples=[[{'kind': 'type', 'selector': '#user', 'text': 'me@example.com'}, {'kind': 'type', 'selector': '#password', 'secret': 'password'}, {'kind': 'click', 'selector': 'button[type=submit]'}, {'kind': 'wait', 'selector': '#account'}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ]
+    """
+    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+    """
+
+
+class LoggedOutRuleInput(BaseModel):
+    """
+    How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
+    """
+
+    selector: Annotated[
+        str | None, Field(examples=['form#login'], max_length=1000, min_length=1)
+    ] = None
+    """
+    An element only a logged-out page has (a login form).
+    """
+    url_pattern: Annotated[
+        str | None, Field(examples=['/login'], max_length=300, min_length=1)
+    ] = None
+    """
+    The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    """
+
+
+SiteSessionRequestInputHeadersAdditionalProperty = TypeAliasType(
+    "SiteSessionRequestInputHeadersAdditionalProperty",
+    Annotated[str, Field(max_length=4096, pattern='^[\\t -~]*$')],
+)
+
+
+SiteSessionRequestInputSecretsAdditionalProperty = TypeAliasType(
+    "SiteSessionRequestInputSecretsAdditionalProperty",
+    Annotated[str, Field(max_length=2000, min_length=1)],
+)
+
+
+class SiteSessionRequestInput(BaseModel):
+    """
+    The whole session (PUT replaces it). Cookies, headers and secrets are sealed with SECRETS_KEY like provider keys; they are never in a job, its events, the debug capture or an answer.
+    """
+
+    cookies: Annotated[
+        list[SessionCookieInput] | None, Field(max_length=50, validate_default=True)
+    ] = []
+    """
+    Cookies sent only to the site's host (at most 50).
+    """
+    headers: Annotated[
+        dict[Annotated[str, StringConstraints(pattern=r'^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$')], SiteSessionRequestInputHeadersAdditionalProperty] | None,
+        Field(examples=[{'authorization': 'Bearer site-token'}]),
+    ] = {}
+    """
+    Request headers sent only to the site's host (e.g. an API token).
+    """
+    secrets: Annotated[
+        dict[Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_-]{1,64}$')], SiteSessionRequestInputSecretsAdditionalProperty] | None,
+        Field(examples=[{'password': 'correct horse battery staple'}]),
+    ] = {}
+    """
+    Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+    """
+    login: LoginRecipeInput | None = None
+    logged_out: LoggedOutRuleInput | None = None
+
+
+class SiteSessionInputLogin(BaseModel):
+    """
+    The login recipe's page and how many actions it has.
+    """
+
+    url: str
+    steps: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class SiteSessionInputLoggedOut(BaseModel):
+    selector: str | None
+    url_pattern: str | None
+
+
+class SiteSessionInput(BaseModel):
+    """
+    A site's session as the API shows it: names and dates, never a value.
+    """
+
+    site_id: str
+    cookie_names: list[str]
+    """
+    Names of the stored cookies (never values).
+    """
+    header_names: list[str]
+    secret_names: list[str]
+    login: SiteSessionInputLogin | None
+    """
+    The login recipe's page and how many actions it has.
+    """
+    logged_out: SiteSessionInputLoggedOut | None
+    cookies_updated_at: str | None
+    """
+    When the cookies were last set, by PUT or by a login.
+    """
+    last_login_at: str | None
+    """
+    When the login recipe last ran.
+    """
+    last_login_error: str | None
+    """
+    Why the last login failed, if it did.
+    """
+    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    updated_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
 
 
 SiteCrawlOptionsRequestInputFollowPattern = TypeAliasType(
@@ -5003,164 +5003,6 @@ class JobList(BaseModel):
     jobs: list[Job]
 
 
-class SessionCookie(BaseModel):
-    name: Annotated[
-        str,
-        Field(examples=['sessionid'], pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"),
-    ]
-    """
-    The cookie name.
-    """
-    value: Annotated[
-        str, Field(examples=['a1b2c3d4'], max_length=4096, pattern='^[\\t !#-:<-~]*$')
-    ]
-    """
-    The cookie value: sealed, never answered.
-    """
-    path: Annotated[str, Field(max_length=500, pattern='^\\/.*')]
-    """
-    Default '/'.
-    """
-    http_only: bool
-    """
-    In dynamic mode the page's scripts cannot read it (default true).
-    """
-
-
-class LoginRecipe(BaseModel):
-    url: Annotated[
-        str,
-        Field(
-            examples=['https://shop.example.com/login'], max_length=4096, min_length=1
-        ),
-    ]
-    """
-    The login page; on the site's own host.
-    """
-    actions: Annotated[
-        list[PageAction],
-        Field(
-            examples=[[{'kind': 'type', 'selector': '#user', 'text': 'me@example.com'}, {'kind': 'type', 'selector': '#password', 'secret': 'password'}, {'kind': 'click', 'selector': 'button[type=submit]'}, {'kind': 'wait', 'selector': '#account'}]],
-            max_length=20,
-            min_length=1,
-        ),
-    ]
-    """
-    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
-    """
-
-
-class LoggedOutRule(BaseModel):
-    """
-    How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
-    """
-
-    selector: Annotated[
-        str | None, Field(examples=['form#login'], max_length=1000, min_length=1)
-    ] = None
-    """
-    An element only a logged-out page has (a login form).
-    """
-    url_pattern: Annotated[
-        str | None, Field(examples=['/login'], max_length=300, min_length=1)
-    ] = None
-    """
-    The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
-    """
-
-
-SiteSessionRequestHeadersAdditionalProperty = TypeAliasType(
-    "SiteSessionRequestHeadersAdditionalProperty",
-    Annotated[str, Field(max_length=4096, pattern='^[\\t -~]*$')],
-)
-
-
-SiteSessionRequestSecretsAdditionalProperty = TypeAliasType(
-    "SiteSessionRequestSecretsAdditionalProperty",
-    Annotated[str, Field(max_length=2000, min_length=1)],
-)
-
-
-class SiteSessionRequest(BaseModel):
-    """
-    The whole session (PUT replaces it). Cookies, headers and secrets are sealed with SECRETS_KEY like provider keys; they are never in a job, its events, the debug capture or an answer.
-    """
-
-    cookies: Annotated[list[SessionCookie], Field(max_length=50)]
-    """
-    Cookies sent only to the site's host (at most 50).
-    """
-    headers: Annotated[
-        dict[Annotated[str, StringConstraints(pattern=r'^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$')], SiteSessionRequestHeadersAdditionalProperty],
-        Field(examples=[{'authorization': 'Bearer site-token'}]),
-    ]
-    """
-    Request headers sent only to the site's host (e.g. an API token).
-    """
-    secrets: Annotated[
-        dict[Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_-]{1,64}$')], SiteSessionRequestSecretsAdditionalProperty],
-        Field(examples=[{'password': 'correct horse battery staple'}]),
-    ]
-    """
-    Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
-    """
-    login: LoginRecipe | None
-    logged_out: LoggedOutRule | None
-
-
-class SiteSessionLogin(BaseModel):
-    """
-    The login recipe's page and how many actions it has.
-    """
-
-    url: str
-    steps: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
-class SiteSessionLoggedOut(BaseModel):
-    selector: str | None
-    url_pattern: str | None
-
-
-class SiteSession(BaseModel):
-    """
-    A site's session as the API shows it: names and dates, never a value.
-    """
-
-    site_id: str
-    cookie_names: list[str]
-    """
-    Names of the stored cookies (never values).
-    """
-    header_names: list[str]
-    secret_names: list[str]
-    login: SiteSessionLogin | None
-    """
-    The login recipe's page and how many actions it has.
-    """
-    logged_out: SiteSessionLoggedOut | None
-    cookies_updated_at: str | None
-    """
-    When the cookies were last set, by PUT or by a login.
-    """
-    last_login_at: str | None
-    """
-    When the login recipe last ran.
-    """
-    last_login_error: str | None
-    """
-    Why the last login failed, if it did.
-    """
-    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
-    """
-    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
-    """
-    updated_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
-    """
-    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
-    """
-
-
 class DebugCaptureReportCaptureRequest(BaseModel):
     content_size: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     fallback_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
@@ -5750,6 +5592,164 @@ class StoredSchema(BaseModel):
 class StoredSchemaList(BaseModel):
     schemas: list[StoredSchema]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class SessionCookie(BaseModel):
+    name: Annotated[
+        str,
+        Field(examples=['sessionid'], pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$"),
+    ]
+    """
+    The cookie name.
+    """
+    value: Annotated[
+        str, Field(examples=['a1b2c3d4'], max_length=4096, pattern='^[\\t !#-:<-~]*$')
+    ]
+    """
+    The cookie value: sealed, never answered.
+    """
+    path: Annotated[str, Field(max_length=500, pattern='^\\/.*')]
+    """
+    Default '/'.
+    """
+    http_only: bool
+    """
+    In dynamic mode the page's scripts cannot read it (default true).
+    """
+
+
+class LoginRecipe(BaseModel):
+    url: Annotated[
+        str,
+        Field(
+            examples=['https://shop.example.com/login'], max_length=4096, min_length=1
+        ),
+    ]
+    """
+    The login page; on the site's own host.
+    """
+    actions: Annotated[
+        list[PageAction],
+        Field(
+            examples=[[{'kind': 'type', 'selector': '#user', 'text': 'me@example.com'}, {'kind': 'type', 'selector': '#password', 'secret': 'password'}, {'kind': 'click', 'selector': 'button[type=submit]'}, {'kind': 'wait', 'selector': '#account'}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ]
+    """
+    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+    """
+
+
+class LoggedOutRule(BaseModel):
+    """
+    How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
+    """
+
+    selector: Annotated[
+        str | None, Field(examples=['form#login'], max_length=1000, min_length=1)
+    ] = None
+    """
+    An element only a logged-out page has (a login form).
+    """
+    url_pattern: Annotated[
+        str | None, Field(examples=['/login'], max_length=300, min_length=1)
+    ] = None
+    """
+    The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    """
+
+
+SiteSessionRequestHeadersAdditionalProperty = TypeAliasType(
+    "SiteSessionRequestHeadersAdditionalProperty",
+    Annotated[str, Field(max_length=4096, pattern='^[\\t -~]*$')],
+)
+
+
+SiteSessionRequestSecretsAdditionalProperty = TypeAliasType(
+    "SiteSessionRequestSecretsAdditionalProperty",
+    Annotated[str, Field(max_length=2000, min_length=1)],
+)
+
+
+class SiteSessionRequest(BaseModel):
+    """
+    The whole session (PUT replaces it). Cookies, headers and secrets are sealed with SECRETS_KEY like provider keys; they are never in a job, its events, the debug capture or an answer.
+    """
+
+    cookies: Annotated[list[SessionCookie], Field(max_length=50)]
+    """
+    Cookies sent only to the site's host (at most 50).
+    """
+    headers: Annotated[
+        dict[Annotated[str, StringConstraints(pattern=r'^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$')], SiteSessionRequestHeadersAdditionalProperty],
+        Field(examples=[{'authorization': 'Bearer site-token'}]),
+    ]
+    """
+    Request headers sent only to the site's host (e.g. an API token).
+    """
+    secrets: Annotated[
+        dict[Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_-]{1,64}$')], SiteSessionRequestSecretsAdditionalProperty],
+        Field(examples=[{'password': 'correct horse battery staple'}]),
+    ]
+    """
+    Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+    """
+    login: LoginRecipe | None
+    logged_out: LoggedOutRule | None
+
+
+class SiteSessionLogin(BaseModel):
+    """
+    The login recipe's page and how many actions it has.
+    """
+
+    url: str
+    steps: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class SiteSessionLoggedOut(BaseModel):
+    selector: str | None
+    url_pattern: str | None
+
+
+class SiteSession(BaseModel):
+    """
+    A site's session as the API shows it: names and dates, never a value.
+    """
+
+    site_id: str
+    cookie_names: list[str]
+    """
+    Names of the stored cookies (never values).
+    """
+    header_names: list[str]
+    secret_names: list[str]
+    login: SiteSessionLogin | None
+    """
+    The login recipe's page and how many actions it has.
+    """
+    logged_out: SiteSessionLoggedOut | None
+    cookies_updated_at: str | None
+    """
+    When the cookies were last set, by PUT or by a login.
+    """
+    last_login_at: str | None
+    """
+    When the login recipe last ran.
+    """
+    last_login_error: str | None
+    """
+    Why the last login failed, if it did.
+    """
+    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    updated_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
 
 
 SiteCrawlOptionsRequestFollowPattern = TypeAliasType(
