@@ -88,7 +88,8 @@ describe('the readability cleaner around its article', () => {
   });
 
   test("a heading first in the article that says the page's <title> goes to the header", () => {
-    const title = 'ผลการตรวจยืนยันศพลอยแม่น้ำโขง';
+    // Too many words (by Thai combining marks) for a short line: only the title match moves it.
+    const title = 'ผล DNA ยืนยัน ศพลอยแม่น้ำโขงเป็นคนสนิท อ.สุรชัย';
     const page =
       `<html><head><title>${title} | ประชาไท</title></head><body><h1>Site</h1><h1>Menu</h1>` +
       `<article><h2>${title}</h2><p>${PROSE.repeat(6)}</p></article></body></html>`;
