@@ -165,6 +165,17 @@ describe('takeHeadLines', () => {
     assert.ok($('article').text().includes('Short line'));
   });
 
+  test("takes a dateline with its section's links, less link than text", () => {
+    const $ = load(
+      `<article><p>18 June 2018 10:01, Kano [ <a href="/ng">Nigeria</a> <a href="/af">Africa</a> ]</p><p>${PROSE}</p></article>`,
+    );
+    const lines = takeHeadLines($, $('article').get(0)!, notKept);
+    assert.deepEqual(
+      lines.map((line) => $(line).text()),
+      ['18 June 2018 10:01, Kano [ Nigeria Africa ]'],
+    );
+  });
+
   test("leaves a listing's first item, a list, links and images", () => {
     const card = (name: string) => `<div><h3>${name}</h3><p>$19.00</p></div>`;
     for (const html of [
