@@ -1928,6 +1928,245 @@ class DebugCaptureReportInput(BaseModel):
     captures: list[DebugCaptureReportInputCapture]
 
 
+PageStatusInput = TypeAliasType("PageStatusInput", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
+"""
+Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
+"""
+
+
+class JobResultInput(BaseModel):
+    """
+    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
+    """
+
+    id: str
+    """
+    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
+    """
+    url: str
+    """
+    The page URL as requested or discovered
+    """
+    status: PageStatusInput
+    data: Any
+    """
+    The extracted data; null unless status is completed
+    """
+    error_category: ErrorCategoryInput | None
+    """
+    Why the page failed or was skipped
+    """
+    error_message: str | None
+    from_cache: Literal[True] | None = None
+    """
+    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+    """
+    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
+        None
+    )
+    """
+    With from_cache only: when the stored page was fetched
+    """
+    screenshots: list[PageScreenshotInput] | None = None
+    """
+    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
+    """
+    provenance: ProvenanceInput | None = None
+    """
+    With include_provenance=true only: where each value came from (null on pages that did not complete)
+    """
+
+
+JobResultListInput = TypeAliasType("JobResultListInput", list[JobResultInput])
+"""
+The page results of a job, in the order the pages finished
+"""
+
+
+MergedResultsInput = TypeAliasType("MergedResultsInput", list[Any])
+"""
+merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
+"""
+
+
+class JobStreamEventInputJobStreamEventInputData(BaseModel):
+    job_id: str
+    status: JobStatusInput
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+
+
+class JobStreamEventInputJobStreamEventInput(BaseModel):
+    """
+    Job status: first in the stream, then on progress
+    """
+
+    event: Literal['status']
+    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
+    """
+    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Milliseconds a client waits before reconnecting
+    """
+    data: JobStreamEventInputJobStreamEventInputData
+
+
+class JobStreamEventInputJobStreamEventInput1Data(BaseModel):
+    id: str
+    """
+    Page result id
+    """
+    url: str
+    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
+    data: Any
+    """
+    The extracted data (null unless completed)
+    """
+    error_category: ErrorCategoryInput | None
+    error_message: str | None
+
+
+class JobStreamEventInputJobStreamEventInput1(BaseModel):
+    """
+    A page finished (completed, failed or skipped)
+    """
+
+    event: Literal['result']
+    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
+    """
+    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Milliseconds a client waits before reconnecting
+    """
+    data: JobStreamEventInputJobStreamEventInput1Data
+
+
+class JobStreamEventInputJobStreamEventInput2Data(BaseModel):
+    job_id: str
+    url: str
+    error_category: ErrorCategoryInput
+    error_message: str
+
+
+class JobStreamEventInputJobStreamEventInput2(BaseModel):
+    """
+    A page failed; the job goes on
+    """
+
+    event: Literal['error']
+    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
+    """
+    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Milliseconds a client waits before reconnecting
+    """
+    data: JobStreamEventInputJobStreamEventInput2Data
+
+
+class JobStreamEventInputJobStreamEventInput3Data(BaseModel):
+    job_id: str
+    status: JobStatusInput
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+    error_category: ErrorCategoryInput | None
+    error_message: str | None
+    results_url: str
+
+
+class JobStreamEventInputJobStreamEventInput3(BaseModel):
+    """
+    The job ended; the stream closes after this event
+    """
+
+    event: Literal['complete']
+    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
+    """
+    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Milliseconds a client waits before reconnecting
+    """
+    data: JobStreamEventInputJobStreamEventInput3Data
+
+
+JobStreamEventInput = TypeAliasType("JobStreamEventInput", JobStreamEventInputJobStreamEventInput | JobStreamEventInputJobStreamEventInput1 | JobStreamEventInputJobStreamEventInput2 | JobStreamEventInputJobStreamEventInput3)
+"""
+One Server-Sent Event of a job stream
+"""
+
+
+class JobStreamStatusDataInput(BaseModel):
+    job_id: str
+    status: JobStatusInput
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+
+
+class JobStreamResultDataInput(BaseModel):
+    id: str
+    """
+    Page result id
+    """
+    url: str
+    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
+    data: Any
+    """
+    The extracted data (null unless completed)
+    """
+    error_category: ErrorCategoryInput | None
+    error_message: str | None
+
+
+class JobStreamErrorDataInput(BaseModel):
+    job_id: str
+    url: str
+    error_category: ErrorCategoryInput
+    error_message: str
+
+
+class JobStreamCompleteDataInput(BaseModel):
+    job_id: str
+    status: JobStatusInput
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+    error_category: ErrorCategoryInput | None
+    error_message: str | None
+    results_url: str
+
+
 class ApiKeyInput(BaseModel):
     id: str
     name: str
@@ -2270,67 +2509,6 @@ class MonitorChangeInput(BaseModel):
 class MonitorChangeListInput(BaseModel):
     changes: list[MonitorChangeInput]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
-PageStatusInput = TypeAliasType("PageStatusInput", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
-"""
-Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
-"""
-
-
-class JobResultInput(BaseModel):
-    """
-    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
-    """
-
-    id: str
-    """
-    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
-    """
-    url: str
-    """
-    The page URL as requested or discovered
-    """
-    status: PageStatusInput
-    data: Any
-    """
-    The extracted data; null unless status is completed
-    """
-    error_category: ErrorCategoryInput | None
-    """
-    Why the page failed or was skipped
-    """
-    error_message: str | None
-    from_cache: Literal[True] | None = None
-    """
-    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
-    """
-    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
-        None
-    )
-    """
-    With from_cache only: when the stored page was fetched
-    """
-    screenshots: list[PageScreenshotInput] | None = None
-    """
-    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
-    """
-    provenance: ProvenanceInput | None = None
-    """
-    With include_provenance=true only: where each value came from (null on pages that did not complete)
-    """
-
-
-JobResultListInput = TypeAliasType("JobResultListInput", list[JobResultInput])
-"""
-The page results of a job, in the order the pages finished
-"""
-
-
-MergedResultsInput = TypeAliasType("MergedResultsInput", list[Any])
-"""
-merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-"""
 
 
 SchemaCategoryInput = TypeAliasType("SchemaCategoryInput", Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'])
@@ -2994,184 +3172,6 @@ class LearnedExtractorInput(BaseModel):
 class LearnedExtractorListInput(BaseModel):
     extractors: list[LearnedExtractorInput]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
-class JobStreamEventInputJobStreamEventInputData(BaseModel):
-    job_id: str
-    status: JobStatusInput
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    cost_usd: float
-    budget_exhausted: bool
-    """
-    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
-    """
-
-
-class JobStreamEventInputJobStreamEventInput(BaseModel):
-    """
-    Job status: first in the stream, then on progress
-    """
-
-    event: Literal['status']
-    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
-    """
-    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Milliseconds a client waits before reconnecting
-    """
-    data: JobStreamEventInputJobStreamEventInputData
-
-
-class JobStreamEventInputJobStreamEventInput1Data(BaseModel):
-    id: str
-    """
-    Page result id
-    """
-    url: str
-    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
-    data: Any
-    """
-    The extracted data (null unless completed)
-    """
-    error_category: ErrorCategoryInput | None
-    error_message: str | None
-
-
-class JobStreamEventInputJobStreamEventInput1(BaseModel):
-    """
-    A page finished (completed, failed or skipped)
-    """
-
-    event: Literal['result']
-    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
-    """
-    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Milliseconds a client waits before reconnecting
-    """
-    data: JobStreamEventInputJobStreamEventInput1Data
-
-
-class JobStreamEventInputJobStreamEventInput2Data(BaseModel):
-    job_id: str
-    url: str
-    error_category: ErrorCategoryInput
-    error_message: str
-
-
-class JobStreamEventInputJobStreamEventInput2(BaseModel):
-    """
-    A page failed; the job goes on
-    """
-
-    event: Literal['error']
-    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
-    """
-    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Milliseconds a client waits before reconnecting
-    """
-    data: JobStreamEventInputJobStreamEventInput2Data
-
-
-class JobStreamEventInputJobStreamEventInput3Data(BaseModel):
-    job_id: str
-    status: JobStatusInput
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    cost_usd: float
-    budget_exhausted: bool
-    """
-    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
-    """
-    error_category: ErrorCategoryInput | None
-    error_message: str | None
-    results_url: str
-
-
-class JobStreamEventInputJobStreamEventInput3(BaseModel):
-    """
-    The job ended; the stream closes after this event
-    """
-
-    event: Literal['complete']
-    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
-    """
-    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Milliseconds a client waits before reconnecting
-    """
-    data: JobStreamEventInputJobStreamEventInput3Data
-
-
-JobStreamEventInput = TypeAliasType("JobStreamEventInput", JobStreamEventInputJobStreamEventInput | JobStreamEventInputJobStreamEventInput1 | JobStreamEventInputJobStreamEventInput2 | JobStreamEventInputJobStreamEventInput3)
-"""
-One Server-Sent Event of a job stream
-"""
-
-
-class JobStreamStatusDataInput(BaseModel):
-    job_id: str
-    status: JobStatusInput
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    cost_usd: float
-    budget_exhausted: bool
-    """
-    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
-    """
-
-
-class JobStreamResultDataInput(BaseModel):
-    id: str
-    """
-    Page result id
-    """
-    url: str
-    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
-    data: Any
-    """
-    The extracted data (null unless completed)
-    """
-    error_category: ErrorCategoryInput | None
-    error_message: str | None
-
-
-class JobStreamErrorDataInput(BaseModel):
-    job_id: str
-    url: str
-    error_category: ErrorCategoryInput
-    error_message: str
-
-
-class JobStreamCompleteDataInput(BaseModel):
-    job_id: str
-    status: JobStatusInput
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    cost_usd: float
-    budget_exhausted: bool
-    """
-    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
-    """
-    error_category: ErrorCategoryInput | None
-    error_message: str | None
-    results_url: str
 
 
 class PageActionPageAction(BaseModel):
@@ -5070,6 +5070,245 @@ class DebugCaptureReport(BaseModel):
     captures: list[DebugCaptureReportCapture]
 
 
+PageStatus = TypeAliasType("PageStatus", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
+"""
+Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
+"""
+
+
+class JobResult(BaseModel):
+    """
+    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
+    """
+
+    id: str
+    """
+    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
+    """
+    url: str
+    """
+    The page URL as requested or discovered
+    """
+    status: PageStatus
+    data: Any
+    """
+    The extracted data; null unless status is completed
+    """
+    error_category: ErrorCategory | None
+    """
+    Why the page failed or was skipped
+    """
+    error_message: str | None
+    from_cache: Literal[True] | None = None
+    """
+    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+    """
+    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
+        None
+    )
+    """
+    With from_cache only: when the stored page was fetched
+    """
+    screenshots: list[PageScreenshot] | None = None
+    """
+    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
+    """
+    provenance: Provenance | None = None
+    """
+    With include_provenance=true only: where each value came from (null on pages that did not complete)
+    """
+
+
+JobResultList = TypeAliasType("JobResultList", list[JobResult])
+"""
+The page results of a job, in the order the pages finished
+"""
+
+
+MergedResults = TypeAliasType("MergedResults", list[Any])
+"""
+merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
+"""
+
+
+class JobStreamEventJobStreamEventData(BaseModel):
+    job_id: str
+    status: JobStatus
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+
+
+class JobStreamEventJobStreamEvent(BaseModel):
+    """
+    Job status: first in the stream, then on progress
+    """
+
+    event: Literal['status']
+    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
+    """
+    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Milliseconds a client waits before reconnecting
+    """
+    data: JobStreamEventJobStreamEventData
+
+
+class JobStreamEventJobStreamEvent1Data(BaseModel):
+    id: str
+    """
+    Page result id
+    """
+    url: str
+    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
+    data: Any
+    """
+    The extracted data (null unless completed)
+    """
+    error_category: ErrorCategory | None
+    error_message: str | None
+
+
+class JobStreamEventJobStreamEvent1(BaseModel):
+    """
+    A page finished (completed, failed or skipped)
+    """
+
+    event: Literal['result']
+    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
+    """
+    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Milliseconds a client waits before reconnecting
+    """
+    data: JobStreamEventJobStreamEvent1Data
+
+
+class JobStreamEventJobStreamEvent2Data(BaseModel):
+    job_id: str
+    url: str
+    error_category: ErrorCategory
+    error_message: str
+
+
+class JobStreamEventJobStreamEvent2(BaseModel):
+    """
+    A page failed; the job goes on
+    """
+
+    event: Literal['error']
+    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
+    """
+    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Milliseconds a client waits before reconnecting
+    """
+    data: JobStreamEventJobStreamEvent2Data
+
+
+class JobStreamEventJobStreamEvent3Data(BaseModel):
+    job_id: str
+    status: JobStatus
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+    error_category: ErrorCategory | None
+    error_message: str | None
+    results_url: str
+
+
+class JobStreamEventJobStreamEvent3(BaseModel):
+    """
+    The job ended; the stream closes after this event
+    """
+
+    event: Literal['complete']
+    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
+    """
+    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Milliseconds a client waits before reconnecting
+    """
+    data: JobStreamEventJobStreamEvent3Data
+
+
+JobStreamEvent = TypeAliasType("JobStreamEvent", JobStreamEventJobStreamEvent | JobStreamEventJobStreamEvent1 | JobStreamEventJobStreamEvent2 | JobStreamEventJobStreamEvent3)
+"""
+One Server-Sent Event of a job stream
+"""
+
+
+class JobStreamStatusData(BaseModel):
+    job_id: str
+    status: JobStatus
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+
+
+class JobStreamResultData(BaseModel):
+    id: str
+    """
+    Page result id
+    """
+    url: str
+    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
+    data: Any
+    """
+    The extracted data (null unless completed)
+    """
+    error_category: ErrorCategory | None
+    error_message: str | None
+
+
+class JobStreamErrorData(BaseModel):
+    job_id: str
+    url: str
+    error_category: ErrorCategory
+    error_message: str
+
+
+class JobStreamCompleteData(BaseModel):
+    job_id: str
+    status: JobStatus
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    cost_usd: float
+    budget_exhausted: bool
+    """
+    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
+    """
+    error_category: ErrorCategory | None
+    error_message: str | None
+    results_url: str
+
+
 class ApiKey(BaseModel):
     id: str
     name: str
@@ -5404,67 +5643,6 @@ class MonitorChange(BaseModel):
 class MonitorChangeList(BaseModel):
     changes: list[MonitorChange]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
-PageStatus = TypeAliasType("PageStatus", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
-"""
-Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
-"""
-
-
-class JobResult(BaseModel):
-    """
-    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
-    """
-
-    id: str
-    """
-    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
-    """
-    url: str
-    """
-    The page URL as requested or discovered
-    """
-    status: PageStatus
-    data: Any
-    """
-    The extracted data; null unless status is completed
-    """
-    error_category: ErrorCategory | None
-    """
-    Why the page failed or was skipped
-    """
-    error_message: str | None
-    from_cache: Literal[True] | None = None
-    """
-    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
-    """
-    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
-        None
-    )
-    """
-    With from_cache only: when the stored page was fetched
-    """
-    screenshots: list[PageScreenshot] | None = None
-    """
-    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
-    """
-    provenance: Provenance | None = None
-    """
-    With include_provenance=true only: where each value came from (null on pages that did not complete)
-    """
-
-
-JobResultList = TypeAliasType("JobResultList", list[JobResult])
-"""
-The page results of a job, in the order the pages finished
-"""
-
-
-MergedResults = TypeAliasType("MergedResults", list[Any])
-"""
-merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-"""
 
 
 SchemaCategory = TypeAliasType("SchemaCategory", Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'])
@@ -6124,181 +6302,3 @@ class LearnedExtractor(BaseModel):
 class LearnedExtractorList(BaseModel):
     extractors: list[LearnedExtractor]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
-class JobStreamEventJobStreamEventData(BaseModel):
-    job_id: str
-    status: JobStatus
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    cost_usd: float
-    budget_exhausted: bool
-    """
-    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
-    """
-
-
-class JobStreamEventJobStreamEvent(BaseModel):
-    """
-    Job status: first in the stream, then on progress
-    """
-
-    event: Literal['status']
-    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
-    """
-    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Milliseconds a client waits before reconnecting
-    """
-    data: JobStreamEventJobStreamEventData
-
-
-class JobStreamEventJobStreamEvent1Data(BaseModel):
-    id: str
-    """
-    Page result id
-    """
-    url: str
-    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
-    data: Any
-    """
-    The extracted data (null unless completed)
-    """
-    error_category: ErrorCategory | None
-    error_message: str | None
-
-
-class JobStreamEventJobStreamEvent1(BaseModel):
-    """
-    A page finished (completed, failed or skipped)
-    """
-
-    event: Literal['result']
-    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
-    """
-    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Milliseconds a client waits before reconnecting
-    """
-    data: JobStreamEventJobStreamEvent1Data
-
-
-class JobStreamEventJobStreamEvent2Data(BaseModel):
-    job_id: str
-    url: str
-    error_category: ErrorCategory
-    error_message: str
-
-
-class JobStreamEventJobStreamEvent2(BaseModel):
-    """
-    A page failed; the job goes on
-    """
-
-    event: Literal['error']
-    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
-    """
-    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Milliseconds a client waits before reconnecting
-    """
-    data: JobStreamEventJobStreamEvent2Data
-
-
-class JobStreamEventJobStreamEvent3Data(BaseModel):
-    job_id: str
-    status: JobStatus
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    cost_usd: float
-    budget_exhausted: bool
-    """
-    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
-    """
-    error_category: ErrorCategory | None
-    error_message: str | None
-    results_url: str
-
-
-class JobStreamEventJobStreamEvent3(BaseModel):
-    """
-    The job ended; the stream closes after this event
-    """
-
-    event: Literal['complete']
-    id: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Unique, strictly increasing: seq * 10 + the position of the event among those told for the job's event number seq. Send it back as Last-Event-ID to get exactly the events after it
-    """
-    retry: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Milliseconds a client waits before reconnecting
-    """
-    data: JobStreamEventJobStreamEvent3Data
-
-
-JobStreamEvent = TypeAliasType("JobStreamEvent", JobStreamEventJobStreamEvent | JobStreamEventJobStreamEvent1 | JobStreamEventJobStreamEvent2 | JobStreamEventJobStreamEvent3)
-"""
-One Server-Sent Event of a job stream
-"""
-
-
-class JobStreamStatusData(BaseModel):
-    job_id: str
-    status: JobStatus
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    cost_usd: float
-    budget_exhausted: bool
-    """
-    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
-    """
-
-
-class JobStreamResultData(BaseModel):
-    id: str
-    """
-    Page result id
-    """
-    url: str
-    status: Literal['pending', 'crawling', 'completed', 'failed', 'skipped']
-    data: Any
-    """
-    The extracted data (null unless completed)
-    """
-    error_category: ErrorCategory | None
-    error_message: str | None
-
-
-class JobStreamErrorData(BaseModel):
-    job_id: str
-    url: str
-    error_category: ErrorCategory
-    error_message: str
-
-
-class JobStreamCompleteData(BaseModel):
-    job_id: str
-    status: JobStatus
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    cost_usd: float
-    budget_exhausted: bool
-    """
-    A budget (max_cost_usd, max_tokens or the tenant monthly budget) stopped the job: no new page is started
-    """
-    error_category: ErrorCategory | None
-    error_message: str | None
-    results_url: str

@@ -2,18 +2,18 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { IdParamsSchema } from '../../shared/schemas/common.js';
-import { standardErrors } from '../../shared/schemas/problem.js';
+import { IdParamsSchema } from '../../../shared/schemas/common.js';
+import { standardErrors } from '../../../shared/schemas/problem.js';
 import {
   StreamHeadersSchema,
   StreamQuerySchema,
   streamWireEventSchema,
-} from '../../shared/schemas/stream.js';
-import { JobStreamCursor, resumePoint, SSE_IDS_PER_SEQ } from '../../shared/sse-events.js';
-import { API_PREFIX } from '../auth.js';
-import type { ApiDeps } from '../deps.js';
-import { runJobStream, SSE_HEADERS } from '../job-stream.js';
-import { notFound } from '../problem.js';
+} from '../../../shared/schemas/stream.js';
+import { JobStreamCursor, resumePoint, SSE_IDS_PER_SEQ } from '../../../shared/sse-events.js';
+import { API_PREFIX } from '../../auth.js';
+import type { ApiDeps } from '../../deps.js';
+import { runJobStream, SSE_HEADERS } from '../../job-stream.js';
+import { notFound } from '../../problem.js';
 
 const DESCRIPTION = `Server-Sent Events (send \`Accept: text/event-stream\`). Every event has \`id\` and \`retry\`; its
 \`data\` line is JSON (JobStreamEvent describes each kind).

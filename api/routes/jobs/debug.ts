@@ -1,10 +1,10 @@
 // GET /jobs/{id}/debug-capture (spec 2.12).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { IdParamsSchema } from '../../shared/schemas/common.js';
-import { DebugCaptureReportSchema } from '../../shared/schemas/debug.js';
-import { standardErrors } from '../../shared/schemas/problem.js';
-import type { ApiDeps } from '../deps.js';
-import { notFound } from '../problem.js';
+import { IdParamsSchema } from '../../../shared/schemas/common.js';
+import { DebugCaptureReportSchema } from '../../../shared/schemas/debug.js';
+import { standardErrors } from '../../../shared/schemas/problem.js';
+import type { ApiDeps } from '../../deps.js';
+import { notFound } from '../../problem.js';
 
 export const debugRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>

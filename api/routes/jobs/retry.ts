@@ -1,15 +1,15 @@
 // POST /jobs/{id}/retry: a new job that re-processes only the failed pages of a finished job, with the
 // same options, linked to the original (retry_of). The original keeps its history.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { isFinal } from '../../shared/reducers/job.js';
-import { IdParamsSchema } from '../../shared/schemas/common.js';
-import { JobSchema, RetryQuerySchema } from '../../shared/schemas/job.js';
-import { jobStartErrors } from '../../shared/schemas/problem.js';
-import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { ApiDeps } from '../deps.js';
-import { startOnPages, storedRequest } from '../job-runner.js';
-import { notFound, ProblemError } from '../problem.js';
-import { jobResource } from '../views.js';
+import { isFinal } from '../../../shared/reducers/job.js';
+import { IdParamsSchema } from '../../../shared/schemas/common.js';
+import { JobSchema, RetryQuerySchema } from '../../../shared/schemas/job.js';
+import { jobStartErrors } from '../../../shared/schemas/problem.js';
+import { WORKFLOW_TYPES } from '../../../shared/temporal-names.js';
+import type { ApiDeps } from '../../deps.js';
+import { startOnPages, storedRequest } from '../../job-runner.js';
+import { notFound, ProblemError } from '../../problem.js';
+import { jobResource } from '../../views.js';
 
 export const retryRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>

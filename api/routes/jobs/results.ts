@@ -3,18 +3,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as yaml from 'js-yaml';
 import Negotiator from 'negotiator';
-import { mergeResults } from '../../shared/merge-results.js';
-import { IdParamsSchema } from '../../shared/schemas/common.js';
-import { ProblemSchema, standardErrors } from '../../shared/schemas/problem.js';
+import { mergeResults } from '../../../shared/merge-results.js';
+import { IdParamsSchema } from '../../../shared/schemas/common.js';
+import { ProblemSchema, standardErrors } from '../../../shared/schemas/problem.js';
 import {
   RESULT_MEDIA_TYPES,
   type ResultFormat,
   ResultsQuerySchema,
   ResultsResponseSchema,
-} from '../../shared/schemas/results.js';
-import type { ApiDeps } from '../deps.js';
-import { notFound, ProblemError } from '../problem.js';
-import { jobResult } from '../views.js';
+} from '../../../shared/schemas/results.js';
+import type { ApiDeps } from '../../deps.js';
+import { notFound, ProblemError } from '../../problem.js';
+import { jobResult } from '../../views.js';
 
 const DESCRIPTION = `The page results of a job of any type (extract, crawl, analyze), in the order the pages finished:
 JobResult items \`{id, url, status, data, error_category, error_message}\`. On failed and skipped pages \`data\` is

@@ -3,18 +3,18 @@
 // request to the site. A crawl's re-extract is a crawl over the stored pages that follows no links; an
 // extract's is an extract. The new job's request names the original (reextract_of).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { budgetInput } from '../../shared/budget.js';
-import { defaultChainFor } from '../../shared/cleaners.js';
-import { isFinal } from '../../shared/reducers/job.js';
-import { IdParamsSchema } from '../../shared/schemas/common.js';
-import { JobSchema, ReextractRequestSchema } from '../../shared/schemas/job.js';
-import { jobStartErrors } from '../../shared/schemas/problem.js';
-import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { ApiDeps } from '../deps.js';
-import { prepareJobRequest } from '../job-requests.js';
-import { startOnPages, storedRequest } from '../job-runner.js';
-import { notFound, ProblemError } from '../problem.js';
-import { jobResource } from '../views.js';
+import { budgetInput } from '../../../shared/budget.js';
+import { defaultChainFor } from '../../../shared/cleaners.js';
+import { isFinal } from '../../../shared/reducers/job.js';
+import { IdParamsSchema } from '../../../shared/schemas/common.js';
+import { JobSchema, ReextractRequestSchema } from '../../../shared/schemas/job.js';
+import { jobStartErrors } from '../../../shared/schemas/problem.js';
+import { WORKFLOW_TYPES } from '../../../shared/temporal-names.js';
+import type { ApiDeps } from '../../deps.js';
+import { prepareJobRequest } from '../../job-requests.js';
+import { startOnPages, storedRequest } from '../../job-runner.js';
+import { notFound, ProblemError } from '../../problem.js';
+import { jobResource } from '../../views.js';
 
 /** Pages one re-extract takes at most: their references travel in the workflow's input (far below 2 MB). */
 export const REEXTRACT_MAX_PAGES = 2000;

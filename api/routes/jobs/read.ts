@@ -1,13 +1,13 @@
 // Job reads, always scoped to the caller's tenant: another tenant's job is a 404.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { IdParamsSchema, PaginationQuerySchema } from '../../shared/schemas/common.js';
-import { JobListSchema, JobSchema } from '../../shared/schemas/job.js';
-import { standardErrors } from '../../shared/schemas/problem.js';
-import type { ApiDeps } from '../deps.js';
-import { notFound } from '../problem.js';
-import { jobResource } from '../views.js';
+import { IdParamsSchema, PaginationQuerySchema } from '../../../shared/schemas/common.js';
+import { JobListSchema, JobSchema } from '../../../shared/schemas/job.js';
+import { standardErrors } from '../../../shared/schemas/problem.js';
+import type { ApiDeps } from '../../deps.js';
+import { notFound } from '../../problem.js';
+import { jobResource } from '../../views.js';
 
-export const jobRoutes =
+export const jobReadRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
   async (app) => {
     app.get(

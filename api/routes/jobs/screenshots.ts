@@ -1,16 +1,16 @@
 // GET /jobs/{id}/pages/{page_id}/screenshot: a page's screenshot, read from the content store. Scoped to the
 // caller's tenant: another tenant's job is a 404, like a page or a screenshot that does not exist (or expired).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { standardErrors } from '../../shared/schemas/problem.js';
+import { standardErrors } from '../../../shared/schemas/problem.js';
 import {
   ScreenshotParamsSchema,
   ScreenshotQuerySchema,
   ScreenshotResponseSchema,
-} from '../../shared/schemas/screenshots.js';
-import { ContentStore } from '../../shared/store/contents.js';
-import { ScreenshotStore } from '../../shared/store/screenshots.js';
-import type { ApiDeps } from '../deps.js';
-import { notFound } from '../problem.js';
+} from '../../../shared/schemas/screenshots.js';
+import { ContentStore } from '../../../shared/store/contents.js';
+import { ScreenshotStore } from '../../../shared/store/screenshots.js';
+import type { ApiDeps } from '../../deps.js';
+import { notFound } from '../../problem.js';
 
 export const screenshotRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>

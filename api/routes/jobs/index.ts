@@ -1,0 +1,31 @@
+// Every route on a job, in one place: GET /jobs and /jobs/{id}, and /jobs/{id}/… — cancel, crawl-map, results,
+// stream, debug, a page's screenshot, retry and re-extract (a job's webhook deliveries are with the webhook
+// routes). Each answers only the caller's tenant's jobs: another tenant's job is a 404.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ApiDeps } from '../../deps.js';
+import { cancelRoutes } from './cancel.js';
+import { crawlMapRoutes } from './crawl-map.js';
+import { debugRoutes } from './debug.js';
+import { jobReadRoutes } from './read.js';
+import { reextractRoutes } from './reextract.js';
+import { resultRoutes } from './results.js';
+import { retryRoutes } from './retry.js';
+import { screenshotRoutes } from './screenshots.js';
+import { streamRoutes } from './stream.js';
+
+export const jobRoutes =
+  (deps: ApiDeps): FastifyPluginAsyncZod =>
+  async (app) => {
+    for (const routes of [
+      jobReadRoutes,
+      cancelRoutes,
+      crawlMapRoutes,
+      resultRoutes,
+      streamRoutes,
+      debugRoutes,
+      screenshotRoutes,
+      retryRoutes,
+      reextractRoutes,
+    ])
+      await app.register(routes(deps));
+  };
