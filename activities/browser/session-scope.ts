@@ -19,7 +19,7 @@ export interface FetchSession {
 export function staticHostHeaders(session: FetchSession): HostHeaders {
   const headers = { ...session.headers };
   if (session.cookies.length) headers.cookie = session.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-  return { hostname: session.hostname, headers };
+  return { hostname: session.hostname, headers, httpsOnly: session.origin.startsWith('https:') };
 }
 
 /** Headers a browser request gets: the session's, when the request goes to the site's host; else none. */
@@ -29,7 +29,9 @@ export function browserHeadersFor(
 ): Record<string, string> | undefined {
   if (!session || Object.keys(session.headers).length === 0) return undefined;
   try {
-    return new URL(url).hostname.toLowerCase() === session.hostname ? session.headers : undefined;
+    const target = new URL(url);
+    if (session.origin.startsWith('https:') && target.protocol !== 'https:') return undefined;
+    return target.hostname.toLowerCase() === session.hostname ? session.headers : undefined;
   } catch {
     return undefined;
   }

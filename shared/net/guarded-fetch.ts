@@ -81,6 +81,8 @@ export interface GuardedRequest {
 export interface HostHeaders {
   hostname: string;
   headers: Record<string, string>;
+  /** Only over https (an https site's session never goes out in clear text, e.g. after a downgrade redirect). */
+  httpsOnly?: boolean;
 }
 
 export interface GuardedResponse {
@@ -225,6 +227,7 @@ async function send(
 /** The hop's headers, plus the host's own ones when the hop goes to that host. */
 function withHostHeaders(hop: Hop, scoped: HostHeaders | undefined): Record<string, string> {
   if (!scoped || hop.url.hostname.toLowerCase() !== scoped.hostname) return hop.headers;
+  if (scoped.httpsOnly && hop.url.protocol !== 'https:') return hop.headers;
   const headers = { ...hop.headers };
   for (const [name, value] of Object.entries(scoped.headers)) headers[name.toLowerCase()] = value;
   return headers;

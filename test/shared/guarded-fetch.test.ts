@@ -329,6 +329,38 @@ test('credentials do not follow a redirect to another origin', async () => {
   assert.equal(echo.headers['x-keep'], 'kept');
 });
 
+test("a site session's host headers go only to its host, and an https site's only over https", async () => {
+  const lookup = staticLookup({ 'site.test': '127.0.0.1', 'other.test': '127.0.0.1' });
+  const hostHeaders = { hostname: 'site.test', headers: { cookie: 'sid=s3cret', 'x-token': 't0ken' } };
+  const atSite = await guardedFetch({
+    url: `http://site.test:${port}/echo`,
+    policy: LOCAL,
+    lookup,
+    hostHeaders,
+  });
+  assert.equal(JSON.parse(atSite.body.toString()).headers.cookie, 'sid=s3cret');
+  const target = encodeURIComponent(`http://other.test:${port}/echo`);
+  const moved = await guardedFetch({
+    url: `http://site.test:${port}/to?target=${target}`,
+    policy: LOCAL,
+    lookup,
+    hostHeaders,
+  });
+  assert.deepEqual(moved.redirects, [`http://other.test:${port}/echo`]);
+  const echo = JSON.parse(moved.body.toString());
+  assert.equal(echo.headers.cookie, undefined);
+  assert.equal(echo.headers['x-token'], undefined);
+  const first = seen.findLast((s) => s.path.startsWith('/to?'));
+  assert.equal(first?.headers['x-token'], 't0ken', 'the first hop, at the site, had the header');
+  const overHttp = await guardedFetch({
+    url: `http://site.test:${port}/echo`,
+    policy: LOCAL,
+    lookup,
+    hostHeaders: { ...hostHeaders, httpsOnly: true },
+  });
+  assert.equal(JSON.parse(overHttp.body.toString()).headers.cookie, undefined);
+});
+
 test('a redirect to another scheme is refused', async () => {
   await assert.rejects(
     guardedFetch({ url: `${base}/to?target=${encodeURIComponent('file:///etc/passwd')}`, policy: LOCAL }),
