@@ -1,9 +1,10 @@
 // Waiting for a job with a deadline, and the answer of a waited one-page job (extract, analyze).
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CATEGORY_HTTP_STATUS, retryAfterOf } from '../shared/errors.js';
 import { isFinal, type JobView } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
 import type { ApiDeps } from './deps.js';
+import { type NewJob, startJob } from './job-runner.js';
 import { ProblemError } from './problem.js';
 
 /**
@@ -83,4 +84,24 @@ export async function answerPageJob<T>(
     status_url: `/api/v1/jobs/${done.id}`,
     queue_position: await deps.jobs.queuePosition(done),
   });
+}
+
+/**
+ * A waited one-page job (POST /extract, /analyze, /map): started as the caller's tenant with the request's
+ * Idempotency-Key, then answered as answerPageJob does.
+ */
+export async function runWaitedJob<T>(
+  deps: ApiDeps,
+  request: Pick<FastifyRequest, 'tenant' | 'headers'>,
+  reply: FastifyReply,
+  spec: Omit<NewJob, 'tenantId' | 'idempotencyKey'>,
+  view: (job: JobView, page: ResultView) => T,
+) {
+  const key = request.headers['idempotency-key'];
+  const { job } = await startJob(
+    deps,
+    { ...spec, tenantId: request.tenant._id, idempotencyKey: typeof key === 'string' ? key : null },
+    reply,
+  );
+  return answerPageJob(deps, job, reply, view);
 }

@@ -119,3 +119,12 @@ export function withWebhooks(
     await hooks.store(jobId);
   };
 }
+
+/**
+ * A job whose request names no destination (analyze, map): the tenant's registered webhooks only. `webhooks`
+ * goes into the workflow input, `beforeStart` stores the destinations with the job.
+ */
+export async function tenantWebhooks(deps: ApiDeps, tenantId: string) {
+  const hooks = await resolveWebhooks(deps, tenantId, {});
+  return { beforeStart: withWebhooks(undefined, hooks), webhooks: hooks ? { webhooks: hooks.plan } : {} };
+}

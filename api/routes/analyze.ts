@@ -7,10 +7,9 @@ import { waitedJobErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { AnalyzeWorkflowInput } from '../../workflows/analyze.js';
 import type { ApiDeps } from '../deps.js';
-import { answerPageJob } from '../job-answer.js';
-import { startJob } from '../job-runner.js';
+import { runWaitedJob } from '../job-answer.js';
 import { analyzeResponse } from '../views.js';
-import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
+import { tenantWebhooks } from '../webhook-destinations.js';
 
 const DESCRIPTION = `Analyzes a page for scraping: what kind of page it is, what it is made of (repeated items,
 pagination, tables, forms, headings, images, prices, dates, navigation — counted on the page, each with a CSS
@@ -50,17 +49,17 @@ export const analyzeRoutes =
       async (request, reply) => {
         const body = request.body;
         const tenantId = request.tenant._id;
-        const hooks = await resolveWebhooks(deps, tenantId, {});
-        const { job } = await startJob(
+        const { beforeStart, webhooks } = await tenantWebhooks(deps, tenantId);
+        return runWaitedJob(
           deps,
+          request,
+          reply,
           {
-            tenantId,
             type: 'analyze',
             url: body.url,
             captureDebug: body.capture_debug,
-            idempotencyKey: request.headers['idempotency-key'] ?? null,
             workflowType: WORKFLOW_TYPES.analyze,
-            beforeStart: withWebhooks(undefined, hooks),
+            beforeStart,
             input: (jobId): AnalyzeWorkflowInput => ({
               jobId,
               tenantId,
@@ -69,12 +68,11 @@ export const analyzeRoutes =
               fetchMode: body.fetch_mode,
               captureDebug: body.capture_debug,
               firstSeq: 1,
-              ...(hooks ? { webhooks: hooks.plan } : {}),
+              ...webhooks,
             }),
           },
-          reply,
+          analyzeResponse,
         );
-        return answerPageJob(deps, job, reply, analyzeResponse);
       },
     );
   };

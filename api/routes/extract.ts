@@ -10,9 +10,8 @@ import {
 import { waitedJobErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { ApiDeps } from '../deps.js';
-import { answerPageJob } from '../job-answer.js';
+import { runWaitedJob } from '../job-answer.js';
 import { extractInput, prepareJobRequest, refuseSecrets } from '../job-requests.js';
-import { startJob } from '../job-runner.js';
 import { extractResponse } from '../views.js';
 
 export const extractRoutes =
@@ -51,21 +50,20 @@ export const extractRoutes =
         const body = request.body;
         refuseSecrets(body.actions);
         const prepared = await prepareJobRequest(deps, request.tenant._id, body);
-        const { job } = await startJob(
+        return runWaitedJob(
           deps,
+          request,
+          reply,
           {
-            tenantId: request.tenant._id,
             type: 'extract',
             url: body.url,
             captureDebug: body.capture_debug,
-            idempotencyKey: request.headers['idempotency-key'] ?? null,
             workflowType: WORKFLOW_TYPES.extract,
             beforeStart: prepared.beforeStart,
             input: extractInput(body, prepared, request.tenant._id),
           },
-          reply,
+          extractResponse,
         );
-        return answerPageJob(deps, job, reply, extractResponse);
       },
     );
   };

@@ -17,10 +17,9 @@ import { waitedJobErrors } from '../../shared/schemas/problem.js';
 import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { MapWorkflowInput } from '../../workflows/map.js';
 import type { ApiDeps } from '../deps.js';
-import { answerPageJob } from '../job-answer.js';
-import { startJob } from '../job-runner.js';
+import { runWaitedJob } from '../job-answer.js';
 import { mapResponse } from '../views.js';
-import { resolveWebhooks, withWebhooks } from '../webhook-destinations.js';
+import { tenantWebhooks } from '../webhook-destinations.js';
 
 const MIB = 1024 * 1024;
 
@@ -60,17 +59,17 @@ export const mapRoutes =
       async (request, reply) => {
         const body = request.body;
         const tenantId = request.tenant._id;
-        const hooks = await resolveWebhooks(deps, tenantId, {});
-        const { job } = await startJob(
+        const { beforeStart, webhooks } = await tenantWebhooks(deps, tenantId);
+        return runWaitedJob(
           deps,
+          request,
+          reply,
           {
-            tenantId,
             type: 'map',
             url: body.url,
             captureDebug: false,
-            idempotencyKey: request.headers['idempotency-key'] ?? null,
             workflowType: WORKFLOW_TYPES.map,
-            beforeStart: withWebhooks(undefined, hooks),
+            beforeStart,
             input: (jobId): MapWorkflowInput => ({
               jobId,
               tenantId,
@@ -82,12 +81,11 @@ export const mapRoutes =
               ignoreQuery: body.ignore_query,
               respectRobots: body.respect_robots,
               firstSeq: 1,
-              ...(hooks ? { webhooks: hooks.plan } : {}),
+              ...webhooks,
             }),
           },
-          reply,
+          mapResponse,
         );
-        return answerPageJob(deps, job, reply, mapResponse);
       },
     );
   };
