@@ -3,7 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { FastifyReply } from 'fastify';
-import { domainOf, inputFromRequest, mintJobId, recordJobCreated } from '../shared/job-create.js';
+import {
+  domainOf,
+  type EarlierPage,
+  inputFromRequest,
+  inputOnPages,
+  mintJobId,
+  recordJobCreated,
+} from '../shared/job-create.js';
 import { type JobView, reduceJob } from '../shared/reducers/job.js';
 import { isDuplicateKey } from '../shared/store/mongo.js';
 import {
@@ -12,7 +19,6 @@ import {
   WORKFLOW_TYPES,
   workflowIdForJob,
 } from '../shared/temporal-names.js';
-import type { CrawlWorkflowInput } from '../workflows/crawl.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
 
@@ -35,7 +41,7 @@ export interface NewJob {
   beforeStart?: (jobId: string) => Promise<void>;
 }
 
-export { inputFromRequest };
+export { type EarlierPage, inputFromRequest };
 
 /**
  * Jobs recorded whose workflow start has not been seen to reach Temporal, keyed by job id (FerretDB pushes
@@ -246,18 +252,9 @@ async function failUnstarted(deps: ApiDeps, job: JobView, message: string) {
   ]);
 }
 
-/** A page of an earlier job that a new job runs again (retry, re-extract). */
-export interface EarlierPage {
-  id: string;
-  url: string;
-  depth: number;
-  parent_url: string | null;
-}
-
 /**
  * Starts a job over pages of an earlier one, from the earlier job's stored request (as changed by the caller):
- * a single-page job (extract, analyze) over its page, a crawl over exactly these pages with no link followed.
- * `fromPage` adds what each page's input needs to be read from the page store (nothing: fetched again).
+ * the input is inputOnPages's.
  */
 export function startOnPages(
   deps: ApiDeps,
@@ -271,42 +268,13 @@ export function startOnPages(
   reply: FastifyReply,
 ) {
   const { request, pages, fromPage } = run;
-  if (job.type !== 'crawl') {
-    const page = pages[0] as EarlierPage;
-    return startJob(
-      deps,
-      {
-        ...job,
-        input: (jobId) => ({ ...inputFromRequest(request, jobId, job.tenantId), ...fromPage(page.id) }),
-      },
-      reply,
-    );
-  }
   return startJob(
     deps,
     {
       ...job,
-      maxDepth: run.maxDepth,
-      input: (jobId): CrawlWorkflowInput => {
-        const crawl = inputFromRequest(request, jobId, job.tenantId) as unknown as CrawlWorkflowInput;
-        return {
-          ...crawl,
-          seeds: pages.map((r) => ({
-            url: r.url,
-            depth: r.depth,
-            parentUrl: r.parent_url,
-            ...fromPage(r.id),
-          })),
-          // These pages only: no new links are followed.
-          options: {
-            ...crawl.options,
-            follow_selector: undefined,
-            follow_pattern: undefined,
-            next_selector: undefined,
-            max_pages: pages.length,
-          },
-        };
-      },
+      ...(job.type === 'crawl' ? { maxDepth: run.maxDepth } : {}),
+      input: (jobId) =>
+        inputOnPages(request, { jobId, tenantId: job.tenantId, type: job.type }, pages, fromPage),
     },
     reply,
   );

@@ -39,6 +39,46 @@ export function inputFromRequest(request: Record<string, unknown>, jobId: string
   return { ...request, jobId, tenantId, firstSeq: 1 };
 }
 
+/** A page of an earlier job that a new job runs again (retry, re-extract). */
+export interface EarlierPage {
+  id: string;
+  url: string;
+  depth: number;
+  parent_url: string | null;
+}
+
+/**
+ * The workflow input of a job over pages of an earlier one, from the earlier job's stored request: a
+ * single-page job (extract, analyze) over its page, a crawl over exactly these pages with no link followed
+ * (its limit is their number). `fromPage` adds what a page's input needs to be read from the page store
+ * (nothing: fetched again). Pure: the same stored request and pages always make the same input.
+ */
+export function inputOnPages(
+  request: Record<string, unknown>,
+  job: { jobId: string; tenantId: string; type: JobType },
+  pages: readonly EarlierPage[],
+  fromPage: (pageId: string) => Record<string, unknown>,
+): Record<string, unknown> {
+  const input = inputFromRequest(request, job.jobId, job.tenantId);
+  if (job.type !== 'crawl') {
+    const [page] = pages;
+    return page ? { ...input, ...fromPage(page.id) } : input;
+  }
+  const options = (input as { options?: Record<string, unknown> }).options ?? {};
+  return {
+    ...input,
+    seeds: pages.map((r) => ({ url: r.url, depth: r.depth, parentUrl: r.parent_url, ...fromPage(r.id) })),
+    // These pages only: no new links are followed.
+    options: {
+      ...options,
+      follow_selector: undefined,
+      follow_pattern: undefined,
+      next_selector: undefined,
+      max_pages: pages.length,
+    },
+  };
+}
+
 /** What job.created says about a job beside its ids. */
 export interface JobRecordSpec {
   jobId: string;
