@@ -1,6 +1,7 @@
 // POST /jobs/{id}/retry: a new job that re-processes only the failed pages of a finished job, with the
 // same options, linked to the original (retry_of). The original keeps its history.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { copyJobSecrets } from '../../../shared/job-create.js';
 import { isFinal } from '../../../shared/reducers/job.js';
 import { IdParamsSchema } from '../../../shared/schemas/common.js';
 import { JobSchema, RetryQuerySchema } from '../../../shared/schemas/job.js';
@@ -52,13 +53,7 @@ export const retryRoutes =
         // A re-extract's sources are not a retry's: it takes its pages from the job it retries.
         const { stored: _stored, reextractOf: _of, ...request0 } = req;
         // What the original job kept beside its request: its one-job model key and webhook destinations.
-        const copyKey = async (jobId: string) => {
-          if (hasKey) {
-            const key = await deps.llm.openJobKey(original.id);
-            if (key) await deps.llm.putJobKey(jobId, key);
-          }
-          await deps.webhooks.copyJobDestinations(original.id, jobId);
-        };
+        const copyKey = (jobId: string) => copyJobSecrets(deps, original.id, jobId, hasKey);
         const common = {
           tenantId,
           type: original.type,
