@@ -7,6 +7,7 @@
 import { compileUrlPattern } from '../shared/crawl/url-pattern.js';
 import { CategorizedError } from '../shared/errors.js';
 import type { PageAction } from '../shared/schemas/actions.js';
+import type { FetchMode } from '../shared/schemas/common.js';
 import type { LoggedOutRule } from '../shared/schemas/site-session.js';
 import { redactSecrets } from '../shared/secrets.js';
 import type { OpenedSession } from '../shared/store/site-sessions.js';
@@ -23,7 +24,7 @@ export interface SessionFetchInput {
   /** A stored site's crawl: the site whose session the fetch uses. */
   siteId?: string;
   url: string;
-  fetchMode: 'auto' | 'static' | 'dynamic';
+  fetchMode: FetchMode;
   actions?: PageAction[];
 }
 
