@@ -1,4 +1,5 @@
 // createActivities(deps): the worker registers these; workflows import their types only.
+import { makeAnalyzeJob } from './analyze/analyze-job.js';
 import { makeAnalyzePage } from './analyze/analyze-page.js';
 import { makeClassifyLinks } from './analyze/classify-links.js';
 import { makeRecordAnalysis } from './analyze/record-analysis.js';
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     classifyLinks: makeClassifyLinks(deps),
     suggestAnalysis: makeSuggestAnalysis(deps),
     recordAnalysis: makeRecordAnalysis(deps),
+    analyzeJob: makeAnalyzeJob(deps),
     ...makeMonitorActivities(deps),
     mapSite: makeMapSite(deps),
   };

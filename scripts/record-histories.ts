@@ -2,7 +2,8 @@
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
 // versioned workflow change:  npm run --silent record-histories [extract|analyze|map|crawl|deferred|cancelled|cancelled-start|webhook|page-store]...
 // (no names: all of them). Extracts record extractPageWorkflow (extract-page-*); the extract-*.json histories
-// without "page" are of extractWorkflow, which no new job starts, kept so its running workflows stay covered.
+// without "page" are of extractWorkflow, which no new job starts, kept so its running workflows stay covered;
+// analyses likewise record analyzePageWorkflow (analyze-page-*), analyze-depth1.json is of analyzeWorkflow.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -139,7 +140,7 @@ async function recordAnalyze() {
     payload: { url: `${site.url}/`, depth: 1 },
   });
   if (res.statusCode !== 200) throw new Error(`analyze answered ${res.statusCode}: ${res.body}`);
-  await save('analyze-depth1', `analyze-${res.json().job_id}`);
+  await save('analyze-page-depth1', `analyze-${res.json().job_id}`);
 }
 
 // A map of the shop: no sitemap (/sitemap.xml answers 404), the home page's links and a level below.

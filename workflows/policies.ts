@@ -82,6 +82,13 @@ export const crawlPagePolicy: ActivityOptions = {
 export const analyzePolicy: ActivityOptions = { ...fetchPolicy, startToCloseTimeout: '5m' };
 
 /**
+ * An analyze job in one activity (analyzeJob: both fetches, up to four linked pages at depth 1, then up to
+ * three model calls): the model's policy; a waited job bounds its model steps (activities/llm/step-time.ts),
+ * and 10 minutes covers the fetches (analyzePolicy's 5 minutes) and those steps.
+ */
+export const analyzeJobPolicy: ActivityOptions = modelPolicy;
+
+/**
  * Mapping a site (mapSite): sitemaps and a few pages within the map's 45 s time budget, then its record; a
  * transient failure of the start page is tried again.
  */

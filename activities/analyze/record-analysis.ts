@@ -3,7 +3,7 @@
 // when it does not (checked-schema.ts); assembles the analysis and records it as the job's one page result,
 // with the usage of every model call, under the seq the workflow reserved. The analysis never passes back
 // through workflow history.
-import type { PageCompletedData } from '../../shared/events.js';
+import type { JobEvent, PageCompletedData } from '../../shared/events.js';
 import { AnalysisResultSchema } from '../../shared/schemas/analyze.js';
 import type { ResolvedFetchMode } from '../../shared/schemas/common.js';
 import type { ActivityDeps } from '../deps.js';
@@ -28,7 +28,11 @@ export interface RecordAnalysisInput extends AnalysisJob {
 }
 
 export function makeRecordAnalysis(deps: ActivityDeps) {
-  return async function recordAnalysis(input: RecordAnalysisInput): Promise<{ pageType: string }> {
+  /** `alongside`: events appended with the analysis (analyzeJob's job.completed; never passed by a workflow). */
+  return async function recordAnalysis(
+    input: RecordAnalysisInput,
+    alongside: () => JobEvent[] = () => [],
+  ): Promise<{ pageType: string }> {
     return categorized(async () => {
       const { suggestion } = input;
       const checked = await checkedSchema(deps, input);
@@ -77,6 +81,7 @@ export function makeRecordAnalysis(deps: ActivityDeps) {
           event_id: input.eventId,
           at: new Date().toISOString(),
         },
+        ...alongside(),
       ]);
       return { pageType: analysis.page_type };
     });

@@ -13,6 +13,7 @@ const WAITED: ReadonlySet<string> = new Set([
   WORKFLOW_TYPES.extract,
   EARLIER_WORKFLOW_TYPES.extract,
   WORKFLOW_TYPES.analyze,
+  EARLIER_WORKFLOW_TYPES.analyze,
 ]);
 
 /** Milliseconds left in the running model step; Infinity outside a waited job's activity. */

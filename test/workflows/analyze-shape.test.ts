@@ -1,0 +1,53 @@
+// How many round trips through Temporal an analysis takes, read from its workflow history: two workflow tasks
+// (start, then the job's answer) and one activity (analyzeJob), which records the job's events itself, also at
+// depth 1 (linked pages classified). Not timed: a change that adds a task or an activity fails here.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { startAnalyzeSite } from '../support/analyze-site.js';
+import type { FixtureSite } from '../support/fixture-site.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+let site: FixtureSite;
+
+before(async () => {
+  svc = await startTestService();
+  site = await startAnalyzeSite();
+});
+
+after(async () => {
+  await site?.close();
+  await svc?.close();
+});
+
+test('an analysis at depth 1 is two workflow tasks and one activity, and its log is complete', async () => {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/analyze',
+    headers: svc.auth(),
+    payload: { url: `${site.url}/products`, depth: 1, fetch_mode: 'static' },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  const body = res.json();
+  assert.equal(body.page_type, 'listing');
+  const jobId = body.job_id as string;
+  const history = await svc.deps.temporal.workflow.getHandle(`analyze-${jobId}`).fetchHistory();
+  const events = history.events ?? [];
+  const workflowTasks = events.filter((e) => e.workflowTaskCompletedEventAttributes).length;
+  const activities = events
+    .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
+    .filter((name): name is string => Boolean(name));
+  assert.equal(workflowTasks, 2, 'workflow tasks');
+  assert.deepEqual(activities, ['analyzeJob']);
+  assert.ok(events.some((e) => e.workflowExecutionCompletedEventAttributes));
+
+  const log = await svc.deps.events.list(jobId);
+  assert.deepEqual(
+    log.map((e) => `${e.seq}:${e.type}`),
+    ['0:job.created', '1:job.started', '2:page.completed', '3:job.completed'],
+  );
+  const job = await svc.deps.jobs.get(svc.tenantId, jobId);
+  assert.equal(job?.status, 'completed');
+  assert.equal(job?.page_count, 1);
+  assert.ok(job?.started_at, 'job.started is projected');
+});
