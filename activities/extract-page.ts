@@ -4,7 +4,6 @@
 // fetchPage → cleanContent → extractWithModel and two recordEvents: no content stored and read back, and
 // three round trips through Temporal fewer per extract.
 import type { JobBudget } from '../shared/budget.js';
-import type { JobEvent, JobEventBody } from '../shared/events.js';
 import type { NormalizedSchema } from '../shared/schema-input.js';
 import type { PageAction } from '../shared/schemas/actions.js';
 import { currentActivity } from './activity-context.js';
@@ -14,17 +13,10 @@ import { type ExtractWithModelResult, makeExtractor } from './extract-with-model
 import { categorized } from './failure.js';
 import { type FetchPageInput, makePageSource, type StoredSource } from './fetch-page.js';
 import { htmlPoolOf } from './html-pool/pool.js';
+import { completedEvents, type JobPlaces, recordStarted } from './job-places.js';
 import type { JobLlmConfig } from './llm/chain.js';
 
-/** The place (seq and event id, made by the workflow) an event is written at. */
-export interface EventPlace {
-  seq: number;
-  eventId: string;
-}
-
-export interface ExtractPageInput {
-  jobId: string;
-  tenantId: string;
+export interface ExtractPageInput extends JobPlaces {
   pageId: string;
   url: string;
   fetchMode: FetchPageInput['fetchMode'];
@@ -41,37 +33,11 @@ export interface ExtractPageInput {
   stored?: StoredSource;
   /** The request's page actions (dynamic mode), run before the page is read. */
   actions?: PageAction[];
-  /** Where the page's result (page.completed) goes; a failure is recorded there by the workflow. */
-  page: EventPlace;
-  /** job.started, recorded before the fetch (absent: the workflow recorded it). */
-  started?: EventPlace;
-  /** job.completed, recorded with the page's result (absent: the workflow records it), timed from `since`. */
-  completed?: EventPlace & { since: number };
 }
 
 export function makeExtractPage(deps: ActivityDeps) {
   const source = makePageSource(deps);
   const { answerFromContent, recordPage } = makeExtractor(deps);
-
-  const eventOf = (input: ExtractPageInput, place: EventPlace, body: JobEventBody): JobEvent =>
-    ({
-      ...body,
-      job_id: input.jobId,
-      tenant_id: input.tenantId,
-      seq: place.seq,
-      event_id: place.eventId,
-      at: new Date().toISOString(),
-    }) as JobEvent;
-
-  const completedEvents = (input: ExtractPageInput): JobEvent[] =>
-    input.completed
-      ? [
-          eventOf(input, input.completed, {
-            type: 'job.completed',
-            data: { duration_ms: Date.now() - input.completed.since },
-          }),
-        ]
-      : [];
 
   /**
    * A retried attempt whose earlier attempt recorded the page's result: that result stands (the model is
@@ -101,17 +67,7 @@ export function makeExtractPage(deps: ActivityDeps) {
       const done = await recorded(input);
       if (done) return done;
       // Projected in the background: the page's result, moments later, projects it at the latest.
-      if (input.started) {
-        const logger = currentActivity()?.log ?? console;
-        await deps.events.appendDeferred(
-          [eventOf(input, input.started, { type: 'job.started', data: {} })],
-          (err) =>
-            logger.warn('projecting the job failed; its next event retries', {
-              jobId: input.jobId,
-              error: String(err),
-            }),
-        );
-      }
+      await recordStarted(deps, input);
       const fetched = await source.obtain(input);
       const { doc } = fetched;
       const cleanStarted = Date.now();

@@ -74,6 +74,85 @@ export async function runPageJob<T>(input: PageJobInput, steps: (page: PageTurn)
   }
 }
 
+/** Where a one-activity job's activity records its events (see runOneActivityJob). */
+export interface OneActivityPlaces {
+  pageId: string;
+  /** The page's result (page.completed); a failure is recorded there by the workflow. */
+  page: Slot;
+  /** job.started, recorded by the activity before it fetches (absent: the workflow recorded it). */
+  started?: Slot;
+  /** job.completed, recorded with the page's result (absent: the workflow records it), timed from `since`. */
+  completed?: Slot & { since: number };
+}
+
+/**
+ * The frame of a one-page job run as one activity (extractPageWorkflow, analyzePageWorkflow): every seq
+ * reserved at once — job.started, the page's result, the job's end — and the activity records them itself,
+ * unless the job has webhooks: then job.started and job.completed are recorded here, so each webhook is sent
+ * after its event is in the log. A failure or cancellation is recorded here in the same seqs (an event the
+ * activity already wrote is kept as it is).
+ */
+export async function runOneActivityJob<T>(
+  input: PageJobInput,
+  run: (places: OneActivityPlaces) => Promise<T>,
+): Promise<T> {
+  const log = new JobLog(input.jobId, input.tenantId, input.firstSeq);
+  const hooks = new JobWebhooks(input.jobId, input.tenantId, input.webhooks);
+  const since = Date.now();
+  const pageId = uuid4();
+  const started = log.reserve();
+  const page = log.reserve();
+  const end = log.reserve();
+  const inActivity = input.webhooks === undefined;
+  const setStatus = (status: string) =>
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
+  setStatus('running');
+  if (!inActivity) {
+    await log.record({ slot: started, body: { type: 'job.started', data: {} } });
+    await hooks.emit('job.started');
+  }
+  try {
+    const result = await run({
+      pageId,
+      page,
+      ...(inActivity ? { started, completed: { ...end, since } } : {}),
+    });
+    if (!inActivity)
+      await log.record({
+        slot: end,
+        body: { type: 'job.completed', data: { duration_ms: Date.now() - since } },
+      });
+    setStatus('completed');
+    await hooks.emit('job.completed');
+    return result;
+  } catch (err) {
+    const duration_ms = Date.now() - since;
+    // job.started is written again in case the activity never ran (an event already written is kept as it is).
+    const startedEvent = { slot: started, body: { type: 'job.started' as const, data: {} } };
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() =>
+        log.record(
+          startedEvent,
+          { slot: page, body: pageFailed(input.url, pageId, 'cancelled', 'the job was cancelled') },
+          { slot: end, body: { type: 'job.cancelled', data: { duration_ms } } },
+        ),
+      );
+      setStatus('cancelled');
+      throw err;
+    }
+    const { category, message, budget } = categoryOf(err);
+    const data = { error_category: category, error_message: message, duration_ms };
+    await log.record(
+      startedEvent,
+      { slot: page, body: pageFailed(input.url, pageId, category, message) },
+      { slot: end, body: { type: 'job.failed', data: budget ? { ...data, budget_exhausted: true } : data } },
+    );
+    setStatus('failed');
+    await hooks.emit('job.failed');
+    throw ApplicationFailure.nonRetryable(message, category);
+  }
+}
+
 export function pageFailed(
   url: string,
   pageId: string,
