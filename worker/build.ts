@@ -108,6 +108,8 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running?.catch(() => undefined);
+      // The pages finished last are in the log; their projection must not be lost with the process.
+      await events.flushProjections().catch(() => undefined);
       stopCounting();
       await metricsServer?.close();
       await browser?.close();

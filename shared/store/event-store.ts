@@ -137,6 +137,11 @@ export class EventStore {
     return out;
   }
 
+  /** Runs the deferred projections now and waits for every projection in progress (a stopping worker). */
+  flushProjections(): Promise<void> {
+    return this.projector.flush();
+  }
+
   /** Brings the job's read models up to date with its log (see JobProjector.project). */
   project(jobId: string, inHand: readonly JobEvent[] = []): Promise<JobView | null> {
     return this.projector.project(jobId, inHand);

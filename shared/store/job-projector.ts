@@ -47,8 +47,11 @@ export class JobProjector {
    * conditional on last_seq, and a refused write drops it and reads the stored document.
    */
   private readonly written = new Map<string, JobDoc>();
-  /** Jobs with a deferred projection due, and the events handed over for it. */
-  private readonly deferred = new Map<string, JobEvent[]>();
+  /** Jobs with a deferred projection due: the events handed over for it, its timer and where errors go. */
+  private readonly deferred = new Map<
+    string,
+    { events: JobEvent[]; timer: NodeJS.Timeout; onError: (err: unknown) => void }
+  >();
 
   constructor(
     private readonly db: Db,
@@ -70,15 +73,32 @@ export class JobProjector {
   projectSoon(jobId: string, inHand: readonly JobEvent[], onError: (err: unknown) => void): void {
     const waiting = this.deferred.get(jobId);
     if (waiting) {
-      waiting.push(...inHand);
+      waiting.events.push(...inHand);
       return;
     }
-    this.deferred.set(jobId, [...inHand]);
-    setTimeout(() => {
-      const events = this.deferred.get(jobId) ?? [];
-      this.deferred.delete(jobId);
-      this.project(jobId, events).catch(onError);
+    const timer = setTimeout(() => {
+      this.projectDeferred(jobId)?.catch(onError);
     }, DEFER_MS).unref();
+    this.deferred.set(jobId, { events: [...inHand], timer, onError });
+  }
+
+  private projectDeferred(jobId: string): Promise<JobView | null> | undefined {
+    const due = this.deferred.get(jobId);
+    if (!due) return undefined;
+    clearTimeout(due.timer);
+    this.deferred.delete(jobId);
+    return this.project(jobId, due.events);
+  }
+
+  /**
+   * Runs every deferred projection now and waits for them and for those running: a stopping worker leaves
+   * the read models as up to date as its log (else the pages it finished last wait for the job's next event).
+   */
+  async flush(): Promise<void> {
+    const due = [...this.deferred.entries()].map(([jobId, { onError }]) =>
+      this.projectDeferred(jobId)?.catch(onError),
+    );
+    await Promise.all([...due, ...[...this.lanes.values()].map((lane) => lane.done.catch(() => null))]);
   }
 
   /**
