@@ -27,6 +27,8 @@ const SERIAL_FILES = [
 const isSerial = (file: string) => SERIAL_FILES.some((s) => file.replaceAll('\\', '/').startsWith(s));
 /** The longest files of the parallel phase (about 20 s and more), started first so none is left running alone. */
 const LONG_FILES = [
+  'test/api/openapi-conformance.test.ts',
+  'test/security/links-bound.test.ts',
   'test/crawl/durability.test.ts',
   'test/webhooks/delivery.test.ts',
   'test/crawl/crawl.test.ts',

@@ -59,6 +59,9 @@ export const siteSessionRoutes =
       {
         schema: {
           summary: "Get a stored site's session: cookie, header and secret names and dates, never values",
+          description:
+            'A site has a session only once PUT /sites/{id}/session set one: before that (or after DELETE) this ' +
+            'is a 404 problem naming the session, as for a site that is not yours.',
           tags: ['sites'],
           params: IdParamsSchema,
           response: { 200: SiteSessionSchema, ...standardErrors },

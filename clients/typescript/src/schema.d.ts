@@ -7964,7 +7964,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a stored site's session: cookie, header and secret names and dates, never values */
+    /**
+     * Get a stored site's session: cookie, header and secret names and dates, never values
+     * @description A site has a session only once PUT /sites/{id}/session set one: before that (or after DELETE) this is a 404 problem naming the session, as for a site that is not yours.
+     */
     get: {
       parameters: {
         query?: never;
