@@ -104,6 +104,12 @@ export class ProblemError extends Error {
 export const notFound = (what: string) =>
   new ProblemError({ slug: 'not-found', detail: `${what} not found` });
 
+/** The document found, or a 404 problem naming what was looked for (another tenant's is not found either). */
+export function found<T>(doc: T | null | undefined, what: string): T {
+  if (doc === null || doc === undefined) throw notFound(what);
+  return doc;
+}
+
 export function problemBody(request: FastifyRequest, init: ProblemInit): Problem {
   const kind = PROBLEM_TYPES[init.slug];
   return {

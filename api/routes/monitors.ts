@@ -29,7 +29,7 @@ import {
   triggerSchedule,
   updateSchedule,
 } from '../monitor-schedule.js';
-import { notFound, ProblemError } from '../problem.js';
+import { found, notFound, ProblemError } from '../problem.js';
 
 const monitorResource = (doc: MonitorDoc, next?: string | null) => ({
   id: doc.id,
@@ -58,11 +58,8 @@ const MonitorActionResponses = { 200: MonitorSchema, 503: ProblemSchema, ...stan
 export const monitorRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
   async (app) => {
-    const owned = async (tenantId: string, id: string) => {
-      const doc = await deps.monitors.get(tenantId, id);
-      if (!doc) throw notFound(`monitor ${id}`);
-      return doc;
-    };
+    const owned = async (tenantId: string, id: string) =>
+      found(await deps.monitors.get(tenantId, id), `monitor ${id}`);
 
     const forgetSecrets = async (tenantId: string, id: string) => {
       const holder = monitorSecretsId(tenantId, id);

@@ -14,7 +14,7 @@ import {
 import type { StoredSchemaDoc } from '../../shared/store/schema-library.js';
 import type { ApiDeps } from '../deps.js';
 import { parseSchemaField } from '../job-requests.js';
-import { notFound } from '../problem.js';
+import { found, notFound } from '../problem.js';
 
 const schemaResource = ({ _id, tenant_id, ...doc }: StoredSchemaDoc) => ({
   id: _id,
@@ -30,11 +30,8 @@ const checkYaml = (text: string | undefined) => {
 export const schemaRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
   async (app) => {
-    const owned = async (tenantId: string, id: string) => {
-      const doc = await deps.schemaLibrary.owned(tenantId, id);
-      if (!doc) throw notFound(`schema ${id}`);
-      return doc;
-    };
+    const owned = async (tenantId: string, id: string) =>
+      found(await deps.schemaLibrary.owned(tenantId, id), `schema ${id}`);
 
     app.get(
       '/schemas',

@@ -7,7 +7,7 @@ import { SiteSessionPutSchema, SiteSessionSchema } from '../../shared/schemas/si
 import { sessionResource } from '../../shared/store/site-sessions.js';
 import type { ApiDeps } from '../deps.js';
 import { secretNames } from '../job-requests.js';
-import { notFound, ProblemError } from '../problem.js';
+import { found, notFound, ProblemError } from '../problem.js';
 
 const invalid = (location: string, message: string) =>
   new ProblemError({
@@ -19,11 +19,8 @@ const invalid = (location: string, message: string) =>
 export const siteSessionRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
   async (app) => {
-    const owned = async (tenantId: string, id: string) => {
-      const doc = await deps.sites.get(tenantId, id);
-      if (!doc) throw notFound(`site ${id}`);
-      return doc;
-    };
+    const owned = async (tenantId: string, id: string) =>
+      found(await deps.sites.get(tenantId, id), `site ${id}`);
 
     app.put(
       '/sites/:id/session',

@@ -20,7 +20,7 @@ import type { TemplateRecord } from '../../shared/store/learned-extractors.js';
 import type { SiteDoc, SiteFields } from '../../shared/store/sites.js';
 import type { ApiDeps } from '../deps.js';
 import { usableSchema } from '../job-requests.js';
-import { notFound } from '../problem.js';
+import { found, notFound } from '../problem.js';
 
 const siteResource = ({ _id, tenant_id, ...doc }: SiteDoc) => ({
   ...doc,
@@ -54,11 +54,8 @@ const checkDefaultSchema = async (deps: ApiDeps, tenantId: string, id: string | 
 export const siteRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
   async (app) => {
-    const owned = async (tenantId: string, id: string) => {
-      const doc = await deps.sites.get(tenantId, id);
-      if (!doc) throw notFound(`site ${id}`);
-      return doc;
-    };
+    const owned = async (tenantId: string, id: string) =>
+      found(await deps.sites.get(tenantId, id), `site ${id}`);
 
     app.get(
       '/sites',

@@ -14,7 +14,7 @@ import type { DeliveryRecord } from '../../shared/store/webhook-deliveries.js';
 import type { WebhookDoc } from '../../shared/store/webhooks.js';
 import { MASKED_HEADER_VALUE } from '../../shared/webhooks.js';
 import type { ApiDeps } from '../deps.js';
-import { notFound, ProblemError } from '../problem.js';
+import { found, notFound, ProblemError } from '../problem.js';
 import { checkWebhookUrl } from '../webhook-destinations.js';
 
 const webhookResource = (doc: WebhookDoc) => ({
@@ -45,11 +45,8 @@ const WEBHOOK_DESCRIPTION =
 export const webhookRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
   async (app) => {
-    const owned = async (tenantId: string, id: string) => {
-      const doc = await deps.webhooks.get(tenantId, id);
-      if (!doc) throw notFound(`webhook ${id}`);
-      return doc;
-    };
+    const owned = async (tenantId: string, id: string) =>
+      found(await deps.webhooks.get(tenantId, id), `webhook ${id}`);
 
     app.get(
       '/webhooks',
