@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startAnalyzeSite } from '../support/analyze-site.js';
 import type { FixtureSite } from '../support/fixture-site.js';
+import { historyShape } from '../support/history-shape.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startReceiver } from '../webhooks/receiver.js';
 
@@ -32,12 +33,7 @@ async function analyze(apiKey?: string) {
   const body = res.json();
   assert.equal(body.page_type, 'listing');
   const jobId = body.job_id as string;
-  const history = await svc.deps.temporal.workflow.getHandle(`analyze-${jobId}`).fetchHistory();
-  const events = history.events ?? [];
-  const workflowTasks = events.filter((e) => e.workflowTaskCompletedEventAttributes).length;
-  const activities = events
-    .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
-    .filter((name): name is string => Boolean(name));
+  const { events, workflowTasks, activities } = await historyShape(svc, `analyze-${jobId}`);
   return { jobId, workflowTasks, activities, events };
 }
 

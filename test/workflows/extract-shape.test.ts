@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { html, startFixtureSite } from '../support/fixture-site.js';
+import { historyShape } from '../support/history-shape.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -29,12 +30,7 @@ test('a waited extract is two workflow tasks and one activity, and its log is co
   });
   assert.equal(res.statusCode, 200, res.body);
   const jobId = res.json().job_id as string;
-  const history = await svc.deps.temporal.workflow.getHandle(`extract-${jobId}`).fetchHistory();
-  const events = history.events ?? [];
-  const workflowTasks = events.filter((e) => e.workflowTaskCompletedEventAttributes).length;
-  const activities = events
-    .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
-    .filter((name): name is string => Boolean(name));
+  const { history, events, workflowTasks, activities } = await historyShape(svc, `extract-${jobId}`);
   assert.equal(workflowTasks, 2, 'workflow tasks');
   assert.deepEqual(activities, ['extractPage']);
   assert.ok(events.some((e) => e.workflowExecutionCompletedEventAttributes));
