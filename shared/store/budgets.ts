@@ -43,7 +43,14 @@ export interface Refusal {
   asked: number;
 }
 
-export type Reservation = { accounts: string[]; amount: Amount } | { refused: Refusal };
+/** A call's hold: the accounts reserved on, and those (without limits) only charged when it ends. */
+export interface Held {
+  accounts: string[];
+  amount: Amount;
+  recordOnly?: string[];
+}
+
+export type Reservation = Held | { refused: Refusal };
 
 /** Float sums of many small costs drift by a few 1e-18: within this they are not "over". */
 const EPSILON = 1e-12;
@@ -63,13 +70,20 @@ export class BudgetLedger {
   }
 
   /**
-   * Reserves `amount` on every account in turn; when one would pass a limit, what was reserved is taken
-   * back and the refusal names that budget. Concurrent calls may both be refused near the limit, never
-   * both admitted past it.
+   * Reserves `amount` on every account with a limit in turn; when one would pass a limit, what was reserved
+   * is taken back and the refusal names that budget. Concurrent calls may both be refused near the limit,
+   * never both admitted past it. An account without limits (a tenant's month without a budget) can refuse
+   * nothing: it is not written until the call ends, when its spend is added (one write a call instead of
+   * two; a budget set while calls run counts them once they end).
    */
   async reserve(accounts: Account[], amount: Amount): Promise<Reservation> {
     const taken: string[] = [];
+    const recordOnly: string[] = [];
     for (const account of accounts) {
+      if (!account.limits.usd && !account.limits.tokens) {
+        recordOnly.push(account.id);
+        continue;
+      }
       const doc = await this.add(account.id, { reserved_usd: amount.usd, reserved_tokens: amount.tokens });
       const refused = refusalOf(account, doc, amount);
       if (refused) {
@@ -78,13 +92,13 @@ export class BudgetLedger {
       }
       taken.push(account.id);
     }
-    return { accounts: taken, amount };
+    return { accounts: taken, amount, ...(recordOnly.length > 0 ? { recordOnly } : {}) };
   }
 
   /** Takes back a reservation and adds what the call actually spent (nothing for a call that failed). */
-  async settle(held: { accounts: string[]; amount: Amount }, spent: Amount): Promise<void> {
-    await Promise.all(
-      held.accounts.map((id) =>
+  async settle(held: Held, spent: Amount): Promise<void> {
+    await Promise.all([
+      ...held.accounts.map((id) =>
         this.add(id, {
           reserved_usd: -held.amount.usd,
           reserved_tokens: -held.amount.tokens,
@@ -92,10 +106,18 @@ export class BudgetLedger {
           spent_tokens: spent.tokens,
         }),
       ),
-    );
+      ...(held.recordOnly ?? []).map((id) =>
+        this.add(id, {
+          reserved_usd: 0,
+          reserved_tokens: 0,
+          spent_usd: spent.usd,
+          spent_tokens: spent.tokens,
+        }),
+      ),
+    ]);
   }
 
-  release(held: { accounts: string[]; amount: Amount }): Promise<void> {
+  release(held: Held): Promise<void> {
     return this.settle(held, { usd: 0, tokens: 0 });
   }
 

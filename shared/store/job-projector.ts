@@ -33,6 +33,9 @@ export interface LogReader {
 
 const PROJECT_BATCH = 200;
 const WRITTEN_CACHE_SIZE = 500;
+/** Events kept in hand per job past a gap in its log (see held), and jobs kept so. */
+const HELD_PER_JOB = 2000;
+const HELD_JOBS = 200;
 /** How long a deferred projection waits for more events of its job (projectSoon). */
 const DEFER_MS = 200;
 
@@ -47,6 +50,12 @@ export class JobProjector {
    * conditional on last_seq, and a refused write drops it and reads the stored document.
    */
   private readonly written = new Map<string, JobDoc>();
+  /**
+   * Events this process wrote that a projection could not apply yet, by job and seq: a crawl's pages end out
+   * of order, so a page's event often lies past a seq still in flight; kept here, the projection that fills
+   * the gap applies it without reading it back from the log (it read ~4 events a projection before).
+   */
+  private readonly held = new Map<string, Map<number, JobEvent>>();
   /** Jobs with a deferred projection due: the events handed over for it, its timer and where errors go. */
   private readonly deferred = new Map<
     string,
@@ -135,7 +144,30 @@ export class JobProjector {
   }
 
   private async projectNow(jobId: string, inHand: readonly JobEvent[]): Promise<JobView | null> {
-    const known = new Map(inHand.map((e) => [e.seq, e]));
+    const known = this.hold(jobId, inHand);
+    const view = await this.projectKnown(jobId, known);
+    // What the job document now holds is no longer needed in hand; what lies past a gap waits for it.
+    const through = view?.last_seq ?? -1;
+    for (const seq of known.keys()) if (seq <= through) known.delete(seq);
+    if (known.size === 0) this.held.delete(jobId);
+    return view;
+  }
+
+  /** The job's events in hand: those held from earlier projections and these. */
+  private hold(jobId: string, inHand: readonly JobEvent[]): Map<number, JobEvent> {
+    let known = this.held.get(jobId);
+    if (known) this.held.delete(jobId); // re-inserted last: the oldest job is dropped first
+    known ??= new Map();
+    for (const e of inHand) known.set(e.seq, e);
+    // Bounded: an event not held is read back from the log when needed, as before.
+    if (known.size > HELD_PER_JOB)
+      known = new Map([...known].sort((a, b) => a[0] - b[0]).slice(0, HELD_PER_JOB));
+    this.held.set(jobId, known);
+    if (this.held.size > HELD_JOBS) this.held.delete(this.held.keys().next().value as string);
+    return known;
+  }
+
+  private async projectKnown(jobId: string, known: ReadonlyMap<number, JobEvent>): Promise<JobView | null> {
     // A successor found in the version chain (a writer that took the version we read is ahead of the document).
     let ahead: JobDoc | null = null;
     for (let attempt = 0; attempt < 50; attempt++) {
@@ -280,6 +312,7 @@ export class JobProjector {
   /** Drops the read models (the documents this process holds too); the caller projects every job again. */
   async dropAll(): Promise<void> {
     this.written.clear();
+    this.held.clear();
     for (const name of [
       COLLECTIONS.jobs,
       COLLECTIONS.jobVersions,

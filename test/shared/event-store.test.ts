@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { JobEvent } from '../../shared/events.js';
 import { EventStore, eventKey } from '../../shared/store/event-store.js';
+import { JobProjector } from '../../shared/store/job-projector.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { RESULTS_PER_CHUNK, resultChunkKey } from '../../shared/store/read-models.js';
 import { jobLog } from '../support/job-log.js';
@@ -93,5 +94,40 @@ describe('EventStore', () => {
     const job = await jobs.findOne({ _id: jobId as never });
     assert.equal(job?.status, 'completed');
     assert.deepEqual(errors, []);
+  });
+
+  test('a page written past a gap in the log is applied from hand once the gap fills, not read back', async () => {
+    const store = new EventStore(svc.mongo.db);
+    const reads: number[] = [];
+    const get = store.get.bind(store);
+    store.get = (jobId: string, seq: number) => {
+      reads.push(seq);
+      return get(jobId, seq);
+    };
+    const projector = new JobProjector(svc.mongo.db, store);
+    const jobId = newJobId();
+    const log = jobLog(jobId, svc.tenantId);
+    const [created, started, first, second] = [
+      log.created(),
+      log.started(),
+      log.completed('https://example.com/g1', { i: 1 }, 1),
+      log.completed('https://example.com/g2', { i: 2 }, 2),
+    ] as [JobEvent, JobEvent, JobEvent, JobEvent];
+    const write = (event: JobEvent) =>
+      svc.mongo.db
+        .collection(COLLECTIONS.events)
+        .insertOne({ _id: eventKey(jobId, event.seq) as never, ...event });
+    for (const event of [created, started, second]) await write(event);
+    await projector.project(jobId, [created, started]);
+    // The later page ends first: its seq waits behind the earlier one's, still in flight.
+    assert.equal((await projector.project(jobId, [second]))?.last_seq, started.seq);
+    await write(first);
+    reads.length = 0;
+    const job = await projector.project(jobId, [first]);
+    assert.equal(job?.last_seq, second.seq);
+    assert.equal(job?.page_count, 2);
+    // Only the seq after the last one in hand is looked for (someone else may have written it).
+    assert.deepEqual(reads, [second.seq + 1]);
+    assert.deepEqual(await resultData(jobId, second.seq), { i: 2 });
   });
 });
