@@ -1,11 +1,13 @@
 // Cleaner bench: each cleaner chain over real article pages and generated listing pages, scored on body text
 // (token F1 / precision / recall against the expected content) and on size (model tokens of the output as
 // a share of the raw HTML's). Fetch the corpus first: bench/cleaners/fetch-corpus.sh.
-//   npm run bench:cleaners -- [--chain NAME]... [--set readability|newspaper4k|trafilatura|listings]...
+//   npm run bench:cleaners -- [--chain NAME]... [--set readability|newspaper4k|trafilatura|realworld|goose|listings]...
 //     [--split dev|holdout|all] [--worst N]
-// --worst N also lists each chain's N worst pages per set and split (by F1; by snippets missed and leaked).
-// trafilatura's pages come with snippets instead of whole texts: their F1, precision and recall are pooled
-// over the set's snippets (both columns), as trafilatura's own evaluation counts them.
+// --worst N also lists each chain's N worst pages per set and split (by F1; by snippets missed and leaked) and
+// the N that send the largest share of their raw tokens.
+// trafilatura's pages (evaluation and real-world) come with snippets instead of whole texts: their F1, precision
+// and recall are pooled over the set's snippets (both columns), as trafilatura's own evaluation counts them.
+// "articles" pools Readability's and newspaper4k's pages; GoOse's (expected text = GoOse's output) stand alone.
 // Body text is scored without the title and byline the readability cleaner puts first (its <header>,
 // PAGE_HEADER): the expected texts hold the body only. "F1 as sent" scores the whole output, header included.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -100,6 +102,8 @@ function score(page: BenchPage, rawTokens: number, chain: CleanerStep[]): Row {
   return { ...overlap(body, page.expected), sentF1: overlap(asText(output), page.expected).f1, ...sizes };
 }
 
+const ARTICLE_SETS = new Set<string>(['readability', 'newspaper4k']);
+
 const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
 const fixed = (value: number) => value.toFixed(3);
 /** Snippet sets are scored as trafilatura scores them: counts pooled over the pages, not per page. */
@@ -153,12 +157,8 @@ for (const name of chosen) {
         name: page.name,
         row,
       });
-    // "articles" pools the sets scored on their whole expected text.
     for (const split of [page.holdout ? 'holdout' : 'dev', 'all'])
-      for (const set of new Set([
-        page.set,
-        page.snippets || page.set === 'listings' ? page.set : 'articles',
-      ])) {
+      for (const set of new Set([page.set, ARTICLE_SETS.has(page.set) ? 'articles' : page.set])) {
         const key = `${name}\t${set}\t${split}`;
         groups.set(key, [...(groups.get(key) ?? []), row]);
       }
@@ -168,20 +168,26 @@ for (const name of chosen) {
 /** Snippets a page got wrong: missed "with" ones and leaked "without" ones. */
 const snippetErrors = (row: Row) => (row.snippets ? row.snippets.missed + row.snippets.leaked : 0);
 
+const pageLine = ({ name, row }: { name: string; row: Row }) =>
+  `  ${name}: ${
+    row.snippets
+      ? `missed ${row.snippets.missed}, leaked ${row.snippets.leaked}`
+      : `F1 ${fixed(row.f1)} (P ${fixed(row.precision)} / R ${fixed(row.recall)})`
+  }, ${pct(row.share)} of raw tokens`;
+
+/** Each chain's worst pages per set and split: by score, and by the share of raw tokens sent. */
 function printWorst(rows: { key: string; name: string; row: Row }[], count: number) {
   const keys = [...new Set(rows.map((entry) => entry.key))].sort();
   for (const key of keys) {
-    const ranked = rows
-      .filter((entry) => entry.key === key)
+    const ofKey = rows.filter((entry) => entry.key === key);
+    const ranked = [...ofKey]
       .sort((a, b) => snippetErrors(b.row) - snippetErrors(a.row) || a.row.f1 - b.row.f1)
       .slice(0, count);
     console.log(`\nworst pages: ${key.replaceAll('\t', ' / ')}`);
-    for (const { name, row } of ranked)
-      console.log(
-        row.snippets
-          ? `  ${name}: missed ${row.snippets.missed}, leaked ${row.snippets.leaked}`
-          : `  ${name}: F1 ${fixed(row.f1)} (P ${fixed(row.precision)} / R ${fixed(row.recall)})`,
-      );
+    for (const entry of ranked) console.log(pageLine(entry));
+    console.log(`largest shares: ${key.replaceAll('\t', ' / ')}`);
+    for (const entry of [...ofKey].sort((a, b) => b.row.share - a.row.share).slice(0, count))
+      console.log(pageLine(entry));
   }
 }
 

@@ -7,10 +7,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { generateListings } from './listings.js';
 import { htmlText, type Snippets } from './score.js';
-import { readSnippets } from './snippets.js';
+import { readGooseTexts, readRealworldSnippets, readSnippets } from './snippets.js';
 
 export interface BenchPage {
-  set: 'readability' | 'newspaper4k' | 'trafilatura' | 'listings';
+  set: 'readability' | 'newspaper4k' | 'trafilatura' | 'realworld' | 'goose' | 'listings';
   name: string;
   html: string;
   /** The page's whole expected content; empty where snippets say what is expected instead. */
@@ -81,6 +81,41 @@ function trafilaturaPages(): BenchPage[] {
     }));
 }
 
+/** trafilatura's real-world test pages, scored by the snippets its tests assert (as trafilatura's set is). */
+function realworldPages(): BenchPage[] {
+  const root = join(CORPUS_DIR, 'realworld');
+  if (!existsSync(root)) return [];
+  const read = (file: string) => readFileSync(join(root, file), 'utf8');
+  return readRealworldSnippets(read('realworld_test.go'), read('realworld-mock_test.go'))
+    .filter(({ file }) => existsSync(join(root, file)))
+    .map(({ file, snippets }) => ({
+      set: 'realworld',
+      name: file,
+      html: decode(readFileSync(join(root, file))),
+      expected: '',
+      snippets,
+      holdout: heldOut('realworld', file),
+    }));
+}
+
+/** GoOse's expected texts that are an article's (some tests expect an empty or one-line text). */
+const MIN_GOOSE_TEXT = 1_000;
+
+/** GoOse's test pages; the expected text is GoOse's own output, as Readability's is Readability's. */
+function goosePages(): BenchPage[] {
+  const root = join(CORPUS_DIR, 'goose');
+  if (!existsSync(root)) return [];
+  return readGooseTexts(readFileSync(join(root, 'crawler_test.go'), 'utf8'))
+    .filter(({ domain, text }) => text.length >= MIN_GOOSE_TEXT && existsSync(join(root, `${domain}.html`)))
+    .map(({ domain, text }) => ({
+      set: 'goose',
+      name: domain,
+      html: decode(readFileSync(join(root, `${domain}.html`))),
+      expected: text,
+      holdout: heldOut('goose', domain),
+    }));
+}
+
 export function loadCorpus(): BenchPage[] {
   if (!existsSync(join(CORPUS_DIR, 'readability')))
     throw new Error(`no corpus in ${CORPUS_DIR}: run bench/cleaners/fetch-corpus.sh first`);
@@ -89,5 +124,12 @@ export function loadCorpus(): BenchPage[] {
     set: 'listings' as const,
     holdout: heldOut('listings', page.name),
   }));
-  return [...readabilityPages(), ...newspaperPages(), ...trafilaturaPages(), ...listings];
+  return [
+    ...readabilityPages(),
+    ...newspaperPages(),
+    ...trafilaturaPages(),
+    ...realworldPages(),
+    ...goosePages(),
+    ...listings,
+  ];
 }

@@ -1,5 +1,6 @@
-// trafilatura's evaluation data as its Go port ships it: a Go map literal (scripts/comparison/data.go) giving
-// for each page file the snippets its main text must hold ("With") and must not hold ("Without").
+// Expected snippets and texts from Go test sources: trafilatura's evaluation data as its Go port ships it (a Go map
+// literal, scripts/comparison/data.go, giving for each page file the snippets its main text must hold ("With")
+// and must not hold ("Without")), its real-world tests' asserts, and GoOse's expected texts.
 import type { Snippets } from './score.js';
 
 const STRING = /"((?:[^"\\]|\\.)*)"/g;
@@ -41,4 +42,56 @@ export function readSnippets(source: string): { file: string; snippets: Snippets
       snippets: { with: stringList(entry, 'With'), without: stringList(entry, 'Without') },
     }))
     .filter(({ file, snippets }) => file && snippets.with.length + snippets.without.length > 0);
+}
+
+/** Go test asserts as go-trafilatura's real-world test writes them, one a line. */
+const PAGE_CALL = /^\s*result = extractMockFile\(rwMockFiles, "([^"]*)"/;
+const ASSERT = /^\s*assert\.(True|False)\(t, resContains\(result, "((?:[^"\\]|\\.)*)"\)\)/;
+const MOCK_ENTRY = /^\s*"([^"]*)":\s*"([^"]*)",/;
+
+/**
+ * trafilatura's real-world tests as its Go port ships them: realworld_test.go extracts each page (named by
+ * URL, mapped to a file in realworld-mock_test.go) and asserts the main text holds ("True") or does not hold
+ * ("False") a snippet. Commented-out asserts are skipped; a page asserted in two places gets both lists.
+ */
+export function readRealworldSnippets(
+  testSource: string,
+  mockSource: string,
+): { file: string; snippets: Snippets }[] {
+  const files = new Map<string, string>();
+  for (const line of mockSource.split('\n')) {
+    const entry = MOCK_ENTRY.exec(line);
+    if (entry) files.set(entry[1]!, entry[2]!);
+  }
+  const pages = new Map<string, Snippets>();
+  let current: Snippets | undefined;
+  for (const line of testSource.split('\n')) {
+    const call = PAGE_CALL.exec(line);
+    if (call) {
+      const file = files.get(call[1]!);
+      current = file ? (pages.get(file) ?? { with: [], without: [] }) : undefined;
+      if (file && current) pages.set(file, current);
+      continue;
+    }
+    const assert = ASSERT.exec(line);
+    if (assert && current) current[assert[1] === 'True' ? 'with' : 'without'].push(unquote(assert[2]!));
+  }
+  return [...pages]
+    .filter(([, snippets]) => snippets.with.length + snippets.without.length > 0)
+    .map(([file, snippets]) => ({ file, snippets }));
+}
+
+/**
+ * GoOse's test expectations (crawler_test.go): each test's Article literal names the page by Domain
+ * (sites/<domain>.html) and gives the CleanedText GoOse extracts from it.
+ */
+export function readGooseTexts(source: string): { domain: string; text: string }[] {
+  return source
+    .split(/\bArticle\{\n/)
+    .slice(1)
+    .map((entry) => ({
+      domain: unquote(/\bDomain:\s*"((?:[^"\\]|\\.)*)"/.exec(entry)?.[1] ?? ''),
+      text: unquote(/\bCleanedText:\s*"((?:[^"\\]|\\.)*)"/.exec(entry)?.[1] ?? ''),
+    }))
+    .filter(({ domain }) => domain !== '');
 }
