@@ -30,6 +30,8 @@ export interface BudgetedJob {
 /** Characters per token assumed for a prompt not yet sent: low, so the estimate is high. */
 const CHARS_PER_TOKEN_ESTIMATE = 2;
 const round9 = (n: number) => Math.round(n * 1e9) / 1e9;
+/** How long a monthly budget read ahead (warm) waits for its job's first model call. */
+const WARM_MS = 60_000;
 const NO_HOLD: BudgetHold = { settle: async () => {}, release: async () => {} };
 
 export function makeBudgetGuard(deps: ActivityDeps) {
@@ -39,6 +41,32 @@ export function makeBudgetGuard(deps: ActivityDeps) {
   function costOf(entry: ResolvedEntry, inputTokens: number, outputTokens: number): number {
     const llm = priceOf(entry.model, inputTokens, outputTokens, entry.provider).llm_cost_usd;
     return entry.isByok ? llm : round9(llm * (1 + config.PRICE_MARKUP));
+  }
+
+  /** Tenants' monthly budgets read ahead by warm(), each taken by its job's first call (see warm). */
+  const warmed = new Map<string, Promise<number | null>>();
+  const readMonthly = (tenantId: string) =>
+    Promise.resolve(deps.tenants?.getTenant(tenantId)).then((t) => t?.monthly_budget_usd ?? null);
+
+  function monthlyBudget(job: BudgetedJob): Promise<number | null> {
+    const ahead = warmed.get(job.jobId);
+    warmed.delete(job.jobId);
+    return ahead ?? readMonthly(job.tenantId);
+  }
+
+  /**
+   * Starts reading the tenant's monthly budget while the page is fetched, for the job's first model call
+   * (later calls read it again, so a budget set meanwhile counts). A read ahead that no call takes (the
+   * page needed no model) is dropped after WARM_MS.
+   */
+  function warm(job: BudgetedJob): void {
+    if (!budgets || warmed.has(job.jobId)) return;
+    const ahead = readMonthly(job.tenantId);
+    ahead.catch(() => warmed.delete(job.jobId));
+    warmed.set(job.jobId, ahead);
+    setTimeout(() => {
+      if (warmed.get(job.jobId) === ahead) warmed.delete(job.jobId);
+    }, WARM_MS).unref();
   }
 
   async function accountsOf(job: BudgetedJob): Promise<Account[]> {
@@ -54,7 +82,7 @@ export function makeBudgetGuard(deps: ActivityDeps) {
       });
     }
     // The month's spend is recorded whatever the limit, so a budget set mid-month counts it.
-    const monthly = (await deps.tenants?.getTenant(job.tenantId))?.monthly_budget_usd ?? null;
+    const monthly = await monthlyBudget(job);
     accounts.push({
       id: tenantAccount(job.tenantId),
       limits: monthly === null ? {} : { usd: { max: monthly, budget: 'tenant_monthly_usd' } },
@@ -79,7 +107,7 @@ export function makeBudgetGuard(deps: ActivityDeps) {
     };
   }
 
-  return { reserve };
+  return { reserve, warm };
 }
 
 const WHAT: Record<BudgetName, (limit: number) => string> = {

@@ -37,7 +37,7 @@ export interface ExtractPageInput extends JobPlaces {
 
 export function makeExtractPage(deps: ActivityDeps) {
   const source = makePageSource(deps);
-  const { answerFromContent, recordPage } = makeExtractor(deps);
+  const { answerFromContent, recordPage, warm } = makeExtractor(deps);
 
   /**
    * A retried attempt whose earlier attempt recorded the page's result: that result stands (the model is
@@ -66,9 +66,13 @@ export function makeExtractPage(deps: ActivityDeps) {
     return categorized(async () => {
       const done = await recorded(input);
       if (done) return done;
-      // Projected in the background: the page's result, moments later, projects it at the latest.
-      await recordStarted(deps, input);
+      // job.started is written while the page is fetched (projected in the background: the page's result,
+      // moments later, projects it at the latest), and the model's chain is read meanwhile.
+      const started = recordStarted(deps, input);
+      started.catch(() => undefined); // awaited below; a fetch failing first must not leave it unobserved
+      warm(input);
       const fetched = await source.obtain(input);
+      await started;
       const { doc } = fetched;
       const cleanStarted = Date.now();
       const task = {

@@ -191,5 +191,13 @@ export function makeExtractor(deps: ActivityDeps) {
     const withFormat = content.format ? { ...input, contentFormat: content.format } : input;
     return extractFromContent(withFormat, content.body, 'awaited', content.structured);
   };
-  return { extractWithModel, extractFromContent, answerFromContent, recordPage, planOf };
+  /**
+   * Starts what the job's first model call reads (its chain and keys, the tenant's monthly budget) while
+   * the page is still being fetched and cleaned; a page that needs no model leaves them unused.
+   */
+  function warm(input: Pick<AnswerInput, 'jobId' | 'tenantId' | 'llm' | 'budget'>): void {
+    chainOf(input).catch(() => undefined); // a failure is met again, and reported, when the chain is asked
+    budget.warm(input);
+  }
+  return { extractWithModel, extractFromContent, answerFromContent, recordPage, planOf, warm };
 }

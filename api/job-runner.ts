@@ -4,12 +4,12 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { FastifyReply } from 'fastify';
 import {
+  appendJobCreated,
   domainOf,
   type EarlierPage,
   inputFromRequest,
   inputOnPages,
   mintJobId,
-  recordJobCreated,
 } from '../shared/job-create.js';
 import { type JobView, reduceJob } from '../shared/reducers/job.js';
 import { isDuplicateKey } from '../shared/store/mongo.js';
@@ -85,7 +85,8 @@ export async function startJob(
   const jobId = mintJobId(job.tenantId, job.idempotencyKey);
   const workflowId = workflowIdForJob(job.type, jobId);
   if (job.idempotencyKey) {
-    const existing = await deps.jobs.get(job.tenantId, jobId);
+    // A job in the log but not yet in the read models (its request stopped between the two) counts too.
+    const existing = (await deps.jobs.get(job.tenantId, jobId)) ?? (await deps.events.project(jobId));
     if (existing) {
       // A key names one request: the same key on another kind of job is the caller's mistake, not a replay.
       if (existing.type !== job.type) {
@@ -106,13 +107,21 @@ export async function startJob(
   }
   // Marked before it is recorded: a job recorded without a started workflow is always found by the sweeper.
   const starts = pendingStarts(deps);
-  const created = await recordJobCreated(deps, { ...job, jobId, workflowId, input: job.input(jobId) }, () =>
-    starts.add(jobId, job.tenantId),
+  const { created, projected } = await appendJobCreated(
+    deps,
+    { ...job, jobId, workflowId, input: job.input(jobId) },
+    () => starts.add(jobId, job.tenantId),
   );
-  await job.beforeStart?.(jobId);
-  // `prepared` matters only to a job with secrets: one without starts from its stored request alone.
-  if (needsSecrets(created.data.request ?? {})) await starts.prepared(jobId);
-  await launch(deps, { ...job, jobId, workflowId, input: job.input(jobId) }, reply);
+  try {
+    await job.beforeStart?.(jobId);
+    // `prepared` matters only to a job with secrets: one without starts from its stored request alone.
+    if (needsSecrets(created.data.request ?? {})) await starts.prepared(jobId);
+  } catch (err) {
+    await projected.catch(() => undefined); // the job shows as pending, for a retry or the sweeper
+    throw err;
+  }
+  // The workflow starts while job.created is projected; the job is answered only once it shows.
+  await Promise.all([launch(deps, { ...job, jobId, workflowId, input: job.input(jobId) }, reply), projected]);
   // The job as its first event makes it (what the append projected), without reading it back.
   const view = reduceJob([created]);
   if (!view) throw new Error(`job ${jobId} has no view after creation`);

@@ -88,10 +88,11 @@ export const ConfigSchema = z.object({
   WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(8_000),
   /**
    * Activities a workflow task may hand straight back to the worker that ran it (Temporal's eager
-   * activity dispatch). 0 (the default) sends every activity through the task queue, so that every worker
-   * takes a fair share of a crawl's pages; a single-worker deployment may raise it to save a round trip.
+   * activity dispatch). Only a one-page job's single activity asks for it (workflows/policies.ts): a waited
+   * extract saves the task queue's round trip, while crawl pages and every other activity always go
+   * through the queue, so that every worker takes a fair share of a crawl. 0 turns it off entirely.
    */
-  WORKER_EAGER_ACTIVITIES: z.coerce.number().int().min(0).max(100).default(0),
+  WORKER_EAGER_ACTIVITIES: z.coerce.number().int().min(0).max(100).default(1),
   /** Threads that clean and analyse page HTML (activities/html-pool), off the worker's event loop. */
   HTML_WORKERS: z.coerce.number().int().min(1).max(32).default(2),
   /** How long one page's HTML work may run in its thread; past it the thread is stopped (processing_timeout). */

@@ -104,6 +104,21 @@ export async function recordJobCreated(
   spec: JobRecordSpec,
   alongside?: () => Promise<unknown>,
 ): Promise<Extract<JobEvent, { type: 'job.created' }>> {
+  const { created, projected } = await appendJobCreated(deps, spec, alongside);
+  await projected;
+  return created;
+}
+
+/**
+ * recordJobCreated, answering once the event is in the log: `projected` settles when the job's read models
+ * show it, so a caller may start the job's workflow meanwhile (the projector takes the job's events in any
+ * order of arrival) and await it before it answers anyone.
+ */
+export async function appendJobCreated(
+  deps: { events: EventStore; jobs: JobReader },
+  spec: JobRecordSpec,
+  alongside?: () => Promise<unknown>,
+): Promise<{ created: Extract<JobEvent, { type: 'job.created' }>; projected: Promise<unknown> }> {
   const [, tenantSeq] = await Promise.all([
     alongside?.(),
     deps.jobs.nextTenantSeq(spec.tenantId, spec.jobId),
@@ -128,8 +143,12 @@ export async function recordJobCreated(
       request: requestOf(spec.input),
     },
   };
-  await deps.events.append([created]);
-  return created;
+  // Projected now, not after appendDeferred's pause: that later run finds the job up to date, and a failure
+  // of either is reported through `projected`.
+  await deps.events.appendDeferred([created], () => undefined);
+  const projected = deps.events.project(spec.jobId, [created]);
+  projected.catch(() => undefined); // the caller awaits it
+  return { created, projected };
 }
 
 /**

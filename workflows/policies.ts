@@ -24,14 +24,24 @@ const NEVER_RETRY = [
  */
 const HEARTBEAT_TIMEOUT = '5s';
 
+/**
+ * Through the task queue, never eagerly to the worker whose workflow task scheduled it: every worker takes a
+ * fair share of a crawl's pages and records. Only a one-page job's single activity (extractPage, analyzeJob,
+ * mapSite) may go straight back to that worker (WORKER_EAGER_ACTIVITIES), saving the queue's round trip on
+ * a waited request; which worker runs it was already decided when the queue handed out the workflow task.
+ */
+const QUEUED: ActivityOptions = { allowEagerDispatch: false };
+
 /** Database writes of the event log: fast, retried until the store is back. */
 export const recordPolicy: ActivityOptions = {
+  ...QUEUED,
   startToCloseTimeout: '30s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
 };
 
 /** Fetching and cleaning pages: a few quick retries for transient network errors. */
 export const fetchPolicy: ActivityOptions = {
+  ...QUEUED,
   startToCloseTimeout: '2m',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: {
@@ -45,6 +55,7 @@ export const fetchPolicy: ActivityOptions = {
 
 /** Model calls: fallback along the chain happens inside the activity; retry the whole chain rarely. */
 export const modelPolicy: ActivityOptions = {
+  ...QUEUED,
   startToCloseTimeout: '10m',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: {
@@ -60,10 +71,11 @@ export const modelPolicy: ActivityOptions = {
  * An extract job's page (fetch + clean + model, extractPage): the model's policy, whose two attempts a
  * waited job's model step bounds (activities/llm/step-time.ts).
  */
-export const extractPagePolicy: ActivityOptions = modelPolicy;
+export const extractPagePolicy: ActivityOptions = { ...modelPolicy, allowEagerDispatch: true };
 
 /** One crawl page (fetch + clean + model + links). */
 export const crawlPagePolicy: ActivityOptions = {
+  ...QUEUED,
   startToCloseTimeout: '10m',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: {
@@ -86,16 +98,21 @@ export const analyzePolicy: ActivityOptions = { ...fetchPolicy, startToCloseTime
  * three model calls): the model's policy; a waited job bounds its model steps (activities/llm/step-time.ts),
  * and 10 minutes covers the fetches (analyzePolicy's 5 minutes) and those steps.
  */
-export const analyzeJobPolicy: ActivityOptions = modelPolicy;
+export const analyzeJobPolicy: ActivityOptions = { ...modelPolicy, allowEagerDispatch: true };
 
 /**
  * Mapping a site (mapSite): sitemaps and a few pages within the map's 45 s time budget, then its record; a
  * transient failure of the start page is tried again.
  */
-export const mapPolicy: ActivityOptions = { ...fetchPolicy, startToCloseTimeout: '2m' };
+export const mapPolicy: ActivityOptions = {
+  ...fetchPolicy,
+  startToCloseTimeout: '2m',
+  allowEagerDispatch: true,
+};
 
 /** One webhook attempt (a 30 s POST and its record): never retried here, the delivery workflow retries. */
 export const webhookPolicy: ActivityOptions = {
+  ...QUEUED,
   startToCloseTimeout: '90s',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { maximumAttempts: 1 },

@@ -69,15 +69,17 @@ export class JobReader {
       ),
     );
     const entries = this.db.collection<{ _id: string; job_id: string }>(COLLECTIONS.tenantJobs);
-    for (let n = doc?.job_seq ?? 1; ; n++) {
+    const counted = doc?.job_seq ?? 1;
+    for (let n = counted; ; n++) {
       try {
         await entries.insertOne({ _id: tenantJobKey(tenantId, n), job_id: jobId });
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
         if ((await entries.findOne({ _id: tenantJobKey(tenantId, n) }))?.job_id !== jobId) continue;
       }
-      // The counter may have lost increments too: it never stays below a number taken.
-      await this.counters.updateOne({ _id: tenantId }, { $max: { job_seq: n } });
+      // The counter may have lost increments too: it never stays below a number taken past it (the number
+      // it handed out is already counted; list() also looks past the counter for numbers just taken).
+      if (n > counted) await this.counters.updateOne({ _id: tenantId }, { $max: { job_seq: n } });
       return n;
     }
   }
