@@ -53,7 +53,7 @@ function pssKb(pid: number): { pss: number; rss: number } {
 
 export class ChromiumSampler {
   private readonly seen = new Map<string, { role: ChromiumRole; own: number }>();
-  private readonly roles = new Map<string, ChromiumRole | null>();
+  private readonly roles = new Map<string, ChromiumRole>();
   private timer: NodeJS.Timeout | undefined;
   private sweeps = 0;
   /** Peak memory of the Chromium tree since the last resetPeaks() (MB): PSS shares pages fairly, RSS does not. */
@@ -89,8 +89,9 @@ export class ChromiumSampler {
     let count = 0;
     for (const p of procs) {
       const key = `${p.pid}:${p.start}`;
-      if (!this.roles.has(key)) this.roles.set(key, roleOf(p.pid));
-      const role = this.roles.get(key);
+      // Not cached until it is Chromium: /usr/bin/chromium is a shell script that execs it in the same process.
+      const role = this.roles.get(key) ?? roleOf(p.pid);
+      if (role) this.roles.set(key, role);
       if (!role) continue;
       count++;
       this.seen.set(key, { role, own: p.own });
