@@ -7,6 +7,7 @@ import type { Db } from 'mongodb';
 import type { ContentFormat } from '../cleaners.js';
 import { CategorizedError } from '../errors.js';
 import type { StructuredItem } from '../structured-data.js';
+import { InsertBatches } from './insert-batches.js';
 import { COLLECTIONS, isDuplicateKey, pad, retryOnDuplicate } from './mongo.js';
 import { type PageRefs, PageStore } from './pages.js';
 
@@ -76,6 +77,8 @@ export class ContentStore {
   /** This process's block of numbers for page entries, per day. */
   private readonly blocks = new Map<string, { next: number; end: number }>();
   private pageStore?: PageStore;
+  /** Concurrent pages' index entries go in together (insert-batches.ts). */
+  private readonly pageEntries = new InsertBatches<IndexEntry>(() => this.index);
 
   constructor(private readonly db: Db) {}
 
@@ -161,12 +164,7 @@ export class ContentStore {
         this.blocks.set(day, block);
       }
       const n = block.next++;
-      try {
-        await this.index.insertOne({ _id: contentIndexKey(day, n), page });
-        return;
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-      }
+      if (await this.pageEntries.insert({ _id: contentIndexKey(day, n), page })) return;
     }
   }
 

@@ -3,8 +3,9 @@
 import type { Db } from 'mongodb';
 import type { JobEvent } from '../events.js';
 import type { JobView } from '../reducers/job.js';
+import { InsertBatches } from './insert-batches.js';
 import { JobProjector } from './job-projector.js';
-import { COLLECTIONS, isDuplicateKey, pad } from './mongo.js';
+import { COLLECTIONS, pad } from './mongo.js';
 
 type EventDoc = JobEvent & { _id: string };
 
@@ -14,6 +15,8 @@ export const eventKey = (jobId: string, seq: number) => `${jobId}:${pad(seq, 8)}
 
 export class EventStore {
   private readonly projector: JobProjector;
+  /** Event writes of concurrent appends (a crawl's pages) go to the log together (insert-batches.ts). */
+  private readonly inserts = new InsertBatches<EventDoc>(() => this.events);
 
   /** Sees the events each write newly stored and how long the write took (metrics; see onWritten). */
   private readonly listeners = new Set<(events: readonly JobEvent[], writeMs: number) => void>();
@@ -78,15 +81,10 @@ export class EventStore {
    */
   private async insert(events: readonly JobEvent[]): Promise<JobEvent[]> {
     const started = performance.now();
-    const written: JobEvent[] = [];
-    for (const event of events) {
-      try {
-        await this.events.insertOne({ _id: eventKey(event.job_id, event.seq), ...event });
-        written.push(event);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-      }
-    }
+    const inserted = await Promise.all(
+      events.map((event) => this.inserts.insert({ _id: eventKey(event.job_id, event.seq), ...event })),
+    );
+    const written = events.filter((_, i) => inserted[i]);
     const writeMs = performance.now() - started;
     for (const listener of this.listeners) {
       try {

@@ -15,7 +15,7 @@ import { normalizePageUrl } from '../crawl/links.js';
 import { CategorizedError } from '../errors.js';
 import type { FetchMode, ResolvedFetchMode } from '../schemas/common.js';
 import type { ContentStore } from './contents.js';
-import { isDuplicateKey } from './mongo.js';
+import { InsertBatches } from './insert-batches.js';
 
 export const PAGE_COLLECTIONS = {
   records: 'page_records',
@@ -109,6 +109,9 @@ const compatible = (asked: FetchMode, stored: StoredFetchMode) => asked === 'aut
 export class PageStore {
   /** body id → the day this process last saw it used (bounded, oldest first out). */
   private readonly knownBodies = new Map<string, string>();
+  /** Concurrent pages' bodies and records go in together (insert-batches.ts). */
+  private readonly bodyInserts = new InsertBatches<BodyChunkDoc>(() => this.bodies);
+  private readonly recordInserts = new InsertBatches<PageRecordDoc>(() => this.records);
 
   constructor(
     private readonly db: Db,
@@ -247,7 +250,10 @@ export class PageStore {
     );
   }
 
-  private async putRecord({ _id, ...doc }: PageRecordDoc) {
+  /** A new record is inserted (a job's page is stored once); a retry's finds it there and replaces it. */
+  private async putRecord(record: PageRecordDoc) {
+    if (await this.recordInserts.insert(record)) return;
+    const { _id, ...doc } = record;
     await this.records.replaceOne({ _id }, doc, { upsert: true });
   }
 
@@ -262,16 +268,12 @@ export class PageStore {
     if (this.knownBodies.get(bodyId) === day) return false;
     for (let i = chunks - 1; i >= 1; i--) {
       const data = body.slice(i * BODY_CHUNK_CHARS, (i + 1) * BODY_CHUNK_CHARS);
-      await this.bodies.insertOne({ _id: chunkId(bodyId, i), data }).catch(ignoreDuplicate);
+      await this.bodyInserts.insert({ _id: chunkId(bodyId, i), data });
     }
-    try {
-      await this.bodies.insertOne({ _id: chunkId(bodyId, 0), data: body.slice(0, BODY_CHUNK_CHARS), day });
-      this.know(bodyId, day);
-      return true;
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
-    return this.touchBody(bodyId, day);
+    const chunk0 = { _id: chunkId(bodyId, 0), data: body.slice(0, BODY_CHUNK_CHARS), day };
+    if (!(await this.bodyInserts.insert(chunk0))) return this.touchBody(bodyId, day);
+    this.know(bodyId, day);
+    return true;
   }
 
   /** Marks the body used on `day`; true when it is to be numbered on `day` (see putBody). */
@@ -301,8 +303,4 @@ export class PageStore {
     if (meta.etag) headers.etag = meta.etag;
     return { ...meta, headers, body: parts.map((p) => p?.data ?? '').join('') };
   }
-}
-
-function ignoreDuplicate(err: unknown) {
-  if (!isDuplicateKey(err)) throw err;
 }
