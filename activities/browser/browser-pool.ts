@@ -1,7 +1,9 @@
 // One headless Chromium owned by the worker, lent out one isolated page at a time. A bounded number of pages
-// run at once; each lives in its own incognito context, closed after use. The browser is replaced when it
-// dies and after a number of pages (to bound leaks), and closed with the worker. All its traffic goes
-// through the filtering proxy, which the pool starts with the first browser and stops when it closes.
+// run at once. withPage gives a page in its own incognito context, closed after use; withScopedPage a page of
+// the caller's isolation scope, kept for that scope's next page (scoped-pages.ts: a new context and page cost
+// a renderer process each). The browser is replaced when it dies and after a number of pages (to bound
+// leaks), and closed with the worker. All its traffic goes through the filtering proxy, which the pool starts
+// with the first browser and stops when it closes.
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'puppeteer-core';
 import type { Config } from '../../shared/config.js';
@@ -10,6 +12,7 @@ import type { AddressPolicy, LookupFn } from '../../shared/net/address-policy.js
 import { type FilteringProxy, type ProxyDecision, startFilteringProxy } from './filtering-proxy.js';
 import { killProcessGroup, launchBrowser, stopBrowser, withTimeout } from './launch-browser.js';
 import { PageSlots } from './page-slots.js';
+import { ScopedPages } from './scoped-pages.js';
 
 export interface BrowserPoolOptions {
   executablePath: string;
@@ -25,21 +28,28 @@ export interface BrowserPoolOptions {
   /** Sees each of the proxy's decisions (logs, tests). */
   onProxyDecision?: (decision: ProxyDecision) => void;
   launchTimeoutMs?: number;
+  /** How long a scope's kept page may wait for its next render before it is closed (default 30 s). */
+  idlePageMs?: number;
 }
 
 export interface PoolStats {
   launches: number;
   pagesServed: number;
   activePages: number;
+  /** Kept pages waiting for their scope's next render. */
+  idlePages: number;
   waiting: number;
   /** Process ids of the browsers still running (each leads its own process group). */
   browserPids: number[];
 }
 
 const CLOSE_TIMEOUT_MS = 5_000;
+const IDLE_PAGE_MS = 30_000;
 
 interface Generation {
   browser: Browser;
+  /** Kept pages by scope (their contexts close with the browser). */
+  pages: ScopedPages;
   served: number;
   active: number;
   retiring: boolean;
@@ -56,6 +66,8 @@ export class BrowserPool {
   private closed = false;
   private launches = 0;
   private pagesServed = 0;
+  /** Closes the current browser's kept pages that waited too long. */
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: BrowserPoolOptions) {
     this.slots = new PageSlots(opts.maxPages, opts.tenantShare);
@@ -63,6 +75,48 @@ export class BrowserPool {
 
   /** Runs fn with a fresh page in its own browser context; the context is closed afterwards, whatever fn did. */
   async withPage<T>(fn: (page: Page, proxy: FilteringProxy) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.lend(async (gen, proxy) => {
+      const context = await gen.browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+      try {
+        const page = await context.newPage();
+        return await fn(page, proxy);
+      } finally {
+        // A browser that cannot close a context is not trusted with another page.
+        await withTimeout(context.close(), CLOSE_TIMEOUT_MS).catch(() => this.retire(gen));
+      }
+    }, signal);
+  }
+
+  /**
+   * Runs fn with a page of `scope`'s own context: one kept from the scope's last render, or a new one. When fn
+   * succeeds the page is kept for the scope's next render; when it fails the page is closed. Only pages that
+   * nobody else may see into go through here: a scope is one tenant and one site session (render-page.ts).
+   */
+  async withScopedPage<T>(
+    scope: string,
+    fn: (page: Page, proxy: FilteringProxy) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    return this.lend(async (gen, proxy) => {
+      const page = await gen.pages.take(scope);
+      let result: T;
+      try {
+        result = await fn(page, proxy);
+      } catch (err) {
+        await withTimeout(gen.pages.discard(scope, page), CLOSE_TIMEOUT_MS).catch(() => this.retire(gen));
+        throw err;
+      }
+      const keep = gen.retiring ? gen.pages.discard(scope, page) : gen.pages.give(scope, page);
+      await withTimeout(keep, CLOSE_TIMEOUT_MS).catch(() => this.retire(gen));
+      return result;
+    }, signal);
+  }
+
+  /** A page slot (fair between tenants) and the current browser for fn; retires the browser when it is due. */
+  private async lend<T>(
+    fn: (gen: Generation, proxy: FilteringProxy) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     if (this.closed) throw closedError();
     const tenant = await this.slots.acquire(signal);
     try {
@@ -73,14 +127,7 @@ export class BrowserPool {
       this.pagesServed += 1;
       if (gen.served >= this.opts.recycleAfter) this.retire(gen);
       try {
-        const context = await gen.browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
-        try {
-          const page = await context.newPage();
-          return await fn(page, proxy);
-        } finally {
-          // A browser that cannot close a context is not trusted with another page.
-          await withTimeout(context.close(), CLOSE_TIMEOUT_MS).catch(() => this.retire(gen));
-        }
+        return await fn(gen, proxy);
       } finally {
         gen.active -= 1;
         if (gen.retiring && gen.active === 0) void this.shutdown(gen);
@@ -96,6 +143,7 @@ export class BrowserPool {
       launches: this.launches,
       pagesServed: this.pagesServed,
       activePages: this.slots.active,
+      idlePages: this.current?.pages.idleCount ?? 0,
       waiting: this.slots.waiting,
       browserPids: pids.filter((pid): pid is number => pid !== undefined),
     };
@@ -104,6 +152,7 @@ export class BrowserPool {
   /** Closes every browser and the proxy; callers still waiting for a page are refused. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.sweeper);
     this.slots.rejectWaiting(closedError());
     await this.launching?.catch(() => undefined);
     this.current = undefined;
@@ -132,7 +181,9 @@ export class BrowserPool {
       proxy.url,
       this.opts.launchTimeoutMs ?? 30_000,
     );
-    const gen: Generation = { browser, served: 0, active: 0, retiring: false };
+    const idleMs = this.opts.idlePageMs ?? IDLE_PAGE_MS;
+    const pages = new ScopedPages(browser, this.opts.maxPages, idleMs);
+    const gen: Generation = { browser, pages, served: 0, active: 0, retiring: false };
     this.launches += 1;
     this.generations.add(gen);
     browser.once('disconnected', () => {
@@ -147,9 +198,13 @@ export class BrowserPool {
       throw closedError();
     }
     this.current = gen;
+    this.sweeper ??= setInterval(() => {
+      void this.current?.pages.sweep().catch(() => undefined);
+    }, idleMs).unref();
     return gen;
   }
 
+  /** No new pages on this browser; it closes once its last lent page is back (shutdown). */
   private retire(gen: Generation): void {
     gen.retiring = true;
     if (this.current === gen) this.current = undefined;

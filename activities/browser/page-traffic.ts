@@ -1,6 +1,7 @@
-// Watches one page's traffic while it renders: intercepts every request (refusing other schemes, media, and
-// bad redirects of the main document), follows the main document's responses, and counts its bytes as they
-// arrive, reporting the first reason the page is unusable so the render can stop at once.
+// Watches one page's traffic while it renders: intercepts every request (refusing other schemes, what the
+// reading does not need, and bad redirects of the main document), follows the main document's responses, and
+// counts its bytes as they arrive, reporting the first reason the page is unusable so the render can stop at
+// once. stop() removes all of it from the page, which may be kept for its scope's next render.
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import type { CategorizedError } from '../../shared/errors.js';
 import { mediaType } from '../fetch-static.js';
@@ -13,6 +14,8 @@ export interface TrafficLimits {
   maxRedirects: number;
   /** A stored site's session: its headers go on requests to its host only. */
   session?: FetchSession;
+  /** Resource types refused (default: media; see skippedTypes). */
+  skippedTypes?: ReadonlySet<string>;
 }
 
 /** What a page may download in all while it renders (document, scripts, images, fetches): 4 × maxBytes. */
@@ -25,8 +28,15 @@ export interface TrafficEvents {
   onNavigationFailed: (errorText: string) => void;
 }
 
-// Not needed to read a page, and the heaviest downloads.
-const SKIPPED_TYPES = new Set(['media']);
+// Not needed to read a page, and the heaviest downloads: audio and video always; images and fonts too unless
+// the page is to be seen (a screenshot), which they draw.
+const MEDIA = new Set(['media']);
+const ASSETS = new Set(['media', 'image', 'font']);
+
+/** What a render refuses: images and fonts as well as media, unless one of its steps takes a screenshot. */
+export function skippedTypes(willScreenshot: boolean): ReadonlySet<string> {
+  return willScreenshot ? MEDIA : ASSETS;
+}
 
 export class PageTraffic {
   /** The URL the main document was last requested from (the last redirect hop). */
@@ -38,6 +48,11 @@ export class PageTraffic {
   private documentBytes = 0;
   private transferBytes = 0;
   private failed = false;
+  private readonly listeners = {
+    request: (req: HTTPRequest) => this.onRequest(req),
+    response: (res: HTTPResponse) => this.onResponse(res),
+    requestfailed: (req: HTTPRequest) => this.onRequestFailed(req),
+  };
 
   constructor(
     private readonly page: Page,
@@ -47,9 +62,9 @@ export class PageTraffic {
 
   async start(): Promise<void> {
     const page = this.page;
-    page.on('request', (req) => this.onRequest(req));
-    page.on('response', (res) => this.onResponse(res));
-    page.on('requestfailed', (req) => this.onRequestFailed(req));
+    page.on('request', this.listeners.request);
+    page.on('response', this.listeners.response);
+    page.on('requestfailed', this.listeners.requestfailed);
     await page.setRequestInterception(true);
     // Chromium downloads a document whole; counting its bytes as they arrive lets an oversized one be stopped.
     const session = await page.createCDPSession();
@@ -77,6 +92,15 @@ export class PageTraffic {
     });
   }
 
+  /** Leaves the page as it was given: no listeners, no session of its own (requests stay intercepted). */
+  async stop(): Promise<void> {
+    this.failed = true; // nothing more to report
+    this.page.off('request', this.listeners.request);
+    this.page.off('response', this.listeners.response);
+    this.page.off('requestfailed', this.listeners.requestfailed);
+    await this.session?.detach();
+  }
+
   private isMainDocument(req: HTTPRequest): boolean {
     return req.isNavigationRequest() && req.frame() === this.page.mainFrame();
   }
@@ -91,7 +115,8 @@ export class PageTraffic {
       if (refusal) this.fail(refusal);
       refused = refusal !== null;
     } else {
-      refused = !isAllowedScheme(req.url()) || SKIPPED_TYPES.has(req.resourceType());
+      const skipped = this.limits.skippedTypes ?? MEDIA;
+      refused = !isAllowedScheme(req.url()) || skipped.has(req.resourceType());
     }
     const extra = refused ? undefined : browserHeadersFor(this.limits.session, req.url());
     const settled = refused

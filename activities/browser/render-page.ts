@@ -3,19 +3,24 @@
 // and type as they happen, and the bytes downloaded in all; the DOM's size is measured while scripts run.
 // Each failure ends the render at once, in its own category. A document (PDF, Office) is not rendered: its
 // download is stopped and it is fetched statically instead (RenderOptions.fetchDocument).
-import type { HTTPResponse, Page } from 'puppeteer-core';
+// A render without steps runs in a page kept for its scope (the tenant and its site session, if any) and
+// leaves it for that scope's next render; one with steps (actions, a login) gets a fresh context of its own.
+import { createHash } from 'node:crypto';
+import type { Dialog, HTTPResponse, Page } from 'puppeteer-core';
 import { CategorizedError } from '../../shared/errors.js';
 import { checkUrl } from '../../shared/net/address-policy.js';
 import { ACTIONS_TOTAL_MS, type PageAction } from '../../shared/schemas/actions.js';
 import { mayBeDocument } from '../documents/kinds.js';
 import { mediaType } from '../fetch-static.js';
 import { DOCUMENT_TYPES, type FetchedDocument, unsupportedContent } from '../page-document.js';
+import { currentTenant } from '../tenant-share.js';
 import type { BrowserPool } from './browser-pool.js';
 import { watchDomSize } from './dom-size-watch.js';
 import { type FilteringProxy, REFUSAL_HEADER } from './filtering-proxy.js';
 import { hostOf, navigationFailure, tooLarge } from './navigation-errors.js';
 import { runPageActions } from './page-actions.js';
-import { PageTraffic } from './page-traffic.js';
+import { scriptless } from './page-ready.js';
+import { PageTraffic, skippedTypes } from './page-traffic.js';
 import type { Screenshot } from './screenshot.js';
 import { type FetchSession, setSessionCookies } from './session-scope.js';
 
@@ -71,9 +76,18 @@ function asDownload(err: CategorizedError, url: string): CategorizedError {
   return document ? new DocumentDownload(err, url) : err;
 }
 
+/**
+ * Who may share a kept page: one tenant, with one stored site session or none. The session's cookies live in
+ * the context, so a different session (or its absence) is a different scope; so is every other tenant.
+ */
+export function renderScope(session: FetchSession | undefined, tenant = currentTenant()): string {
+  const hash = createHash('sha256').update(JSON.stringify([tenant, session ?? null]));
+  return hash.digest('base64url');
+}
+
 async function renderInPage(pool: BrowserPool, url: string, opts: RenderOptions): Promise<FetchedDocument> {
   const target = checkUrl(url);
-  return pool.withPage(async (page, proxy) => {
+  const render = async (page: Page, proxy: FilteringProxy) => {
     const budget = opts.timeoutMs + opts.waitMs + GRACE_MS + (opts.actions?.length ? ACTIONS_TOTAL_MS : 0);
     let timer: NodeJS.Timeout | undefined;
     let onAbort = () => {};
@@ -91,7 +105,12 @@ async function renderInPage(pool: BrowserPool, url: string, opts: RenderOptions)
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
     }
-  }, opts.signal);
+  };
+  // Steps may log in, type secrets or leave state a later page must not see: those pages start clean.
+  const steps = Boolean(opts.actions?.length || opts.afterActions);
+  return steps
+    ? pool.withPage(render, opts.signal)
+    : pool.withScopedPage(renderScope(opts.session), render, opts.signal);
 }
 
 class Render {
@@ -111,24 +130,34 @@ class Render {
       this.rejectFailed = reject;
     });
     this.failed.catch(() => undefined); // raced below; never unhandled
-    this.traffic = new PageTraffic(page, opts, {
-      onFailure: (err) => this.fail(err),
-      // A script that sent the page somewhere refused or unreachable leaves an error page, not the page.
-      onNavigationFailed: (errorText) => this.fail(this.navigationError(new Error(errorText))),
-    });
+    const screenshot = opts.actions?.some((a) => a.kind === 'screenshot') ?? false;
+    this.traffic = new PageTraffic(
+      page,
+      { ...opts, skippedTypes: skippedTypes(screenshot) },
+      {
+        onFailure: (err) => this.fail(err),
+        // A script that sent the page somewhere refused or unreachable leaves an error page, not the page.
+        onNavigationFailed: (errorText) => this.fail(this.navigationError(new Error(errorText))),
+      },
+    );
   }
 
   async run(url: string): Promise<FetchedDocument> {
     this.traffic.mainUrl = url;
     this.page.setDefaultTimeout(this.opts.timeoutMs);
-    this.page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
-    await this.traffic.start();
-    if (this.opts.session) await setSessionCookies(this.page, this.opts.session);
+    // Leaving a page (for the next one in a kept page) is always allowed; other dialogs are dismissed.
+    const onDialog = (dialog: Dialog) =>
+      void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+    this.page.on('dialog', onDialog);
     const stopWatching = watchDomSize(this.page, this.opts.maxBytes, (err) => this.fail(err));
     try {
+      await this.traffic.start();
+      if (this.opts.session) await setSessionCookies(this.page, this.opts.session);
       return await this.load(url);
     } finally {
       stopWatching();
+      this.page.off('dialog', onDialog);
+      await this.traffic.stop(); // a failure here fails the render: its page is not kept
     }
   }
 
@@ -185,12 +214,18 @@ class Render {
     };
   }
 
-  /** Lets scripts fetch and render: waits for the network to go quiet, within the wait budget. */
+  /**
+   * Lets scripts fetch and render: waits for the network to go quiet, within the wait budget. A page that runs
+   * no script (page-ready.ts) is complete once parsed, so it is read at once.
+   */
   private async settle(): Promise<void> {
     const left = this.opts.timeoutMs + this.opts.waitMs - (Date.now() - this.started);
     const timeout = Math.max(0, Math.min(this.opts.waitMs, left));
     if (timeout === 0 || this.failure) return;
-    await this.page.waitForNetworkIdle({ idleTime: IDLE_MS, timeout }).catch(() => undefined);
+    const until = Date.now() + timeout;
+    if (await scriptless(this.page)) return;
+    const rest = Math.max(0, until - Date.now());
+    await this.page.waitForNetworkIdle({ idleTime: IDLE_MS, timeout: rest }).catch(() => undefined);
   }
 
   private navigationError(err: unknown): CategorizedError {

@@ -26,7 +26,7 @@ const MEMBER_TEXT = 'Member price of the Gadget: 42 EUR';
 const SECRET_VALUES = [STORED_SID, PASSWORD, TOKEN];
 
 let site: FixtureSite;
-/** Another host (another loopback address) the member page loads an image from and /away redirects to. */
+/** Another host (another loopback address) the member page loads a stylesheet from and /away redirects to. */
 let other: FixtureSite;
 let svc: TestService;
 const exporter = new InMemorySpanExporter();
@@ -56,7 +56,7 @@ const sidOf = (req: IncomingMessage) => /(?:^|;\s*)sid=([^;]+)/.exec(req.headers
 function memberPage(otherUrl: string) {
   return html(
     'Members',
-    `<h1 id="account">Your account</h1><p>${MEMBER_TEXT}</p><img src="${otherUrl}/pixel.png" alt="">
+    `<h1 id="account">Your account</h1><p>${MEMBER_TEXT}</p><link rel="stylesheet" href="${otherUrl}/look.css">
      <input id="q"><p id="echo"></p><script>document.getElementById('q').addEventListener('input', (e) => {
        document.getElementById('echo').textContent = 'typed ' + e.target.value.length + ' characters';
      });</script>`,
@@ -107,9 +107,10 @@ before(async () => {
     record('site', req);
     res.writeHead(302, { location: `${other.url}/landing` }).end();
   });
-  other.route('/pixel.png', (req, res) => {
+  // A stylesheet, not an image: a render that takes no screenshot downloads no images.
+  other.route('/look.css', (req, res) => {
     record('other', req);
-    res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('89504e47', 'hex'));
+    res.writeHead(200, { 'content-type': 'text/css' }).end('h1 { color: teal; }');
   });
   site.route('/login-moved', (req, res) => {
     record('site', req);
@@ -248,9 +249,9 @@ describe('sessions for logged-in sites', { skip }, () => {
     assert.ok(sentToModel().includes(MEMBER_TEXT), 'the member page did not reach the model');
     const member = seen.find((s) => s.host === 'site' && s.path === '/members');
     assert.equal(member?.headers['x-site-token'], TOKEN, 'the header did not reach the site');
-    const pixel = seen.filter((s) => s.host === 'other');
-    assert.ok(pixel.length > 0, 'the page did not load its image from the other host');
-    for (const s of pixel) {
+    const sheet = seen.filter((s) => s.host === 'other');
+    assert.ok(sheet.length > 0, 'the page did not load its stylesheet from the other host');
+    for (const s of sheet) {
       assert.ok(!JSON.stringify(s.headers).includes(STORED_SID), 'the cookie went to another host');
       assert.ok(!JSON.stringify(s.headers).includes(TOKEN), 'the header went to another host');
     }
