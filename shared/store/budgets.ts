@@ -62,6 +62,11 @@ export const tenantAccount = (tenantId: string, at = new Date()) =>
 export class BudgetLedger {
   /** One account's updates from this process, one after another (see OneAtATime). */
   private readonly serial = new OneAtATime();
+  /** Per account, the settle increments waiting for their turn, as one (see addLater). */
+  private readonly combining = new Map<
+    string,
+    { inc: Partial<Record<Counter, number>>; done: Promise<void> }
+  >();
 
   constructor(private readonly db: Db) {}
 
@@ -95,24 +100,23 @@ export class BudgetLedger {
     return { accounts: taken, amount, ...(recordOnly.length > 0 ? { recordOnly } : {}) };
   }
 
-  /** Takes back a reservation and adds what the call actually spent (nothing for a call that failed). */
+  /**
+   * Takes back a reservation and adds what the call actually spent (nothing for a call that failed). Its
+   * write joins one still waiting for its turn on the account: calls ending together (a crawl's pages on the
+   * tenant's month) cost one write.
+   */
   async settle(held: Held, spent: Amount): Promise<void> {
+    const used = { spent_usd: spent.usd, spent_tokens: spent.tokens };
     await Promise.all([
       ...held.accounts.map((id) =>
-        this.add(id, {
+        this.addLater(id, {
           reserved_usd: -held.amount.usd,
           reserved_tokens: -held.amount.tokens,
-          spent_usd: spent.usd,
-          spent_tokens: spent.tokens,
+          ...used,
         }),
       ),
       ...(held.recordOnly ?? []).map((id) =>
-        this.add(id, {
-          reserved_usd: 0,
-          reserved_tokens: 0,
-          spent_usd: spent.usd,
-          spent_tokens: spent.tokens,
-        }),
+        this.addLater(id, { reserved_usd: 0, reserved_tokens: 0, ...used }),
       ),
     ]);
   }
@@ -126,17 +130,39 @@ export class BudgetLedger {
   }
 
   private add(id: string, inc: Partial<Record<Counter, number>>): Promise<LedgerDoc> {
-    return this.serial.run(id, async () => {
-      const doc = await retryOnDuplicate(() =>
-        this.col.findOneAndUpdate(
-          { _id: id },
-          { $inc: inc, $set: { updated_at: new Date().toISOString() } },
-          { upsert: true, returnDocument: 'after' },
-        ),
-      );
-      if (!doc) throw new Error(`budget ledger ${id}: no document after update`);
-      return doc;
+    return this.serial.run(id, () => this.write(id, inc));
+  }
+
+  /**
+   * An increment whose result nobody reads (a settle): added to one still waiting for its turn on the
+   * account, if any. Applied at that earlier turn, which is right: its call has ended.
+   */
+  private addLater(id: string, inc: Partial<Record<Counter, number>>): Promise<void> {
+    const waiting = this.combining.get(id);
+    if (waiting) {
+      for (const [k, v] of Object.entries(inc) as [Counter, number][])
+        waiting.inc[k] = (waiting.inc[k] ?? 0) + v;
+      return waiting.done;
+    }
+    const entry = { inc: { ...inc }, done: Promise.resolve() };
+    entry.done = this.serial.run(id, async () => {
+      this.combining.delete(id); // its turn: later increments wait for the next one
+      await this.write(id, entry.inc);
     });
+    this.combining.set(id, entry);
+    return entry.done;
+  }
+
+  private async write(id: string, inc: Partial<Record<Counter, number>>): Promise<LedgerDoc> {
+    const doc = await retryOnDuplicate(() =>
+      this.col.findOneAndUpdate(
+        { _id: id },
+        { $inc: inc, $set: { updated_at: new Date().toISOString() } },
+        { upsert: true, returnDocument: 'after' },
+      ),
+    );
+    if (!doc) throw new Error(`budget ledger ${id}: no document after update`);
+    return doc;
   }
 }
 
