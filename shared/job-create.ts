@@ -143,10 +143,8 @@ export async function appendJobCreated(
       request: requestOf(spec.input),
     },
   };
-  // Projected now, not after appendDeferred's pause: that later run finds the job up to date, and a failure
-  // of either is reported through `projected`.
-  await deps.events.appendDeferred([created], () => undefined);
-  const projected = deps.events.project(spec.jobId, [created]);
+  const written = await deps.events.appendUnprojected([created]);
+  const projected = deps.events.project(spec.jobId, written);
   projected.catch(() => undefined); // the caller awaits it
   return { created, projected };
 }

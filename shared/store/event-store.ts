@@ -59,6 +59,14 @@ export class EventStore {
   }
 
   /**
+   * Appends events and leaves their projection to the caller, who runs project() with the events returned
+   * (those not stored before) when it is ready to wait for it: the API starts a job's workflow meanwhile.
+   */
+  appendUnprojected(events: readonly JobEvent[]): Promise<JobEvent[]> {
+    return this.insert(events);
+  }
+
+  /**
    * Appends events and starts their projection without waiting for it: the events are safe in the log, and
    * any later projection of the job (at the latest the one of its final event) brings the read models up to
    * date from there. For a crawl's pages, which would otherwise wait ~45 ms each behind the projections of
