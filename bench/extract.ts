@@ -1,23 +1,27 @@
 // Extract benchmark: N extractions through the real API, worker, Temporal and FerretDB, with the fake model
 // at zero latency, so the numbers are the service's own overhead.
-//   npm run bench:extract -- [--requests 200] [--concurrency 1,10] [--preload 0] [--page-kb 100]
-// Each concurrency in the list is a run of --requests extracts on the same stack, one after the other;
-// each reports p50/p90/p99 of latency and overhead (latency minus the fetch and model time the job
-// recorded) and extracts per second.
+//   npm run bench:extract -- [--requests 200] [--concurrency 1,10] [--warmup 20] [--preload 0] [--page-kb 100]
+// After --warmup extracts (not counted: a cold worker's first jobs run unoptimised code), each concurrency in
+// the list is a run of --requests extracts on the same stack, one after the other; each reports p50/p90/p99
+// of latency and overhead (latency minus the fetch and model time the job recorded), extracts per second,
+// and CPU per extract of the bench process (API and worker run in it), FerretDB and Temporal.
 // --preload N first fills the stack with N finished copies of one real extract, through the stores
 // (bench/preload.ts), so the run measures a service that has been in use.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createStores } from '../shared/store/index.js';
 import { html, startFixtureSite } from '../test/support/fixture-site.js';
 import { startTestService } from '../test/support/service.js';
 import { preloadLike } from './preload.js';
+import { cpuSince, sampleCpu } from './server-cpu.js';
 
 const { values } = parseArgs({
   options: {
     requests: { type: 'string', default: '200' },
     concurrency: { type: 'string', default: '1,10' },
     preload: { type: 'string', default: '0' },
+    warmup: { type: 'string', default: '20' },
     'page-kb': { type: 'string', default: '100' },
   },
 });
@@ -66,6 +70,7 @@ async function run(concurrency: number) {
   const overheads: number[] = [];
   let failures = 0;
   let next = 0;
+  const cpuBefore = sampleCpu();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -87,6 +92,7 @@ async function run(concurrency: number) {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuSince(cpuBefore);
   return {
     concurrency,
     requests: total,
@@ -95,12 +101,19 @@ async function run(concurrency: number) {
     extracts_per_second: Number((total / seconds).toFixed(1)),
     latency_ms: spread(latencies),
     overhead_ms: spread(overheads),
+    cpu_ms_per_extract: Object.fromEntries(
+      Object.entries(cpu).map(([k, ms]) => [k, Number((ms / total).toFixed(1))]),
+    ),
   };
 }
+
+for (let i = 0; i < Number(values.warmup); i++) await extractOnce();
 
 const runs = [];
 for (const concurrency of concurrencies) runs.push(await run(concurrency));
 const report = {
+  date: new Date().toISOString(),
+  load_average: loadavg().map((l) => Number(l.toFixed(1))),
   preload,
   runs,
   targets: { overhead_p50_ms: 30, overhead_p99_ms: 100, extracts_per_second_at_10: 40 },
