@@ -15,7 +15,7 @@ import { normalizePageUrl } from '../crawl/links.js';
 import { CategorizedError } from '../errors.js';
 import type { FetchMode, ResolvedFetchMode } from '../schemas/common.js';
 import type { ContentStore } from './contents.js';
-import { InsertBatches } from './insert-batches.js';
+import { InsertBatches, ReplaceBatches } from './insert-batches.js';
 
 export const PAGE_COLLECTIONS = {
   records: 'page_records',
@@ -112,6 +112,7 @@ export class PageStore {
   /** Concurrent pages' bodies and records go in together (insert-batches.ts). */
   private readonly bodyInserts = new InsertBatches<BodyChunkDoc>(() => this.bodies);
   private readonly recordInserts = new InsertBatches<PageRecordDoc>(() => this.records);
+  private readonly latestWrites = new ReplaceBatches<LatestDoc>(() => this.latest);
 
   constructor(
     private readonly db: Db,
@@ -160,7 +161,7 @@ export class PageStore {
         job_id: page.jobId,
         page_id: page.pageId,
       }),
-      this.latest.replaceOne({ _id: latest }, { ...meta, day }, { upsert: true }),
+      this.latestWrites.replace({ _id: latest, ...meta, day }),
     ]);
     await this.contents.numberPage(day, {
       record,

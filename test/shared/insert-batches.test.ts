@@ -4,13 +4,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { type Db, MongoClient } from 'mongodb';
-import { InsertBatches } from '../../shared/store/insert-batches.js';
+import { InsertBatches, ReplaceBatches } from '../../shared/store/insert-batches.js';
 import { type InfraHandle, useInfra } from '../support/service.js';
 
 let infra: InfraHandle;
 let client: MongoClient;
 let db: Db;
 const inserts: number[] = [];
+const updates: number[] = [];
 
 before(async () => {
   infra = await useInfra();
@@ -19,6 +20,7 @@ before(async () => {
   db = client.db(`test_batches_${randomUUID().slice(0, 8)}`);
   client.on('commandStarted', (e) => {
     if (e.commandName === 'insert') inserts.push((e.command.documents as unknown[]).length);
+    if (e.commandName === 'update') updates.push((e.command.updates as unknown[]).length);
   });
 });
 after(async () => {
@@ -60,4 +62,19 @@ test('documents that come while an insert is on its way follow it together', asy
   assert.deepEqual(await Promise.all([first, ...rest]), [true, true, true, true, true, true]);
   assert.deepEqual(inserts, [1, 5]);
   assert.equal(await col.countDocuments(), 6);
+});
+
+test('replacements made together go in one command: a stored document is replaced, a new one inserted', async () => {
+  const col = db.collection<Doc>('replaced');
+  await col.insertOne({ _id: 'old', n: 0 });
+  const batches = new ReplaceBatches<Doc>(() => col);
+  updates.length = 0;
+  await Promise.all([batches.replace({ _id: 'old', n: 1 }), batches.replace({ _id: 'new', n: 2 })]);
+  assert.deepEqual(updates, [2]);
+  assert.deepEqual(await col.find({}).sort({ _id: 1 }).toArray(), [
+    { _id: 'new', n: 2 },
+    { _id: 'old', n: 1 },
+  ]);
+  await batches.replace({ _id: 'old', n: 3 });
+  assert.deepEqual(await col.findOne({ _id: 'old' }), { _id: 'old', n: 3 });
 });
