@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../shared/config.js';
 import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
 import { TenantStore } from '../shared/store/tenants.js';
-import { startFerretDb, startTemporal } from './lib/infra.js';
+import { ferretDbUri, startFerretDb, startTemporal } from './lib/infra.js';
 import { isPortFree } from './lib/ports.js';
 import { startChild, waitForPort, workerNodeArgs } from './lib/processes.js';
 import { Supervisor } from './lib/supervisor.js';
@@ -56,7 +56,7 @@ try {
       name: 'ferretdb',
       start: () => startFerretDb({ dataDir, port: FERRETDB_PORT }),
     });
-    env.MONGODB_URI = `mongodb://127.0.0.1:${FERRETDB_PORT}/`;
+    env.MONGODB_URI = ferretDbUri(dataDir, FERRETDB_PORT);
   } else log('using the MongoDB at MONGODB_URI');
 
   const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFerretDb, startTemporal } from './infra.js';
+import { ferretDbUri, startFerretDb, startTemporal } from './infra.js';
 import { freePort } from './ports.js';
 import type { Child } from './processes.js';
 
@@ -27,7 +27,7 @@ export async function startInfra(opts: { quiet?: boolean; dataDir?: string } = {
   ]);
   let temporal: Child = temporalChild;
   return {
-    mongoUri: `mongodb://127.0.0.1:${mongoPort}/`,
+    mongoUri: ferretDbUri(dataDir, mongoPort),
     temporalAddress: `127.0.0.1:${temporalPort}`,
     dataDir,
     async restartTemporal() {
