@@ -191,6 +191,26 @@ function printWorst(rows: { key: string; name: string; row: Row }[], count: numb
   }
 }
 
+/**
+ * The share of raw tokens the expected text alone takes (plain words, no markup): what a cleaner sending
+ * exactly the expected content would score, so a set's token mean cannot go far below it.
+ */
+function printFloor(scored: BenchPage[]) {
+  const floors = new Map<string, number[]>();
+  for (const page of scored) {
+    if (!page.expected) continue;
+    const floor = modelTokens(page.expected) / raw.get(page)!;
+    for (const split of [page.holdout ? 'holdout' : 'dev', 'all'])
+      for (const set of new Set([page.set, ARTICLE_SETS.has(page.set) ? 'articles' : page.set])) {
+        const key = `${set} / ${split}`;
+        floors.set(key, [...(floors.get(key) ?? []), floor]);
+      }
+  }
+  console.log('\nexpected text alone, % of raw tokens (median / mean):');
+  for (const [key, values] of [...floors].sort(([a], [b]) => a.localeCompare(b)))
+    console.log(`  ${key}: ${pct(median(values))} / ${pct(mean(values))}`);
+}
+
 const results = [...groups].map(([key, rows]) => {
   const [chain, set, split] = key.split('\t');
   return { chain, set, split, ...summary(rows) };
@@ -206,6 +226,7 @@ for (const r of results.sort((a, b) =>
     `| ${r.chain} | ${r.set} ${r.pages} | ${r.split} | ${fixed(r.f1.median)} / ${fixed(r.f1.mean)} | ${fixed(r.precision.median)} / ${fixed(r.precision.mean)} | ` +
       `${fixed(r.recall.median)} / ${fixed(r.recall.mean)} | ${fixed(r.sentF1.median)} / ${fixed(r.sentF1.mean)} | ${pct(r.share.median)} / ${pct(r.share.mean)} | ${Math.round(r.tokens.median)} |`,
   );
+printFloor(pages);
 if (worst > 0) printWorst(perPage, worst);
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(

@@ -162,11 +162,36 @@ function isChrome(element: Element, inContent: boolean): boolean {
   return namesChrome(element);
 }
 
-const isMenu = (c: Counts) =>
-  !c.notMenu &&
-  c.links >= MIN_MENU_LINKS &&
-  c.linkChars >= MIN_LINK_TEXT_SHARE * c.chars &&
-  c.linkWords <= MAX_MENU_LINK_WORDS * c.links;
+/** A block of links and little else (a menu, or a list of headlines), never a table, heading or image. */
+const isLinkList = (c: Counts) =>
+  !c.notMenu && c.links >= MIN_MENU_LINKS && c.linkChars >= MIN_LINK_TEXT_SHARE * c.chars;
+
+const isMenu = (c: Counts) => isLinkList(c) && c.linkWords <= MAX_MENU_LINK_WORDS * c.links;
+
+const isMainContent = (element: Element) =>
+  element.name === 'main' || element.name === 'article' || element.attribs.role === 'main';
+
+/**
+ * A page's one main content: its only main, article or role="main" (counting none inside another) when it
+ * holds at least MIN_MAIN_TEXT_SHARE of the page's text. Beside it, lists of headlines (more, most read,
+ * related) are the site's, not the page's: they go like menus. A page with several articles (a news index)
+ * or none (a bare listing) has no one main content, and its lists of headlines stay.
+ */
+const MIN_MAIN_TEXT_SHARE = 0.25;
+
+function hasOneMainContent(body: Element, counts: Map<Element, Counts>): boolean {
+  const found: Element[] = [];
+  const stack: Element[] = [body];
+  while (stack.length > 0 && found.length < 2) {
+    const element = stack.pop()!;
+    if (element !== body && isMainContent(element)) {
+      found.push(element);
+      continue;
+    }
+    for (const child of element.children) if (child.type === 'tag') stack.push(child as Element);
+  }
+  return found.length === 1 && counts.get(found[0]!)!.chars >= MIN_MAIN_TEXT_SHARE * counts.get(body)!.chars;
+}
 
 /** Removes page chrome in place; elements matching `keep` and whatever holds them stay. */
 export function dropBoilerplate($: CheerioAPI, keep: string) {
@@ -175,6 +200,7 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
   const kept = new Set<AnyNode>(keep ? $(body).find(keep).toArray() : []);
   const counts = countAll(body, kept);
   const limit = MAX_CHROME_TEXT_SHARE * counts.get(body)!.chars;
+  const linkList = hasOneMainContent(body, counts) ? isLinkList : isMenu;
   const doomed: Element[] = [];
   // inTable: rows of links are a table's data, never a menu.
   const stack: { element: Element; inContent: boolean; inTable: boolean }[] = [
@@ -187,13 +213,12 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
       element !== body &&
       !c.content &&
       c.chars <= limit &&
-      (isChrome(element, inContent) || (!inContent && !inTable && isMenu(c)))
+      (isChrome(element, inContent) || (!inContent && !inTable && linkList(c)))
     ) {
       doomed.push(element);
       continue;
     }
-    const below =
-      inContent || element.name === 'main' || element.name === 'article' || element.attribs.role === 'main';
+    const below = inContent || isMainContent(element);
     for (const child of element.children)
       if (child.type === 'tag')
         stack.push({

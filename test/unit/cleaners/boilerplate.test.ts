@@ -73,6 +73,22 @@ describe('dropBoilerplate', () => {
     assert.ok(text.includes('Branch 4'));
   });
 
+  test('lists of headlines beside the page’s one main content go; on a page of several articles or none they stay', () => {
+    const headlines = `<ul>${Array.from(
+      { length: 5 },
+      (_, i) => `<li><a href="/n/${i}">Council approves the new budget for year ${i}</a></li>`,
+    ).join('')}</ul>`;
+    const story = `<article><h1>Kettles</h1><p>${LONG}</p></article>`;
+    const beside = body(`${story}<div class="more"><h4>Most read</h4>${headlines}</div>`);
+    assert.ok(beside.includes('Enough words') && !beside.includes('budget for year 3'), beside);
+    // Several articles (a news index), or a main content holding little of the page's text: no one main content.
+    const index = `<article><h2>One</h2><p>${LONG}</p></article><article><h2>Two</h2><p>${LONG}</p></article>`;
+    assert.ok(body(`${index}${headlines}`).includes('budget for year 3'));
+    assert.ok(body(`<main><p>Short intro.</p></main>${headlines}<div>${LONG}</div>`).includes('budget for year 3'));
+    // Inside the main content a list of headlines is the content's.
+    assert.ok(body(`<article><p>${LONG}</p>${headlines}</article>`).includes('budget for year 3'));
+  });
+
   test('never drops what holds the page: the main content, the h1, a page-wide form or a kept element', () => {
     assert.ok(body(`<form id="aspnetForm"><p>${LONG}</p></form>`).includes('Enough words'));
     assert.ok(body(`<header><h1>The title</h1></header><p>${LONG}</p>`).includes('The title'));
