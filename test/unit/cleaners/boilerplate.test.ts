@@ -84,7 +84,9 @@ describe('dropBoilerplate', () => {
     // Several articles (a news index), or a main content holding little of the page's text: no one main content.
     const index = `<article><h2>One</h2><p>${LONG}</p></article><article><h2>Two</h2><p>${LONG}</p></article>`;
     assert.ok(body(`${index}${headlines}`).includes('budget for year 3'));
-    assert.ok(body(`<main><p>Short intro.</p></main>${headlines}<div>${LONG}</div>`).includes('budget for year 3'));
+    assert.ok(
+      body(`<main><p>Short intro.</p></main>${headlines}<div>${LONG}</div>`).includes('budget for year 3'),
+    );
     // Inside the main content a list of headlines is the content's.
     assert.ok(body(`<article><p>${LONG}</p>${headlines}</article>`).includes('budget for year 3'));
   });
