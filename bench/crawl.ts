@@ -1,9 +1,11 @@
 // Crawl benchmark: a generated local site of N pages, crawled with the fake model at zero latency.
 //   npm run bench:crawl -- [--pages 1000] [--concurrency 10] [--warmup 200] [--preload 0] [--page-kb 100]
-//                          [--fetch-mode static|dynamic]
+//                          [--fetch-mode static|dynamic] [--page-script]
 // --fetch-mode dynamic renders every page in the worker's Chromium; the report then adds the Chromium
 // processes' CPU per page (browser, renderers, other) and their peak memory. BROWSER_*, DYNAMIC_* and
-// CHROMIUM_PATH from this environment reach the worker (e.g. BROWSER_MAX_PAGES=10).
+// CHROMIUM_PATH from this environment reach the worker (e.g. BROWSER_MAX_PAGES=10). --page-script gives every
+// page a small inline script (it writes a line into the page), so a render waits for the network to go quiet
+// as it does for a scripted page; without it the pages run no script and are read once parsed.
 // --preload N first fills the stack with N finished copies of one real extract (bench/preload.ts).
 // The measured crawl follows a warm-up crawl of --warmup pages (0: none, measure a cold worker).
 // Reports pages per second, per-page time p50/p99 (activity start to result, from the crawl map), history
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     preload: { type: 'string', default: '0' },
     'page-kb': { type: 'string', default: '100' },
     'fetch-mode': { type: 'string', default: 'static' },
+    'page-script': { type: 'boolean', default: false },
   },
 });
 const fetchMode = values['fetch-mode'];
@@ -37,6 +40,9 @@ const concurrency = Number(values.concurrency);
 const PER_LISTING = 20;
 
 // The site: /list/1..L link 20 items each and the next listing; /item/k are detail pages.
+const script = values['page-script']
+  ? `<script>document.body.insertAdjacentHTML('beforeend', '<p>Written by a script.</p>');</script>`
+  : '';
 const listings = Math.ceil((pages - 1) / (PER_LISTING + 1)) + 1;
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://x');
@@ -48,11 +54,11 @@ const server = createServer((req, res) => {
     const items = Array.from({ length: PER_LISTING }, (_, i) => (n - 1) * PER_LISTING + i + 1);
     const next = n < listings ? `<a class="next" href="/list/${n + 1}">next</a>` : '';
     res.end(
-      `<html><head><title>List ${n}</title></head><body><h1>List ${n}</h1>${items.map((k) => `<a class="item" href="/item/${k}">Item ${k}</a>`).join(' ')}${next}</body></html>`,
+      `<html><head><title>List ${n}</title></head><body><h1>List ${n}</h1>${items.map((k) => `<a class="item" href="/item/${k}">Item ${k}</a>`).join(' ')}${next}${script}</body></html>`,
     );
   } else if (item) {
     res.end(
-      `<html><head><title>Item</title></head><body><h1>Item ${item[1]}</h1><p>Price: ${Number(item[1]) % 97}</p><p>${'Words about the item. '.repeat(30)}</p></body></html>`,
+      `<html><head><title>Item</title></head><body><h1>Item ${item[1]}</h1><p>Price: ${Number(item[1]) % 97}</p><p>${'Words about the item. '.repeat(30)}</p>${script}</body></html>`,
     );
   } else if (url.pathname === '/robots.txt') {
     res.end('User-agent: *\nAllow: /\n');
@@ -273,6 +279,7 @@ const report = {
       }
     : null,
   fetch_mode: fetchMode,
+  page_script: values['page-script'],
   pages_requested: pages,
   concurrency,
   load_average: {
