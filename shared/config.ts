@@ -38,10 +38,18 @@ export const ConfigSchema = z.object({
     .default(5 * 1024 * 1024),
   FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
   CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
-  /** Browser pages rendering at once; more dynamic fetches wait for a page. */
-  BROWSER_MAX_PAGES: z.coerce.number().int().min(1).max(32).default(2),
-  /** Pages one browser renders before it is replaced, to bound leaks. */
-  BROWSER_RECYCLE_AFTER: z.coerce.number().int().min(1).default(100),
+  /**
+   * Browser pages rendering at once; more dynamic fetches wait for a page. Also how many kept pages may wait
+   * for their scope's next render. 8 plain pages took ~650 MB PSS for the whole browser (README, Benchmarks).
+   */
+  BROWSER_MAX_PAGES: z.coerce.number().int().min(1).max(32).default(8),
+  /** Pages one browser renders before it is replaced, to bound leaks (a new browser costs its pages anew). */
+  BROWSER_RECYCLE_AFTER: z.coerce.number().int().min(1).default(500),
+  /**
+   * How long a kept page (one tenant's, with one site session or none) waits for its scope's next render
+   * before it is closed. 0: no page is kept; every render gets a fresh context (slower: a renderer each).
+   */
+  BROWSER_PAGE_IDLE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   /** After the document loads, how long scripts may keep fetching before the page is read. */
   DYNAMIC_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   DEFAULT_LLM_CHAIN: z.string().default('openai/gpt-4o-mini'),

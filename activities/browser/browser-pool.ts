@@ -28,7 +28,7 @@ export interface BrowserPoolOptions {
   /** Sees each of the proxy's decisions (logs, tests). */
   onProxyDecision?: (decision: ProxyDecision) => void;
   launchTimeoutMs?: number;
-  /** How long a scope's kept page may wait for its next render before it is closed (default 30 s). */
+  /** How long a scope's kept page may wait for its next render before it is closed (default 30 s; 0: none kept). */
   idlePageMs?: number;
 }
 
@@ -97,6 +97,7 @@ export class BrowserPool {
     fn: (page: Page, proxy: FilteringProxy) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<T> {
+    if (this.opts.idlePageMs === 0) return this.withPage(fn, signal);
     return this.lend(async (gen, proxy) => {
       const page = await gen.pages.take(scope);
       let result: T;
@@ -198,9 +199,10 @@ export class BrowserPool {
       throw closedError();
     }
     this.current = gen;
-    this.sweeper ??= setInterval(() => {
-      void this.current?.pages.sweep().catch(() => undefined);
-    }, idleMs).unref();
+    if (idleMs > 0)
+      this.sweeper ??= setInterval(() => {
+        void this.current?.pages.sweep().catch(() => undefined);
+      }, idleMs).unref();
     return gen;
   }
 
@@ -236,6 +238,7 @@ export function createBrowserPool(config: Config): BrowserPool | undefined {
     maxPages: config.BROWSER_MAX_PAGES,
     tenantShare: config.TENANT_MAX_SHARE,
     recycleAfter: config.BROWSER_RECYCLE_AFTER,
+    idlePageMs: config.BROWSER_PAGE_IDLE_MS,
     policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES },
   });
 }

@@ -126,3 +126,23 @@ describe('kept browser pages', { skip }, () => {
     assert.equal(count(), before + 1);
   });
 });
+
+describe('with BROWSER_PAGE_IDLE_MS=0', { skip }, () => {
+  test('no page is kept: every render starts in a fresh context', async () => {
+    const pool = new BrowserPool({
+      executablePath: CHROMIUM,
+      maxPages: 2,
+      recycleAfter: 100,
+      idlePageMs: 0,
+      policy: { allowPrivate: true },
+    });
+    try {
+      await runAsTenant('tenant-a', () => renderPage(pool, `${site.url}/set`, OPTS));
+      assert.equal(pool.stats().idlePages, 0);
+      const next = await runAsTenant('tenant-a', () => renderPage(pool, `${site.url}/echo`, OPTS));
+      assert.equal(cookiesSeen(next.body), '');
+    } finally {
+      await pool.close();
+    }
+  });
+});
