@@ -50,7 +50,10 @@ export const ConfigSchema = z.object({
    * before it is closed. 0: no page is kept; every render gets a fresh context (slower: a renderer each).
    */
   BROWSER_PAGE_IDLE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
-  /** After the document loads, how long scripts may keep fetching before the page is read. */
+  /**
+   * After a scripted document loads, how long its scripts may keep fetching before the page is read (it is read
+   * once the network is quiet for 500 ms). A page that runs no script is read once parsed.
+   */
   DYNAMIC_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   DEFAULT_LLM_CHAIN: z.string().default('openai/gpt-4o-mini'),
   OPENAI_API_KEY: optionalString,
