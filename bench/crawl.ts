@@ -11,12 +11,11 @@
 // Reports pages per second, per-page time p50/p99 (activity start to result, from the crawl map), history
 // events per page over every continue-as-new run, and the worker process's peak RSS.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createStores } from '../shared/store/index.js';
 import { startTestService } from '../test/support/service.js';
+import { startGeneratedSite } from './generated-site.js';
 import { preloadLike } from './preload.js';
 import { type ChromiumRole, ChromiumSampler } from './process-tree.js';
 import { spawnBenchWorker } from './worker-process.js';
@@ -37,38 +36,10 @@ if (fetchMode !== 'static' && fetchMode !== 'dynamic') throw new Error('--fetch-
 const warmupPages = Number(values.warmup);
 const pages = Number(values.pages);
 const concurrency = Number(values.concurrency);
-const PER_LISTING = 20;
 
 // The site: /list/1..L link 20 items each and the next listing; /item/k are detail pages.
-const script = values['page-script']
-  ? `<script>document.body.insertAdjacentHTML('beforeend', '<p>Written by a script.</p>');</script>`
-  : '';
-const listings = Math.ceil((pages - 1) / (PER_LISTING + 1)) + 1;
-const server = createServer((req, res) => {
-  const url = new URL(req.url ?? '/', 'http://x');
-  const list = /^\/list\/(\d+)$/.exec(url.pathname);
-  const item = /^\/item\/(\d+)$/.exec(url.pathname);
-  res.setHeader('content-type', 'text/html; charset=utf-8');
-  if (list) {
-    const n = Number(list[1]);
-    const items = Array.from({ length: PER_LISTING }, (_, i) => (n - 1) * PER_LISTING + i + 1);
-    const next = n < listings ? `<a class="next" href="/list/${n + 1}">next</a>` : '';
-    res.end(
-      `<html><head><title>List ${n}</title></head><body><h1>List ${n}</h1>${items.map((k) => `<a class="item" href="/item/${k}">Item ${k}</a>`).join(' ')}${next}${script}</body></html>`,
-    );
-  } else if (item) {
-    res.end(
-      `<html><head><title>Item</title></head><body><h1>Item ${item[1]}</h1><p>Price: ${Number(item[1]) % 97}</p><p>${'Words about the item. '.repeat(30)}</p>${script}</body></html>`,
-    );
-  } else if (url.pathname === '/robots.txt') {
-    res.end('User-agent: *\nAllow: /\n');
-  } else {
-    res.statusCode = 404;
-    res.end('not found');
-  }
-});
-await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-const siteUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const site = await startGeneratedSite({ pages, pageScript: values['page-script'] });
+const siteUrl = site.url;
 
 // The service's tracing settings come from this environment (e.g. OTEL_SDK_DISABLED=true to measure without).
 // So do the browser's settings.
@@ -329,5 +300,5 @@ writeFileSync(
 worker.kill('SIGTERM');
 await new Promise((r) => worker.once('exit', r));
 await svc.close();
-server.close();
+void site.close();
 process.exit(0);

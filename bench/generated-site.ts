@@ -1,0 +1,66 @@
+// The generated shop of the crawl benches: /list/1..L link 20 items each and the next listing; /item/k are
+// detail pages. Served on 127.0.0.1 at any free port. `truthOf` gives what a page says (its ground truth).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const PER_LISTING = 20;
+
+export interface GeneratedSite {
+  url: string;
+  /** Number of listing pages: enough for `pages` pages in all (listings and items). */
+  listings: number;
+  close(): Promise<void>;
+}
+
+/** What a page of the site says, in the benches' schema `{ title: string, price: number }`. */
+export function truthOf(path: string): { title: string; price: number | null } | null {
+  const list = /^\/list\/(\d+)$/.exec(path);
+  if (list) return { title: `List ${list[1]}`, price: null };
+  const item = /^\/item\/(\d+)$/.exec(path);
+  if (item) return { title: `Item ${item[1]}`, price: Number(item[1]) % 97 };
+  return null;
+}
+
+/** `pageScript` adds a small inline script to every page (a render then waits for the network to go quiet). */
+export async function startGeneratedSite(opts: {
+  pages: number;
+  pageScript?: boolean;
+}): Promise<GeneratedSite> {
+  const script = opts.pageScript
+    ? `<script>document.body.insertAdjacentHTML('beforeend', '<p>Written by a script.</p>');</script>`
+    : '';
+  const listings = Math.ceil((opts.pages - 1) / (PER_LISTING + 1)) + 1;
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const list = /^\/list\/(\d+)$/.exec(url.pathname);
+    const item = /^\/item\/(\d+)$/.exec(url.pathname);
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    if (list) {
+      const n = Number(list[1]);
+      const items = Array.from({ length: PER_LISTING }, (_, i) => (n - 1) * PER_LISTING + i + 1);
+      const next = n < listings ? `<a class="next" href="/list/${n + 1}">next</a>` : '';
+      res.end(
+        `<html><head><title>List ${n}</title></head><body><h1>List ${n}</h1>${items.map((k) => `<a class="item" href="/item/${k}">Item ${k}</a>`).join(' ')}${next}${script}</body></html>`,
+      );
+    } else if (item) {
+      res.end(
+        `<html><head><title>Item</title></head><body><h1>Item ${item[1]}</h1><p>Price: ${Number(item[1]) % 97}</p><p>${'Words about the item. '.repeat(30)}</p>${script}</body></html>`,
+      );
+    } else if (url.pathname === '/robots.txt') {
+      res.end('User-agent: *\nAllow: /\n');
+    } else {
+      res.statusCode = 404;
+      res.end('not found');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    listings,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
