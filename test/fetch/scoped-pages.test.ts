@@ -146,3 +146,27 @@ describe('with BROWSER_PAGE_IDLE_MS=0', { skip }, () => {
     }
   });
 });
+
+describe('kept pages and browser recycling', { skip }, () => {
+  test('a retired browser closes with its kept pages; the next browser keeps pages anew', async () => {
+    const pool = new BrowserPool({
+      executablePath: CHROMIUM,
+      maxPages: 1,
+      recycleAfter: 2,
+      policy: { allowPrivate: true },
+    });
+    try {
+      await renderPage(pool, `${site.url}/echo`, OPTS);
+      const first = pool.stats().browserPids[0]!;
+      assert.equal(pool.stats().idlePages, 1);
+      await renderPage(pool, `${site.url}/echo`, OPTS); // the second page retires the first browser
+      await renderPage(pool, `${site.url}/echo`, OPTS);
+      const stats = pool.stats();
+      assert.equal(stats.launches, 2);
+      assert.ok(!stats.browserPids.includes(first), 'the retired browser still runs');
+      assert.equal(stats.idlePages, 1);
+    } finally {
+      await pool.close();
+    }
+  });
+});
