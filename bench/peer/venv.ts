@@ -2,9 +2,17 @@
 // run and reinstalled only when requirements.txt changes (the pattern of scripts/setup.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const REQUIREMENTS = join(import.meta.dirname, 'requirements.txt');
 export const PEER_VENV =
@@ -28,4 +36,37 @@ export function ensurePeerVenv(): string {
   run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', REQUIREMENTS]);
   writeFileSync(marker, digest);
   return python;
+}
+
+/**
+ * Crawl4AI's browser crawler launches Playwright's Chromium and has no setting for another executable, so
+ * this makes a Playwright browsers folder (PLAYWRIGHT_BROWSERS_PATH) whose Chromium and headless shell, at
+ * the revision the installed Playwright expects, are links to Debian's Chromium (CHROMIUM_PATH or
+ * /usr/bin/chromium). Nothing is downloaded.
+ */
+export function playwrightBrowsersPath(): string {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(chromium)) throw new Error(`no Chromium at ${chromium} (set CHROMIUM_PATH)`);
+  const lib = join(PEER_VENV, 'lib');
+  const site = join(lib, readdirSync(lib).find((d) => d.startsWith('python')) ?? 'python3', 'site-packages');
+  const manifest = JSON.parse(
+    readFileSync(join(site, 'playwright', 'driver', 'package', 'browsers.json'), 'utf8'),
+  ) as { browsers: { name: string; revision: string }[] };
+  const revision = (name: string) => manifest.browsers.find((b) => b.name === name)?.revision ?? '0';
+  const root = join(PEER_VENV, 'playwright-browsers');
+  const links = [
+    join(root, `chromium-${revision('chromium')}`, 'chrome-linux64', 'chrome'),
+    join(
+      root,
+      `chromium_headless_shell-${revision('chromium-headless-shell')}`,
+      'chrome-headless-shell-linux64',
+      'chrome-headless-shell',
+    ),
+  ];
+  for (const link of links) {
+    mkdirSync(dirname(link), { recursive: true });
+    if (existsSync(link)) unlinkSync(link);
+    symlinkSync(chromium, link);
+  }
+  return root;
 }
