@@ -31,6 +31,8 @@ export async function runCrawl4ai(
     concurrency: number;
     warmup: number;
     mode: 'http' | 'browser';
+    /** Called when the measured crawl starts (after the warm-up). */
+    onMeasuring?: () => void;
   },
 ): Promise<Crawl4aiReport> {
   const home = mkdtempSync(join(tmpdir(), 'bench-peer-'));
@@ -54,7 +56,10 @@ export async function runCrawl4ai(
   let benchCpu: NodeJS.CpuUsage | null = null;
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString();
-    if (!benchCpu && out.includes('measuring\n')) benchCpu = process.cpuUsage();
+    if (!benchCpu && out.includes('measuring\n')) {
+      benchCpu = process.cpuUsage();
+      opts.onMeasuring?.();
+    }
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const used = process.cpuUsage(benchCpu ?? undefined);

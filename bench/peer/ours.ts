@@ -12,6 +12,7 @@ export interface OursReport {
   seconds: number;
   cpu_ms: { worker: number; stores: number; bench: number };
   peak_pss_mb: number;
+  model_calls: number;
   /** Each crawled page's URL and extracted record (null when the page failed). */
   records: Record<string, { title: unknown; price: unknown } | null>;
 }
@@ -52,6 +53,7 @@ export async function runOurs(
 ): Promise<OursReport> {
   const { siteUrl, concurrency, fetchMode } = opts;
   if (opts.warmup > 0) await crawl(svc, siteUrl, opts.warmup, concurrency, fetchMode);
+  svc.llm.reset(); // the model calls counted are the measured crawl's
   const all = () => treePids(process.pid);
   const worker = () => treePids(workerPid);
   const before = { all: cpuMs(all()), worker: cpuMs(worker()), bench: process.cpuUsage() };
@@ -78,6 +80,7 @@ export async function runOurs(
     seconds,
     cpu_ms: { worker: workerMs, stores: allMs - workerMs - benchMs, bench: benchMs },
     peak_pss_mb: peakPss,
+    model_calls: svc.llm.requests.length,
     records,
   };
 }

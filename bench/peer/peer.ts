@@ -64,14 +64,16 @@ const ours = await runOurs(svc, worker.pid ?? 0, {
   concurrency,
   fetchMode,
 });
-const modelCallsOurs = svc.llm.requests.length;
-svc.llm.reset();
+let modelCallsBefore = 0;
 const peer = await runCrawl4ai(python, {
   urls: Object.keys(ours.records),
   modelBaseUrl: svc.llm.openaiBaseUrl,
   concurrency,
   warmup: Number(values['peer-warmup']),
   mode: fetchMode === 'static' ? 'http' : 'browser',
+  onMeasuring: () => {
+    modelCallsBefore = svc.llm.requests.length;
+  },
 });
 const loadAfter = loadavg();
 
@@ -90,7 +92,7 @@ const sides: Side[] = [
     cpuMs: { crawler: peer.cpu_ms_per_page * peer.pages, 'site + model': peer.bench_cpu_ms },
     peakPssMb: peer.peak_pss_mb,
     correct: correct(peer.records),
-    modelCalls: svc.llm.requests.length - Number(values['peer-warmup']),
+    modelCalls: svc.llm.requests.length - modelCallsBefore,
   },
   {
     name: `ours (${fetchMode})`,
@@ -99,7 +101,7 @@ const sides: Side[] = [
     cpuMs: { crawler: ours.cpu_ms.worker + ours.cpu_ms.stores, 'site + model': ours.cpu_ms.bench },
     peakPssMb: ours.peak_pss_mb,
     correct: correct(ours.records),
-    modelCalls: modelCallsOurs,
+    modelCalls: ours.model_calls,
   },
 ];
 const report = {
