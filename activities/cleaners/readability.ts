@@ -33,10 +33,11 @@ const articleProse = (article: Article): number =>
 
 /**
  * Readability's article, or its second pick when the first holds little of the page's prose and the second
- * more. Readability moves the nodes it picks out of the document, so a second run over the same document
- * finds the next best content; it runs only for a doubtful first pick.
+ * more (`first` then keeps the first pick, should the second come to nothing). Readability moves the nodes it
+ * picks out of the document, so a second run over the same document finds the next best content; it runs
+ * only for a doubtful first pick.
  */
-function pickArticle($: CheerioAPI): Article {
+function pickArticle($: CheerioAPI): { article: Article; first?: Article } {
   const pageProse = proseChars($.root().get(0)!);
   const { document } = parseHTML($.html());
   const first = readArticle(document);
@@ -47,11 +48,30 @@ function pickArticle($: CheerioAPI): Article {
     firstProse >= SECOND_LOOK_PROSE_SHARE * pageProse ||
     !document.documentElement
   )
-    return first;
+    return { article: first };
   const second = readArticle(document);
-  if (!second || articleProse(second) <= firstProse) return first;
+  if (!second || articleProse(second) <= firstProse) return { article: first };
   // The first run took the page's <title> with it: the title is the page's, whichever pick wins.
-  return { ...second, title: first?.title || second.title, byline: second.byline || first?.byline || null };
+  const title = first?.title || second.title;
+  return { article: { ...second, title, byline: second.byline || first?.byline || null }, first };
+}
+
+/**
+ * The article's content without Readability's page wrapper and with the trim steps applied (links blocks,
+ * picture text, repeated lines, the tail).
+ */
+function trimmedContent(content: string, isKept: (element: Element) => boolean) {
+  const $article = load(content);
+  // Readability wraps the content in <div id="readability-page-1" class="page">: markup, no meaning.
+  $article('body > div.page').replaceWith((_, page) => $article(page).contents());
+  const body = $article('body').get(0);
+  if (body) {
+    dropLinkBlocks($article, body, isKept);
+    dropPictureText($article, body, isKept, isSpacer);
+    dropRepeatedLines($article, body, isKept);
+    trimTail($article, body, isKept);
+  }
+  return { $article, body };
 }
 
 /**
@@ -88,22 +108,19 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   const kept = keepSelectors.length > 0 ? markKept($, keepSelectors.join(', ')) : [];
   dropCaptions($, (element) => element.attribs[KEEP_MARK] !== undefined);
   unclassHeadings($);
-  const article = pickArticle($);
+  const picked = pickArticle($);
+  let article = picked.article;
   if (!article?.content || (article.textContent ?? '').trim().length < MIN_ARTICLE_CHARS) {
     $(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK); // the caller falls back to the whole document
     return null;
   }
 
-  const $article = load(article.content);
-  // Readability wraps the content in <div id="readability-page-1" class="page">: markup, no meaning.
-  $article('body > div.page').replaceWith((_, page) => $article(page).contents());
-  const body = $article('body').get(0);
   const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
-  if (body) {
-    dropLinkBlocks($article, body, isKept);
-    dropPictureText($article, body, isKept, isSpacer);
-    dropRepeatedLines($article, body, isKept);
-    trimTail($article, body, isKept);
+  let { $article, body } = trimmedContent(article.content, isKept);
+  // A second pick the trim steps leave (nearly) empty was a page's wrapper of link blocks: the first stands.
+  if (picked.first?.content && $article.root().text().trim().length < MIN_ARTICLE_CHARS) {
+    article = { ...picked.first, title: article.title, byline: picked.first.byline || article.byline };
+    ({ $article, body } = trimmedContent(picked.first.content, isKept));
   }
   // It also takes the title and the byline (author, often the date) out of the content: put them back, in
   // one <header> first in the <article> (PAGE_HEADER), so that what is the page's and what is the body's

@@ -100,6 +100,26 @@ describe('mainContent', () => {
     assert.ok(!text.includes('Jane Doe 30'));
   });
 
+  test('a second pick that the trim steps empty (a wrapper of teaser links) leaves the first pick standing', () => {
+    const story = Array.from(
+      { length: 3 },
+      (_, i) =>
+        `<p>Paragraph ${i} of the story tells what happened, in full sentences with a comma, here and there. ` +
+        'Shoppers were charged for paper bags, and some of them said so in public.</p>',
+    ).join('');
+    const teasers = Array.from(
+      { length: 80 },
+      (_, i) =>
+        `<li><a href="/n/${i}">Teaser ${i} is a whole sentence about another story that the site would like you to read next.</a></li>`,
+    ).join('');
+    const page = `<html><body><div class="story">${story}</div><div class="more"><ul>${teasers}</ul></div></body></html>`;
+    const text = load(mainContent(prepared(page), [])!)
+      .root()
+      .text();
+    assert.ok(text.includes('Paragraph 1 of the story'), text.slice(0, 200));
+    assert.ok(!text.includes('Teaser 30'));
+  });
+
   test('kept elements Readability left out are appended, without marks', () => {
     const html = mainContent(prepared(ARTICLE, ['.pagination .next']), ['.pagination .next'])!;
     const $ = load(html);
