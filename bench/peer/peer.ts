@@ -5,7 +5,7 @@
 // Ours runs first, as bench:crawl does (a warm-up crawl, then the measured one); Crawl4AI then crawls the very
 // URLs ours crawled (its arun_many over the list: it discovers no links), after a warm-up over the first
 // --peer-warmup of them. --fetch-mode dynamic renders in Chromium on both sides (Crawl4AI: its browser
-// crawler on Debian's Chromium over CDP). Crawl4AI is installed into its own venv on the first run (venv.ts).
+// crawler, Playwright starting Debian's Chromium). Crawl4AI goes into its own venv on the first run (venv.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
