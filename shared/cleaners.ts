@@ -55,8 +55,9 @@ const dropBoilerplate = (byDefault: boolean) =>
     .meta({
       description:
         'Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, ' +
-        'share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and ' +
-        'whatever holds the main content (main, article, the h1) or keep_selectors stay.',
+        "share bars and blocks of short links (menus, footer columns, pagination); beside a page's single " +
+        'main content, blocks that are almost only links, long headlines included ("most read", "related"). ' +
+        'Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.',
     });
 
 export const CLEANER_CATALOGUE = {

@@ -10509,7 +10509,7 @@ export interface components {
       name: 'html';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate: boolean;
@@ -10541,7 +10541,7 @@ export interface components {
       name: 'html';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate?: boolean;
@@ -11811,7 +11811,7 @@ export interface components {
       name: 'markdown';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate: boolean;
@@ -11843,7 +11843,7 @@ export interface components {
       name: 'markdown';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate?: boolean;
@@ -13911,7 +13911,7 @@ export interface components {
       name: 'text';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate: boolean;
@@ -13943,7 +13943,7 @@ export interface components {
       name: 'text';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate?: boolean;

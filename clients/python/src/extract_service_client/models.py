@@ -482,7 +482,7 @@ class MarkdownCleanerStepInputOptions(BaseModel):
     """
     drop_boilerplate: bool | None = True
     """
-    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
     """
 
 
@@ -568,7 +568,7 @@ class TextCleanerStepInputOptions(BaseModel):
     """
     drop_boilerplate: bool | None = True
     """
-    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
     """
 
 
@@ -616,7 +616,7 @@ class HtmlCleanerStepInputOptions(BaseModel):
     """
     drop_boilerplate: bool | None = True
     """
-    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
     """
 
 
@@ -3640,7 +3640,7 @@ class MarkdownCleanerStepOptions(BaseModel):
     """
     drop_boilerplate: bool
     """
-    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
     """
 
 
@@ -3724,7 +3724,7 @@ class TextCleanerStepOptions(BaseModel):
     """
     drop_boilerplate: bool
     """
-    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
     """
 
 
@@ -3772,7 +3772,7 @@ class HtmlCleanerStepOptions(BaseModel):
     """
     drop_boilerplate: bool
     """
-    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+    Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
     """
 
 
