@@ -10,7 +10,7 @@
 // The measured crawl follows a warm-up crawl of --warmup pages (0: none, measure a cold worker).
 // Reports pages per second, per-page time p50/p99 (activity start to result, from the crawl map), history
 // events per page over every continue-as-new run, and the worker process's peak RSS.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createStores } from '../shared/store/index.js';
@@ -18,6 +18,7 @@ import { startTestService } from '../test/support/service.js';
 import { startGeneratedSite } from './generated-site.js';
 import { preloadLike } from './preload.js';
 import { type ChromiumRole, ChromiumSampler } from './process-tree.js';
+import { processCpuMs, serverCpuMs } from './server-cpu.js';
 import { spawnBenchWorker } from './worker-process.js';
 
 const { values } = parseArgs({
@@ -68,27 +69,7 @@ await new Promise((r) => setTimeout(r, 1000));
 
 /** CPU time (ms) of the worker, FerretDB and the Temporal server, from /proc: where a page's cost lies. */
 function cpuByProcess(): Record<string, number> {
-  const out: Record<string, number> = { worker: 0, ferretdb: 0, temporal: 0 };
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const name =
-        Number(pid) === worker.pid
-          ? 'worker'
-          : cmd.includes('ferretdb')
-            ? 'ferretdb'
-            : cmd.includes('temporal') && cmd.includes('start-dev')
-              ? 'temporal'
-              : null;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      // Only this run's servers (children of this process), not those of other runs on the machine.
-      if (!name || (name !== 'worker' && Number(fields[1]) !== process.pid)) continue;
-      out[name] = (out[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    } catch {
-      // gone
-    }
-  }
-  return out;
+  return { worker: worker.pid ? processCpuMs(worker.pid) : 0, ...serverCpuMs() };
 }
 type JobState = { status: string; page_count: number; failed_count: number };
 

@@ -4,6 +4,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_MS = 10; // USER_HZ = 100 on Linux
 
+/** CPU time (ms) of one process, from /proc (0 when it is gone). */
+export function processCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
 export function serverCpuMs(): { ferretdb: number; temporal: number } {
   const out = { ferretdb: 0, temporal: 0 };
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
