@@ -125,12 +125,16 @@ export class EventStore {
     let next = afterSeq + 1;
     // The events in hand need no read; after them, probe one seq, then twice as many each time they all
     // exist: a job whose log is up to date costs a single lookup, a long backlog is read in parallel batches.
-    for (let event = known?.get(next); event && out.length < limit; event = known?.get(next)) {
-      out.push(event);
-      next++;
-    }
+    // Past events in hand the log most likely ends (they were just written): one probe again, not a batch.
     let width = 1;
     while (out.length < limit) {
+      const from = next;
+      for (let event = known?.get(next); event && out.length < limit; event = known?.get(next)) {
+        out.push(event);
+        next++;
+      }
+      if (out.length >= limit) break;
+      if (next !== from) width = 1;
       const seqs = Array.from({ length: Math.min(width, limit - out.length) }, (_, i) => next + i);
       const batch = await Promise.all(seqs.map((seq) => known?.get(seq) ?? this.get(jobId, seq)));
       for (const event of batch) {

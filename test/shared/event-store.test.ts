@@ -130,4 +130,36 @@ describe('EventStore', () => {
     assert.deepEqual(reads, [second.seq + 1]);
     assert.deepEqual(await resultData(jobId, second.seq), { i: 2 });
   });
+
+  test('past the events in hand one seq is probed, not a batch of four', async () => {
+    const store = new EventStore(svc.mongo.db);
+    const jobId = newJobId();
+    const log = jobLog(jobId, svc.tenantId);
+    const events = [
+      log.created('extract'),
+      log.started(),
+      log.completed('https://example.com/p', { i: 1 }),
+      log.jobCompleted(),
+    ];
+    for (const event of events)
+      await svc.mongo.db
+        .collection(COLLECTIONS.events)
+        .insertOne({ _id: eventKey(jobId, event.seq) as never, ...event });
+    const reads: number[] = [];
+    const get = store.get.bind(store);
+    store.get = (id: string, seq: number) => {
+      reads.push(seq);
+      return get(id, seq);
+    };
+    // As a one-page job's activity projects: job.created in the document, job.started only in the log, the
+    // page's result and job.completed in hand.
+    const [, started, page, done] = events as [JobEvent, JobEvent, JobEvent, JobEvent];
+    const inHand = new Map([page, done].map((e) => [e.seq, e]));
+    const listed = await store.list(jobId, 0, 1000, inHand);
+    assert.deepEqual(
+      listed.map((e) => e.seq),
+      [started.seq, page.seq, done.seq],
+    );
+    assert.deepEqual(reads, [started.seq, done.seq + 1]);
+  });
 });
