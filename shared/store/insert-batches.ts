@@ -1,32 +1,41 @@
-// Inserts into one collection from concurrent callers, sent together: while one insert is on its way, the
-// documents that arrive wait and then go as one insertMany (a group commit). A lone insert goes at once,
-// so nothing waits that would not have waited anyway; under load (a crawl's pages writing their events and
+// Writes into one collection from concurrent callers, sent together: while one write is on its way, the
+// documents that arrive wait and then go as one command (a group commit). A lone write goes at once, so
+// nothing waits that would not have waited anyway; under load (a crawl's pages writing their events and
 // stored pages at once) several documents cost one command, one round trip and, on FerretDB, one SQLite
-// transaction instead of one each. Each caller learns whether its own document went in or was already there.
-import { type Collection, type Document, MongoBulkWriteError, type OptionalUnlessRequiredId } from 'mongodb';
+// transaction instead of one each. InsertBatches tells each caller whether its own document went in or was
+// already there; ReplaceBatches upserts by `_id`.
+import {
+  type Collection,
+  type Document,
+  MongoBulkWriteError,
+  type OptionalUnlessRequiredId,
+  type WriteError,
+} from 'mongodb';
 import { isDuplicateKey, retryOnDuplicate } from './mongo.js';
 
-/** Documents sent in one insertMany at most. */
+/** Documents sent in one command at most. */
 const MAX_BATCH = 64;
 
-interface Waiting<T> {
+interface Waiting<T, R> {
   doc: T;
-  done: (inserted: boolean) => void;
+  done: (result: R) => void;
   failed: (err: unknown) => void;
 }
 
-export class InsertBatches<T extends Document & { _id: string }> {
-  private readonly waiting: Waiting<T>[] = [];
+/**
+ * The queue both kinds share: a write submitted while none is on its way is sent after this turn (the
+ * documents of one call go together); those arriving meanwhile follow in batches of MAX_BATCH.
+ */
+abstract class GroupCommit<T extends Document & { _id: string }, R> {
+  private readonly waiting: Waiting<T, R>[] = [];
   private sending = false;
 
-  constructor(private readonly collection: () => Collection<T>) {}
+  constructor(protected readonly collection: () => Collection<T>) {}
 
-  /** Inserts the document: true when it went in, false when its `_id` was there already. */
-  insert(doc: T): Promise<boolean> {
-    return new Promise<boolean>((done, failed) => {
+  protected submit(doc: T): Promise<R> {
+    return new Promise<R>((done, failed) => {
       this.waiting.push({ doc, done, failed });
       if (this.sending) return;
-      // Sent after this turn: documents inserted together (one append's events) go as one batch.
       this.sending = true;
       queueMicrotask(() => void this.send());
     });
@@ -40,10 +49,26 @@ export class InsertBatches<T extends Document & { _id: string }> {
     }
   }
 
-  private async sendBatch(batch: Waiting<T>[]): Promise<void> {
+  /** Writes the batch and settles each waiting caller. */
+  protected abstract sendBatch(batch: Waiting<T, R>[]): Promise<void>;
+}
+
+/** An unordered bulk command's failures by the index of their document (every document was tried). */
+function failuresByIndex(err: MongoBulkWriteError): Map<number, WriteError> {
+  const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+  return new Map(errors.map((e) => [e.index, e]));
+}
+
+export class InsertBatches<T extends Document & { _id: string }> extends GroupCommit<T, boolean> {
+  /** Inserts the document: true when it went in, false when its `_id` was there already. */
+  insert(doc: T): Promise<boolean> {
+    return this.submit(doc);
+  }
+
+  protected async sendBatch(batch: Waiting<T, boolean>[]): Promise<void> {
     const col = this.collection();
     if (batch.length === 1) {
-      const [one] = batch as [Waiting<T>];
+      const [one] = batch as [Waiting<T, boolean>];
       try {
         await col.insertOne(one.doc as OptionalUnlessRequiredId<T>);
         one.done(true);
@@ -64,11 +89,9 @@ export class InsertBatches<T extends Document & { _id: string }> {
         for (const w of batch) w.failed(err);
         return;
       }
-      // Unordered: every document was tried; the errors name theirs by index.
-      const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-      const byIndex = new Map(errors.map((e) => [e.index, e]));
+      const failures = failuresByIndex(err);
       for (const [i, w] of batch.entries()) {
-        const e = byIndex.get(i);
+        const e = failures.get(i);
         if (!e) w.done(true);
         else if (e.code === 11000) w.done(false);
         else w.failed(err);
@@ -78,63 +101,39 @@ export class InsertBatches<T extends Document & { _id: string }> {
 }
 
 /**
- * Replacements (upserts by `_id`) into one collection from concurrent callers, sent together as one
- * unordered bulk write the same way. Two replacements of one `_id` in a batch end as either, as two
- * concurrent ones would; one that lost an upsert race to another writer is sent again on its own.
+ * Replacements (upserts by `_id`), sent together as one unordered bulk write. Two replacements of one `_id`
+ * in a batch end as either, as two concurrent ones would; one that failed in a batch (an upsert race lost
+ * to another writer) is sent again on its own, which retries a race and throws what else is wrong.
  */
-export class ReplaceBatches<T extends Document & { _id: string }> {
-  private readonly waiting: { doc: T; done: () => void; failed: (err: unknown) => void }[] = [];
-  private sending = false;
-
-  constructor(private readonly collection: () => Collection<T>) {}
-
+export class ReplaceBatches<T extends Document & { _id: string }> extends GroupCommit<T, void> {
   replace(doc: T): Promise<void> {
-    return new Promise<void>((done, failed) => {
-      this.waiting.push({ doc, done, failed });
-      if (this.sending) return;
-      this.sending = true;
-      queueMicrotask(() => void this.send());
-    });
+    return this.submit(doc);
   }
 
-  private async send(): Promise<void> {
-    try {
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, MAX_BATCH);
-        const failures = await this.write(batch.map((w) => w.doc));
-        for (const [i, w] of batch.entries()) {
-          const err = failures.get(i);
-          if (err === undefined) w.done();
-          else this.one(w.doc).then(w.done, w.failed);
-        }
-      }
-    } finally {
-      this.sending = false;
+  protected async sendBatch(batch: Waiting<T, void>[]): Promise<void> {
+    if (batch.length === 1) {
+      const [one] = batch as [Waiting<T, void>];
+      await this.one(one.doc).then(one.done, one.failed);
+      return;
     }
-  }
-
-  /** Writes the batch; the failed ones by index (each is then tried alone, which throws what is wrong). */
-  private async write(docs: T[]): Promise<Map<number, unknown>> {
-    if (docs.length === 1) {
-      try {
-        await this.one(docs[0] as T);
-        return new Map();
-      } catch (err) {
-        return new Map([[0, err]]);
-      }
-    }
+    let failed: ReadonlySet<number>;
     try {
       await this.collection().bulkWrite(
-        docs.map(({ _id, ...replacement }) => ({
+        batch.map(({ doc: { _id, ...replacement } }) => ({
           replaceOne: { filter: { _id } as never, replacement: replacement as never, upsert: true },
         })),
         { ordered: false },
       );
-      return new Map();
+      failed = new Set();
     } catch (err) {
-      if (!(err instanceof MongoBulkWriteError)) return new Map(docs.map((_, i) => [i, err]));
-      const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-      return new Map(errors.map((e) => [e.index, e]));
+      failed =
+        err instanceof MongoBulkWriteError
+          ? new Set(failuresByIndex(err).keys())
+          : new Set(batch.map((_, i) => i));
+    }
+    for (const [i, w] of batch.entries()) {
+      if (failed.has(i)) this.one(w.doc).then(w.done, w.failed);
+      else w.done();
     }
   }
 
