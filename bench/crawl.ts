@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createStores } from '../shared/store/index.js';
 import { startTestService } from '../test/support/service.js';
-import { startGeneratedSite } from './generated-site.js';
+import { crawlGeneratedSite, startGeneratedSite } from './generated-site.js';
 import { preloadLike } from './preload.js';
 import { type ChromiumRole, ChromiumSampler } from './process-tree.js';
 import { processCpuMs, serverCpuMs } from './server-cpu.js';
@@ -71,38 +71,12 @@ await new Promise((r) => setTimeout(r, 1000));
 function cpuByProcess(): Record<string, number> {
   return { worker: worker.pid ? processCpuMs(worker.pid) : 0, ...serverCpuMs() };
 }
-type JobState = { status: string; page_count: number; failed_count: number };
-
-/** Starts a crawl of `max` pages of the site and polls the job until it ends. */
-async function crawl(max: number): Promise<{ jobId: string; job: JobState }> {
-  const res = await svc.app.inject({
-    method: 'POST',
-    url: '/api/v1/crawl',
-    headers: svc.auth(),
-    payload: {
-      url: `${siteUrl}/list/1`,
-      schema: { title: 'string', price: 'number' },
-      fetch_mode: fetchMode,
-      options: {
-        follow_selector: 'a.item',
-        next_selector: 'a.next',
-        max_pages: max,
-        max_depth: 1,
-        concurrency,
-        respect_robots: true,
-      },
-    },
-  });
-  const jobId = res.json().job_id as string;
-  let job: JobState = { status: 'pending', page_count: 0, failed_count: 0 };
-  while (!['completed', 'failed', 'cancelled'].includes(job.status)) {
-    await new Promise((r) => setTimeout(r, 500));
-    job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
+/** Crawls `max` pages of the site as the measured crawl does. */
+const crawl = (max: number) =>
+  crawlGeneratedSite(svc, siteUrl, { max, concurrency, fetchMode }, (job) => {
     if (process.env.BENCH_PROGRESS)
       process.stderr.write(`${job.status} ${job.page_count} pages, worker CPU ${cpuByProcess().worker} ms\n`);
-  }
-  return { jobId, job };
-}
+  });
 
 let preload: { jobs: number; seconds: number } | null = null;
 if (Number(values.preload) > 0) {

@@ -2,6 +2,7 @@
 // detail pages. Served on 127.0.0.1 at any free port. `truthOf` gives what a page says (its ground truth).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestService } from '../test/support/service.js';
 
 export const PER_LISTING = 20;
 
@@ -63,4 +64,44 @@ export async function startGeneratedSite(opts: {
         server.close(() => resolve());
       }),
   };
+}
+
+export type CrawlJobState = { status: string; page_count: number; failed_count: number };
+
+/**
+ * Crawls `max` pages of the site through the API (from its first listing, items and next listings, robots
+ * respected) and polls the job every 500 ms until it ends; `onPoll` sees each state (progress lines).
+ */
+export async function crawlGeneratedSite(
+  svc: Pick<TestService, 'app' | 'auth'>,
+  siteUrl: string,
+  opts: { max: number; concurrency: number; fetchMode: string },
+  onPoll?: (job: CrawlJobState) => void,
+): Promise<{ jobId: string; job: CrawlJobState }> {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/crawl',
+    headers: svc.auth(),
+    payload: {
+      url: `${siteUrl}/list/1`,
+      schema: { title: 'string', price: 'number' },
+      fetch_mode: opts.fetchMode,
+      options: {
+        follow_selector: 'a.item',
+        next_selector: 'a.next',
+        max_pages: opts.max,
+        max_depth: 1,
+        concurrency: opts.concurrency,
+        respect_robots: true,
+      },
+    },
+  });
+  const jobId = res.json().job_id as string;
+  let job: CrawlJobState = { status: 'pending', page_count: 0, failed_count: 0 };
+  while (!['completed', 'failed', 'cancelled'].includes(job.status)) {
+    await new Promise((r) => setTimeout(r, 500));
+    job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
+    onPoll?.(job);
+  }
+  return { jobId, job };
 }

@@ -4,6 +4,7 @@
 // every `intervalMs` and kept after it exits (what a process used in its last interval is missed: a few ms
 // of a renderer closing).
 import { readdirSync, readFileSync } from 'node:fs';
+import { ownCpuMs, statFields } from './proc-stat.js';
 
 export type ChromiumRole = 'browser' | 'renderers' | 'other';
 
@@ -16,16 +17,9 @@ interface Proc {
   start: string;
 }
 
-const TICK_MS = 10; // USER_HZ = 100 on Linux
-
 function readProc(pid: number): Proc | null {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const t = (i: number) => Number(f[i]) * TICK_MS;
-    return { pid, ppid: Number(f[1]), own: t(11) + t(12), start: f[19] ?? '' };
-  } catch {
-    return null; // gone
-  }
+  const f = statFields(pid);
+  return f ? { pid, ppid: Number(f[1]), own: ownCpuMs(f), start: f[19] ?? '' } : null;
 }
 
 function roleOf(pid: number): ChromiumRole | null {

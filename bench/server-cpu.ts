@@ -1,17 +1,12 @@
 // CPU time (ms) of the embedded servers this bench process started (FerretDB and the Temporal dev server,
 // its children), read from /proc: with the bench's own CPU, where a job's cost lies across processes.
 import { readdirSync, readFileSync } from 'node:fs';
-
-const TICK_MS = 10; // USER_HZ = 100 on Linux
+import { ownCpuMs, statFields } from './proc-stat.js';
 
 /** CPU time (ms) of one process, from /proc (0 when it is gone). */
 export function processCpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
+  const fields = statFields(pid);
+  return fields ? ownCpuMs(fields) : 0;
 }
 
 export function serverCpuMs(): { ferretdb: number; temporal: number } {
@@ -25,10 +20,10 @@ export function serverCpuMs(): { ferretdb: number; temporal: number } {
           ? 'temporal'
           : null;
       if (!name) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      const fields = statFields(Number(pid));
       // Only this run's servers, not those of other runs on the machine.
-      if (Number(fields[1]) !== process.pid) continue;
-      out[name] += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+      if (!fields || Number(fields[1]) !== process.pid) continue;
+      out[name] += ownCpuMs(fields);
     } catch {
       // gone
     }

@@ -47,16 +47,23 @@ CHROMIUM_FLAGS = [
 TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
 
 
+def stat_fields(pid):
+    """The fields of /proc/<pid>/stat after the command name (state is field 0, the parent 1), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def tree_pids(root):
     """The root pid and all its descendants, from each process's parent in /proc."""
     parents = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    parents[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                pass
+            fields = stat_fields(name)
+            if fields:
+                parents[int(name)] = int(fields[1])
     pids, frontier = {root}, [root]
     while frontier:
         parent = frontier.pop()
@@ -70,13 +77,10 @@ def tree_cpu_ms(root):
     """CPU (user + system) of the live tree, plus what its reaped children used."""
     total = 0.0
     for pid in tree_pids(root):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        # After the ")": state is field 0, so utime, stime, cutime, cstime are 11..14.
-        total += sum(int(x) for x in fields[11:15]) * TICK_MS
+        fields = stat_fields(pid)
+        # utime, stime, cutime, cstime are fields 11..14.
+        if fields:
+            total += sum(int(x) for x in fields[11:15]) * TICK_MS
     return total
 
 

@@ -2,10 +2,10 @@
 // worker process), measured from /proc over this process's whole tree (the bench process with the API, site
 // and fake model; the worker and its Chromium; FerretDB; the Temporal server).
 import type { startTestService } from '../../test/support/service.js';
+import { crawlGeneratedSite } from '../generated-site.js';
 import { cpuMs, samplePeakPss, treePids } from './proc.js';
 
 type Service = Awaited<ReturnType<typeof startTestService>>;
-type JobState = { status: string; page_count: number; failed_count: number };
 
 export interface OursReport {
   pages: number;
@@ -17,49 +17,20 @@ export interface OursReport {
   records: Record<string, { title: unknown; price: unknown } | null>;
 }
 
-/** Starts a crawl of `max` pages from the site's first listing and polls the job until it ends. */
-async function crawl(svc: Service, siteUrl: string, max: number, concurrency: number, fetchMode: string) {
-  const res = await svc.app.inject({
-    method: 'POST',
-    url: '/api/v1/crawl',
-    headers: svc.auth(),
-    payload: {
-      url: `${siteUrl}/list/1`,
-      schema: { title: 'string', price: 'number' },
-      fetch_mode: fetchMode,
-      options: {
-        follow_selector: 'a.item',
-        next_selector: 'a.next',
-        max_pages: max,
-        max_depth: 1,
-        concurrency,
-        respect_robots: true,
-      },
-    },
-  });
-  const jobId = res.json().job_id as string;
-  let job: JobState = { status: 'pending', page_count: 0, failed_count: 0 };
-  while (!['completed', 'failed', 'cancelled'].includes(job.status)) {
-    await new Promise((r) => setTimeout(r, 500));
-    job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
-  }
-  return { jobId, job };
-}
-
 export async function runOurs(
   svc: Service,
   workerPid: number,
   opts: { siteUrl: string; pages: number; warmup: number; concurrency: number; fetchMode: string },
 ): Promise<OursReport> {
   const { siteUrl, concurrency, fetchMode } = opts;
-  if (opts.warmup > 0) await crawl(svc, siteUrl, opts.warmup, concurrency, fetchMode);
+  if (opts.warmup > 0) await crawlGeneratedSite(svc, siteUrl, { max: opts.warmup, concurrency, fetchMode });
   svc.llm.reset(); // the model calls counted are the measured crawl's
   const all = () => treePids(process.pid);
   const worker = () => treePids(workerPid);
   const before = { all: cpuMs(all()), worker: cpuMs(worker()), bench: process.cpuUsage() };
   const peak = samplePeakPss(all);
   const started = performance.now();
-  const { jobId, job } = await crawl(svc, siteUrl, opts.pages, concurrency, fetchMode);
+  const { jobId, job } = await crawlGeneratedSite(svc, siteUrl, { max: opts.pages, concurrency, fetchMode });
   const seconds = (performance.now() - started) / 1000;
   const bench = process.cpuUsage(before.bench);
   const benchMs = (bench.user + bench.system) / 1000;

@@ -1,15 +1,6 @@
 // Process trees seen from /proc: the CPU and memory of a process and its descendants, for bench:peer.
 import { readdirSync, readFileSync } from 'node:fs';
-
-const TICK_MS = 10; // USER_HZ = 100 on Linux
-
-function statFields(pid: number): string[] | null {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? null;
-  } catch {
-    return null; // gone
-  }
-}
+import { statFields, TICK_MS } from '../proc-stat.js';
 
 /** `root` and every process below it, found by parent pid. */
 export function treePids(root: number): number[] {
