@@ -133,13 +133,14 @@ export class EventStore {
         out.push(event);
         next++;
       }
-      if (out.length >= limit) break;
+      if (out.length >= limit || endsHere(out.at(-1), next !== from)) break;
       if (next !== from) width = 1;
       const seqs = Array.from({ length: Math.min(width, limit - out.length) }, (_, i) => next + i);
       const batch = await Promise.all(seqs.map((seq) => known?.get(seq) ?? this.get(jobId, seq)));
       for (const event of batch) {
         if (!event) return out;
         out.push(event);
+        if (endsHere(event, false)) return out;
       }
       next += seqs.length;
       width = Math.min(width * 2, PROBE_PARALLELISM);
@@ -165,4 +166,16 @@ export class EventStore {
     for (const jobId of jobIds) await this.project(jobId);
     return { jobs: jobIds.length };
   }
+}
+
+/**
+ * Whether no event needs to be looked for after `event`. A job's end (completed, failed, cancelled) holds its
+ * log's last seq: every seq is reserved before the job ends. A job.created its writer has in hand was just
+ * appended, before the job's workflow could record much: the workflow's own appends project what follows,
+ * so the creator need not probe for it (one read less per job).
+ */
+function endsHere(event: JobEvent | undefined, inHand: boolean): boolean {
+  if (!event) return false;
+  if (event.type === 'job.created') return inHand;
+  return event.type === 'job.completed' || event.type === 'job.failed' || event.type === 'job.cancelled';
 }

@@ -122,6 +122,14 @@ export class JobProjector {
    * `inHand`: events the caller just wrote, which need no read.
    */
   async project(jobId: string, inHand: readonly JobEvent[] = []): Promise<JobView | null> {
+    // A deferred projection of the job is due anyway: this one takes its events (an extract's job.started,
+    // appended before its fetch, is then not read back when its result is projected).
+    const due = this.deferred.get(jobId);
+    if (due) {
+      clearTimeout(due.timer);
+      this.deferred.delete(jobId);
+      inHand = [...due.events, ...inHand];
+    }
     // Within one process, projections of a job run one at a time, and callers arriving while one runs
     // share a single follow-up run (their events are already stored, so it sees them). Without this, a
     // crawl's concurrent pages would race on the job document and redo each other's work.
@@ -178,7 +186,13 @@ export class JobProjector {
     let ahead: JobDoc | null = null;
     for (let attempt = 0; attempt < 50; attempt++) {
       const fromChain = ahead;
-      const current = ahead ?? this.written.get(jobId) ?? (await this.jobs.findOne({ _id: jobId }));
+      // A job.created in hand was just appended by its creator: its document is most likely not there yet, so
+      // the first try inserts it without looking (a duplicate makes the next try read it).
+      const fresh = known.get(0)?.type === 'job.created';
+      const current =
+        ahead ??
+        this.written.get(jobId) ??
+        (fresh && attempt === 0 ? null : await this.jobs.findOne({ _id: jobId }));
       ahead = null;
       const after = current?.last_seq ?? -1;
       const pending = await this.log.list(jobId, after, PROJECT_BATCH, known);
@@ -193,7 +207,7 @@ export class JobProjector {
       await this.projectCrawlMap(pending);
       const written = await this.writeJob(next, current);
       if (written === true) {
-        await this.projectTenant(current ? stripId(current) : null, next, pending);
+        await this.projectTenant(current ? stripId(current) : null, next, pending, fresh);
         if (pending.length < PROJECT_BATCH) return next;
       } else if (written) ahead = written;
     }
@@ -289,12 +303,21 @@ export class JobProjector {
     }
   }
 
-  /** The tenant's newest-first job list entry and its pending set (for queue_position). */
-  private async projectTenant(before: JobView | null, after: JobView, events: readonly JobEvent[]) {
+  /**
+   * The tenant's newest-first job list entry and its pending set (for queue_position). `numbered`: the
+   * job.created is its creator's, in hand (the entry was written when the job was numbered).
+   */
+  private async projectTenant(
+    before: JobView | null,
+    after: JobView,
+    events: readonly JobEvent[],
+    numbered: boolean,
+  ) {
     const created = events.find((e) => e.type === 'job.created');
     const n = after.tenant_seq;
     if (n === null) return;
-    if (created) {
+    // Its creator, who numbered the job (JobStore.nextTenantSeq), wrote the entry; a rebuild writes it here.
+    if (created && !numbered) {
       try {
         await this.db
           .collection(COLLECTIONS.tenantJobs)

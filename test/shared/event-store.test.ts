@@ -131,7 +131,7 @@ describe('EventStore', () => {
     assert.deepEqual(await resultData(jobId, second.seq), { i: 2 });
   });
 
-  test('past the events in hand one seq is probed, not a batch of four', async () => {
+  test("past the events in hand one seq is probed, not a batch of four; nothing past a job's end", async () => {
     const store = new EventStore(svc.mongo.db);
     const jobId = newJobId();
     const log = jobLog(jobId, svc.tenantId);
@@ -152,14 +152,28 @@ describe('EventStore', () => {
       return get(id, seq);
     };
     // As a one-page job's activity projects: job.created in the document, job.started only in the log, the
-    // page's result and job.completed in hand.
-    const [, started, page, done] = events as [JobEvent, JobEvent, JobEvent, JobEvent];
-    const inHand = new Map([page, done].map((e) => [e.seq, e]));
-    const listed = await store.list(jobId, 0, 1000, inHand);
+    // page's result and job.completed in hand. The job's end holds its last seq: no probe past it.
+    const [created, started, page, done] = events as [JobEvent, JobEvent, JobEvent, JobEvent];
+    const listed = await store.list(jobId, 0, 1000, new Map([page, done].map((e) => [e.seq, e])));
     assert.deepEqual(
       listed.map((e) => e.seq),
       [started.seq, page.seq, done.seq],
     );
-    assert.deepEqual(reads, [started.seq, done.seq + 1]);
+    assert.deepEqual(reads, [started.seq]);
+    // With only the page's result in hand, the one seq past it is probed (and found: the job's end).
+    reads.length = 0;
+    const upToPage = await store.list(jobId, started.seq, 1000, new Map([[page.seq, page]]));
+    assert.deepEqual(
+      upToPage.map((e) => e.seq),
+      [page.seq, done.seq],
+    );
+    assert.deepEqual(reads, [done.seq]);
+    // Its creator's job.created in hand: the job's workflow projects what follows, so no probe.
+    reads.length = 0;
+    assert.deepEqual(
+      (await store.list(jobId, -1, 1000, new Map([[created.seq, created]]))).map((e) => e.seq),
+      [created.seq],
+    );
+    assert.deepEqual(reads, []);
   });
 });
