@@ -150,6 +150,11 @@ export function createMetrics(options: MetricsOptions = {}) {
       help: 'Headless browser pages rendering in this worker now (at most BROWSER_MAX_PAGES).',
       registers,
     }),
+    browserPagesKept: new Gauge({
+      name: n('browser_pages_kept'),
+      help: "Headless browser pages this worker keeps open between renders, each for its (tenant, site session) scope's next render (BROWSER_PAGE_IDLE_MS).",
+      registers,
+    }),
     browserPagesWaiting: new Gauge({
       name: n('browser_pages_waiting'),
       help: 'Dynamic fetches in this worker waiting for a browser page.',

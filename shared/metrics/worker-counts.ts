@@ -20,7 +20,7 @@ function activityJobType(): string | undefined {
 }
 
 export interface BrowserStats {
-  stats(): { activePages: number; waiting: number };
+  stats(): { activePages: number; idlePages: number; waiting: number };
 }
 
 /** Starts counting; returns the function that stops it. */
@@ -31,6 +31,9 @@ export function countWorker(
 ): () => void {
   onCollect(metrics.browserPagesInUse, () => {
     metrics.browserPagesInUse.set(browser?.stats().activePages ?? 0);
+  });
+  onCollect(metrics.browserPagesKept, () => {
+    metrics.browserPagesKept.set(browser?.stats().idlePages ?? 0);
   });
   onCollect(metrics.browserPagesWaiting, () => {
     metrics.browserPagesWaiting.set(browser?.stats().waiting ?? 0);
