@@ -300,8 +300,9 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     while (queued() || inflight.size > 0) {
       // Once a budget is exhausted no page starts; those in flight finish.
       while (inflight.size < opts.concurrency && queued() && !historyFull() && !state.budgetExhausted) {
-        // Only runs that stored their frontier (patched below) have chunks to load.
+        // Pages that may start together (several only with batchSize > 1).
         const room = Math.min(batchSize, opts.concurrency - inflight.size, state.frontier.length);
+        // Only runs that stored their frontier (patched below) have chunks to load.
         if (state.frontier.length === 0) await loadChunk(input.jobId, state);
         else if (room > 1) startBatch(state.frontier.splice(0, room));
         else start(state.frontier.shift() as QueuedPage);
