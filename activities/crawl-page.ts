@@ -65,6 +65,8 @@ export interface CrawlPageInput {
   stored?: StoredSource;
   /** The request's page actions (dynamic mode), run on every page. */
   actions?: PageAction[];
+  /** Run again alone after its run in a batch (crawl-pages.ts) failed: that run may have queued its links. */
+  rerun?: boolean;
 }
 
 /** A page to extract again, by the model (its template's learned extractor failed a later check). */
@@ -95,10 +97,11 @@ export function makeCrawlPage(deps: ActivityDeps) {
 
   /**
    * Keeps only URLs no other page of the job queued before, in one batched insert. A URL already there
-   * was queued by another page — unless this is a retry of this page, whose earlier attempt may have
-   * inserted it: only then is the owner looked up, so a retried page keeps its own links.
+   * was queued by another page — unless this is a retry of this page, whose earlier attempt (or run in a
+   * batch) may have inserted it: only then is the owner looked up, so a retried page keeps its own links.
    */
-  async function firstSeen(jobId: string, node: number, urls: string[]): Promise<Set<string>> {
+  async function firstSeen(input: CrawlPageInput, urls: string[]): Promise<Set<string>> {
+    const { jobId, node } = input;
     const keyOf = (url: string) => `${jobId}:${createHash('sha256').update(url).digest('hex').slice(0, 40)}`;
     const unique = [...new Set(urls)];
     if (unique.length === 0) return new Set();
@@ -116,7 +119,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
         duplicates.add(e.index);
       }
     }
-    const retry = (currentActivity()?.info.attempt ?? 1) > 1;
+    const retry = input.rerun === true || (currentActivity()?.info.attempt ?? 1) > 1;
     const fresh = new Set<string>();
     for (const [i, url] of unique.entries()) {
       if (!duplicates.has(i)) fresh.add(url);
@@ -138,7 +141,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
     return categorized(async () => {
       const { config } = deps;
       // Seeds are seen by themselves; other pages were marked by the page that queued them.
-      if (input.markSeen !== false) await firstSeen(input.jobId, input.node, [input.url]);
+      if (input.markSeen !== false) await firstSeen(input, [input.url]);
       // A stored page makes no request to the site, robots.txt included (it was obeyed when it was fetched).
       const stored = await source.stored(input);
       if (
@@ -297,8 +300,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
   async function unseen(input: CrawlPageInput, links: DiscoveredLink[]): Promise<DiscoveredLink[]> {
     if (links.length === 0) return [];
     const fresh = await firstSeen(
-      input.jobId,
-      input.node,
+      input,
       links.map((l) => l.url),
     );
     return links.filter((l) => fresh.has(l.url));

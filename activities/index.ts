@@ -7,6 +7,7 @@ import { makeSuggestAnalysis } from './analyze/suggest-analysis.js';
 import { makeCleanContent } from './clean-content.js';
 import { makeCrawlFrontier } from './crawl-frontier.js';
 import { makeCrawlPage } from './crawl-page.js';
+import { makeCrawlPages } from './crawl-pages.js';
 import { makeDeliverWebhook } from './deliver-webhook.js';
 import type { ActivityDeps } from './deps.js';
 import { makeExtractPage } from './extract-page.js';
@@ -17,13 +18,15 @@ import { makeMonitorActivities } from './monitor-run.js';
 import { makeRecordEvents } from './record-events.js';
 
 export function createActivities(deps: ActivityDeps) {
+  const crawlPage = makeCrawlPage(deps);
   return {
     recordEvents: makeRecordEvents(deps),
     fetchPage: makeFetchPage(deps),
     cleanContent: makeCleanContent(deps),
     extractWithModel: makeExtractWithModel(deps),
     extractPage: makeExtractPage(deps),
-    crawlPage: makeCrawlPage(deps),
+    crawlPage,
+    crawlPages: makeCrawlPages(crawlPage),
     ...makeCrawlFrontier(deps),
     deliverWebhook: makeDeliverWebhook(deps),
     analyzePage: makeAnalyzePage(deps),

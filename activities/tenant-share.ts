@@ -27,14 +27,24 @@ export class TenantShare {
     return this.enter(tenantId);
   }
 
-  /** Counts an activity that runs whatever the share says; returns its release (idempotent). */
-  enter(tenantId: string): () => void {
-    this.running.set(tenantId, this.runningFor(tenantId) + 1);
+  /**
+   * As many slots of the tenant's share as are free, up to `wanted` (a batch of crawl pages counts a slot
+   * per page), and their release; none when the share is taken.
+   */
+  tryEnterSome(tenantId: string, wanted: number): { count: number; release: () => void } {
+    const count = Math.min(wanted, this.limit - this.runningFor(tenantId));
+    if (count <= 0) return { count: 0, release: () => {} };
+    return { count, release: this.enter(tenantId, count) };
+  }
+
+  /** Counts an activity (`count` slots of it) that runs whatever the share says; returns its release (idempotent). */
+  enter(tenantId: string, count = 1): () => void {
+    this.running.set(tenantId, this.runningFor(tenantId) + count);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const left = this.runningFor(tenantId) - 1;
+      const left = this.runningFor(tenantId) - count;
       if (left > 0) this.running.set(tenantId, left);
       else this.running.delete(tenantId);
     };

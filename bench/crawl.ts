@@ -151,7 +151,14 @@ for await (const wf of svc.deps.temporal.workflow.list({ query: `WorkflowId = 'c
   historyEvents += wf.historyLength;
 }
 // Where a page's time goes, from the first run's history: queued (scheduled → started) and running
-// (started → closed) per crawlPage activity.
+// (started → closed) per crawl-page activity (crawlPage, or crawlPages for several pages at once).
+const PAGE_ACTIVITIES = new Set(['crawlPage', 'crawlPages']);
+/** Pages of the first run's crawl-page activities (a page run again alone counts again). */
+let pagesScheduled = 0;
+const pagesOf = (type: string, data: Uint8Array | null | undefined) =>
+  type === 'crawlPages' && data
+    ? ((JSON.parse(Buffer.from(data).toString()) as { pages?: unknown[] }).pages?.length ?? 1)
+    : 1;
 const queued: number[] = [];
 const running: number[] = [];
 const history = await svc.deps.temporal.workflow.getHandle(`crawl-${jobId}`).fetchHistory();
@@ -167,8 +174,12 @@ const startedAt = new Map<number, number>();
 for (const ev of history.events ?? []) {
   const id = Number(ev.eventId);
   const at = ms(ev.eventTime);
-  if (ev.activityTaskScheduledEventAttributes)
-    scheduledAt.set(id, { at, type: ev.activityTaskScheduledEventAttributes.activityType?.name ?? '' });
+  const scheduled = ev.activityTaskScheduledEventAttributes;
+  if (scheduled) {
+    const type = scheduled.activityType?.name ?? '';
+    scheduledAt.set(id, { at, type });
+    if (PAGE_ACTIVITIES.has(type)) pagesScheduled += pagesOf(type, scheduled.input?.payloads?.[0]?.data);
+  }
   if (ev.workflowTaskScheduledEventAttributes) wftScheduledAt = at;
   if (ev.workflowTaskStartedEventAttributes) {
     wftStartedAt = at;
@@ -179,12 +190,12 @@ for (const ev of history.events ?? []) {
   if (st) {
     const s = scheduledAt.get(Number(st.scheduledEventId));
     startedAt.set(Number(st.scheduledEventId), at);
-    if (s?.type === 'crawlPage') queued.push(at - s.at);
+    if (PAGE_ACTIVITIES.has(s?.type ?? '')) queued.push(at - (s?.at ?? at));
   }
   const done = ev.activityTaskCompletedEventAttributes ?? ev.activityTaskFailedEventAttributes;
   if (done) {
     const sid = Number(done.scheduledEventId);
-    if (scheduledAt.get(sid)?.type === 'crawlPage') running.push(at - (startedAt.get(sid) ?? at));
+    if (PAGE_ACTIVITIES.has(scheduledAt.get(sid)?.type ?? '')) running.push(at - (startedAt.get(sid) ?? at));
   }
 }
 const percentile = (xs: number[], p: number) => {
@@ -221,6 +232,7 @@ const report = {
   wall_ms_per_page_per_slot: Number(
     ((seconds * 1000 * concurrency) / Math.max(1, job.page_count)).toFixed(1),
   ),
+  crawl_page_activities_per_page: Number((running.length / Math.max(1, pagesScheduled)).toFixed(2)),
   crawl_page_activity_ms: {
     queued_p50: percentile(queued, 50),
     queued_p99: percentile(queued, 99),
@@ -228,7 +240,7 @@ const report = {
     running_p99: percentile(running, 99),
   },
   workflow_task_ms: {
-    per_page: Number((wftRunning.length / Math.max(1, running.length)).toFixed(2)),
+    per_page: Number((wftRunning.length / Math.max(1, pagesScheduled)).toFixed(2)),
     queued_p50: percentile(wftQueued, 50),
     queued_p99: percentile(wftQueued, 99),
     running_p50: percentile(wftRunning, 50),

@@ -1,8 +1,9 @@
 // Re-records the workflow histories CI replays (test/replay/histories): runs a fixed set of jobs on a
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
-// versioned workflow change:  npm run --silent record-histories [extract|analyze|map|crawl|deferred|cancelled|cancelled-start|webhook|page-store]...
-// (no names: all of them). Extracts record extractPageWorkflow (extract-page-*); the extract-*.json histories
-// without "page" are of extractWorkflow, which no new job starts, kept so its running workflows stay covered;
+// versioned workflow change:  npm run --silent record-histories [extract|analyze|map|crawl|deferred|cancelled|cancelled-start|webhook|page-store|batches]...
+// (no names: all of them; `batches`: crawls whose pages ran several at once). Extracts record
+// extractPageWorkflow (extract-page-*); the extract-*.json histories without "page" are of extractWorkflow,
+// which no new job starts, kept so its running workflows stay covered;
 // analyses likewise record analyzePageWorkflow (analyze-page-*), analyze-depth1.json is of analyzeWorkflow.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -97,6 +98,42 @@ async function recordCrawlCancelledAtStart() {
     options: { follow_selector: 'a.product', max_depth: 1, concurrency: 2 },
   });
   await cancelAndSave(crawl.job_id, 'crawl-cancelled-at-start');
+}
+
+// Pages several at once (crawlPages, concurrency 6: batches of three): robots.txt's skip, a 410 failure, a
+// 503 once (run again alone), and the tenant's share of two admitting two pages of a batch, deferring one.
+async function recordBatchedCrawl() {
+  const flakySite = await startShopSite();
+  let tries = 0;
+  flakySite.route('/product/9', (_req, res) => {
+    if (tries++ === 0) return void res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Busy</h1>');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end('<!doctype html><title>Product 9</title><h1>Product 9</h1><p>Price: 90</p>');
+  });
+  const crawl = await post('/api/v1/crawl?wait=true&timeout=120', {
+    url: `${flakySite.url}/`,
+    schema: { name: 'string', price: 'number' },
+    options: { follow_selector: 'a.product', next_selector: 'a.next', max_depth: 1, concurrency: 6 },
+  });
+  const workflowId = `crawl-${crawl.job_id}`;
+  const history = await svc.deps.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const types = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
+  if (!types.includes('crawlPages') || tries < 2)
+    throw new Error('no batch, or the flaky page not run again');
+  await save('crawl-batches-completed', workflowId);
+  await flakySite.close();
+
+  const slow = await startShopSite({ productDelayMs: 3_000 });
+  const cancelled = await post('/api/v1/crawl', {
+    url: `${slow.url}/`,
+    schema: { name: 'string', price: 'number' },
+    options: { follow_selector: 'a.product', max_depth: 1, concurrency: 6 },
+  });
+  while (slow.productStarts.length < 2) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 1_000)); // heartbeats have told the batch's activity by now
+  await cancelAndSave(cancelled.job_id, 'crawl-batches-cancelled-mid-batch');
+  await slow.close();
 }
 
 /** Cancels a crawl through the API, waits for its workflow to end and saves its history once it is cancelled. */
@@ -195,6 +232,7 @@ const recorders: Record<string, () => Promise<void>> = {
   'cancelled-start': recordCrawlCancelledAtStart,
   webhook: recordWebhookDelivery,
   'page-store': recordPageStore,
+  batches: recordBatchedCrawl,
 };
 const names = process.argv.slice(2);
 for (const name of names.length > 0 ? names : Object.keys(recorders)) {

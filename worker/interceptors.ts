@@ -10,7 +10,14 @@ import {
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
-import type { ActivityInterceptors, InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
+import type {
+  ActivityExecuteInput,
+  ActivityInboundCallsInterceptor,
+  ActivityInterceptors,
+  InjectedSinks,
+  Next,
+  WorkerInterceptors,
+} from '@temporalio/worker';
 import type { Sinks } from '@temporalio/workflow';
 import {
   DEFER_AFTER_MS,
@@ -52,18 +59,40 @@ const jobActivityInterceptors =
           trace.getActiveSpan()?.setAttributes({ 'job.id': job.jobId, 'tenant.id': job.tenantId });
           const tenant = job.tenantId;
           if (!share || !tenant) return next(input);
-          const mayDefer = (input.args[0] as { mayDefer?: unknown } | undefined)?.mayDefer === true;
-          const release = mayDefer ? share.tryEnter(tenant) : share.enter(tenant);
-          if (!release) {
-            const deferred: DeferredActivity = { outcome: 'deferred', retryAfterMs: DEFER_AFTER_MS };
-            return Promise.resolve(deferred);
-          }
+          const arg = input.args[0] as { mayDefer?: unknown; pages?: unknown } | undefined;
+          if (arg?.mayDefer === true && Array.isArray(arg.pages))
+            return runBatchAsTenant(share, tenant, input, next);
+          const release = arg?.mayDefer === true ? share.tryEnter(tenant) : share.enter(tenant);
+          if (!release) return Promise.resolve(DEFERRED);
           return runAsTenant(tenant, () => next(input)).finally(release);
         },
       },
       outbound: { getLogAttributes: (attributes, next) => next({ ...attributes, ...job }) },
     };
   };
+
+const DEFERRED: DeferredActivity = { outcome: 'deferred', retryAfterMs: DEFER_AFTER_MS };
+
+/**
+ * A batch of crawl pages (`{ pages, mayDefer: true }`, activities/crawl-pages.ts) takes a slot of its
+ * tenant's share per page: the pages that find one run, the others answer `deferred` in their place of the
+ * result; with no slot free the whole batch is deferred. Its slots are released when the batch ends.
+ */
+function runBatchAsTenant(
+  share: TenantShare,
+  tenant: string,
+  input: ActivityExecuteInput,
+  next: Next<ActivityInboundCallsInterceptor, 'execute'>,
+): Promise<unknown> {
+  const arg = input.args[0] as { pages: unknown[] };
+  const { count, release } = share.tryEnterSome(tenant, arg.pages.length);
+  if (count === 0) return Promise.resolve(DEFERRED);
+  const admitted = { ...input, args: [{ ...arg, pages: arg.pages.slice(0, count) }, ...input.args.slice(1)] };
+  return runAsTenant(tenant, async () => {
+    const results = (await next(admitted)) as unknown[];
+    return [...results, ...arg.pages.slice(count).map(() => DEFERRED)];
+  }).finally(release);
+}
 
 /** How often a running activity tells Temporal its worker is alive (the SDK throttles to 0.8 × its timeout). */
 const HEARTBEAT_EVERY_MS = 1_000;

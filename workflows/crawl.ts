@@ -26,6 +26,7 @@ import type { PageAction } from '../shared/schemas/actions.js';
 import type { FetchMode } from '../shared/schemas/common.js';
 import { CRAWL_IN_FLIGHT_QUERY, SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import type { WebhookPlan } from '../shared/webhooks.js';
+import { batchSizeOf, crawlBatch } from './crawl-batches.js';
 import {
   admitLinks,
   type CrawlOptions,
@@ -101,6 +102,8 @@ const CRAWL_ONE_WAKEUP_PATCH = 'crawl-one-wakeup';
 const CANCELLED_PAGES_PATCH = 'crawl-cancelled-pages-skipped';
 /** patched() id of a cancellation recorded wherever it comes (not only while pages run). */
 const CANCEL_ANYWHERE_PATCH = 'crawl-cancel-anywhere';
+/** patched() id of queued pages started several at once, as one crawlPages activity (crawl-batches.ts). */
+const CRAWL_PAGE_BATCHES_PATCH = 'crawl-page-batches';
 /**
  * patched() id of the page store's options (max_age, stored pages): asked only by runs whose input has
  * them, so other runs' histories are unchanged.
@@ -182,6 +185,8 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   const keepCancelledPages = patched(CANCELLED_PAGES_PATCH);
   const usesStore =
     (input.maxAgeMs !== undefined || seeds.some((seed) => seed.stored)) && patched(PAGE_STORE_PATCH);
+  // Runs recorded before this started every page as its own activity; so do crawls with a per-domain delay.
+  const batchSize = batchSizeOf(opts) > 1 && patched(CRAWL_PAGE_BATCHES_PATCH) ? batchSizeOf(opts) : 1;
   let ended = 0;
   let stopped: { error: unknown } | null = null;
   let wake: (() => void) | null = null;
@@ -191,17 +196,55 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
   };
   const turns = new DomainTurns(state, opts.delay_ms);
 
+  /** Starts a page alone, in its domain's turn. */
   function start(page: QueuedPage) {
     const slot = log.reserve();
     const pageId = page.redo?.pageId ?? uuid4();
     const turn = turns.turnFor(page.url);
+    track({ page, slot, pageId }, turn, (pageInput) =>
+      crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput),
+    );
+  }
+
+  /** Starts pages as one activity (no per-domain delay, so their turns are free), each in its own seq. */
+  function startBatch(pages: QueuedPage[]) {
+    const entries = pages.map((page) => ({
+      page,
+      slot: log.reserve(),
+      pageId: page.redo?.pageId ?? uuid4(),
+    }));
+    const inputs = entries.map((at) => ({ ...inputOf(at), mayDefer }));
+    const results = crawlBatch(inputs);
+    for (const [i, at] of entries.entries()) {
+      crawling.add(at.page.node);
+      track(at, null, () => results[i] as Promise<CrawlPageResult>);
+    }
+  }
+
+  function inputOf(at: { page: QueuedPage; slot: Slot; pageId: string }): CrawlPageInput {
+    return pageInputOf(input, opts, at.page, { ...at, seeds: seeds.length, usesStore });
+  }
+
+  /**
+   * A page in flight from its first run (`first`, once its domain's `turn` came) to its outcome recorded in
+   * its seq: deferred pages wait and run again, a failure is recorded as page.failed, a cancellation leaves
+   * it to recordCancellation. (The awaits are those of the loop before batches: replay needs their order.)
+   */
+  function track(
+    at: { page: QueuedPage; slot: Slot; pageId: string },
+    turn: Promise<void> | null,
+    first: (pageInput: CrawlPageInput) => Promise<CrawlPageResult>,
+  ) {
+    const { page, slot, pageId } = at;
     let cancelled = false;
     const promise = (async () => {
       try {
-        await turn;
-        crawling.add(page.node);
-        const pageInput = pageInputOf(input, opts, page, { pageId, slot, seeds: seeds.length, usesStore });
-        let result = await crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput);
+        if (turn) {
+          await turn;
+          crawling.add(page.node);
+        }
+        const pageInput = inputOf(at);
+        let result = await first(pageInput);
         // Over its tenant's share of the worker the page did not run: wait on a durable timer, backing off.
         for (let tries = 0; result.outcome === 'deferred'; tries++) {
           crawling.delete(page.node);
@@ -257,8 +300,11 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     while (queued() || inflight.size > 0) {
       // Once a budget is exhausted no page starts; those in flight finish.
       while (inflight.size < opts.concurrency && queued() && !historyFull() && !state.budgetExhausted) {
+        // Pages that may start together (several only with batchSize > 1).
+        const room = Math.min(batchSize, opts.concurrency - inflight.size, state.frontier.length);
         // Only runs that stored their frontier (patched below) have chunks to load.
         if (state.frontier.length === 0) await loadChunk(input.jobId, state);
+        else if (room > 1) startBatch(state.frontier.splice(0, room));
         else start(state.frontier.shift() as QueuedPage);
       }
       if (inflight.size === 0) break; // history full and drained: continue as new below

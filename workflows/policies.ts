@@ -88,6 +88,28 @@ export const crawlPagePolicy: ActivityOptions = {
 };
 
 /**
+ * Several pages of a crawl at once (crawlPages): one attempt. A page that fails in it, or all of them when
+ * the batch itself fails (its worker died), run again alone under crawlPagePolicy.
+ */
+export const crawlPagesPolicy: ActivityOptions = {
+  ...crawlPagePolicy,
+  retry: { ...crawlPagePolicy.retry, maximumAttempts: 1 },
+};
+
+/** Whether `policy` would have run an activity again after this failure of its first attempt. */
+export function retriedBy(
+  policy: ActivityOptions,
+  failure: { category: string; retryable: boolean },
+): boolean {
+  const retry = policy.retry ?? {};
+  return (
+    failure.retryable &&
+    retry.maximumAttempts !== 1 &&
+    !(retry.nonRetryableErrorTypes ?? []).includes(failure.category)
+  );
+}
+
+/**
  * Analyzing a page: a static fetch and a browser render to compare (analyzePage), or a few linked pages
  * one after another (classifyLinks): longer than one fetch.
  */

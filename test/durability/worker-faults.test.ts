@@ -6,6 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { startShopCrawlUnderway, waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { pageActivities } from '../support/history-shape.js';
 import { spawnWorkerProcess, startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -76,20 +77,13 @@ async function assertShopComplete(jobId: string) {
   );
 }
 
-/** Which worker process (Temporal identity) started each attempt of the crawl's pages. */
+/** Which worker process (Temporal identity) started each attempt of the crawl's pages (pages, not activities). */
 async function pageRunners(jobId: string): Promise<Map<string, number>> {
   const job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
   const runners = new Map<string, number>();
-  const history = await svc.deps.temporal.workflow.getHandle(job.workflow_id).fetchHistory();
-  const scheduled = new Map<string, string>();
-  for (const e of history.events ?? []) {
-    const s = e.activityTaskScheduledEventAttributes;
-    if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '');
-    const started = e.activityTaskStartedEventAttributes;
-    if (started && scheduled.get(String(started.scheduledEventId)) === 'crawlPage') {
-      const who = started.identity ?? '?';
-      runners.set(who, (runners.get(who) ?? 0) + 1);
-    }
+  for (const run of await pageActivities(svc, job.workflow_id)) {
+    if (!run.startedBy) continue;
+    runners.set(run.startedBy, (runners.get(run.startedBy) ?? 0) + run.urls.length);
   }
   return runners;
 }

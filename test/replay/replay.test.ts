@@ -19,6 +19,12 @@ test('every recorded history replays against the current workflow code', { timeo
     histories.some((h) => h.workflowId.startsWith('crawl-continue-as-new')),
     'a crawl that continued as new',
   );
+  const activitiesOf = (h: (typeof histories)[number]) =>
+    h.history.events?.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name) ?? [];
+  assert.ok(
+    histories.some((h) => activitiesOf(h).includes('crawlPages')),
+    'a crawl that ran pages several at once',
+  );
   const retried = histories.find((h) => h.workflowId.startsWith('webhook-delivery'));
   assert.ok(retried, 'a webhook delivery');
   const timers = retried.history.events?.filter((e) => e.timerStartedEventAttributes) ?? [];

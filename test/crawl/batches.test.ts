@@ -1,0 +1,146 @@
+// Queued pages of a crawl without a per-domain delay run several at once, as one crawlPages activity:
+// fewer activities than pages, each page recorded as a single page's would be; a page whose failure the
+// retry policy would retry runs again alone without failing the others of its batch; a cancellation
+// mid-batch records the batch's pages as skipped, each in its own seq.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
+import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { pageActivities } from '../support/history-shape.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+const ITEMS = 12;
+const SLOW_MS = 20_000;
+/** /fast/3 fails the first time with a 503 (retried), /fast/5 answers 410 Gone (not retried). */
+const FLAKY = '/fast/3';
+const GONE = '/fast/5';
+
+let svc: TestService;
+let site: FixtureSite;
+/** Requests of slow items started. */
+let slowStarts = 0;
+
+before(async () => {
+  svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+  site = await startFixtureSite();
+  for (const kind of ['fast', 'slow']) {
+    const links = Array.from(
+      { length: ITEMS },
+      (_, i) => `<a class="item" href="/${kind}/${i}">Item ${i}</a>`,
+    );
+    site.route(`/${kind}`, html('Items', `<h1>Items</h1>${links.join(' ')}`));
+  }
+  const item = (i: number) =>
+    html(`Item ${i}`, `<h1>Item ${i}</h1><p>Price: ${i + 1}</p><p>${'Good. '.repeat(30)}</p>`);
+  let flakyTries = 0;
+  for (let i = 0; i < ITEMS; i++) {
+    site.route(`/fast/${i}`, (req, res) => {
+      if (req.url === GONE)
+        return void res.writeHead(410, { 'content-type': 'text/html' }).end('<h1>Gone</h1>');
+      if (req.url === FLAKY && flakyTries++ === 0)
+        return void res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Busy</h1>');
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(item(i));
+    });
+    site.route(`/slow/${i}`, (_req, res) => {
+      slowStarts++;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(item(i)), SLOW_MS);
+    });
+  }
+});
+after(async () => {
+  await site?.close();
+  await svc?.close();
+});
+
+async function startCrawl(path: string): Promise<string> {
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/crawl',
+    headers: svc.auth(),
+    payload: {
+      url: `${site.url}${path}`,
+      schema: { name: 'string', price: 'number' },
+      options: { follow_selector: 'a.item', max_depth: 1, concurrency: 8, respect_robots: false },
+    },
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  return res.json().job_id as string;
+}
+
+const workflowOf = async (jobId: string) =>
+  (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json().workflow_id as string;
+
+test('a crawl runs its pages in batches; a retryable failure runs again alone, the batch unharmed', {
+  timeout: 120_000,
+}, async () => {
+  const jobId = await startCrawl('/fast');
+  const job = await waitForJobEnd(svc, jobId, 90_000);
+  assert.equal(job.status, 'completed');
+  const results = (
+    await svc.app.inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() })
+  ).json() as { url: string; status: string; error_category?: string }[];
+  const statusOf = new Map(results.map((r) => [r.url.replace(site.url, ''), r.status]));
+  assert.equal(results.length, ITEMS + 1, 'the listing and every item once');
+  for (let i = 0; i < ITEMS; i++)
+    assert.equal(statusOf.get(`/fast/${i}`), `/fast/${i}` === GONE ? 'failed' : 'completed', `item ${i}`);
+
+  const runs = await pageActivities(svc, await workflowOf(jobId));
+  const pages = runs.reduce((n, r) => n + r.urls.length, 0);
+  assert.ok(runs.length < pages, `${runs.length} activities for ${pages} page runs`);
+  assert.ok(
+    runs.some((r) => r.activity === 'crawlPages' && r.urls.length > 1),
+    'pages ran in batches',
+  );
+  // The flaky page failed in its batch, then ran alone; the others of its batch were not run again.
+  const flaky = `${site.url}${FLAKY}`;
+  const batch = runs.find((r) => r.activity === 'crawlPages' && r.urls.includes(flaky));
+  assert.ok(batch, 'the flaky page first ran in a batch');
+  const alone = runs.filter((r) => r.urls.includes(flaky));
+  assert.deepEqual(
+    alone.map((r) => r.activity),
+    ['crawlPages', 'crawlPage'],
+    'then once alone, under the retry policy',
+  );
+  for (const url of batch.urls.filter((u) => u !== flaky))
+    assert.equal(runs.filter((r) => r.urls.includes(url)).length, 1, `${url} ran once`);
+  // A failure no retry would change is recorded at once, as a single page's.
+  assert.equal(site.hits.filter((h) => h === GONE).length, 1, 'the 410 page was requested once');
+  assert.equal(site.hits.filter((h) => h === FLAKY).length, 2);
+});
+
+test('cancelling a crawl mid-batch records the batch pages as skipped, promptly', {
+  timeout: 120_000,
+}, async () => {
+  const jobId = await startCrawl('/slow');
+  for (let i = 0; i < 600 && slowStarts < 8; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(slowStarts, 8, 'two batches of four pages are at the site');
+  await new Promise((r) => setTimeout(r, 1_000)); // heartbeats have told the batches' activities by now
+  const cancelledAt = Date.now();
+  const cancel = await svc.app.inject({
+    method: 'POST',
+    url: `/api/v1/jobs/${jobId}/cancel`,
+    headers: svc.auth(),
+  });
+  assert.equal(cancel.statusCode, 200, cancel.body);
+  const job = await waitForJobEnd(svc, jobId, 30_000);
+  assert.equal(job.status, 'cancelled');
+  assert.ok(Date.now() - cancelledAt < SLOW_MS / 2, 'the batches stopped without waiting for their pages');
+
+  const events = await svc.deps.events.list(jobId, -1, 10_000);
+  assert.deepEqual(
+    events.map((e) => e.seq),
+    events.map((_, i) => i),
+    'every seq written once, none missing',
+  );
+  const skipped = events.filter(
+    (e) =>
+      e.type === 'page.skipped' && (e.data as { error_category?: string }).error_category === 'cancelled',
+  );
+  const batched = (await pageActivities(svc, await workflowOf(jobId))).filter(
+    (r) => r.activity === 'crawlPages',
+  );
+  const inBatches = batched.flatMap((r) => r.urls).sort();
+  assert.equal(inBatches.length, 8);
+  assert.deepEqual(skipped.map((e) => (e.data as { url: string }).url).sort(), inBatches);
+  assert.equal(events.at(-1)?.type, 'job.cancelled');
+});

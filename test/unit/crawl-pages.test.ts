@@ -1,0 +1,88 @@
+// crawlPages (several crawl pages in one activity) with a fake single-page run: one result per page in
+// order, a page's failure answered in its place, a cancellation ending the batch at once; the tenant share
+// counting a slot per page; the workflow's reading of a failure against the page's retry policy.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import type { CrawlPageInput, CrawlPageResult } from '../../activities/crawl-page.js';
+import { type CrawlPagesInput, makeCrawlPages } from '../../activities/crawl-pages.js';
+import { TenantShare } from '../../activities/tenant-share.js';
+import { CategorizedError } from '../../shared/errors.js';
+import { crawlPagePolicy, retriedBy } from '../../workflows/policies.js';
+
+const env = () => new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR', () => {}) });
+
+const batchOf = (urls: string[]): CrawlPagesInput =>
+  ({
+    jobId: 'job_1',
+    tenantId: 'tenant_1',
+    mayDefer: true,
+    pages: urls.map((url, i) => ({ node: i, pageId: `p${i}`, url, eventSeq: 10 + i, eventId: `e${i}` })),
+  }) as unknown as CrawlPagesInput;
+
+const completed = (url: string): CrawlPageResult => ({
+  outcome: 'completed',
+  links: [{ url: `${url}/next`, kind: 'follow' }],
+  inputTokens: 1,
+  outputTokens: 1,
+});
+
+test('each page runs with the batch input and its own, and answers in its place', async () => {
+  const seen: CrawlPageInput[] = [];
+  const crawlPages = makeCrawlPages(async (input) => {
+    seen.push(input);
+    if (input.url === 'https://a.test/retry') throw new CategorizedError('http_status', 'HTTP 503', true);
+    if (input.url === 'https://a.test/gone') throw new CategorizedError('http_status', 'HTTP 410', false);
+    return completed(input.url);
+  });
+  const urls = ['https://a.test/1', 'https://a.test/retry', 'https://a.test/gone'];
+  const results = await env().run(crawlPages, batchOf(urls));
+  assert.ok(Array.isArray(results));
+  assert.deepEqual(results[0], completed(urls[0] as string));
+  assert.deepEqual(results[1], {
+    outcome: 'failed',
+    category: 'http_status',
+    message: 'HTTP 503',
+    retryable: true,
+  });
+  assert.deepEqual(results[2], {
+    outcome: 'failed',
+    category: 'http_status',
+    message: 'HTTP 410',
+    retryable: false,
+  });
+  assert.deepEqual(
+    seen.map((s) => [s.jobId, s.tenantId, s.mayDefer, s.url, s.eventSeq, s.pageId]),
+    urls.map((url, i) => ['job_1', 'tenant_1', true, url, 10 + i, `p${i}`]),
+  );
+});
+
+test('a cancelled batch ends at once, without waiting for its pages', async () => {
+  const crawlPages = makeCrawlPages(() => new Promise<CrawlPageResult>(() => {}));
+  const mock = env();
+  const running = mock.run(crawlPages, batchOf(['https://a.test/1', 'https://a.test/2']));
+  setTimeout(() => mock.cancel(), 20);
+  await assert.rejects(running, (err) => err instanceof CancelledFailure);
+});
+
+test('the tenant share admits as many pages of a batch as it has slots free', () => {
+  const share = new TenantShare(3);
+  const first = share.tryEnterSome('t', 2);
+  assert.equal(first.count, 2);
+  const second = share.tryEnterSome('t', 4);
+  assert.equal(second.count, 1);
+  assert.equal(share.tryEnterSome('t', 1).count, 0);
+  first.release();
+  first.release(); // idempotent
+  assert.equal(share.runningFor('t'), 1);
+  second.release();
+  assert.equal(share.runningFor('t'), 0);
+});
+
+test('a page is run again alone only when the crawl-page policy would have retried it', () => {
+  assert.equal(retriedBy(crawlPagePolicy, { category: 'http_status', retryable: true }), true);
+  assert.equal(retriedBy(crawlPagePolicy, { category: 'http_status', retryable: false }), false);
+  assert.equal(retriedBy(crawlPagePolicy, { category: 'robots_disallowed', retryable: true }), false);
+});

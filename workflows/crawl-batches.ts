@@ -1,0 +1,90 @@
+// A crawl's queued pages several at once, as one crawlPages activity: fewer activities, so fewer history
+// events and less of the worker's Temporal work per page. Each page keeps its own seq, page id and events;
+// its result comes back on its own promise and goes on as a single page's would. A page the retry policy
+// would have run again (or every page, when the batch itself fails) runs again alone as crawlPage.
+import { ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.js';
+import type {
+  BatchPage,
+  BatchPageResult,
+  CrawlPagesInput,
+  CrawlPagesResult,
+} from '../activities/crawl-pages.js';
+import type { Activities } from '../activities/index.js';
+import type { DeferredActivity } from '../activities/tenant-share.js';
+import type { CrawlOptions } from './crawl-frontier.js';
+import { crawlPagePolicy, crawlPagesPolicy, retriedBy } from './policies.js';
+
+const { crawlPage } = proxyActivities<Activities>(crawlPagePolicy);
+const { crawlPages } = proxyActivities<Activities>(crawlPagesPolicy);
+
+/**
+ * Pages a batch holds at most. A page's links are bounded (MAX_LINK_CHARS_PER_PAGE: 256 KiB of URLs), so
+ * four pages' result stays near 1 MB in the worst case, half of Temporal's 2 MB payload limit (real pages'
+ * results are a few KB); contents never travel in a batch's input or result.
+ */
+export const MAX_BATCH_PAGES = 4;
+/** A crawl keeps about this many batches in flight, so one ending lets the next start while others run. */
+const BATCHES_IN_FLIGHT = 2;
+
+/** Pages per batch for a crawl's options; 1 (no batches) when its domains' pages must start apart. */
+export function batchSizeOf(opts: CrawlOptions): number {
+  if (opts.delay_ms > 0) return 1;
+  return Math.max(1, Math.min(MAX_BATCH_PAGES, Math.floor(opts.concurrency / BATCHES_IN_FLIGHT)));
+}
+
+/** What differs from page to page (activities/crawl-pages.ts's BatchPage). */
+const PAGE_KEYS = [
+  'node',
+  'pageId',
+  'url',
+  'depth',
+  'parentUrl',
+  'discover',
+  'markSeen',
+  'eventSeq',
+  'eventId',
+  'revises',
+  'stored',
+] as const satisfies readonly (keyof BatchPage)[];
+
+/**
+ * Starts the pages (their inputs as crawlPage would take them, all of one crawl) as one activity and
+ * returns each page's first result: its own, a `deferred` one when its tenant's share had no slot for it,
+ * or that of its run alone when it failed as a retry would follow. A page that failed for good throws its
+ * failure; a cancellation of the batch is thrown by every page's promise.
+ */
+export function crawlBatch(inputs: CrawlPageInput[]): Promise<CrawlPageResult>[] {
+  const batch = crawlPages(batchInputOf(inputs));
+  return inputs.map((input, i) => resultOf(batch, i, input));
+}
+
+function batchInputOf(inputs: CrawlPageInput[]): CrawlPagesInput {
+  const shared: Record<string, unknown> = { ...inputs[0] };
+  for (const key of PAGE_KEYS) delete shared[key];
+  const pages = inputs.map((input) => {
+    const page: Record<string, unknown> = {};
+    for (const key of PAGE_KEYS) if (input[key] !== undefined) page[key] = input[key];
+    return page as unknown as BatchPage;
+  });
+  return { ...(shared as Omit<CrawlPagesInput, 'pages'>), pages };
+}
+
+async function resultOf(
+  batch: Promise<CrawlPagesResult>,
+  i: number,
+  input: CrawlPageInput,
+): Promise<CrawlPageResult> {
+  let result: BatchPageResult | DeferredActivity | undefined;
+  try {
+    const all = await batch;
+    result = Array.isArray(all) ? all[i] : all;
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    result = undefined; // the batch itself failed (its worker died, say): every page runs again alone
+  }
+  if (result && result.outcome !== 'failed') return result;
+  if (result?.outcome === 'failed' && !retriedBy(crawlPagePolicy, result))
+    throw ApplicationFailure.nonRetryable(result.message, result.category);
+  return crawlPage({ ...input, rerun: true });
+}
