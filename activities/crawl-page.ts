@@ -67,6 +67,16 @@ export interface CrawlPageInput {
   actions?: PageAction[];
   /** Run again alone after its run in a batch (crawl-pages.ts) failed: that run may have queued its links. */
   rerun?: boolean;
+  /**
+   * In a batch: the page's share of the batch's bound on its result's links (in URL characters). A page
+   * that finds more answers `alone` before its model is asked, and runs again alone with the whole bound.
+   */
+  batchLinkChars?: number;
+}
+
+/** A page of a batch whose links are over its share of the batch's bound: it runs again alone. */
+export interface AloneResult {
+  outcome: 'alone';
 }
 
 /** A page to extract again, by the model (its template's learned extractor failed a later check). */
@@ -128,16 +138,22 @@ export function makeCrawlPage(deps: ActivityDeps) {
     return fresh;
   }
 
-  // The worker heartbeats for it while it runs (worker/interceptors.ts).
-  return async function crawlPage(input: CrawlPageInput): Promise<CrawlPageResult> {
-    return run(input);
+  return {
+    // The worker heartbeats for it while it runs (worker/interceptors.ts).
+    /** A page alone: the whole bound on its links. */
+    crawlPage: async (input: CrawlPageInput): Promise<CrawlPageResult> =>
+      run({ ...input, batchLinkChars: undefined }),
+    /** A page of a batch (crawl-pages.ts): `alone` when its links are over its share of the batch's bound. */
+    crawlPageOfBatch: (input: CrawlPageInput): Promise<CrawlPageResult | AloneResult> => run(input),
   };
 
   /**
    * robots.txt, fetch, clean, extract and links, with the page kept in memory: nothing of the page is
    * stored but its result (the extract job's separate activities pass content by id instead).
    */
-  async function run(input: CrawlPageInput): Promise<CrawlPageResult> {
+  function run(input: CrawlPageInput & { batchLinkChars: undefined }): Promise<CrawlPageResult>;
+  function run(input: CrawlPageInput): Promise<CrawlPageResult | AloneResult>;
+  async function run(input: CrawlPageInput): Promise<CrawlPageResult | AloneResult> {
     return categorized(async () => {
       const { config } = deps;
       // Seeds are seen by themselves; other pages were marked by the page that queued them.
@@ -223,6 +239,8 @@ export function makeCrawlPage(deps: ActivityDeps) {
         contentFormat: formatOf(doc.contentType, input.cleanerChain),
         ...(input.budget ? { budget: input.budget } : {}),
       };
+      if (input.batchLinkChars !== undefined && linkChars(links) > input.batchLinkChars)
+        return { outcome: 'alone' };
       // Structured data first; a learned extractor answers only what it leaves.
       const plan = planOf(answerInput, cleaned, structured);
       const decision =
@@ -305,4 +323,11 @@ export function makeCrawlPage(deps: ActivityDeps) {
     );
     return links.filter((l) => fresh.has(l.url));
   }
+}
+
+/** The URL characters of a page's links, as MAX_LINK_CHARS_PER_PAGE counts them. */
+function linkChars(links: readonly { url: string }[]): number {
+  let chars = 0;
+  for (const link of links) chars += link.url.length;
+  return chars;
 }

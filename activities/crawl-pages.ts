@@ -6,7 +6,7 @@
 // the page's retry policy would have retried it (then it runs again alone) or it failed for good.
 import { type ErrorCategory, isErrorCategory } from '../shared/errors.js';
 import { currentActivity } from './activity-context.js';
-import type { CrawlPageInput, CrawlPageResult } from './crawl-page.js';
+import type { AloneResult, CrawlPageInput, CrawlPageResult } from './crawl-page.js';
 import { categorized, toFailure } from './failure.js';
 import type { DeferredActivity } from './tenant-share.js';
 
@@ -42,12 +42,12 @@ export interface FailedBatchPage {
   retryable: boolean;
 }
 
-export type BatchPageResult = CrawlPageResult | FailedBatchPage;
+export type BatchPageResult = CrawlPageResult | FailedBatchPage | AloneResult;
 
 /** One result per page, in the pages' order; or, when its tenant's share admits none, the batch deferred. */
 export type CrawlPagesResult = BatchPageResult[] | DeferredActivity;
 
-export function makeCrawlPages(crawlPage: (input: CrawlPageInput) => Promise<CrawlPageResult>) {
+export function makeCrawlPages(crawlPage: (input: CrawlPageInput) => Promise<CrawlPageResult | AloneResult>) {
   // The worker heartbeats for it while it runs (worker/interceptors.ts); a cancellation ends it at once.
   return async function crawlPages(input: CrawlPagesInput): Promise<CrawlPagesResult> {
     const { pages, ...shared } = input;

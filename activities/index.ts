@@ -18,7 +18,7 @@ import { makeMonitorActivities } from './monitor-run.js';
 import { makeRecordEvents } from './record-events.js';
 
 export function createActivities(deps: ActivityDeps) {
-  const crawlPage = makeCrawlPage(deps);
+  const { crawlPage, crawlPageOfBatch } = makeCrawlPage(deps);
   return {
     recordEvents: makeRecordEvents(deps),
     fetchPage: makeFetchPage(deps),
@@ -26,7 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     extractWithModel: makeExtractWithModel(deps),
     extractPage: makeExtractPage(deps),
     crawlPage,
-    crawlPages: makeCrawlPages(crawlPage),
+    crawlPages: makeCrawlPages(crawlPageOfBatch),
     ...makeCrawlFrontier(deps),
     deliverWebhook: makeDeliverWebhook(deps),
     analyzePage: makeAnalyzePage(deps),

@@ -18,12 +18,15 @@ import { crawlPagePolicy, crawlPagesPolicy, retriedBy } from './policies.js';
 const { crawlPage } = proxyActivities<Activities>(crawlPagePolicy);
 const { crawlPages } = proxyActivities<Activities>(crawlPagesPolicy);
 
-/**
- * Pages a batch holds at most. A page's links are bounded (MAX_LINK_CHARS_PER_PAGE: 256 KiB of URLs), so
- * four pages' result stays near 1 MB in the worst case, half of Temporal's 2 MB payload limit (real pages'
- * results are a few KB); contents never travel in a batch's input or result.
- */
+/** Pages a batch holds at most. */
 export const MAX_BATCH_PAGES = 4;
+/**
+ * A batch's bound on its result's links, in URL characters, shared equally by its pages: a page alone may
+ * find MAX_LINK_CHARS_PER_PAGE (256 KiB), and a page of a batch that finds more than its share runs again
+ * alone (before its model is asked). So a batch's result stays under ~300 KB whatever its pages hold, like a
+ * single page's, far below Temporal's 2 MB (real pages' results are a few KB); contents never travel in it.
+ */
+export const BATCH_LINK_CHARS = 256 * 1024;
 /** A crawl keeps about this many batches in flight, so one ending lets the next start while others run. */
 const BATCHES_IN_FLIGHT = 2;
 
@@ -60,7 +63,10 @@ export function crawlBatch(inputs: CrawlPageInput[]): Promise<CrawlPageResult>[]
 }
 
 function batchInputOf(inputs: CrawlPageInput[]): CrawlPagesInput {
-  const shared: Record<string, unknown> = { ...inputs[0] };
+  const shared: Record<string, unknown> = {
+    ...inputs[0],
+    batchLinkChars: Math.floor(BATCH_LINK_CHARS / inputs.length),
+  };
   for (const key of PAGE_KEYS) delete shared[key];
   const pages = inputs.map((input) => {
     const page: Record<string, unknown> = {};
@@ -83,7 +89,7 @@ async function resultOf(
     if (isCancellation(err)) throw err;
     result = undefined; // the batch itself failed (its worker died, say): every page runs again alone
   }
-  if (result && result.outcome !== 'failed') return result;
+  if (result && result.outcome !== 'failed' && result.outcome !== 'alone') return result;
   if (result?.outcome === 'failed' && !retriedBy(crawlPagePolicy, result))
     throw ApplicationFailure.nonRetryable(result.message, result.category);
   return crawlPage({ ...input, rerun: true });

@@ -14,6 +14,8 @@ const SLOW_MS = 20_000;
 /** /fast/3 fails the first time with a 503 (retried), /fast/5 answers 410 Gone (not retried). */
 const FLAKY = '/fast/3';
 const GONE = '/fast/5';
+/** A page of /wide whose links are too many for its share of a batch's bound (see before()). */
+const WIDE = '/wide/7';
 
 let svc: TestService;
 let site: FixtureSite;
@@ -23,7 +25,12 @@ let slowStarts = 0;
 before(async () => {
   svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
   site = await startFixtureSite();
-  for (const kind of ['fast', 'slow']) {
+  // /wide/7 links to 500 pages by URLs of ~200 characters: ~100 KB of links, over a page's share of a
+  // batch's bound (64 KiB in a batch of four) and within a page's own (256 KiB).
+  const longPath = (i: number) => `/far/${i}/${'x'.repeat(190)}`;
+  const hub = Array.from({ length: 500 }, (_, i) => `<a class="item" href="${longPath(i)}">Far ${i}</a>`);
+  site.route(WIDE, html('Hub', `<h1>Hub</h1><p>Price: 1</p>${hub.join(' ')}`));
+  for (const kind of ['fast', 'slow', 'wide']) {
     const links = Array.from(
       { length: ITEMS },
       (_, i) => `<a class="item" href="/${kind}/${i}">Item ${i}</a>`,
@@ -34,6 +41,7 @@ before(async () => {
     html(`Item ${i}`, `<h1>Item ${i}</h1><p>Price: ${i + 1}</p><p>${'Good. '.repeat(30)}</p>`);
   let flakyTries = 0;
   for (let i = 0; i < ITEMS; i++) {
+    if (`/wide/${i}` !== WIDE) site.route(`/wide/${i}`, item(i));
     site.route(`/fast/${i}`, (req, res) => {
       if (req.url === GONE)
         return void res.writeHead(410, { 'content-type': 'text/html' }).end('<h1>Gone</h1>');
@@ -52,7 +60,7 @@ after(async () => {
   await svc?.close();
 });
 
-async function startCrawl(path: string): Promise<string> {
+async function startCrawl(path: string, options: Record<string, unknown> = {}): Promise<string> {
   const res = await svc.app.inject({
     method: 'POST',
     url: '/api/v1/crawl',
@@ -60,7 +68,15 @@ async function startCrawl(path: string): Promise<string> {
     payload: {
       url: `${site.url}${path}`,
       schema: { name: 'string', price: 'number' },
-      options: { follow_selector: 'a.item', max_depth: 1, concurrency: 8, respect_robots: false },
+      // Pages that wait for their template's extractor to be learned would run a second time.
+      learn_extractors: false,
+      options: {
+        follow_selector: 'a.item',
+        max_depth: 1,
+        concurrency: 8,
+        respect_robots: false,
+        ...options,
+      },
     },
   });
   assert.equal(res.statusCode, 202, res.body);
@@ -106,6 +122,34 @@ test('a crawl runs its pages in batches; a retryable failure runs again alone, t
   // A failure no retry would change is recorded at once, as a single page's.
   assert.equal(site.hits.filter((h) => h === GONE).length, 1, 'the 410 page was requested once');
   assert.equal(site.hits.filter((h) => h === FLAKY).length, 2);
+});
+
+test('a page of a batch with links over its share of the batch bound runs again alone, once asked', {
+  timeout: 120_000,
+}, async () => {
+  const modelCalls = svc.llm.requests.length;
+  const jobId = await startCrawl('/wide', { max_depth: 2, max_pages: ITEMS + 1 });
+  const job = await waitForJobEnd(svc, jobId, 90_000);
+  assert.equal(job.status, 'completed');
+  const wide = `${site.url}${WIDE}`;
+  const runs = (await pageActivities(svc, await workflowOf(jobId))).filter((r) => r.urls.includes(wide));
+  assert.deepEqual(
+    runs.map((r) => r.activity),
+    ['crawlPages', 'crawlPage'],
+    'in a batch first, then alone with the whole bound',
+  );
+  const results = (
+    await svc.app.inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() })
+  ).json() as { url: string; status: string }[];
+  assert.deepEqual(
+    results.filter((r) => r.url === wide).map((r) => r.status),
+    ['completed'],
+  );
+  // The batch run stopped before the model: the hub's page was asked about once.
+  const aboutHub = svc.llm.requests
+    .slice(modelCalls)
+    .filter((r) => JSON.stringify(r.body).includes('Far 499'));
+  assert.equal(aboutHub.length, 1);
 });
 
 test('cancelling a crawl mid-batch records the batch pages as skipped, promptly', {

@@ -81,6 +81,23 @@ test('the tenant share admits as many pages of a batch as it has slots free', ()
   assert.equal(share.runningFor('t'), 0);
 });
 
+test('the worker takes no more pages than its total over all tenants', () => {
+  const share = new TenantShare(3, 4);
+  const a = share.tryEnterSome('a', 3);
+  assert.equal(a.count, 3);
+  // Tenant b has its whole share free, but the worker has one slot left.
+  const b = share.tryEnterSome('b', 3);
+  assert.equal(b.count, 1);
+  assert.equal(share.tryEnterSome('c', 1).count, 0);
+  assert.equal(share.tryEnter('c'), null, 'a single deferrable page waits too');
+  // A job's page that cannot be deferred is counted, never refused.
+  const extract = share.enter('c');
+  a.release();
+  assert.equal(share.tryEnterSome('c', 4).count, 2);
+  extract();
+  b.release();
+});
+
 test('a page is run again alone only when the crawl-page policy would have retried it', () => {
   assert.equal(retriedBy(crawlPagePolicy, { category: 'http_status', retryable: true }), true);
   assert.equal(retriedBy(crawlPagePolicy, { category: 'http_status', retryable: false }), false);
