@@ -36,6 +36,7 @@ export const JobCleanerStepSchema = z.object({
   name: z.string(),
   options: z.record(z.string(), z.unknown()).optional(),
 });
+export type JobCleanerStep = z.infer<typeof JobCleanerStepSchema>;
 
 /** The request's llm_config without its key: a key given in the request is stored with the job (hasKey). */
 export const JobLlmConfigSchema = z.object({
@@ -53,6 +54,7 @@ export const JobBudgetSchema = z.object({
   maxCostUsd: z.number().optional(),
   maxTokens: z.number().optional(),
 });
+export type JobBudget = z.infer<typeof JobBudgetSchema>;
 
 /** The job's webhook destinations as the workflow sees them: events only (URLs and secrets stay stored). */
 export const WebhookPlanSchema = z.object({
@@ -60,6 +62,7 @@ export const WebhookPlanSchema = z.object({
   /** Waits before attempts 2, 3, … (attempts = delays + 1). */
   retryDelaysMs: z.array(z.number()),
 });
+export type WebhookPlan = z.infer<typeof WebhookPlanSchema>;
 
 /** An earlier job's stored page read instead of the network; when it is gone: fail (re-extract) or fetch (retry). */
 export const StoredSourceSchema = z.object({
