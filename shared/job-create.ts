@@ -30,7 +30,7 @@ export function domainOf(url: string): string {
 }
 
 /** What job.created records of a job beside its spec: its type, URL, debug switch and (crawls) max_depth. */
-export function jobFacts(spec: JobSpec) {
+function jobFacts(spec: JobSpec) {
   return {
     type: spec.kind,
     url: spec.url,
