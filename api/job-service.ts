@@ -13,6 +13,9 @@ import { crawlSpec, prepareJobRequest, refuseSecrets } from './job-requests.js';
 import { startJob } from './job-runner.js';
 import { jobResource } from './views.js';
 
+/** The spec an earlier job stored, for the routes that start a job over it (retry, re-extract). */
+export { storedSpec } from './job-runner.js';
+
 /** A job as a route hands it over: its spec, and what to store before its workflow starts (secrets). */
 export interface JobStart {
   spec: JobSpec;

@@ -13,8 +13,7 @@ import { JobSchema, ReextractRequestSchema } from '../../../shared/schemas/job.j
 import { jobStartErrors } from '../../../shared/schemas/problem.js';
 import type { ApiDeps } from '../../deps.js';
 import { prepareJobRequest } from '../../job-requests.js';
-import { storedSpec } from '../../job-runner.js';
-import { runFollowUpJob } from '../../job-service.js';
+import { runFollowUpJob, storedSpec } from '../../job-service.js';
 import { notFound, ProblemError } from '../../problem.js';
 
 /** Pages one re-extract takes at most: their references travel in the workflow's input (far below 2 MB). */

@@ -8,8 +8,7 @@ import { IdParamsSchema } from '../../../shared/schemas/common.js';
 import { JobSchema, RetryQuerySchema } from '../../../shared/schemas/job.js';
 import { jobStartErrors } from '../../../shared/schemas/problem.js';
 import type { ApiDeps } from '../../deps.js';
-import { storedSpec } from '../../job-runner.js';
-import { runFollowUpJob } from '../../job-service.js';
+import { runFollowUpJob, storedSpec } from '../../job-service.js';
 import { notFound, ProblemError } from '../../problem.js';
 
 export const retryRoutes =
