@@ -4,6 +4,7 @@
 import { CategorizedError } from '../shared/errors.js';
 import type { PageAction } from '../shared/schemas/actions.js';
 import type { FetchMode, ResolvedFetchMode } from '../shared/schemas/common.js';
+import type { StoredSource } from '../shared/schemas/job-spec.js';
 import { ScreenshotStore } from '../shared/store/screenshots.js';
 import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
@@ -115,12 +116,7 @@ export function makeFetchDocument(deps: ActivityDeps) {
 }
 
 /** Where a page may come from instead of the network: an earlier job's stored page. */
-export interface StoredSource {
-  jobId: string;
-  pageId: string;
-  /** When that page is gone: fail the page (content_expired; re-extract) or fetch it (retry). */
-  missing: 'fail' | 'fetch';
-}
+export type { StoredSource };
 
 export interface PageSourceInput {
   jobId: string;

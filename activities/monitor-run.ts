@@ -4,17 +4,20 @@
 import {
   copyJobSecrets,
   domainOf,
-  inputFromRequest,
+  hasJobKey,
   mintJobId,
   recordJobCreated,
+  type WorkflowInput,
+  workflowStart,
 } from '../shared/job-create.js';
+import { readJobSpec } from '../shared/schemas/job-spec.js';
 import {
   changeId,
   type MonitorDoc,
   type MonitorOutcome,
   monitorSecretsId,
 } from '../shared/store/monitors.js';
-import { type JobType, WORKFLOW_TYPES, workflowIdForJob } from '../shared/temporal-names.js';
+import type { JobType, WORKFLOW_TYPES } from '../shared/temporal-names.js';
 import type { WebhookPlan } from '../shared/webhooks.js';
 import type { ActivityDeps } from './deps.js';
 import { diffRuns, hasChanges } from './monitor-diff.js';
@@ -28,11 +31,11 @@ export interface MonitorRunRef {
 export interface MonitorJob {
   jobId: string;
   workflowId: string;
-  workflowType: string;
+  workflowType: (typeof WORKFLOW_TYPES)[JobType];
   jobType: JobType;
   url: string;
   domain: string;
-  input: Record<string, unknown>;
+  input: WorkflowInput;
   webhooks: WebhookPlan | null;
 }
 
@@ -56,35 +59,24 @@ export function makeMonitorActivities(deps: ActivityDeps) {
     if (!monitor) return null;
     // One job per run, whatever the retries: its id is derived from the run's workflow id.
     const jobId = mintJobId(ref.tenantId, `monitor-run:${ref.runId}`);
-    const workflowId = workflowIdForJob(monitor.kind, jobId);
-    const input = inputFromRequest(monitor.job.request, jobId, ref.tenantId);
+    const spec = readJobSpec(monitor.job.request, monitor.kind);
+    const { workflowId, workflowType, input } = workflowStart(spec, { jobId, tenantId: ref.tenantId });
     if (!(await stores.events.get(jobId, 0))) {
-      await recordJobCreated(stores, {
-        jobId,
-        workflowId,
-        tenantId: ref.tenantId,
-        type: monitor.kind,
-        url: monitor.url,
-        captureDebug: monitor.job.capture_debug,
-        idempotencyKey: null,
-        input,
-        ...(monitor.job.max_depth === undefined ? {} : { maxDepth: monitor.job.max_depth }),
-        monitorId: monitor.id,
-      });
+      const record = { jobId, workflowId, tenantId: ref.tenantId, idempotencyKey: null, spec };
+      await recordJobCreated(stores, { ...record, monitorId: monitor.id });
     }
     // What the request keeps apart, sealed: its model key and webhook destinations (as a retry copies them).
-    const hasKey = Boolean((monitor.job.request.llm as { hasKey?: boolean } | undefined)?.hasKey);
-    await copyJobSecrets(stores, monitorSecretsId(ref.tenantId, monitor.id), jobId, hasKey);
+    await copyJobSecrets(stores, monitorSecretsId(ref.tenantId, monitor.id), jobId, hasJobKey(spec));
     await stores.monitors.runStarted(monitor, jobId);
     return {
       jobId,
       workflowId,
-      workflowType: WORKFLOW_TYPES[monitor.kind],
-      jobType: monitor.kind,
-      url: monitor.url,
-      domain: domainOf(monitor.url),
+      workflowType,
+      jobType: spec.kind,
+      url: spec.url,
+      domain: domainOf(spec.url),
       input,
-      webhooks: (monitor.job.request.webhooks as WebhookPlan | undefined) ?? null,
+      webhooks: spec.webhooks ?? null,
     };
   }
 

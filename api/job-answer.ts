@@ -1,10 +1,10 @@
-// Waiting for a job with a deadline, and the answer of a waited one-page job (extract, analyze).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// Waiting for a job with a deadline, and the answers of a waited one-page job (extract, analyze, map) and of a
+// crawl (POST /crawl, a site's crawl).
+import type { FastifyReply } from 'fastify';
 import { CATEGORY_HTTP_STATUS, retryAfterOf } from '../shared/errors.js';
 import { isFinal, type JobView } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
 import type { ApiDeps } from './deps.js';
-import { type NewJob, startJob } from './job-runner.js';
 import { ProblemError } from './problem.js';
 
 /**
@@ -86,22 +86,28 @@ export async function answerPageJob<T>(
   });
 }
 
-/**
- * A waited one-page job (POST /extract, /analyze, /map): started as the caller's tenant with the request's
- * Idempotency-Key, then answered as answerPageJob does.
- */
-export async function runWaitedJob<T>(
-  deps: ApiDeps,
-  request: Pick<FastifyRequest, 'tenant' | 'headers'>,
-  reply: FastifyReply,
-  spec: Omit<NewJob, 'tenantId' | 'idempotencyKey'>,
-  view: (job: JobView, page: ResultView) => T,
-) {
-  const key = request.headers['idempotency-key'];
-  const { job } = await startJob(
-    deps,
-    { ...spec, tenantId: request.tenant._id, idempotencyKey: typeof key === 'string' ? key : null },
-    reply,
-  );
-  return answerPageJob(deps, job, reply, view);
+/** A crawl's answer: its job's state, and (`withData`) its pages' results. */
+export async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
+  const data = withData
+    ? (await deps.jobs.results(job)).map((r) => ({
+        id: r.id,
+        url: r.url,
+        status: r.status,
+        data: r.data,
+        ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
+        ...(r.from_cache ? { from_cache: true, fetched_at: r.fetched_at } : {}),
+      }))
+    : undefined;
+  return {
+    job_id: job.id,
+    status: job.status,
+    status_url: `/api/v1/jobs/${job.id}`,
+    queue_position: await deps.jobs.queuePosition(job),
+    page_count: job.page_count,
+    duration_ms: job.duration_ms,
+    cost_usd: job.cost_usd,
+    token_usage: { input: job.token_usage_input, output: job.token_usage_output },
+    ...(data ? { data } : {}),
+    error_message: job.error_message,
+  };
 }

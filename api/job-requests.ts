@@ -1,5 +1,5 @@
 // What a job-starting request becomes before its job starts: the schema parsed (inline or stored), the
-// model settings checked, the webhook destinations resolved, and the workflow input made for the job id.
+// model settings checked, the webhook destinations resolved, and the job's spec made from it.
 // Used by every route that starts an extract or a crawl (extract, crawl, site crawl, re-extract, monitors).
 import { budgetInput } from '../shared/budget.js';
 import { defaultChainFor, keepInChain } from '../shared/cleaners.js';
@@ -8,9 +8,8 @@ import { type NormalizedSchema, normalizeSchema, validateSchemaYaml } from '../s
 import { actionsInput, type PageAction } from '../shared/schemas/actions.js';
 import { type CrawlRequest, parseDuration } from '../shared/schemas/crawl.js';
 import { type ExtractRequest, maxAgeInput } from '../shared/schemas/extract.js';
+import type { CrawlSpec, ExtractSpec } from '../shared/schemas/job-spec.js';
 import type { LlmConfig } from '../shared/schemas/llm.js';
-import type { CrawlWorkflowInput } from '../workflows/crawl.js';
-import type { ExtractWorkflowInput } from '../workflows/extract.js';
 import type { ApiDeps } from './deps.js';
 import { checkLlmConfig, jobLlmConfig } from './llm-config.js';
 import { ProblemError } from './problem.js';
@@ -84,15 +83,13 @@ export async function prepareJobRequest(
   };
 }
 
-/** An extract request's workflow input for a job (monitors store it, without the ids, to create each run's job). */
-export function extractInput(
+/** An extract request's job spec (monitors store it to create each run's job). */
+export function extractSpec(
   body: ExtractRequest,
   prepared: Awaited<ReturnType<typeof prepareJobRequest>>,
-  tenantId: string,
-) {
-  return (jobId: string): ExtractWorkflowInput => ({
-    jobId,
-    tenantId,
+): ExtractSpec {
+  return {
+    kind: 'extract',
     url: body.url,
     ...actionsInput(body),
     cleanerChain: body.cleaner_chain ?? defaultChainFor(prepared.schema),
@@ -100,28 +97,25 @@ export function extractInput(
     captureDebug: body.capture_debug,
     structuredData: body.structured_data,
     llm: prepared.llm,
-    firstSeq: 1,
     ...prepared.webhooks,
     ...budgetInput(body),
     ...maxAgeInput(body),
-  });
+  };
 }
 
-/** A crawl request's workflow input for a job (monitors store it, without the ids, to create each run's job). */
-export function crawlInput(
+/** A crawl request's job spec (monitors store it to create each run's job). */
+export function crawlSpec(
   body: CrawlRequest,
   prepared: Awaited<ReturnType<typeof prepareJobRequest>>,
-  tenantId: string,
   siteId?: string,
-) {
+): CrawlSpec {
   const { delay, ...rules } = body.options;
-  return (jobId: string): CrawlWorkflowInput => ({
-    jobId,
-    tenantId,
+  return {
+    kind: 'crawl',
     url: body.url,
     ...actionsInput(body),
     // The links the crawl follows stay visible to the model whatever the cleaners remove.
-    cleanerChain: keepInChain<CrawlWorkflowInput['cleanerChain'][number]>(
+    cleanerChain: keepInChain<CrawlSpec['cleanerChain'][number]>(
       body.cleaner_chain ?? defaultChainFor(prepared.schema),
       [rules.follow_selector, rules.next_selector].filter((v): v is string => Boolean(v)),
     ),
@@ -132,11 +126,10 @@ export function crawlInput(
     ...(siteId ? { siteId } : {}),
     llm: prepared.llm,
     options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
-    firstSeq: 1,
     ...prepared.webhooks,
     ...budgetInput(body),
     ...maxAgeInput(body),
-  });
+  };
 }
 
 /** The secret names a list of actions types. */

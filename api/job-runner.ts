@@ -6,33 +6,23 @@ import type { FastifyReply } from 'fastify';
 import {
   appendJobCreated,
   domainOf,
-  type EarlierPage,
-  inputFromRequest,
-  inputOnPages,
   mintJobId,
+  needsSecrets,
+  type WorkflowInput,
+  workflowStart,
 } from '../shared/job-create.js';
 import { type JobView, reduceJob } from '../shared/reducers/job.js';
+import { type JobSpec, readJobSpec, UnreadableSpecError } from '../shared/schemas/job-spec.js';
 import { isDuplicateKey } from '../shared/store/mongo.js';
-import {
-  type JobType,
-  SEARCH_ATTRIBUTE_KEYS,
-  WORKFLOW_TYPES,
-  workflowIdForJob,
-} from '../shared/temporal-names.js';
+import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
 
 export interface NewJob {
   tenantId: string;
-  type: JobType;
-  url: string;
-  captureDebug: boolean;
   idempotencyKey: string | null;
-  workflowType: string;
-  /** The workflow's single argument, given the minted job id. */
-  input: (jobId: string) => unknown;
-  /** Crawls: the max_depth option, kept with the job for the crawl map. */
-  maxDepth?: number;
+  /** What the job runs: stored in job.created, and with the job's ids its workflow's input. */
+  spec: JobSpec;
   /** The job this one retries. */
   retryOf?: string;
   /** The monitor whose run this job is. */
@@ -40,8 +30,6 @@ export interface NewJob {
   /** Runs after job.created is recorded and before the workflow starts (e.g. to store a job secret). */
   beforeStart?: (jobId: string) => Promise<void>;
 }
-
-export { type EarlierPage, inputFromRequest };
 
 /**
  * Jobs recorded whose workflow start has not been seen to reach Temporal, keyed by job id (FerretDB pushes
@@ -83,18 +71,19 @@ export async function startJob(
   reply?: FastifyReply,
 ): Promise<{ job: JobView; created: boolean }> {
   const jobId = mintJobId(job.tenantId, job.idempotencyKey);
-  const workflowId = workflowIdForJob(job.type, jobId);
+  const type = job.spec.kind;
+  const start = workflowStart(job.spec, { jobId, tenantId: job.tenantId });
   if (job.idempotencyKey) {
     // A job in the log but not yet in the read models (its request stopped between the two) counts too.
     const existing = (await deps.jobs.get(job.tenantId, jobId)) ?? (await deps.events.project(jobId));
     if (existing) {
       // A key names one request: the same key on another kind of job is the caller's mistake, not a replay.
-      if (existing.type !== job.type) {
+      if (existing.type !== type) {
         throw new ProblemError({
           slug: 'conflict',
           detail:
             `The Idempotency-Key was used for a ${existing.type} job (${existing.id}); use a new key for ` +
-            `this ${job.type} request.`,
+            `this ${type} request.`,
           errors: [{ location: 'header.idempotency-key', message: `already used for job ${existing.id}` }],
           extra: { job_id: existing.id },
         });
@@ -109,34 +98,32 @@ export async function startJob(
   const starts = pendingStarts(deps);
   const { created, projected } = await appendJobCreated(
     deps,
-    { ...job, jobId, workflowId, input: job.input(jobId) },
+    { ...job, jobId, workflowId: start.workflowId },
     () => starts.add(jobId, job.tenantId),
   );
   try {
     await job.beforeStart?.(jobId);
-    // `prepared` matters only to a job with secrets: one without starts from its stored request alone.
-    if (needsSecrets(created.data.request ?? {})) await starts.prepared(jobId);
+    // `prepared` matters only to a job with secrets: one without starts from its stored spec alone.
+    if (needsSecrets(job.spec)) await starts.prepared(jobId);
   } catch (err) {
     await projected.catch(() => undefined); // the job shows as pending, for a retry or the sweeper
     throw err;
   }
   // The workflow starts while job.created is projected; the job is answered only once it shows.
-  await Promise.all([launch(deps, { ...job, jobId, workflowId, input: job.input(jobId) }, reply), projected]);
+  const launched = { ...start, jobId, tenantId: job.tenantId, url: job.spec.url, type };
+  await Promise.all([launch(deps, launched, reply), projected]);
   // The job as its first event makes it (what the append projected), without reading it back.
   const view = reduceJob([created]);
   if (!view) throw new Error(`job ${jobId} has no view after creation`);
   return { job: view, created: true };
 }
 
-interface Launch {
+type Launch = ReturnType<typeof workflowStart> & {
   jobId: string;
-  workflowId: string;
-  workflowType: string;
   tenantId: string;
-  type: JobType;
   url: string;
-  input: unknown;
-}
+  type: JobSpec['kind'];
+};
 
 /**
  * Starts the job's workflow. The id is the job's, and a closed workflow of that id is not started again, so
@@ -146,7 +133,8 @@ interface Launch {
 async function launch(deps: ApiDeps, job: Launch, reply?: FastifyReply): Promise<void> {
   try {
     await deps.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      deps.temporal.workflow.start(job.workflowType, {
+      // Typed by the spec: the workflow type is the spec's kind's, its one argument that spec with the ids.
+      deps.temporal.workflow.start<(input: WorkflowInput) => Promise<unknown>>(job.workflowType, {
         workflowId: job.workflowId,
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
         args: [job.input],
@@ -191,7 +179,7 @@ async function workflowExists(deps: ApiDeps, jobId: string, workflowId: string, 
 }
 
 /**
- * Starts a pending job's workflow from its stored request when it has none: for a retry with the job's
+ * Starts a pending job's workflow from its stored spec when it has none: for a retry with the job's
  * Idempotency-Key (whose beforeStart stores the secrets again when the first request stopped before) and
  * for the sweeper. A job whose secrets were never stored cannot start without its request: it fails, saying so.
  */
@@ -205,46 +193,48 @@ export async function resumeJob(
     await starts.clear(job.id);
     return 'running';
   }
-  const request = await storedRequest(deps, job.id);
+  const spec = await storedSpec(deps, job).catch((err) => {
+    if (err instanceof UnreadableSpecError) return null;
+    throw err;
+  });
   const marker = await starts.get(job.id);
-  let reason = request ? null : 'its request was not stored with it';
-  if (request && !marker?.prepared) {
+  let reason =
+    spec === undefined
+      ? 'its request was not stored with it'
+      : spec === null
+        ? 'its stored request could not be read'
+        : null;
+  if (spec && !marker?.prepared) {
     if (opts.beforeStart) {
       await opts.beforeStart(job.id);
       await starts.prepared(job.id);
-    } else if (needsSecrets(request)) {
+    } else if (needsSecrets(spec)) {
       reason =
         'the API stopped before its model key or webhook secrets were stored (they are never kept in the job)';
     }
   }
-  if (!request || reason) {
+  if (!spec || reason) {
     await failUnstarted(deps, job, `the job could not be started: ${reason}; submit the request again`);
     await starts.clear(job.id);
     return 'failed';
   }
-  const input = inputFromRequest(request, job.id, job.tenant_id);
-  const launchSpec = { jobId: job.id, workflowId: job.workflow_id, workflowType: WORKFLOW_TYPES[job.type] };
-  await launch(
-    deps,
-    { ...launchSpec, tenantId: job.tenant_id, type: job.type, url: job.url, input },
-    opts.reply,
-  );
+  const start = workflowStart(spec, { jobId: job.id, tenantId: job.tenant_id });
+  const launched = { ...start, workflowId: job.workflow_id, jobId: job.id, tenantId: job.tenant_id };
+  await launch(deps, { ...launched, url: job.url, type: job.type }, opts.reply);
   return 'started';
 }
 
-/** A job's request as its job.created event stored it (no ids, no secrets), if it was stored. */
-export async function storedRequest(
+/**
+ * A job's spec as its job.created event stored it (no ids, no secrets), read with the JobSpec schema;
+ * undefined when none was stored. A job stored before specs had a kind takes its job's type.
+ */
+export async function storedSpec(
   deps: Pick<ApiDeps, 'events'>,
-  jobId: string,
-): Promise<Record<string, unknown> | undefined> {
-  const created = await deps.events.get(jobId, 0);
-  return created?.type === 'job.created' ? created.data.request : undefined;
-}
-
-/** What beforeStart stores apart from the request: a one-job model key, webhook destinations. */
-function needsSecrets(request: Record<string, unknown>): boolean {
-  const llm = request.llm as { hasKey?: unknown } | undefined;
-  return Boolean(llm?.hasKey) || request.webhooks !== undefined;
+  job: Pick<JobView, 'id' | 'type'>,
+): Promise<JobSpec | undefined> {
+  const created = await deps.events.get(job.id, 0);
+  const request = created?.type === 'job.created' ? created.data.request : undefined;
+  return request ? readJobSpec(request, job.type) : undefined;
 }
 
 async function failUnstarted(deps: ApiDeps, job: JobView, message: string) {
@@ -259,32 +249,4 @@ async function failUnstarted(deps: ApiDeps, job: JobView, message: string) {
       data: { error_category: 'unknown', error_message: message, duration_ms: 0 },
     },
   ]);
-}
-
-/**
- * Starts a job over pages of an earlier one, from the earlier job's stored request (as changed by the caller):
- * the input is inputOnPages's.
- */
-export function startOnPages(
-  deps: ApiDeps,
-  job: Omit<NewJob, 'input' | 'maxDepth'>,
-  run: {
-    request: Record<string, unknown>;
-    pages: EarlierPage[];
-    maxDepth: number;
-    fromPage: (pageId: string) => Record<string, unknown>;
-  },
-  reply: FastifyReply,
-) {
-  const { request, pages, fromPage } = run;
-  return startJob(
-    deps,
-    {
-      ...job,
-      ...(job.type === 'crawl' ? { maxDepth: run.maxDepth } : {}),
-      input: (jobId) =>
-        inputOnPages(request, { jobId, tenantId: job.tenantId, type: job.type }, pages, fromPage),
-    },
-    reply,
-  );
 }

@@ -1,14 +1,14 @@
 // What a monitor request stands for: the job each run creates, prepared exactly as POST /extract, /crawl or
 // /sites/{id}/crawl prepares one (schema, model settings, webhooks), and the request as GET shows it.
-import { requestOf } from '../shared/job-create.js';
 import { SiteCrawlRequestSchema } from '../shared/schemas/crawl.js';
+import { readJobSpec, UnreadableSpecError } from '../shared/schemas/job-spec.js';
 import type { MonitorRequest } from '../shared/schemas/monitors.js';
-import { type MonitorFields, monitorSecretsId } from '../shared/store/monitors.js';
+import { type MonitorDoc, type MonitorFields, monitorSecretsId } from '../shared/store/monitors.js';
 import { MASKED_HEADER_VALUE } from '../shared/webhooks.js';
 import type { ApiDeps } from './deps.js';
-import { crawlInput, extractInput, prepareJobRequest } from './job-requests.js';
+import { crawlSpec, extractSpec, prepareJobRequest } from './job-requests.js';
 import { ProblemError } from './problem.js';
-import { siteCrawlRequest } from './routes/site-crawl.js';
+import { siteCrawlRequest } from './site-crawl-request.js';
 
 export interface PreparedMonitor {
   fields: MonitorFields;
@@ -76,7 +76,7 @@ export async function prepareMonitor(
         site_id: null,
         request: shown('extract', body.extract),
         job: {
-          request: requestOf(extractInput(body.extract, prepared, tenantId)('')),
+          request: extractSpec(body.extract, prepared),
           capture_debug: body.extract.capture_debug,
         },
       },
@@ -96,11 +96,28 @@ export async function prepareMonitor(
       site_id: site?.id ?? null,
       request: body.crawl ? shown('crawl', body.crawl) : shown('site_crawl', body.site_crawl ?? {}),
       job: {
-        request: requestOf(crawlInput(crawl, prepared, tenantId, site?.id)('')),
+        request: crawlSpec(crawl, prepared, site?.id),
         capture_debug: crawl.capture_debug,
         max_depth: crawl.options.max_depth,
       },
     },
     sealSecrets: async () => prepared.beforeStart?.(holder),
   };
+}
+
+/**
+ * Whether the runs' job changes (a new baseline follows): both specs read with the JobSpec schema, so a
+ * monitor stored before specs had a kind compares by its fields.
+ */
+export function jobSpecChanged(before: MonitorDoc, fields: MonitorFields): boolean {
+  const read = (doc: Pick<MonitorDoc, 'job' | 'kind'>) => {
+    try {
+      return JSON.stringify(readJobSpec(doc.job.request, doc.kind));
+    } catch (err) {
+      if (err instanceof UnreadableSpecError) return null;
+      throw err;
+    }
+  };
+  const was = read(before);
+  return was === null || was !== read(fields);
 }

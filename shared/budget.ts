@@ -1,11 +1,9 @@
 // Hard budgets (issue 15): what a job may spend on model calls, and how a refusal is told apart from a
 // provider's own quota error. Types and pure helpers only, so workflows can import them.
+import type { JobBudget } from './schemas/job-spec.js';
 
 /** A job's caps from the request (max_cost_usd, max_tokens); absent fields are no cap. */
-export interface JobBudget {
-  maxCostUsd?: number;
-  maxTokens?: number;
-}
+export type { JobBudget };
 
 /** Which budget refused a model call: named in the error's message and its details. */
 export type BudgetName = 'max_cost_usd' | 'max_tokens' | 'tenant_monthly_usd';

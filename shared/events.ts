@@ -23,7 +23,10 @@ export interface JobCreatedData {
   tenant_seq?: number;
   /** Crawls: the max_depth option, for the crawl map. */
   max_depth?: number;
-  /** The job's workflow input without ids (never a secret), so the job can be retried as it ran. */
+  /**
+   * The job's spec (shared/schemas/job-spec.ts; never a secret), so the job can be retried as it ran: read it
+   * with readJobSpec (jobs recorded before specs had a kind stored the same fields without it).
+   */
   request?: Record<string, unknown>;
   /** The job this one retries (POST /jobs/{id}/retry). */
   retry_of?: string;

@@ -3,11 +3,12 @@
 // so a job is created the same way whoever creates it.
 import { createHash, randomUUID } from 'node:crypto';
 import type { JobEvent } from './events.js';
+import type { JobKind, JobSpec, WorkflowInputOf } from './schemas/job-spec.js';
 import type { EventStore } from './store/event-store.js';
 import type { JobReader } from './store/jobs.js';
 import type { LlmSettingsStore } from './store/llm-settings.js';
 import type { WebhookStore } from './store/webhooks.js';
-import type { JobType } from './temporal-names.js';
+import { WORKFLOW_TYPES, workflowIdForJob } from './temporal-names.js';
 
 /**
  * With an idempotency key the job id is derived from (tenant, key): two requests with the same key — even
@@ -28,69 +29,47 @@ export function domainOf(url: string): string {
   }
 }
 
-/** The workflow input as the job's stored request: ids dropped (they belong to the job), no secrets in it. */
-export function requestOf(input: unknown): Record<string, unknown> {
-  const { jobId, tenantId, firstSeq, state, ...request } = input as Record<string, unknown>;
-  return request;
-}
-
-/** The workflow input a stored request makes for a job: the request with the job's ids, its log from seq 1. */
-export function inputFromRequest(request: Record<string, unknown>, jobId: string, tenantId: string) {
-  return { ...request, jobId, tenantId, firstSeq: 1 };
-}
-
-/** A page of an earlier job that a new job runs again (retry, re-extract). */
-export interface EarlierPage {
-  id: string;
-  url: string;
-  depth: number;
-  parent_url: string | null;
-}
-
-/**
- * The workflow input of a job over pages of an earlier one, from the earlier job's stored request: a
- * single-page job (extract, analyze) over its page, a crawl over exactly these pages with no link followed
- * (its limit is their number). `fromPage` adds what a page's input needs to be read from the page store
- * (nothing: fetched again). Pure: the same stored request and pages always make the same input.
- */
-export function inputOnPages(
-  request: Record<string, unknown>,
-  job: { jobId: string; tenantId: string; type: JobType },
-  pages: readonly EarlierPage[],
-  fromPage: (pageId: string) => Record<string, unknown>,
-): Record<string, unknown> {
-  const input = inputFromRequest(request, job.jobId, job.tenantId);
-  if (job.type !== 'crawl') {
-    const [page] = pages;
-    return page ? { ...input, ...fromPage(page.id) } : input;
-  }
-  const options = (input as { options?: Record<string, unknown> }).options ?? {};
+/** What job.created records of a job beside its spec: its type, URL, debug switch and (crawls) max_depth. */
+function jobFacts(spec: JobSpec) {
   return {
-    ...input,
-    seeds: pages.map((r) => ({ url: r.url, depth: r.depth, parentUrl: r.parent_url, ...fromPage(r.id) })),
-    // These pages only: no new links are followed.
-    options: {
-      ...options,
-      follow_selector: undefined,
-      follow_pattern: undefined,
-      next_selector: undefined,
-      max_pages: pages.length,
-    },
+    type: spec.kind,
+    url: spec.url,
+    captureDebug: spec.kind === 'map' ? false : spec.captureDebug,
+    maxDepth: spec.kind === 'crawl' ? spec.options.max_depth : undefined,
   };
 }
 
+/** A workflow's input: the job's spec without its kind (the workflow type says it), with the job's ids. */
+export type WorkflowInput = { [K in JobKind]: WorkflowInputOf<K> }[JobKind];
+
+/**
+ * How the job's workflow starts: its type chosen by the spec's kind, its id the job's, its input the spec
+ * with the job's ids, its log from seq 1 (job.created is seq 0).
+ */
+export function workflowStart(spec: JobSpec, job: { jobId: string; tenantId: string }) {
+  const { kind, ...fields } = spec;
+  const input: WorkflowInput = { ...fields, jobId: job.jobId, tenantId: job.tenantId, firstSeq: 1 };
+  return { workflowType: WORKFLOW_TYPES[kind], workflowId: workflowIdForJob(kind, job.jobId), input };
+}
+
+/** Whether the job has a one-job model key (given in its request, stored sealed with the job). */
+export function hasJobKey(spec: JobSpec): boolean {
+  return (spec.kind === 'extract' || spec.kind === 'crawl') && Boolean(spec.llm?.hasKey);
+}
+
+/** What beforeStart stores apart from the spec: a one-job model key, webhook destinations. */
+export function needsSecrets(spec: JobSpec): boolean {
+  return hasJobKey(spec) || spec.webhooks !== undefined;
+}
+
 /** What job.created says about a job beside its ids. */
-export interface JobRecordSpec {
+export interface JobRecord {
   jobId: string;
   workflowId: string;
   tenantId: string;
-  type: JobType;
-  url: string;
-  captureDebug: boolean;
   idempotencyKey: string | null;
-  /** The workflow's input (its ids are dropped: the stored request). */
-  input: unknown;
-  maxDepth?: number;
+  /** What the job runs: stored as the job's request (no ids, no secrets). */
+  spec: JobSpec;
   retryOf?: string;
   monitorId?: string;
 }
@@ -101,10 +80,10 @@ export interface JobRecordSpec {
  */
 export async function recordJobCreated(
   deps: { events: EventStore; jobs: JobReader },
-  spec: JobRecordSpec,
+  record: JobRecord,
   alongside?: () => Promise<unknown>,
 ): Promise<Extract<JobEvent, { type: 'job.created' }>> {
-  const { created, projected } = await appendJobCreated(deps, spec, alongside);
+  const { created, projected } = await appendJobCreated(deps, record, alongside);
   await projected;
   return created;
 }
@@ -116,35 +95,36 @@ export async function recordJobCreated(
  */
 export async function appendJobCreated(
   deps: { events: EventStore; jobs: JobReader },
-  spec: JobRecordSpec,
+  record: JobRecord,
   alongside?: () => Promise<unknown>,
 ): Promise<{ created: Extract<JobEvent, { type: 'job.created' }>; projected: Promise<unknown> }> {
   const [, tenantSeq] = await Promise.all([
     alongside?.(),
-    deps.jobs.nextTenantSeq(spec.tenantId, spec.jobId),
+    deps.jobs.nextTenantSeq(record.tenantId, record.jobId),
   ]);
+  const facts = jobFacts(record.spec);
   const created: Extract<JobEvent, { type: 'job.created' }> = {
     type: 'job.created',
-    job_id: spec.jobId,
-    tenant_id: spec.tenantId,
+    job_id: record.jobId,
+    tenant_id: record.tenantId,
     seq: 0,
     event_id: randomUUID(),
     at: new Date().toISOString(),
     data: {
-      job_type: spec.type,
-      url: spec.url,
-      capture_debug: spec.captureDebug,
-      workflow_id: spec.workflowId,
-      idempotency_key: spec.idempotencyKey,
+      job_type: facts.type,
+      url: facts.url,
+      capture_debug: facts.captureDebug,
+      workflow_id: record.workflowId,
+      idempotency_key: record.idempotencyKey,
       tenant_seq: tenantSeq,
-      ...(spec.maxDepth === undefined ? {} : { max_depth: spec.maxDepth }),
-      ...(spec.retryOf ? { retry_of: spec.retryOf } : {}),
-      ...(spec.monitorId ? { monitor_id: spec.monitorId } : {}),
-      request: requestOf(spec.input),
+      ...(facts.maxDepth === undefined ? {} : { max_depth: facts.maxDepth }),
+      ...(record.retryOf ? { retry_of: record.retryOf } : {}),
+      ...(record.monitorId ? { monitor_id: record.monitorId } : {}),
+      request: record.spec,
     },
   };
   const written = await deps.events.appendUnprojected([created]);
-  const projected = deps.events.project(spec.jobId, written);
+  const projected = deps.events.project(record.jobId, written);
   projected.catch(() => undefined); // the caller awaits it
   return { created, projected };
 }

@@ -21,11 +21,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  * What a job workflow knows about its webhooks: per destination (by index into the job's stored
  * destinations) the events it receives, and the retry schedule. No URLs, no secrets.
  */
-export interface WebhookPlan {
-  destinations: { events: WebhookEvent[] }[];
-  /** Waits before attempts 2, 3, … (attempts = delays + 1). */
-  retryDelaysMs: number[];
-}
+export type { WebhookPlan } from './schemas/job-spec.js';
 
 /** `events` empty, null or containing "*" means every event. */
 export function expandEvents(events: readonly string[] | null | undefined): WebhookEvent[] {

@@ -3,23 +3,12 @@
 // is recorded as the job's one page result. Orchestration only: content and the analysis stay in the store.
 import { proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { FetchMode } from '../shared/schemas/common.js';
-import type { WebhookPlan } from '../shared/webhooks.js';
+import type { AnalyzeWorkflowInput } from '../shared/schemas/job-spec.js';
 import { runPageJob } from './page-job.js';
 import { analyzePolicy, modelPolicy } from './policies.js';
 
-export interface AnalyzeWorkflowInput {
-  jobId: string;
-  tenantId: string;
-  url: string;
-  /** 0: the page alone; 1: also a sample of the pages it links to. */
-  depth: number;
-  fetchMode: FetchMode;
-  captureDebug: boolean;
-  /** The API recorded job.created as seq 0; the workflow continues from here. */
-  firstSeq: number;
-  webhooks?: WebhookPlan;
-}
+/** The analyze job's spec with its ids (shared/schemas/job-spec.ts). */
+export type { AnalyzeWorkflowInput };
 
 export interface AnalyzeWorkflowResult {
   jobId: string;

@@ -16,16 +16,10 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { CleanerStep } from '../activities/clean-content.js';
 import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.js';
 import type { Activities } from '../activities/index.js';
-import type { JobLlmConfig } from '../activities/llm/chain.js';
-import type { JobBudget } from '../shared/budget.js';
-import type { NormalizedSchema } from '../shared/schema-input.js';
-import type { PageAction } from '../shared/schemas/actions.js';
-import type { FetchMode } from '../shared/schemas/common.js';
+import type { CrawlJobInput } from '../shared/schemas/job-spec.js';
 import { CRAWL_IN_FLIGHT_QUERY, SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
-import type { WebhookPlan } from '../shared/webhooks.js';
 import { batchSizeOf, crawlBatch } from './crawl-batches.js';
 import {
   admitLinks,
@@ -36,7 +30,6 @@ import {
   loadChunk,
   pageEvent,
   type QueuedPage,
-  type Seed,
   storeFrontier,
 } from './crawl-frontier.js';
 import { categoryOf } from './failures.js';
@@ -44,36 +37,8 @@ import { JobLog, type Slot } from './job-events.js';
 import { JobWebhooks } from './job-webhooks.js';
 import { crawlPagePolicy, recordPolicy } from './policies.js';
 
-export interface CrawlWorkflowInput {
-  jobId: string;
-  tenantId: string;
-  url: string;
-  fetchMode: FetchMode;
-  cleanerChain: CleanerStep[];
-  schema: NormalizedSchema;
-  captureDebug: boolean;
-  llm?: JobLlmConfig;
-  options: CrawlOptions;
-  firstSeq: number;
-  /** The request's structured_data switch (absent in jobs started before it: on). */
-  structuredData?: boolean;
-  /** The request's learn_extractors switch (absent in jobs started before it: on). */
-  learnExtractors?: boolean;
-  /** A stored site's crawl: the site whose learned extractors the crawl uses and keeps. */
-  siteId?: string;
-  /** Start from these pages instead of the seed URL alone (retries of failed pages, re-extracts). */
-  seeds?: Seed[];
-  /** The request's max_age in ms: reuse the tenant's pages fetched within it (absent: always fetch). */
-  maxAgeMs?: number;
-  /** Carried over continue-as-new. */
-  state?: CrawlState;
-  /** Present only when the job has webhook destinations (stored with the job; no URLs or secrets here). */
-  webhooks?: WebhookPlan;
-  /** The request's max_cost_usd / max_tokens (absent: none). */
-  budget?: JobBudget;
-  /** The request's page actions (dynamic mode), run on every page. */
-  actions?: PageAction[];
-}
+/** The crawl job's spec with its ids (shared/schemas/job-spec.ts), and its state carried over continue-as-new. */
+export type CrawlWorkflowInput = CrawlJobInput & { state?: CrawlState };
 
 export interface CrawlWorkflowResult {
   jobId: string;

@@ -2,43 +2,13 @@
 // it (they run extractPageWorkflow, one activity per page); it stays registered for its running workflows and
 // recorded histories, and its input and result types are the extract job's.
 import { proxyActivities, uuid4 } from '@temporalio/workflow';
-import type { CleanerStep } from '../activities/clean-content.js';
-import type { StoredSource } from '../activities/fetch-page.js';
 import type { Activities } from '../activities/index.js';
-import type { JobLlmConfig } from '../activities/llm/chain.js';
-import type { JobBudget } from '../shared/budget.js';
-import type { NormalizedSchema } from '../shared/schema-input.js';
-import type { PageAction } from '../shared/schemas/actions.js';
-import type { FetchMode } from '../shared/schemas/common.js';
-import type { WebhookPlan } from '../shared/webhooks.js';
+import type { ExtractWorkflowInput } from '../shared/schemas/job-spec.js';
 import { runPageJob } from './page-job.js';
 import { fetchPolicy, modelPolicy } from './policies.js';
 
-export interface ExtractWorkflowInput {
-  jobId: string;
-  tenantId: string;
-  url: string;
-  fetchMode: FetchMode;
-  cleanerChain: CleanerStep[];
-  schema: NormalizedSchema;
-  captureDebug: boolean;
-  /** The request's llm_config without its key (a key given in the request is stored with the job). */
-  llm?: JobLlmConfig;
-  /** The API recorded job.created as seq 0; the workflow continues from here. */
-  firstSeq: number;
-  /** The request's structured_data switch (absent in jobs started before it: on). */
-  structuredData?: boolean;
-  /** Present only when the job has webhook destinations (stored with the job; no URLs or secrets here). */
-  webhooks?: WebhookPlan;
-  /** The request's max_cost_usd / max_tokens (absent: none). */
-  budget?: JobBudget;
-  /** The request's max_age in ms: reuse the tenant's page fetched within it (absent: always fetch). */
-  maxAgeMs?: number;
-  /** Re-extract, or a retry without a fetch: the earlier job's stored page (extractPageWorkflow only). */
-  stored?: StoredSource;
-  /** The request's page actions (dynamic mode; extractPageWorkflow only). */
-  actions?: PageAction[];
-}
+/** The extract job's spec with its ids (shared/schemas/job-spec.ts). */
+export type { ExtractWorkflowInput };
 
 export interface ExtractWorkflowResult {
   jobId: string;

@@ -2,24 +2,12 @@
 // one activity that records the list itself. Orchestration only: the URL list stays in the store.
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { WebhookPlan } from '../shared/webhooks.js';
+import type { MapWorkflowInput } from '../shared/schemas/job-spec.js';
 import { runPageJob } from './page-job.js';
 import { mapPolicy } from './policies.js';
 
-export interface MapWorkflowInput {
-  jobId: string;
-  tenantId: string;
-  url: string;
-  limit: number;
-  includeSubdomains: boolean;
-  search: string | null;
-  useSitemap: boolean;
-  ignoreQuery: boolean;
-  respectRobots: boolean;
-  /** The API recorded job.created as seq 0; the workflow continues from here. */
-  firstSeq: number;
-  webhooks?: WebhookPlan;
-}
+/** The map job's spec with its ids (shared/schemas/job-spec.ts). */
+export type { MapWorkflowInput };
 
 export interface MapWorkflowResult {
   jobId: string;

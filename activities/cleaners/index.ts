@@ -8,6 +8,7 @@ import {
   parseCleanerOptions,
 } from '../../shared/cleaners.js';
 import { CategorizedError } from '../../shared/errors.js';
+import type { JobCleanerStep } from '../../shared/schemas/job-spec.js';
 import { bodyHtml, type CleanContext, collapseWhitespace, prepareDocument } from './document.js';
 import { htmlToMarkdown } from './markdown.js';
 import { mainContent } from './readability.js';
@@ -18,10 +19,8 @@ import { boundWhitespace } from './whitespace.js';
 
 export type { CleanContext } from './document.js';
 
-export interface CleanerStep {
-  name: string;
-  options?: Record<string, unknown>;
-}
+/** A step of a job's cleaner chain (shared/schemas/job-spec.ts); runChain checks its name and options. */
+export type CleanerStep = JobCleanerStep;
 
 type Implementation<N extends CleanerName> = (
   content: string,

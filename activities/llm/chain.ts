@@ -13,6 +13,7 @@ import {
   pairKey,
   tenantSettings,
 } from '../../shared/llm/key-pairing.js';
+import type { JobLlmConfig } from '../../shared/schemas/job-spec.js';
 import {
   DEFAULT_MAX_TOKENS,
   DEFAULT_TEMPERATURE,
@@ -26,14 +27,7 @@ export interface ResolvedEntry extends ModelTarget {
 }
 
 /** The model settings a job carries: no key, only whether the request gave one (stored with the job). */
-export interface JobLlmConfig {
-  provider: string;
-  model: string;
-  baseUrl?: string;
-  temperature?: number;
-  maxTokens?: number;
-  hasKey: boolean;
-}
+export type { JobLlmConfig };
 
 export interface ChainContext {
   config: Config;

@@ -4,10 +4,8 @@ import { AnalyzeRequestSchema, AnalyzeResponseSchema } from '../../shared/schema
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
 import { AcceptedJobSchema } from '../../shared/schemas/extract.js';
 import { waitedJobErrors } from '../../shared/schemas/problem.js';
-import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { AnalyzeWorkflowInput } from '../../workflows/analyze.js';
 import type { ApiDeps } from '../deps.js';
-import { runWaitedJob } from '../job-answer.js';
+import { runWaitedJob } from '../job-service.js';
 import { analyzeResponse } from '../views.js';
 import { tenantWebhooks } from '../webhook-destinations.js';
 
@@ -48,31 +46,16 @@ export const analyzeRoutes =
       },
       async (request, reply) => {
         const body = request.body;
-        const tenantId = request.tenant._id;
-        const { beforeStart, webhooks } = await tenantWebhooks(deps, tenantId);
-        return runWaitedJob(
-          deps,
-          request,
-          reply,
-          {
-            type: 'analyze',
-            url: body.url,
-            captureDebug: body.capture_debug,
-            workflowType: WORKFLOW_TYPES.analyze,
-            beforeStart,
-            input: (jobId): AnalyzeWorkflowInput => ({
-              jobId,
-              tenantId,
-              url: body.url,
-              depth: body.depth,
-              fetchMode: body.fetch_mode,
-              captureDebug: body.capture_debug,
-              firstSeq: 1,
-              ...webhooks,
-            }),
-          },
-          analyzeResponse,
-        );
+        const { beforeStart, webhooks } = await tenantWebhooks(deps, request.tenant._id);
+        const spec = {
+          kind: 'analyze' as const,
+          url: body.url,
+          depth: body.depth,
+          fetchMode: body.fetch_mode,
+          captureDebug: body.capture_debug,
+          ...webhooks,
+        };
+        return runWaitedJob(deps, request, reply, { spec, beforeStart }, analyzeResponse);
       },
     );
   };

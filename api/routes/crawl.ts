@@ -4,8 +4,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';
 import { CrawlQuerySchema, CrawlRequestSchema, CrawlResponseSchema } from '../../shared/schemas/crawl.js';
 import { jobStartErrors } from '../../shared/schemas/problem.js';
-import { runCrawl } from '../crawl-job.js';
 import type { ApiDeps } from '../deps.js';
+import { runCrawl } from '../job-service.js';
 
 export const crawlRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>

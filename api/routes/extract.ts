@@ -8,10 +8,9 @@ import {
   ExtractResponseSchema,
 } from '../../shared/schemas/extract.js';
 import { waitedJobErrors } from '../../shared/schemas/problem.js';
-import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import type { ApiDeps } from '../deps.js';
-import { runWaitedJob } from '../job-answer.js';
-import { extractInput, prepareJobRequest, refuseSecrets } from '../job-requests.js';
+import { extractSpec, prepareJobRequest, refuseSecrets } from '../job-requests.js';
+import { runWaitedJob } from '../job-service.js';
 import { extractResponse } from '../views.js';
 
 export const extractRoutes =
@@ -54,14 +53,7 @@ export const extractRoutes =
           deps,
           request,
           reply,
-          {
-            type: 'extract',
-            url: body.url,
-            captureDebug: body.capture_debug,
-            workflowType: WORKFLOW_TYPES.extract,
-            beforeStart: prepared.beforeStart,
-            input: extractInput(body, prepared, request.tenant._id),
-          },
+          { spec: extractSpec(body, prepared), beforeStart: prepared.beforeStart },
           extractResponse,
         );
       },

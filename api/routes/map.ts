@@ -14,10 +14,8 @@ import {
   SITEMAP_MAX_BYTES,
 } from '../../shared/schemas/map.js';
 import { waitedJobErrors } from '../../shared/schemas/problem.js';
-import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { MapWorkflowInput } from '../../workflows/map.js';
 import type { ApiDeps } from '../deps.js';
-import { runWaitedJob } from '../job-answer.js';
+import { runWaitedJob } from '../job-service.js';
 import { mapResponse } from '../views.js';
 import { tenantWebhooks } from '../webhook-destinations.js';
 
@@ -58,34 +56,19 @@ export const mapRoutes =
       },
       async (request, reply) => {
         const body = request.body;
-        const tenantId = request.tenant._id;
-        const { beforeStart, webhooks } = await tenantWebhooks(deps, tenantId);
-        return runWaitedJob(
-          deps,
-          request,
-          reply,
-          {
-            type: 'map',
-            url: body.url,
-            captureDebug: false,
-            workflowType: WORKFLOW_TYPES.map,
-            beforeStart,
-            input: (jobId): MapWorkflowInput => ({
-              jobId,
-              tenantId,
-              url: body.url,
-              limit: body.limit,
-              includeSubdomains: body.include_subdomains,
-              search: body.search ?? null,
-              useSitemap: body.use_sitemap,
-              ignoreQuery: body.ignore_query,
-              respectRobots: body.respect_robots,
-              firstSeq: 1,
-              ...webhooks,
-            }),
-          },
-          mapResponse,
-        );
+        const { beforeStart, webhooks } = await tenantWebhooks(deps, request.tenant._id);
+        const spec = {
+          kind: 'map' as const,
+          url: body.url,
+          limit: body.limit,
+          includeSubdomains: body.include_subdomains,
+          search: body.search ?? null,
+          useSitemap: body.use_sitemap,
+          ignoreQuery: body.ignore_query,
+          respectRobots: body.respect_robots,
+          ...webhooks,
+        };
+        return runWaitedJob(deps, request, reply, { spec, beforeStart }, mapResponse);
       },
     );
   };

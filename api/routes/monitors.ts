@@ -19,7 +19,7 @@ import {
   monitorSecretsId,
 } from '../../shared/store/monitors.js';
 import type { ApiDeps } from '../deps.js';
-import { prepareMonitor } from '../monitor-request.js';
+import { jobSpecChanged, prepareMonitor } from '../monitor-request.js';
 import {
   createSchedule,
   deleteSchedule,
@@ -163,8 +163,7 @@ export const monitorRoutes =
         await forgetSecrets(tenantId, before.id);
         await prepared.sealSecrets();
         const requestChanged =
-          JSON.stringify(before.job.request) !== JSON.stringify(prepared.fields.job.request) ||
-          before.key_field !== prepared.fields.key_field;
+          jobSpecChanged(before, prepared.fields) || before.key_field !== prepared.fields.key_field;
         const doc = await deps.monitors.update(tenantId, before.id, prepared.fields, requestChanged);
         if (!doc) throw notFound(`monitor ${before.id}`);
         await updateSchedule(deps, doc);

@@ -35,7 +35,10 @@ export interface MonitorDoc {
   key_field: string | null;
   /** The request as given, without secrets (what GET shows). */
   request: Record<string, unknown>;
-  /** What each run's job is created from: the workflow input without ids (no secrets: they are sealed apart). */
+  /**
+   * What each run's job is created from: its JobSpec (no secrets: they are sealed apart), read with readJobSpec
+   * (monitors stored before specs had a kind stored the same fields without it).
+   */
   job: { request: Record<string, unknown>; capture_debug: boolean; max_depth?: number };
   run_count: number;
   change_count: number;

@@ -2,6 +2,8 @@
 // linked to the original.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { eventKey } from '../../shared/store/event-store.js';
+import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -78,4 +80,40 @@ test('retry re-processes only the failed pages; the original keeps its history',
     headers: svc.auth(),
   });
   assert.equal(again.statusCode, 409, 'nothing failed in the retry');
+});
+
+test('a job recorded before job specs (its request without a kind, nulls for unset fields) still retries', {
+  timeout: 120_000,
+}, async () => {
+  site.route('/gone-then-back', (_req, res) =>
+    res.writeHead(410, { 'content-type': 'text/html' }).end('gone'),
+  );
+  const res = await svc.app.inject({
+    method: 'POST',
+    url: '/api/v1/crawl?wait=true&timeout=60',
+    headers: svc.auth(),
+    payload: { url: `${site.url}/gone-then-back`, schema: { name: 'string' }, options: { max_depth: 0 } },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  const original = res.json();
+  // job.created as it was stored before: the workflow input without its ids, no kind.
+  const events = svc.deps.db.collection<{ _id: string; data: { request: Record<string, unknown> } }>(
+    COLLECTIONS.events,
+  );
+  const _id = eventKey(original.job_id, 0);
+  const created = await events.findOne({ _id });
+  const { kind, ...request } = created?.data.request ?? {};
+  assert.equal(kind, 'crawl');
+  await events.updateOne({ _id }, { $set: { 'data.request': { ...request, llm: null } } });
+
+  site.route('/gone-then-back', html('Back', `<h1>Back</h1><p>${'Here again. '.repeat(20)}</p>`));
+  const retry = await svc.app.inject({
+    method: 'POST',
+    url: `/api/v1/jobs/${original.job_id}/retry`,
+    headers: svc.auth(),
+  });
+  assert.equal(retry.statusCode, 202, retry.body);
+  const job = await waitForJobEnd(svc, retry.json().id);
+  assert.equal(job.status, 'completed');
+  assert.equal(job.page_count, 1);
 });

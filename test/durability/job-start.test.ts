@@ -8,7 +8,7 @@ import { pendingStarts, startJob } from '../../api/job-runner.js';
 import { sweepStrandedJobs } from '../../api/job-sweeper.js';
 import { defaultChainFor } from '../../shared/cleaners.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
-import { WORKFLOW_TYPES, workflowIdForJob } from '../../shared/temporal-names.js';
+import { workflowIdForJob } from '../../shared/temporal-names.js';
 import type { ExtractWorkflowInput } from '../../workflows/extract.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -43,26 +43,20 @@ async function recordWithoutStart(key: string | null, llm?: ExtractWorkflowInput
   await assert.rejects(
     startJob(svc.deps, {
       tenantId: svc.tenantId,
-      type: 'extract',
-      url: `${site.url}/kettle`,
-      captureDebug: false,
       idempotencyKey: key,
-      workflowType: WORKFLOW_TYPES.extract,
       beforeStart: async (id) => {
         jobId = id;
         throw new Error('the API process died here');
       },
-      input: (id): ExtractWorkflowInput => ({
-        jobId: id,
-        tenantId: svc.tenantId,
+      spec: {
+        kind: 'extract',
         url: `${site.url}/kettle`,
         fetchMode: 'static',
         cleanerChain: defaultChainFor(schema),
         schema,
         captureDebug: false,
-        firstSeq: 1,
         ...(llm ? { llm } : {}),
-      }),
+      },
     }),
     /died here/,
   );

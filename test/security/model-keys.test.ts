@@ -14,8 +14,6 @@ import { startJob } from '../../api/job-runner.js';
 import { loadConfig } from '../../shared/config.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
-import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { ExtractWorkflowInput } from '../../workflows/extract.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -281,22 +279,16 @@ describe('the worker pairs keys itself (jobs recorded before the API checked)', 
       if (stored) await t.storeKey(provider, `sk-tenant-old-${provider}`);
       const { job } = await startJob(svc.deps, {
         tenantId: t.tenantId,
-        type: 'extract',
-        url: `${site.url}/item`,
-        captureDebug: false,
         idempotencyKey: null,
-        workflowType: WORKFLOW_TYPES.extract,
-        input: (jobId): ExtractWorkflowInput => ({
-          jobId,
-          tenantId: t.tenantId,
+        spec: {
+          kind: 'extract',
           url: `${site.url}/item`,
           fetchMode: 'static',
           cleanerChain: [{ name: 'markdown' }],
           schema: normalizeSchema({ name: 'string', price: 'number' }),
           captureDebug: false,
           llm: { provider, model: modelOf(provider), baseUrl: receiverBase(provider), hasKey: false },
-          firstSeq: 1,
-        }),
+        },
       });
       const done = await awaitJob(svc.deps, job, 60_000);
       assert.equal(done.status, 'failed');

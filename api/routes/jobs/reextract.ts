@@ -5,16 +5,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { budgetInput } from '../../../shared/budget.js';
 import { defaultChainFor } from '../../../shared/cleaners.js';
+import { hasJobKey } from '../../../shared/job-create.js';
 import { isFinal } from '../../../shared/reducers/job.js';
+import { reextractSpec } from '../../../shared/rerun-spec.js';
 import { IdParamsSchema } from '../../../shared/schemas/common.js';
 import { JobSchema, ReextractRequestSchema } from '../../../shared/schemas/job.js';
 import { jobStartErrors } from '../../../shared/schemas/problem.js';
-import { WORKFLOW_TYPES } from '../../../shared/temporal-names.js';
 import type { ApiDeps } from '../../deps.js';
 import { prepareJobRequest } from '../../job-requests.js';
-import { startOnPages, storedRequest } from '../../job-runner.js';
+import { runFollowUpJob, storedSpec } from '../../job-service.js';
 import { notFound, ProblemError } from '../../problem.js';
-import { jobResource } from '../../views.js';
 
 /** Pages one re-extract takes at most: their references travel in the workflow's input (far below 2 MB). */
 export const REEXTRACT_MAX_PAGES = 2000;
@@ -51,63 +51,32 @@ export const reextractRoutes =
           throw conflict(`a ${original.type} job has no extracted pages to extract again`);
         if (!isFinal(original.status)) throw conflict(`the job has not ended (${original.status})`);
         const pages = (await deps.jobs.results(original)).filter((r) => r.status !== 'skipped');
-        const req = await storedRequest(deps, original.id);
-        if (pages.length === 0 || !req) throw conflict('the job has no page to extract again');
+        const stored = await storedSpec(deps, original);
+        if (pages.length === 0 || !stored || (stored.kind !== 'extract' && stored.kind !== 'crawl'))
+          throw conflict('the job has no page to extract again');
         if (pages.length > REEXTRACT_MAX_PAGES)
           throw conflict(
             `the job has ${pages.length} pages; a re-extract takes at most ${REEXTRACT_MAX_PAGES}`,
           );
         const prepared = await prepareJobRequest(deps, tenantId, body);
-        const hadKey = Boolean((req as { llm?: { hasKey?: boolean } }).llm?.hasKey);
         // The original's one-job model key goes on with its model settings, unless new ones are given.
         const beforeStart = async (jobId: string) => {
-          if (!body.llm_config && hadKey) {
+          if (!body.llm_config && hasJobKey(stored)) {
             const key = await deps.llm.openJobKey(original.id);
             if (key) await deps.llm.putJobKey(jobId, key);
           }
           await prepared.beforeStart?.(jobId);
         };
-        // Not carried over: webhooks (none for a re-extract), max_age and an earlier re-extract's sources.
-        const {
-          webhooks: _hooks,
-          maxAgeMs: _age,
-          seeds: _seeds,
-          state: _state,
-          stored: _stored,
-          ...kept
-        } = req;
-        const settings = {
-          ...kept,
+        const changes = {
           schema: prepared.schema,
           cleanerChain: body.cleaner_chain ?? defaultChainFor(prepared.schema),
           ...(body.llm_config ? { llm: prepared.llm } : {}),
           ...(body.structured_data === undefined ? {} : { structuredData: body.structured_data }),
           ...(body.capture_debug === undefined ? {} : { captureDebug: body.capture_debug }),
           ...(body.max_cost_usd === undefined && body.max_tokens === undefined ? {} : budgetInput(body)),
-          reextractOf: original.id,
         };
-        const storedPage = (pageId: string) => ({ jobId: original.id, pageId, missing: 'fail' as const });
-        const common = {
-          tenantId,
-          type: original.type,
-          url: original.url,
-          captureDebug: body.capture_debug ?? original.capture_debug,
-          idempotencyKey: null,
-          beforeStart,
-          workflowType: WORKFLOW_TYPES[original.type],
-        };
-        const { job } = await startOnPages(
-          deps,
-          common,
-          {
-            request: settings,
-            pages,
-            maxDepth: original.max_depth ?? 0,
-            fromPage: (pageId) => ({ stored: storedPage(pageId) }),
-          },
-          reply,
-        );
-        return reply.code(202).send(await jobResource(deps, job));
+        const spec = reextractSpec(stored, { pages, originalJobId: original.id, changes });
+        return runFollowUpJob(deps, reply, tenantId, { spec, beforeStart });
       },
     );
   };

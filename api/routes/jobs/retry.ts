@@ -1,16 +1,15 @@
 // POST /jobs/{id}/retry: a new job that re-processes only the failed pages of a finished job, with the
 // same options, linked to the original (retry_of). The original keeps its history.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { copyJobSecrets } from '../../../shared/job-create.js';
+import { copyJobSecrets, hasJobKey } from '../../../shared/job-create.js';
 import { isFinal } from '../../../shared/reducers/job.js';
+import { retrySpec } from '../../../shared/rerun-spec.js';
 import { IdParamsSchema } from '../../../shared/schemas/common.js';
 import { JobSchema, RetryQuerySchema } from '../../../shared/schemas/job.js';
 import { jobStartErrors } from '../../../shared/schemas/problem.js';
-import { WORKFLOW_TYPES } from '../../../shared/temporal-names.js';
 import type { ApiDeps } from '../../deps.js';
-import { startOnPages, storedRequest } from '../../job-runner.js';
+import { runFollowUpJob, storedSpec } from '../../job-service.js';
 import { notFound, ProblemError } from '../../problem.js';
-import { jobResource } from '../../views.js';
 
 export const retryRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -41,37 +40,18 @@ export const retryRoutes =
           throw new ProblemError({ slug: 'conflict', detail: `the job has not ended (${original.status})` });
         }
         const failed = (await deps.jobs.results(original)).filter((r) => r.status === 'failed');
-        const req = await storedRequest(deps, original.id);
-        if (failed.length === 0 || !req) {
+        const stored = await storedSpec(deps, original);
+        if (failed.length === 0 || !stored) {
           throw new ProblemError({ slug: 'conflict', detail: 'the job has no failed page to retry' });
         }
-        const hasKey = Boolean((req as { llm?: { hasKey?: boolean } }).llm?.hasKey);
-        // Without a refetch, each failed page runs from what the original stored of it (fetched when it has none).
-        const { refetch } = request.query;
-        const stored = (pageId: string) =>
-          refetch ? {} : { stored: { jobId: original.id, pageId, missing: 'fetch' as const } };
-        // A re-extract's sources are not a retry's: it takes its pages from the job it retries.
-        const { stored: _stored, reextractOf: _of, ...request0 } = req;
-        // What the original job kept beside its request: its one-job model key and webhook destinations.
-        const copyKey = (jobId: string) => copyJobSecrets(deps, original.id, jobId, hasKey);
-        const common = {
-          tenantId,
-          type: original.type,
-          url: original.url,
-          captureDebug: original.capture_debug,
-          idempotencyKey: null,
-          retryOf: original.id,
-          beforeStart: copyKey,
-          workflowType: WORKFLOW_TYPES[original.type],
-        };
-        // A single-page job (extract, analyze) runs again as it was asked; a crawl re-runs its failed pages.
-        const { job } = await startOnPages(
-          deps,
-          common,
-          { request: request0, pages: failed, maxDepth: original.max_depth ?? 0, fromPage: stored },
-          reply,
-        );
-        return reply.code(202).send(await jobResource(deps, job));
+        const spec = retrySpec(stored, {
+          failedPages: failed,
+          refetch: request.query.refetch,
+          originalJobId: original.id,
+        });
+        // What the original job kept beside its spec: its one-job model key and webhook destinations.
+        const beforeStart = (jobId: string) => copyJobSecrets(deps, original.id, jobId, hasJobKey(stored));
+        return runFollowUpJob(deps, reply, tenantId, { spec, beforeStart, retryOf: original.id });
       },
     );
   };
