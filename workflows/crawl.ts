@@ -18,12 +18,11 @@ import {
 } from '@temporalio/workflow';
 import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.js';
 import type { Activities } from '../activities/index.js';
-import type { CrawlJobInput } from '../shared/schemas/job-spec.js';
+import type { CrawlJobInput, CrawlRunOptions } from '../shared/schemas/job-spec.js';
 import { CRAWL_IN_FLIGHT_QUERY, SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import { batchSizeOf, crawlBatch } from './crawl-batches.js';
 import {
   admitLinks,
-  type CrawlOptions,
   type CrawlState,
   DomainTurns,
   initialState,
@@ -300,7 +299,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
 /** The crawl-page activity's input for a page of the crawl (`seeds`: how many seed pages there are). */
 function pageInputOf(
   input: CrawlWorkflowInput,
-  opts: CrawlOptions,
+  opts: CrawlRunOptions,
   page: QueuedPage,
   at: { pageId: string; slot: Slot; seeds: number; usesStore: boolean },
 ): CrawlPageInput {
@@ -386,7 +385,7 @@ async function finishCrawl(
  * recorded (a completed one), and the pages a failed extractor check showed wrong queued first to be re-done.
  */
 async function recordOutcome(
-  crawl: { state: CrawlState; opts: CrawlOptions; log: JobLog },
+  crawl: { state: CrawlState; opts: CrawlRunOptions; log: JobLog },
   page: QueuedPage,
   at: { pageId: string; slot: Slot },
   result: Exclude<CrawlPageResult, { outcome: 'deferred' }>,
