@@ -12,7 +12,7 @@ import type {
 } from '../activities/crawl-pages.js';
 import type { Activities } from '../activities/index.js';
 import type { DeferredActivity } from '../activities/tenant-share.js';
-import type { CrawlOptions } from './crawl-frontier.js';
+import type { CrawlRunOptions } from '../shared/schemas/job-spec.js';
 import { crawlPagePolicy, crawlPagesPolicy, retriedBy } from './policies.js';
 
 const { crawlPage } = proxyActivities<Activities>(crawlPagePolicy);
@@ -31,7 +31,7 @@ export const BATCH_LINK_CHARS = 256 * 1024;
 const BATCHES_IN_FLIGHT = 2;
 
 /** Pages per batch for a crawl's options; 1 (no batches) when its domains' pages must start apart. */
-export function batchSizeOf(opts: CrawlOptions): number {
+export function batchSizeOf(opts: CrawlRunOptions): number {
   if (opts.delay_ms > 0) return 1;
   return Math.max(1, Math.min(MAX_BATCH_PAGES, Math.floor(opts.concurrency / BATCHES_IN_FLIGHT)));
 }

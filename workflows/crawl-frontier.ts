@@ -4,20 +4,10 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.js';
 import type { Activities } from '../activities/index.js';
-import type { FollowRules } from '../shared/crawl/links.js';
 import type { ErrorCategory } from '../shared/errors.js';
 import type { CrawlNode, JobEventBody } from '../shared/events.js';
+import type { CrawlRunOptions, Seed } from '../shared/schemas/job-spec.js';
 import { recordPolicy } from './policies.js';
-
-export interface CrawlOptions extends FollowRules {
-  max_pages: number;
-  max_depth: number;
-  delay_ms: number;
-  concurrency: number;
-  respect_robots: boolean;
-  /** Continue as new after this many history events (default MAX_HISTORY_EVENTS; lowered by tests). */
-  history_limit?: number;
-}
 
 export interface QueuedPage {
   node: number;
@@ -49,13 +39,6 @@ export interface CrawlState {
   /** A budget refused a page's model call: no new page starts, and the job says so at its end. */
   budgetExhausted?: { message: string };
 }
-
-export type Seed = {
-  url: string;
-  depth: number;
-  parentUrl: string | null;
-  stored?: CrawlPageInput['stored'];
-};
 
 const { storeFrontierChunk, loadFrontierChunk } = proxyActivities<Activities>(recordPolicy);
 
@@ -89,7 +72,7 @@ export function initialState(seeds: readonly Seed[], firstSeq: number): CrawlSta
  */
 export function admitLinks(
   state: CrawlState,
-  opts: CrawlOptions,
+  opts: CrawlRunOptions,
   page: QueuedPage,
   links: Extract<CrawlPageResult, { outcome: 'completed' }>['links'],
 ): CrawlNode[] {

@@ -86,6 +86,7 @@ export const CrawlRunOptionsSchema = z.object({
   /** Continue as new after this many history events (tests lower it). */
   history_limit: z.number().optional(),
 });
+export type CrawlRunOptions = z.infer<typeof CrawlRunOptionsSchema>;
 
 /** A page a crawl starts from (retries of failed pages, re-extracts). */
 export const SeedSchema = z.object({
@@ -94,6 +95,7 @@ export const SeedSchema = z.object({
   parentUrl: z.string().nullable().default(null),
   stored: StoredSourceSchema.optional(),
 });
+export type Seed = z.infer<typeof SeedSchema>;
 
 /** What extract and crawl jobs share: the page(s) read, cleaned and extracted with a model. */
 const extraction = {

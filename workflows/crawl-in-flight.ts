@@ -1,0 +1,250 @@
+// A crawl's pages in flight: each started alone (in its domain's turn) or with others as one batch, tracked
+// from its first run to its outcome recorded in its seq, and the page loop woken when one ends. The awaits of
+// a tracked page are those of the loop before batches: replay needs their order, so keep them as they are.
+import {
+  defineQuery,
+  isCancellation,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  uuid4,
+} from '@temporalio/workflow';
+import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.js';
+import type { Activities } from '../activities/index.js';
+import type { CrawlJobInput, CrawlRunOptions, Seed } from '../shared/schemas/job-spec.js';
+import { CRAWL_IN_FLIGHT_QUERY } from '../shared/temporal-names.js';
+import { batchSizeOf, crawlBatch } from './crawl-batches.js';
+import { type CrawlState, DomainTurns, type QueuedPage } from './crawl-frontier.js';
+import { failedPageEvent, recordOutcome } from './crawl-outcome.js';
+import type { JobLog, Slot } from './job-events.js';
+import type { JobWebhooks } from './job-webhooks.js';
+import { crawlPagePolicy } from './policies.js';
+
+/** What the parts of one run of a crawl share (crawl.ts makes it). */
+export interface CrawlRun {
+  input: CrawlJobInput;
+  opts: CrawlRunOptions;
+  seeds: readonly Seed[];
+  state: CrawlState;
+  log: JobLog;
+  hooks: JobWebhooks;
+  /** Pages started and not yet recorded; a cancelled one stays until the cancellation records it. */
+  inflight: Map<number, InFlightPage>;
+}
+
+export interface InFlightPage {
+  promise: Promise<void>;
+  slot: Slot;
+  page: QueuedPage;
+  pageId: string;
+}
+
+/** A page as it starts: its seq reserved and its page id made. */
+type StartedPage = Pick<InFlightPage, 'page' | 'slot' | 'pageId'>;
+
+const { crawlPage } = proxyActivities<Activities>(crawlPagePolicy);
+
+/** patched() id of pages deferred by their tenant's share of the worker (see start()). */
+const TENANT_SHARE_PATCH = 'crawl-tenant-share';
+/** The longest wait between two tries of a deferred page. */
+const MAX_DEFER_WAIT_MS = 2_000;
+/** patched() id of the loop's single wake-up (see somePageEnded()). */
+const CRAWL_ONE_WAKEUP_PATCH = 'crawl-one-wakeup';
+/** patched() id of pages cancelled with their job kept in flight until the cancellation records them. */
+const CANCELLED_PAGES_PATCH = 'crawl-cancelled-pages-skipped';
+/** patched() id of queued pages started several at once, as one crawlPages activity (crawl-batches.ts). */
+const CRAWL_PAGE_BATCHES_PATCH = 'crawl-page-batches';
+/**
+ * patched() id of the page store's options (max_age, stored pages): asked only by runs whose input has
+ * them, so other runs' histories are unchanged.
+ */
+const PAGE_STORE_PATCH = 'crawl-page-store';
+
+export class PagesInFlight {
+  // Pages whose activity runs now (not those still waiting for their domain's turn): the crawl map shows
+  // them as `crawling`. A query reads this; nothing about it is recorded in history.
+  private readonly crawling = new Set<number>();
+  /** The loop waits on one promise its pages resolve (see somePageEnded()). */
+  readonly oneWakeup: boolean;
+  private readonly mayDefer: boolean;
+  private readonly keepCancelledPages: boolean;
+  private readonly usesStore: boolean;
+  /** Pages that may start together as one activity (1: each page alone). */
+  readonly batchSize: number;
+  private readonly turns: DomainTurns;
+  private ended = 0;
+  private stopped: { error: unknown } | null = null;
+  private wake: (() => void) | null = null;
+
+  /** Asks its patches in the order runs recorded them (patched() records a marker when first asked). */
+  constructor(private readonly run: CrawlRun) {
+    const { input, opts, seeds, state } = run;
+    setHandler(defineQuery<number[]>(CRAWL_IN_FLIGHT_QUERY), () => [...this.crawling]);
+    // Runs recorded before this waited on Promise.race over every page in flight: ~10 promises per page,
+    // each costing a stack trace in the workflow sandbox (~10% of the worker's CPU on a fast crawl). The
+    // old way stays for their replay.
+    this.oneWakeup = patched(CRAWL_ONE_WAKEUP_PATCH);
+    // Runs recorded before this never passed mayDefer, so their pages were never deferred.
+    this.mayDefer = patched(TENANT_SHARE_PATCH);
+    // A page cancelled with its job stays in flight, so the cancellation records it as skipped in its seq
+    // (seqs are gap-free: a missing one holds the job's projection back). Runs recorded before this dropped
+    // it, which went unnoticed while a cancelled page's activity still wrote its result in its seq.
+    this.keepCancelledPages = patched(CANCELLED_PAGES_PATCH);
+    this.usesStore =
+      (input.maxAgeMs !== undefined || seeds.some((seed) => seed.stored)) && patched(PAGE_STORE_PATCH);
+    // Runs recorded before this started every page as its own activity; so do crawls with a per-domain delay.
+    this.batchSize = batchSizeOf(opts) > 1 && patched(CRAWL_PAGE_BATCHES_PATCH) ? batchSizeOf(opts) : 1;
+    this.turns = new DomainTurns(state, opts.delay_ms);
+  }
+
+  get size(): number {
+    return this.run.inflight.size;
+  }
+
+  /** Starts a page alone, in its domain's turn. */
+  start(page: QueuedPage): void {
+    const slot = this.run.log.reserve();
+    const pageId = page.redo?.pageId ?? uuid4();
+    const turn = this.turns.turnFor(page.url);
+    const { mayDefer } = this;
+    this.track({ page, slot, pageId }, turn, (pageInput) =>
+      crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput),
+    );
+  }
+
+  /** Starts pages as one activity (no per-domain delay, so their turns are free), each in its own seq. */
+  startBatch(pages: QueuedPage[]): void {
+    const entries = pages.map((page) => ({
+      page,
+      slot: this.run.log.reserve(),
+      pageId: page.redo?.pageId ?? uuid4(),
+    }));
+    const inputs = entries.map((at) => ({ ...this.inputOf(at), mayDefer: this.mayDefer }));
+    const results = crawlBatch(inputs);
+    for (const [i, at] of entries.entries()) {
+      this.crawling.add(at.page.node);
+      this.track(at, null, () => results[i] as Promise<CrawlPageResult>);
+    }
+  }
+
+  /** Until at least one page in flight ends; a cancellation (or other error) of a page is thrown here. */
+  async somePageEnded(): Promise<void> {
+    if (!this.oneWakeup) {
+      await Promise.race([...this.run.inflight.values()].map((f) => f.promise));
+      return;
+    }
+    if (this.ended === 0 && !this.stopped)
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    this.wake = null;
+    this.ended = 0;
+    if (this.stopped) throw this.stopped.error;
+  }
+
+  private inputOf(at: StartedPage): CrawlPageInput {
+    const { input, opts, seeds } = this.run;
+    return pageInputOf(input, opts, at.page, { ...at, seeds: seeds.length, usesStore: this.usesStore });
+  }
+
+  /**
+   * A page in flight from its first run (`first`, once its domain's `turn` came) to its outcome recorded in
+   * its seq: deferred pages wait and run again, a failure is recorded as page.failed, a cancellation leaves
+   * it to the cancellation's record (crawl.ts).
+   */
+  private track(
+    at: StartedPage,
+    turn: Promise<void> | null,
+    first: (pageInput: CrawlPageInput) => Promise<CrawlPageResult>,
+  ): void {
+    const { page, slot, pageId } = at;
+    const { crawling, run } = this;
+    let cancelled = false;
+    const promise = (async () => {
+      try {
+        if (turn) {
+          await turn;
+          crawling.add(page.node);
+        }
+        const pageInput = this.inputOf(at);
+        let result = await first(pageInput);
+        // Over its tenant's share of the worker the page did not run: wait on a durable timer, backing off.
+        for (let tries = 0; result.outcome === 'deferred'; tries++) {
+          crawling.delete(page.node);
+          await sleep(Math.min(result.retryAfterMs * 2 ** Math.min(tries, 5), MAX_DEFER_WAIT_MS));
+          crawling.add(page.node);
+          result = await crawlPage({ ...pageInput, mayDefer: this.mayDefer });
+        }
+        await recordOutcome(run, page, { pageId, slot }, result);
+      } catch (err) {
+        if (isCancellation(err)) {
+          cancelled = this.keepCancelledPages;
+          throw err;
+        }
+        await run.log.record({ slot, body: failedPageEvent(run.state, page, pageId, err) });
+      } finally {
+        if (!cancelled) {
+          crawling.delete(page.node);
+          run.inflight.delete(page.node);
+        }
+      }
+    })();
+    run.inflight.set(page.node, { promise, slot, page, pageId });
+    if (this.oneWakeup)
+      promise.then(
+        () => this.pageEnded(),
+        (error: unknown) => {
+          this.stopped ??= { error };
+          this.pageEnded();
+        },
+      );
+  }
+
+  private pageEnded(): void {
+    this.ended++;
+    this.wake?.();
+  }
+}
+
+/** The crawl-page activity's input for a page of the crawl (`seeds`: how many seed pages there are). */
+function pageInputOf(
+  input: CrawlJobInput,
+  opts: CrawlRunOptions,
+  page: QueuedPage,
+  at: { pageId: string; slot: Slot; seeds: number; usesStore: boolean },
+): CrawlPageInput {
+  const { pageId, slot, usesStore } = at;
+  return {
+    jobId: input.jobId,
+    tenantId: input.tenantId,
+    node: page.node,
+    pageId,
+    url: page.url,
+    depth: page.depth,
+    parentUrl: page.parentUrl,
+    seedUrl: input.url,
+    fetchMode: input.fetchMode,
+    ...(input.actions ? { actions: input.actions } : {}),
+    cleanerChain: input.cleanerChain,
+    schema: input.schema,
+    captureDebug: input.captureDebug,
+    llm: input.llm,
+    rules: opts,
+    respectRobots: opts.respect_robots,
+    // A re-done page found its links the first time.
+    discover: page.redo
+      ? { follow: false, next: false }
+      : { follow: page.depth < opts.max_depth, next: true },
+    markSeen: !page.redo && page.node < at.seeds,
+    eventSeq: slot.seq,
+    eventId: slot.eventId,
+    structuredData: input.structuredData,
+    ...(input.learnExtractors === undefined ? {} : { learnExtractors: input.learnExtractors }),
+    ...(input.siteId ? { siteId: input.siteId } : {}),
+    ...(page.redo ? { revises: page.redo.revises } : {}),
+    ...(input.budget ? { budget: input.budget } : {}),
+    ...(usesStore && input.maxAgeMs !== undefined ? { maxAgeMs: input.maxAgeMs } : {}),
+    ...(usesStore && page.stored ? { stored: page.stored } : {}),
+  };
+}
