@@ -82,7 +82,7 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     throw err;
   };
   if (fresh) await recordStart(run, cancelledAnywhere);
-  await crawlPages(run);
+  await runPages(run);
   return continueOrFinish(run, input, cancelledAnywhere);
 }
 
@@ -113,7 +113,7 @@ async function recordStart(run: CrawlRun, failed: OnRecordFailure): Promise<void
  * Runs queued pages, at most `concurrency` at a time, until none is left, a budget ran out, or history is
  * full (and those in flight drained); a cancellation is recorded before it is thrown on.
  */
-async function crawlPages(run: CrawlRun): Promise<void> {
+async function runPages(run: CrawlRun): Promise<void> {
   const { state, opts, hooks } = run;
   const pages = new PagesInFlight(run);
   const historyLimit = opts.history_limit ?? MAX_HISTORY_EVENTS;
