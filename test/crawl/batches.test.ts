@@ -4,7 +4,7 @@
 // mid-batch records the batch's pages as skipped, each in its own seq.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { waitForJobEnd } from '../support/crawl-jobs.js';
+import { cancelAndWait, waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { pageActivities } from '../support/history-shape.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -160,13 +160,7 @@ test('cancelling a crawl mid-batch records the batch pages as skipped, promptly'
   assert.equal(slowStarts, 8, 'two batches of four pages are at the site');
   await new Promise((r) => setTimeout(r, 1_000)); // heartbeats have told the batches' activities by now
   const cancelledAt = Date.now();
-  const cancel = await svc.app.inject({
-    method: 'POST',
-    url: `/api/v1/jobs/${jobId}/cancel`,
-    headers: svc.auth(),
-  });
-  assert.equal(cancel.statusCode, 200, cancel.body);
-  const job = await waitForJobEnd(svc, jobId, 30_000);
+  const job = await cancelAndWait(svc, jobId);
   assert.equal(job.status, 'cancelled');
   assert.ok(Date.now() - cancelledAt < SLOW_MS / 2, 'the batches stopped without waiting for their pages');
 

@@ -2,7 +2,7 @@
 // while its first pages are queued, or while pages are at the site.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { waitForJobEnd } from '../support/crawl-jobs.js';
+import { cancelAndWait } from '../support/crawl-jobs.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type ShopSite, startShopSite } from '../support/shop-site.js';
 
@@ -34,13 +34,7 @@ for (const delayMs of [0, 0, 25, 50, 100, 200, 400, 800]) {
     assert.equal(res.statusCode, 202, res.body);
     const jobId = res.json().job_id as string;
     await new Promise((r) => setTimeout(r, delayMs));
-    const cancel = await svc.app.inject({
-      method: 'POST',
-      url: `/api/v1/jobs/${jobId}/cancel`,
-      headers: svc.auth(),
-    });
-    assert.equal(cancel.statusCode, 200, cancel.body);
-    const job = await waitForJobEnd(svc, jobId, 30_000);
+    const job = await cancelAndWait(svc, jobId);
     assert.equal(job.status, 'cancelled');
     const events = await svc.deps.events.list(jobId, -1, 10_000);
     assert.deepEqual(

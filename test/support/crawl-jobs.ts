@@ -19,6 +19,17 @@ export async function waitForJobEnd(svc: TestService, jobId: string, timeoutMs =
   }
 }
 
+/** Cancels the job through the API (asserting the 200) and waits until it has ended; returns the job resource. */
+export async function cancelAndWait(svc: TestService, jobId: string, timeoutMs = 30_000) {
+  const cancel = await svc.app.inject({
+    method: 'POST',
+    url: `/api/v1/jobs/${jobId}/cancel`,
+    headers: svc.auth(),
+  });
+  if (cancel.statusCode !== 200) throw new Error(`cancel answered ${cancel.statusCode}: ${cancel.body}`);
+  return waitForJobEnd(svc, jobId, timeoutMs);
+}
+
 /**
  * Starts a crawl of the shop (products and pagination, two pages at a time) through the API and waits until
  * `products` product pages have been requested, so the caller can disrupt it mid-crawl. Returns the job id.
