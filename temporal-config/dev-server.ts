@@ -20,4 +20,9 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, unknown> = {
   // waited ~25 ms on average before a worker saw it. A bare start-and-return workflow took 49 ms here,
   // one with an activity 100 ms; with 1000: 12 and 19 ms. Reads still follow new tasks, not a clock.
   'history.transferProcessorMaxPollRPS': 1000,
+  // A task queue has 4 partitions by default. A workflow task written to a partition none of the few
+  // pollers was waiting on sat in its backlog ~2 s (1–2% of bench:temporal-floor's start-and-return
+  // workflows at c1). One partition is enough for one server: no stall, and extracts at c10 +7% (27.1–27.7/s).
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
 };
