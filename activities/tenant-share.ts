@@ -34,10 +34,10 @@ export class TenantShare {
     return this.running.get(tenantId) ?? 0;
   }
 
-  /** A slot of the tenant's share, or null when the tenant already runs `limit` activities here. */
+  /** A slot of the tenant's share, or null when the tenant runs `limit` activities here or the worker is full. */
   tryEnter(tenantId: string): (() => void) | null {
-    if (this.runningFor(tenantId) >= this.limit || this.taken >= this.total) return null;
-    return this.enter(tenantId);
+    const { count, release } = this.tryEnterSome(tenantId, 1);
+    return count === 1 ? release : null;
   }
 
   /**

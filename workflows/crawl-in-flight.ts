@@ -94,7 +94,8 @@ export class PagesInFlight {
     this.usesStore =
       (input.maxAgeMs !== undefined || seeds.some((seed) => seed.stored)) && patched(PAGE_STORE_PATCH);
     // Runs recorded before this started every page as its own activity; so do crawls with a per-domain delay.
-    this.batchSize = batchSizeOf(opts) > 1 && patched(CRAWL_PAGE_BATCHES_PATCH) ? batchSizeOf(opts) : 1;
+    const batchSize = batchSizeOf(opts);
+    this.batchSize = batchSize > 1 && patched(CRAWL_PAGE_BATCHES_PATCH) ? batchSize : 1;
     this.turns = new DomainTurns(state, opts.delay_ms);
   }
 
@@ -107,10 +108,10 @@ export class PagesInFlight {
     const slot = this.run.log.reserve();
     const pageId = page.redo?.pageId ?? uuid4();
     const turn = this.turns.turnFor(page.url);
+    const at = { page, slot, pageId };
+    const pageInput = this.inputOf(at);
     const { mayDefer } = this;
-    this.track({ page, slot, pageId }, turn, (pageInput) =>
-      crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput),
-    );
+    this.track(at, pageInput, turn, () => crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput));
   }
 
   /** Starts pages as one activity (no per-domain delay, so their turns are free), each in its own seq. */
@@ -120,11 +121,11 @@ export class PagesInFlight {
       slot: this.run.log.reserve(),
       pageId: page.redo?.pageId ?? uuid4(),
     }));
-    const inputs = entries.map((at) => ({ ...this.inputOf(at), mayDefer: this.mayDefer }));
-    const results = crawlBatch(inputs);
-    for (const [i, at] of entries.entries()) {
+    const started = entries.map((at) => ({ at, pageInput: this.inputOf(at) }));
+    const results = crawlBatch(started.map(({ pageInput }) => ({ ...pageInput, mayDefer: this.mayDefer })));
+    for (const [i, { at, pageInput }] of started.entries()) {
       this.crawling.add(at.page.node);
-      this.track(at, null, () => results[i] as Promise<CrawlPageResult>);
+      this.track(at, pageInput, null, () => results[i] as Promise<CrawlPageResult>);
     }
   }
 
@@ -150,13 +151,14 @@ export class PagesInFlight {
 
   /**
    * A page in flight from its first run (`first`, once its domain's `turn` came) to its outcome recorded in
-   * its seq: deferred pages wait and run again, a failure is recorded as page.failed, a cancellation leaves
-   * it to the cancellation's record (crawl.ts).
+   * its seq: deferred pages wait and run again with `pageInput`, a failure is recorded as page.failed, a
+   * cancellation leaves it to the cancellation's record (crawl.ts).
    */
   private track(
     at: StartedPage,
+    pageInput: CrawlPageInput,
     turn: Promise<void> | null,
-    first: (pageInput: CrawlPageInput) => Promise<CrawlPageResult>,
+    first: () => Promise<CrawlPageResult>,
   ): void {
     const { page, slot, pageId } = at;
     const { crawling, run } = this;
@@ -167,8 +169,7 @@ export class PagesInFlight {
           await turn;
           crawling.add(page.node);
         }
-        const pageInput = this.inputOf(at);
-        let result = await first(pageInput);
+        let result = await first();
         // Over its tenant's share of the worker the page did not run: wait on a durable timer, backing off.
         for (let tries = 0; result.outcome === 'deferred'; tries++) {
           crawling.delete(page.node);
