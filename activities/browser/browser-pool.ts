@@ -10,7 +10,13 @@ import type { Config } from '../../shared/config.js';
 import { CategorizedError } from '../../shared/errors.js';
 import type { AddressPolicy, LookupFn } from '../../shared/net/address-policy.js';
 import { type FilteringProxy, type ProxyDecision, startFilteringProxy } from './filtering-proxy.js';
-import { killProcessGroup, launchBrowser, stopBrowser, withTimeout } from './launch-browser.js';
+import {
+  isolatedContext,
+  killProcessGroup,
+  launchBrowser,
+  stopBrowser,
+  withTimeout,
+} from './launch-browser.js';
 import { PageSlots } from './page-slots.js';
 import { ScopedPages } from './scoped-pages.js';
 
@@ -76,7 +82,7 @@ export class BrowserPool {
   /** Runs fn with a fresh page in its own browser context; the context is closed afterwards, whatever fn did. */
   async withPage<T>(fn: (page: Page, proxy: FilteringProxy) => Promise<T>, signal?: AbortSignal): Promise<T> {
     return this.lend(async (gen, proxy) => {
-      const context = await gen.browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+      const context = await isolatedContext(gen.browser);
       try {
         const page = await context.newPage();
         return await fn(page, proxy);

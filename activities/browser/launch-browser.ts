@@ -1,6 +1,6 @@
 // Starting and stopping one Chromium process: the flags, the proxy it must use, and a stop that leaves no
 // process behind even when the browser hangs.
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext } from 'puppeteer-core';
 import { CategorizedError } from '../../shared/errors.js';
 
 /** Flags for a headless browser on a server: no sandbox (root in a container), no calls home, no QUIC. */
@@ -46,6 +46,11 @@ export async function launchBrowser(
       reason: 'browser_unavailable',
     });
   }
+}
+
+/** A new incognito context of the browser: its own cookies, storage and cache; downloads refused. */
+export function isolatedContext(browser: Browser): Promise<BrowserContext> {
+  return browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
 }
 
 /** Closes the browser; one that hangs or is already gone has its whole process group killed instead. */

@@ -5,6 +5,7 @@
 // Idle pages are frozen (no timers or tasks run), at most `maxIdle` of them in all (the least recently used
 // closes first), each for at most `idleMs`; a context closes with its last page.
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
+import { isolatedContext } from './launch-browser.js';
 
 interface Scope {
   context: Promise<BrowserContext>;
@@ -87,7 +88,7 @@ export class ScopedPages {
   }
 
   private newScope(scope: string): Scope {
-    const context = this.browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+    const context = isolatedContext(this.browser);
     const entry: Scope = { context, open: 0 };
     this.scopes.set(scope, entry);
     return entry;
