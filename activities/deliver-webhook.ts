@@ -6,7 +6,7 @@ import { CategorizedError } from '../shared/errors.js';
 import { guardedFetch } from '../shared/net/guarded-fetch.js';
 import type { DeliveryDoc } from '../shared/store/webhook-deliveries.js';
 import type { Destination } from '../shared/store/webhooks.js';
-import type { WebhookEvent } from '../shared/webhooks.js';
+import { reservedHeaderReason, type WebhookEvent } from '../shared/webhooks.js';
 import type { ActivityDeps } from './deps.js';
 import { monitorChangedData } from './monitor-run.js';
 
@@ -163,7 +163,8 @@ export function signatureHeaders(secret: string, id: string, body: string, unixS
 
 async function post(deps: ActivityDeps, delivery: DeliveryDoc, destination: Destination) {
   const headers: Record<string, string> = {};
-  for (const h of destination.headers) headers[h.name] = h.value;
+  // A reserved name stored before such names were refused would fail every attempt: it is left out.
+  for (const h of destination.headers) if (!reservedHeaderReason(h.name)) headers[h.name] = h.value;
   Object.assign(headers, {
     'content-type': 'application/json',
     'x-service-event': delivery.event_type,

@@ -7,6 +7,7 @@ import {
   JobDeliveriesSchema,
   WebhookDeliveryListSchema,
   WebhookListSchema,
+  type WebhookRequest,
   WebhookRequestSchema,
   WebhookSchema,
 } from '../../shared/schemas/webhooks.js';
@@ -31,6 +32,41 @@ const webhookResource = (doc: WebhookDoc) => ({
 });
 
 const deliveryResource = ({ _id, tenant_id, destination, body, ...delivery }: DeliveryRecord) => delivery;
+
+const originOf = (url: string) => new URL(url).origin;
+
+/**
+ * Stored credentials stay with the origin (scheme, host, port) they were given for: a PUT moving the webhook
+ * to another origin must give again every header value it sends back masked, the headers if it leaves them
+ * out, and the secret (else deliveries signed with it reach the new receiver, which could replay them to the
+ * old one). So nobody holding an API key of the tenant can redirect them unseen.
+ */
+function checkCredentialsMove(existing: WebhookDoc, body: WebhookRequest) {
+  if (originOf(existing.url) === originOf(body.url)) return;
+  const move = 'the webhook moves to another origin:';
+  const errors: { location: string; message: string; value?: string }[] = [];
+  const stored = new Set((existing.headers ?? []).map((h) => h.name.toLowerCase()));
+  if (body.headers === undefined && stored.size > 0) {
+    const message = `${move} its stored headers are not sent there, give them again`;
+    errors.push({ location: 'body.headers', message });
+  }
+  for (const h of body.headers ?? []) {
+    if (h.value === MASKED_HEADER_VALUE && stored.has(h.name.toLowerCase())) {
+      const message = `${move} the stored value of ${h.name} is not sent there, give it again`;
+      errors.push({ location: `body.headers.${h.name}`, message, value: h.value });
+    }
+  }
+  if (body.secret === undefined && existing.sealed_secret !== null) {
+    const message = `${move} its stored secret is not used there, give it again (or "" for none)`;
+    errors.push({ location: 'body.secret', message });
+  }
+  if (errors.length === 0) return;
+  throw new ProblemError({
+    slug: 'validation-error',
+    detail: `${move} ${errors.map((e) => e.location).join(', ')} must be given again`,
+    errors,
+  });
+}
 
 const nameTaken = (name: string) =>
   new ProblemError({ slug: 'conflict', detail: `a webhook named "${name}" already exists` });
@@ -100,8 +136,10 @@ export const webhookRoutes =
           description:
             'name, url and is_active are required. A missing secret keeps the stored one, an empty secret ' +
             'removes it; missing events or headers keep the stored ones. A header whose value is sent as ' +
-            `"${MASKED_HEADER_VALUE}" (as GET shows it) keeps the stored value of the header with that name. 409 ` +
-            'when the new name is taken.',
+            `"${MASKED_HEADER_VALUE}" (as GET shows it) keeps the stored value of the header with that name. ` +
+            'Stored values are kept only while the URL keeps its origin (scheme, host, port): a url on another ' +
+            `origin needs the secret, the headers and every "${MASKED_HEADER_VALUE}" value given again, else 422 ` +
+            'naming them (body.secret, body.headers, body.headers.<name>). 409 when the new name is taken.',
           tags: ['webhooks'],
           params: IdParamsSchema,
           body: WebhookRequestSchema,
@@ -111,6 +149,7 @@ export const webhookRoutes =
       async (request) => {
         const existing = await owned(request.tenant._id, request.params.id);
         await checkWebhookUrl(deps, request.body.url, 'body.url');
+        checkCredentialsMove(existing, request.body);
         const updated = await deps.webhooks.update(existing, request.body);
         if (updated === 'conflict') throw nameTaken(request.body.name);
         return webhookResource(updated);

@@ -1,21 +1,6 @@
 import { z } from 'zod';
-import { DELIVERY_STATUSES, MASKED_HEADER_VALUE, WEBHOOK_EVENTS } from '../webhooks.js';
+import { DELIVERY_STATUSES, MASKED_HEADER_VALUE, reservedHeaderReason, WEBHOOK_EVENTS } from '../webhooks.js';
 import { HttpUrlSchema, TimestampSchema } from './common.js';
-
-// Header names a caller may not set: they carry the delivery's own framing and signatures.
-const RESERVED_HEADERS = new Set([
-  'content-type',
-  'content-length',
-  'host',
-  'transfer-encoding',
-  'connection',
-  'x-service-event',
-  'x-service-delivery',
-  'x-service-signature',
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-]);
 
 export const WebhookHeaderSchema = z
   .object({
@@ -24,8 +9,15 @@ export const WebhookHeaderSchema = z
       .min(1)
       .max(256)
       .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: 'not a valid header name' })
-      .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()), {
-        message: 'this header is set by the service',
+      .superRefine((v, ctx) => {
+        const reason = reservedHeaderReason(v);
+        if (reason) ctx.addIssue({ code: 'custom', message: reason });
+      })
+      .meta({
+        description:
+          'A header name. Names the service sets (Content-Type, X-Service-*, webhook-*) and connection-control ' +
+          'names (Connection, Keep-Alive, Upgrade, Expect, TE, Trailer, Transfer-Encoding, Content-Length, Host, ' +
+          'HTTP2-Settings, Proxy-*) are refused (422 naming the header).',
       }),
     value: z
       .string()
@@ -38,14 +30,11 @@ export const WebhookHeaderSchema = z
   .strict()
   .meta({ id: 'WebhookHeader' });
 
-const HeadersSchema = z
-  .array(WebhookHeaderSchema)
-  .max(10)
-  .meta({
-    description:
-      'Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: ' +
-      `stored encrypted, never logged, shown as "${MASKED_HEADER_VALUE}" in every response.`,
-  });
+const HEADERS_DESCRIPTION =
+  'Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: ' +
+  `stored encrypted, never logged, shown as "${MASKED_HEADER_VALUE}" in every response.`;
+
+const HeadersSchema = z.array(WebhookHeaderSchema).max(10).meta({ description: HEADERS_DESCRIPTION });
 
 export const WebhookEventNameSchema = z.enum(['*', ...WEBHOOK_EVENTS]).meta({
   id: 'WebhookEventName',
@@ -67,16 +56,16 @@ const EventsSchema = z
   .nullable()
   .meta({ description: 'Events delivered; empty, null or ["*"] means all.' });
 
-const SecretSchema = z
-  .string()
-  .max(256)
-  .meta({
-    description:
-      'Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery ' +
-      'carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers ' +
-      'webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The ' +
-      'Standard Webhooks key is the secret\'s UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes.',
-  });
+const SECRET_DESCRIPTION =
+  'Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery ' +
+  'carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the ' +
+  'attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret\'s ' +
+  'UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more ' +
+  'than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex ' +
+  'HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery ' +
+  'passes it forever; the clients accept it only when asked to.';
+
+const SecretSchema = z.string().max(256).meta({ description: SECRET_DESCRIPTION });
 
 export const InlineWebhookSchema = z
   .object({
@@ -102,10 +91,27 @@ export const WebhookSourceFields = {
 export const WebhookRequestSchema = z
   .object({
     name: z.string().min(1).max(64),
-    url: HttpUrlSchema,
-    secret: SecretSchema.optional(),
+    url: HttpUrlSchema.meta({
+      description:
+        'Endpoint receiving POST requests. On PUT, stored credentials stay with the origin (scheme, host, port) ' +
+        'they were given for: see secret and headers.',
+    }),
+    secret: SecretSchema.optional().meta({
+      description:
+        `${SECRET_DESCRIPTION} On PUT a missing secret keeps the stored one only while the url keeps its origin; ` +
+        'a url on another origin needs the secret again (or "" for none), else 422 at body.secret: a delivery ' +
+        'signed with it could be replayed to the old receiver.',
+    }),
     events: EventsSchema.optional(),
-    headers: HeadersSchema.nullable().optional(),
+    headers: HeadersSchema.nullable()
+      .optional()
+      .meta({
+        description:
+          `${HEADERS_DESCRIPTION} On PUT, missing headers keep the stored ones and a value sent as ` +
+          `"${MASKED_HEADER_VALUE}" keeps the stored value of the header with that name, only while the url ` +
+          'keeps its origin (scheme, host, port); a url on another origin needs them given again, else 422 at ' +
+          'body.headers or body.headers.<name>.',
+      }),
     is_active: z.boolean(),
   })
   .strict()

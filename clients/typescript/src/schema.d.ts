@@ -8832,7 +8832,7 @@ export interface paths {
     };
     /**
      * Update a saved webhook
-     * @description name, url and is_active are required. A missing secret keeps the stored one, an empty secret removes it; missing events or headers keep the stored ones. A header whose value is sent as "****" (as GET shows it) keeps the stored value of the header with that name. 409 when the new name is taken.
+     * @description name, url and is_active are required. A missing secret keeps the stored one, an empty secret removes it; missing events or headers keep the stored ones. A header whose value is sent as "****" (as GET shows it) keeps the stored value of the header with that name. Stored values are kept only while the URL keeps its origin (scheme, host, port): a url on another origin needs the secret, the headers and every "****" value given again, else 422 naming them (body.secret, body.headers, body.headers.<name>). 409 when the new name is taken.
      */
     put: {
       parameters: {
@@ -10573,7 +10573,7 @@ export interface components {
       events?: components['schemas']['WebhookEventName'][] | null;
       /** @description Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response. */
       headers?: components['schemas']['WebhookHeader'][];
-      /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The Standard Webhooks key is the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes. */
+      /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. */
       secret?: string;
       /**
        * Format: uri
@@ -10587,7 +10587,7 @@ export interface components {
       events?: components['schemas']['WebhookEventNameInput'][] | null;
       /** @description Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response. */
       headers?: components['schemas']['WebhookHeaderInput'][];
-      /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The Standard Webhooks key is the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes. */
+      /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. */
       secret?: string;
       /**
        * Format: uri
@@ -14107,10 +14107,12 @@ export interface components {
       | 'job.failed'
       | 'monitor.changed';
     WebhookHeader: {
+      /** @description A header name. Names the service sets (Content-Type, X-Service-*, webhook-*) and connection-control names (Connection, Keep-Alive, Upgrade, Expect, TE, Trailer, Transfer-Encoding, Content-Length, Host, HTTP2-Settings, Proxy-*) are refused (422 naming the header). */
       name: string;
       value: string;
     };
     WebhookHeaderInput: {
+      /** @description A header name. Names the service sets (Content-Type, X-Service-*, webhook-*) and connection-control names (Connection, Keep-Alive, Upgrade, Expect, TE, Trailer, Transfer-Encoding, Content-Length, Host, HTTP2-Settings, Proxy-*) are refused (422 naming the header). */
       name: string;
       value: string;
     };
@@ -14148,28 +14150,30 @@ export interface components {
     WebhookRequest: {
       /** @description Events delivered; empty, null or ["*"] means all. */
       events?: components['schemas']['WebhookEventName'][] | null;
+      /** @description Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response. On PUT, missing headers keep the stored ones and a value sent as "****" keeps the stored value of the header with that name, only while the url keeps its origin (scheme, host, port); a url on another origin needs them given again, else 422 at body.headers or body.headers.<name>. */
       headers?: components['schemas']['WebhookHeader'][] | null;
       is_active: boolean;
       name: string;
-      /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The Standard Webhooks key is the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes. */
+      /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. On PUT a missing secret keeps the stored one only while the url keeps its origin; a url on another origin needs the secret again (or "" for none), else 422 at body.secret: a delivery signed with it could be replayed to the old receiver. */
       secret?: string;
       /**
        * Format: uri
-       * @description Absolute http or https URL
+       * @description Endpoint receiving POST requests. On PUT, stored credentials stay with the origin (scheme, host, port) they were given for: see secret and headers.
        */
       url: string;
     };
     WebhookRequestInput: {
       /** @description Events delivered; empty, null or ["*"] means all. */
       events?: components['schemas']['WebhookEventNameInput'][] | null;
+      /** @description Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response. On PUT, missing headers keep the stored ones and a value sent as "****" keeps the stored value of the header with that name, only while the url keeps its origin (scheme, host, port); a url on another origin needs them given again, else 422 at body.headers or body.headers.<name>. */
       headers?: components['schemas']['WebhookHeaderInput'][] | null;
       is_active: boolean;
       name: string;
-      /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The Standard Webhooks key is the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes. */
+      /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. On PUT a missing secret keeps the stored one only while the url keeps its origin; a url on another origin needs the secret again (or "" for none), else 422 at body.secret: a delivery signed with it could be replayed to the old receiver. */
       secret?: string;
       /**
        * Format: uri
-       * @description Absolute http or https URL
+       * @description Endpoint receiving POST requests. On PUT, stored credentials stay with the origin (scheme, host, port) they were given for: see secret and headers.
        */
       url: string;
     };

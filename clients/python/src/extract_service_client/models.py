@@ -818,6 +818,9 @@ class WebhookHeaderInput(BaseModel):
         str,
         Field(max_length=256, min_length=1, pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"),
     ]
+    """
+    A header name. Names the service sets (Content-Type, X-Service-*, webhook-*) and connection-control names (Connection, Keep-Alive, Upgrade, Expect, TE, Trailer, Transfer-Encoding, Content-Length, Host, HTTP2-Settings, Proxy-*) are refused (422 naming the header).
+    """
     value: Annotated[
         str, Field(max_length=4096, pattern='^[\\t\\x20-\\x7E\\x80-\\xFF]*$')
     ]
@@ -849,7 +852,7 @@ class InlineWebhookInput(BaseModel):
     """
     secret: Annotated[str | None, Field(max_length=256)] = None
     """
-    Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The Standard Webhooks key is the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes.
+    Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to.
     """
     headers: Annotated[list[WebhookHeaderInput] | None, Field(max_length=10)] = None
     """
@@ -883,17 +886,20 @@ class WebhookRequestInput(BaseModel):
     name: Annotated[str, Field(max_length=64, min_length=1)]
     url: Annotated[str, Field(max_length=4096, min_length=1)]
     """
-    Absolute http or https URL
+    Endpoint receiving POST requests. On PUT, stored credentials stay with the origin (scheme, host, port) they were given for: see secret and headers.
     """
     secret: Annotated[str | None, Field(max_length=256)] = None
     """
-    Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The Standard Webhooks key is the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes.
+    Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. On PUT a missing secret keeps the stored one only while the url keeps its origin; a url on another origin needs the secret again (or "" for none), else 422 at body.secret: a delivery signed with it could be replayed to the old receiver.
     """
     events: WebhookRequestInputEvents | None = None
     """
     Events delivered; empty, null or ["*"] means all.
     """
     headers: WebhookRequestInputHeaders | None = None
+    """
+    Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response. On PUT, missing headers keep the stored ones and a value sent as "****" keeps the stored value of the header with that name, only while the url keeps its origin (scheme, host, port); a url on another origin needs them given again, else 422 at body.headers or body.headers.<name>.
+    """
     is_active: bool
 
 
@@ -3974,6 +3980,9 @@ class WebhookHeader(BaseModel):
         str,
         Field(max_length=256, min_length=1, pattern="^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"),
     ]
+    """
+    A header name. Names the service sets (Content-Type, X-Service-*, webhook-*) and connection-control names (Connection, Keep-Alive, Upgrade, Expect, TE, Trailer, Transfer-Encoding, Content-Length, Host, HTTP2-Settings, Proxy-*) are refused (422 naming the header).
+    """
     value: Annotated[
         str, Field(max_length=4096, pattern='^[\\t\\x20-\\x7E\\x80-\\xFF]*$')
     ]
@@ -4004,7 +4013,7 @@ class InlineWebhook(BaseModel):
     """
     secret: Annotated[str | None, Field(max_length=256)] = None
     """
-    Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The Standard Webhooks key is the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes.
+    Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to.
     """
     headers: Annotated[list[WebhookHeader] | None, Field(max_length=10)] = None
     """
@@ -4036,17 +4045,20 @@ class WebhookRequest(BaseModel):
     name: Annotated[str, Field(max_length=64, min_length=1)]
     url: Annotated[str, Field(max_length=4096, min_length=1)]
     """
-    Absolute http or https URL
+    Endpoint receiving POST requests. On PUT, stored credentials stay with the origin (scheme, host, port) they were given for: see secret and headers.
     """
     secret: Annotated[str | None, Field(max_length=256)] = None
     """
-    Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries X-Service-Signature (lowercase hex HMAC-SHA256 of the body) and the Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"). The Standard Webhooks key is the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes.
+    Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. On PUT a missing secret keeps the stored one only while the url keeps its origin; a url on another origin needs the secret again (or "" for none), else 422 at body.secret: a delivery signed with it could be replayed to the old receiver.
     """
     events: WebhookRequestEvents | None = None
     """
     Events delivered; empty, null or ["*"] means all.
     """
     headers: WebhookRequestHeaders | None = None
+    """
+    Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response. On PUT, missing headers keep the stored ones and a value sent as "****" keeps the stored value of the header with that name, only while the url keeps its origin (scheme, host, port); a url on another origin needs them given again, else 422 at body.headers or body.headers.<name>.
+    """
     is_active: bool
 
 
