@@ -178,7 +178,7 @@ describe('TypeScript client', () => {
     assert.equal(proxy.seen.length - before, 1, 'no retry against a Retry-After beyond the bound');
   });
 
-  test('verifyWebhook accepts a real delivery and rejects a tampered body or another secret', async () => {
+  test('verifyWebhook accepts a real delivery, rejects a tampered, stale or stripped one or another secret', async () => {
     const secret = 'client-webhook-secret';
     await client.extract({
       url: `${site.url}/a`,
@@ -194,11 +194,29 @@ describe('TypeScript client', () => {
     );
     assert.equal(await verifyWebhook(delivery.body.replace('}', ',"x":1}'), delivery.headers, secret), false);
     assert.equal(await verifyWebhook(delivery.body, delivery.headers, 'another-secret'), false);
-    const legacy = { 'x-service-signature': String(delivery.headers['x-service-signature']) };
-    assert.equal(await verifyWebhook(delivery.body, legacy, secret), true);
-    assert.equal(await verifyWebhook(`${delivery.body} `, legacy, secret), false);
     const stale = { ...delivery.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) };
     assert.equal(await verifyWebhook(delivery.body, stale, secret), false);
+    const anHourOn = Date.now() + 3_600_000; // the delivery replayed an hour later
+    assert.equal(
+      await verifyWebhook(delivery.body, delivery.headers, secret, { now: () => anHourOn }),
+      false,
+    );
+    const tolerant = { now: () => anHourOn, toleranceSeconds: 7200 };
+    assert.equal(await verifyWebhook(delivery.body, delivery.headers, secret, tolerant), true);
+    const ahead = { ...delivery.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) + 3600) };
+    assert.equal(await verifyWebhook(delivery.body, ahead, secret), false);
+    // The Standard Webhooks headers stripped: the body-only signature passes only when asked for.
+    const legacy = { 'x-service-signature': String(delivery.headers['x-service-signature']) };
+    const optIn = { allowLegacySignature: true };
+    assert.equal(await verifyWebhook(delivery.body, legacy, secret), false);
+    assert.equal(await verifyWebhook(delivery.body, legacy, secret, optIn), true);
+    assert.equal(await verifyWebhook(`${delivery.body} `, legacy, secret, optIn), false);
+    assert.equal(
+      await verifyWebhook(delivery.body, legacy, secret, { ...optIn, now: () => anHourOn }),
+      false,
+    );
+    const { 'webhook-signature': _, ...partly } = delivery.headers;
+    assert.equal(await verifyWebhook(delivery.body, partly, secret, optIn), false);
   });
 
   test('the committed schema.d.ts is what the generator makes of the live document', async () => {

@@ -124,8 +124,16 @@ def test_verify_webhook_accepts_a_real_delivery_and_rejects_a_forgery(
     assert verify_webhook(body.decode(), headers, secret) is True
     assert verify_webhook(body.replace(b"}", b',"x":1}', 1), headers, secret) is False
     assert verify_webhook(body, headers, "another-secret") is False
-    legacy = {"X-Service-Signature": headers["x-service-signature"]}
-    assert verify_webhook(body, legacy, secret) is True
-    assert verify_webhook(body + b" ", legacy, secret) is False
     stale = {**headers, "webhook-timestamp": str(int(time.time()) - 3600)}
     assert verify_webhook(body, stale, secret) is False
+    an_hour_on = time.time() + 3600  # the delivery replayed an hour later
+    assert verify_webhook(body, headers, secret, now=lambda: an_hour_on) is False
+    assert verify_webhook(body, headers, secret, tolerance_seconds=7200, now=lambda: an_hour_on) is True
+    # The Standard Webhooks headers stripped: the body-only signature passes only when asked for.
+    legacy = {"X-Service-Signature": headers["x-service-signature"]}
+    assert verify_webhook(body, legacy, secret) is False
+    assert verify_webhook(body, legacy, secret, allow_legacy_signature=True) is True
+    assert verify_webhook(body + b" ", legacy, secret, allow_legacy_signature=True) is False
+    assert verify_webhook(body, legacy, secret, allow_legacy_signature=True, now=lambda: an_hour_on) is False
+    partly = {k: v for k, v in headers.items() if k.lower() != "webhook-signature"}
+    assert verify_webhook(body, partly, secret, allow_legacy_signature=True) is False
