@@ -1,6 +1,7 @@
 // A saved webhook's stored credentials (masked header values, the secret) stay with the origin they were
-// given for: a PUT moving the webhook elsewhere must give them again. Connection-control header names are
-// refused up front instead of failing every delivery.
+// given for: a PUT moving the webhook elsewhere must give them again. The client's verifier does not let a
+// captured delivery through by its body-only signature. Connection-control header names are refused up front
+// instead of failing every delivery.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
@@ -139,6 +140,30 @@ describe('webhook credentials follow the origin', () => {
     const [delivery] = await home.waitFor('/after', 1);
     assert.equal(delivery?.headers.authorization, AUTH, 'the stored value is sent');
     assert.equal(await verifyWebhook(delivery?.body ?? '', delivery?.headers ?? {}, SECRET), true);
+  });
+});
+
+describe("the client's verifier and a captured delivery", () => {
+  test('stripped of the Standard Webhooks headers it is refused unless the legacy form is asked for', async () => {
+    const { id } = await savedWebhook('captured', '/captured');
+    await deliverTo(id);
+    const [delivery] = await home.waitFor('/captured', 1);
+    assert.ok(delivery);
+    const { body, headers } = delivery;
+    assert.equal(await verifyWebhook(body, headers, SECRET), true);
+    const stripped = Object.fromEntries(
+      Object.entries(headers).filter(([name]) => !name.startsWith('webhook-')),
+    );
+    assert.ok(stripped['x-service-signature'], 'the legacy signature is still there');
+    assert.equal(await verifyWebhook(body, stripped, SECRET), false);
+    assert.equal(await verifyWebhook(body, stripped, SECRET, { allowLegacySignature: true }), true);
+    // Replayed a day later: refused in both forms.
+    const later = { now: () => Date.now() + 86_400_000 };
+    assert.equal(await verifyWebhook(body, headers, SECRET, later), false);
+    assert.equal(
+      await verifyWebhook(body, stripped, SECRET, { ...later, allowLegacySignature: true }),
+      false,
+    );
   });
 });
 
