@@ -1,9 +1,16 @@
 // Resolves a job's webhook destinations when the job is created: the named saved webhook (webhook_id), the
 // inline webhook, webhook_url, then every active saved webhook of the tenant. Per event a URL gets one
-// delivery: the first source (in that order) naming the URL for the event wins.
+// delivery: the first source (in that order) naming the URL for the event wins. Also what a destination may
+// be: a URL the address policy allows, and stored credentials only on the origin they were given for.
 import { checkCallerHost } from '../shared/net/address-policy.js';
+import type { WebhookRequest } from '../shared/schemas/webhooks.js';
 import type { Destination, WebhookDoc } from '../shared/store/webhooks.js';
-import { expandEvents, type WebhookEvent, type WebhookPlan } from '../shared/webhooks.js';
+import {
+  expandEvents,
+  MASKED_HEADER_VALUE,
+  type WebhookEvent,
+  type WebhookPlan,
+} from '../shared/webhooks.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
 
@@ -36,6 +43,41 @@ export async function checkWebhookUrl(deps: ApiDeps, url: string, location: stri
       errors: [{ location, message, value: url }],
     });
   }
+}
+
+const originOf = (url: string) => new URL(url).origin;
+
+/**
+ * Stored credentials stay with the origin (scheme, host, port) they were given for: a PUT moving the webhook
+ * to another origin must give again every header value it sends back masked, the headers if it leaves them
+ * out, and the secret (else deliveries signed with it reach the new receiver, which could replay them to the
+ * old one). So nobody holding an API key of the tenant can redirect them unseen.
+ */
+export function checkCredentialsMove(existing: WebhookDoc, body: WebhookRequest) {
+  if (originOf(existing.url) === originOf(body.url)) return;
+  const move = 'the webhook moves to another origin:';
+  const errors: { location: string; message: string; value?: string }[] = [];
+  const stored = new Set((existing.headers ?? []).map((h) => h.name.toLowerCase()));
+  if (body.headers === undefined && stored.size > 0) {
+    const message = `${move} its stored headers are not sent there, give them again`;
+    errors.push({ location: 'body.headers', message });
+  }
+  for (const h of body.headers ?? []) {
+    if (h.value === MASKED_HEADER_VALUE && stored.has(h.name.toLowerCase())) {
+      const message = `${move} the stored value of ${h.name} is not sent there, give it again`;
+      errors.push({ location: `body.headers.${h.name}`, message, value: h.value });
+    }
+  }
+  if (body.secret === undefined && existing.sealed_secret !== null) {
+    const message = `${move} its stored secret is not used there, give it again (or "" for none)`;
+    errors.push({ location: 'body.secret', message });
+  }
+  if (errors.length === 0) return;
+  throw new ProblemError({
+    slug: 'validation-error',
+    detail: `${move} ${errors.map((e) => e.location).join(', ')} must be given again`,
+    errors,
+  });
 }
 
 const fromSaved = (deps: ApiDeps, doc: WebhookDoc): Destination => ({

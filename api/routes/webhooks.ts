@@ -7,7 +7,6 @@ import {
   JobDeliveriesSchema,
   WebhookDeliveryListSchema,
   WebhookListSchema,
-  type WebhookRequest,
   WebhookRequestSchema,
   WebhookSchema,
 } from '../../shared/schemas/webhooks.js';
@@ -16,7 +15,7 @@ import type { WebhookDoc } from '../../shared/store/webhooks.js';
 import { MASKED_HEADER_VALUE } from '../../shared/webhooks.js';
 import type { ApiDeps } from '../deps.js';
 import { found, notFound, ProblemError } from '../problem.js';
-import { checkWebhookUrl } from '../webhook-destinations.js';
+import { checkCredentialsMove, checkWebhookUrl } from '../webhook-destinations.js';
 
 const webhookResource = (doc: WebhookDoc) => ({
   id: doc._id,
@@ -32,41 +31,6 @@ const webhookResource = (doc: WebhookDoc) => ({
 });
 
 const deliveryResource = ({ _id, tenant_id, destination, body, ...delivery }: DeliveryRecord) => delivery;
-
-const originOf = (url: string) => new URL(url).origin;
-
-/**
- * Stored credentials stay with the origin (scheme, host, port) they were given for: a PUT moving the webhook
- * to another origin must give again every header value it sends back masked, the headers if it leaves them
- * out, and the secret (else deliveries signed with it reach the new receiver, which could replay them to the
- * old one). So nobody holding an API key of the tenant can redirect them unseen.
- */
-function checkCredentialsMove(existing: WebhookDoc, body: WebhookRequest) {
-  if (originOf(existing.url) === originOf(body.url)) return;
-  const move = 'the webhook moves to another origin:';
-  const errors: { location: string; message: string; value?: string }[] = [];
-  const stored = new Set((existing.headers ?? []).map((h) => h.name.toLowerCase()));
-  if (body.headers === undefined && stored.size > 0) {
-    const message = `${move} its stored headers are not sent there, give them again`;
-    errors.push({ location: 'body.headers', message });
-  }
-  for (const h of body.headers ?? []) {
-    if (h.value === MASKED_HEADER_VALUE && stored.has(h.name.toLowerCase())) {
-      const message = `${move} the stored value of ${h.name} is not sent there, give it again`;
-      errors.push({ location: `body.headers.${h.name}`, message, value: h.value });
-    }
-  }
-  if (body.secret === undefined && existing.sealed_secret !== null) {
-    const message = `${move} its stored secret is not used there, give it again (or "" for none)`;
-    errors.push({ location: 'body.secret', message });
-  }
-  if (errors.length === 0) return;
-  throw new ProblemError({
-    slug: 'validation-error',
-    detail: `${move} ${errors.map((e) => e.location).join(', ')} must be given again`,
-    errors,
-  });
-}
 
 const nameTaken = (name: string) =>
   new ProblemError({ slug: 'conflict', detail: `a webhook named "${name}" already exists` });
