@@ -2,7 +2,8 @@
 // every few milliseconds while it reads, and past the bound it is killed: whatever a file makes its parser
 // allocate (any filter, any spelling, decoded buffers no heap bound counts), the worker's own memory never
 // holds it. Killing is also the only way to stop a parser stuck in synchronous code, at its time limit or
-// when the job is cancelled.
+// when the job is cancelled. Resident memory is read from Linux's /proc; elsewhere only the child's heap bound
+// (--max-old-space-size) holds.
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,13 +11,15 @@ import { CategorizedError } from '../../shared/errors.js';
 import type { DocumentReading } from './read-document.js';
 import type { ReaderReply, ReaderRequest } from './reader-messages.js';
 
-const CHILD = fileURLToPath(new URL('./reader-child.ts', import.meta.url));
+const BOOT = fileURLToPath(new URL('./reader-boot.mjs', import.meta.url));
 
 /** How often the child's resident memory is read while it reads a document. */
 const WATCH_MS = 10;
+/** A child not ready by then (loading the parsers takes seconds at most) is given up. */
+const START_MS = 60_000;
 
-/** The child's environment: what Node and the TypeScript loader need, no secret of the worker's. */
-const ENV_KEPT = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'NODE_OPTIONS', 'NODE_PATH'];
+/** The child's environment: what Node and the TypeScript loader need, no secret or Node option of the worker's. */
+const ENV_KEPT = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
 
 export interface ReadBounds {
   timeoutMs: number;
@@ -46,22 +49,25 @@ export function residentBytes(pid: number | undefined): number | null {
 /** Starts a child and resolves once its parsers are loaded (seconds under tsx: not part of any time limit). */
 export async function startReaderProcess(heapMb: number): Promise<ReaderProcess> {
   const env = Object.fromEntries(ENV_KEPT.flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])));
-  const child = fork(CHILD, [], {
-    // The loader the worker runs under (tsx), never the test runner's or inspector's flags.
-    execArgv: [
-      ...process.execArgv.filter((a) => !/^--(test|inspect|max-old-space-size)/.test(a)),
-      `--max-old-space-size=${heapMb}`,
-    ],
+  const child = fork(BOOT, [], {
+    // None of the worker's flags (its TypeScript loader, the test runner's): the boot file registers the loader.
+    execArgv: [`--max-old-space-size=${heapMb}`],
     env,
     serialization: 'advanced',
     // Nothing it prints is ours to log: a parser's warnings, V8's report when a document ran it out of heap.
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {
-    const onExit = (code: number | null, signal: string | null) =>
-      reject(new Error(`the document reader process exited while starting (${signal ?? code})`));
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`the document reader process did not start (${why})`));
+    };
+    const timer = setTimeout(() => fail(`not ready after ${START_MS} ms`), START_MS);
+    const onExit = (code: number | null, signal: string | null) => fail(`exited: ${signal ?? code}`);
     child.once('exit', onExit);
     child.once('message', () => {
+      clearTimeout(timer);
       child.off('exit', onExit);
       resolve();
     });
@@ -80,6 +86,7 @@ function watched(child: ChildProcess, idleBytes: number): ReaderProcess {
   };
 
   function read(request: ReaderRequest, bounds: ReadBounds): Promise<DocumentReading> {
+    if (bounds.signal?.aborted) return Promise.reject(cancelled());
     const limit = idleBytes + bounds.memoryBytes;
     return new Promise((resolve, reject) => {
       const end = (err: CategorizedError | null) => {
@@ -97,7 +104,7 @@ function watched(child: ChildProcess, idleBytes: number): ReaderProcess {
         if ((residentBytes(child.pid) ?? 0) > limit) end(overMemory(bounds.memoryBytes));
       }, WATCH_MS);
       const timer = setTimeout(() => end(overTime(bounds.timeoutMs)), bounds.timeoutMs);
-      const onAbort = () => end(new CategorizedError('cancelled', 'the job was cancelled'));
+      const onAbort = () => end(cancelled());
       const onExit = (code: number | null, signal: string | null) =>
         end(exited(code, signal, bounds.memoryBytes));
       const onReply = (reply: ReaderReply) => {
@@ -114,12 +121,8 @@ function watched(child: ChildProcess, idleBytes: number): ReaderProcess {
       bounds.signal?.addEventListener('abort', onAbort, { once: true });
       child.on('message', onReply);
       child.once('exit', onExit);
-      if (bounds.signal?.aborted) onAbort();
-      else
-        child.send(
-          request,
-          (err) => err && end(exited(child.exitCode, child.signalCode, bounds.memoryBytes)),
-        );
+      // The child died before it got the document: the send fails.
+      child.send(request, (err) => err && end(exited(child.exitCode, child.signalCode, bounds.memoryBytes)));
     });
   }
 
@@ -131,6 +134,8 @@ function watched(child: ChildProcess, idleBytes: number): ReaderProcess {
     kill,
   };
 }
+
+const cancelled = () => new CategorizedError('cancelled', 'the job was cancelled');
 
 function overMemory(bytes: number): CategorizedError {
   const mb = Math.round(bytes / 2 ** 20);
