@@ -8,7 +8,7 @@ import type { ReaderRequest } from './reader-messages.js';
 import { type ReadBounds, type ReaderProcess, startReaderProcess } from './reader-process.js';
 
 export interface ReaderPoolOptions {
-  /** Children at most (each holds the parsers, ~100 MB idle). */
+  /** Children at most (each holds the parsers, ~150 MB resident idle). */
   size: number;
   timeoutMs: number;
   /** Resident bytes a child may add while reading one document. */
@@ -42,8 +42,12 @@ export function createReaderPool(options: ReaderPoolOptions): ReaderPool {
         return slot;
       }
       await new Promise<void>((resolve) => {
-        waiting.push(resolve);
-        signal?.addEventListener('abort', () => resolve(), { once: true });
+        const wake = () => {
+          signal?.removeEventListener('abort', wake);
+          resolve();
+        };
+        waiting.push(wake);
+        signal?.addEventListener('abort', wake, { once: true });
       });
     }
   }
