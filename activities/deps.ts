@@ -13,6 +13,7 @@ import type { SiteSessionStore } from '../shared/store/site-sessions.js';
 import type { TenantStore } from '../shared/store/tenants.js';
 import type { WebhookStore } from '../shared/store/webhooks.js';
 import type { BrowserPool } from './browser/browser-pool.js';
+import type { DocumentReaders } from './documents/reader.js';
 import type { HtmlPool } from './html-pool/pool.js';
 
 export interface ActivityDeps {
@@ -31,6 +32,8 @@ export interface ActivityDeps {
   webhooks?: WebhookStore;
   /** The threads that clean and analyse page HTML; without it cleaning, crawl pages and analyze fail. */
   html?: HtmlPool;
+  /** The child processes that read PDFs and Office files; without them a document is unsupported content. */
+  documents?: DocumentReaders;
   /** Job projections, read to build webhook bodies. */
   jobs?: JobReader;
   /** Learned extractors' templates; without it crawls never learn (every page goes to the model). */

@@ -10,7 +10,6 @@ import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
 import { type FetchSession, staticHostHeaders } from './browser/session-scope.js';
 import type { ActivityDeps } from './deps.js';
-import { documentReader } from './documents/reader.js';
 import { categorized } from './failure.js';
 import { fetchStatic } from './fetch-static.js';
 import {
@@ -62,7 +61,7 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
     maxBytes: config.FETCH_MAX_BYTES,
     maxRedirects: config.FETCH_MAX_REDIRECTS,
   };
-  const documents = documentReader(deps.html, config);
+  const documents = deps.documents?.read;
   const fetchStaticPage: Fetcher = (url, signal, _actions, session) =>
     fetchStatic(url, {
       ...(session ? { hostHeaders: staticHostHeaders(session) } : {}),

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBrowserPool } from '../activities/browser/browser-pool.js';
+import { createDocumentReaders } from '../activities/documents/reader.js';
 import { createHtmlPool } from '../activities/html-pool/pool.js';
 import { createActivities } from '../activities/index.js';
 import { TenantShare } from '../activities/tenant-share.js';
@@ -57,6 +58,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
   const { events, contents, pages, llm, debug, webhooks, jobs, learned, budgets, tenants, monitors } = stores;
   const browser = createBrowserPool(config); // launches Chromium on the first dynamic fetch, not here
   const html = createHtmlPool(config); // threads for HTML work, started now so the first page finds them warm
+  const documents = createDocumentReaders(config); // child processes, started on the first document
   const activities = createActivities({
     config,
     events,
@@ -66,6 +68,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     debug,
     browser,
     html,
+    documents,
     webhooks,
     jobs,
     learned,
@@ -114,6 +117,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
       await metricsServer?.close();
       await browser?.close();
       await html.close();
+      await documents.close();
       await connection.close();
       await mongo.close();
     },

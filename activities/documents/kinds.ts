@@ -1,6 +1,6 @@
 // Which responses are documents (PDF, DOCX, XLSX, PPTX) rather than web pages: by media type, or by the
 // file's signature when the server named a generic type. Pure and cheap: the fetchers ask it before and after
-// downloading; the documents themselves are read in the HTML pool (read-document.ts).
+// downloading; the documents themselves are read in a child process (reader.ts).
 
 export const PDF = 'application/pdf';
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -41,7 +41,7 @@ export function fileKind(mime: string, body: Uint8Array): 'pdf' | 'zip' | null {
   return null;
 }
 
-/** Reads a downloaded document as HTML (in the HTML pool: activities/documents/reader.ts). */
+/** Reads a downloaded document as HTML (in a child process: activities/documents/reader.ts). */
 export type DocumentReader = (
   body: Uint8Array,
   file: 'pdf' | 'zip',

@@ -1,7 +1,8 @@
-// A PDF's compressed streams can be bombs too: a FlateDecode stream of a few hundred kilobytes inflates to
-// gigabytes, and pdf.js holds a decoded stream whole in an ArrayBuffer, which the thread's heap bound does not
-// count. So before pdf.js sees the file, every Flate stream (each layer of a chained filter) is inflated here
-// with node:zlib's maxOutputLength, and all of them together may not exceed the bound. Linear scans only.
+// A quick first refusal of the commonest PDF bomb: a FlateDecode stream of a few hundred kilobytes that
+// inflates to gigabytes. Every Flate stream (each layer of a chained filter) is inflated here with node:zlib's
+// maxOutputLength, and all of them together may not exceed the bound. This reads filters by name, so it is not
+// what bounds a document: other filters and spellings, and whatever else pdf.js allocates, are bounded by the
+// reader process's memory (reader-process.ts). Linear scans only.
 import { constants, inflateSync } from 'node:zlib';
 import { CategorizedError } from '../../shared/errors.js';
 

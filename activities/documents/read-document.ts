@@ -1,5 +1,5 @@
-// A downloaded document read as HTML, in a thread of the HTML pool (activities/html-pool/tasks.ts): under the
-// pool's time limit (HTML_TIMEOUT_MS) and the thread's heap bound, like cleaning a page. PDFs by their text
+// A downloaded document read as HTML, in the document reader's child process (reader-child.ts): under the
+// HTML time limit (HTML_TIMEOUT_MS) and the process's memory bound (reader-process.ts). PDFs by their text
 // layer, Office files by their parts; the caller names no type it trusts, the bytes decide.
 import { PDF } from './kinds.js';
 import { officeToHtml } from './office.js';
@@ -22,13 +22,13 @@ export interface DocumentReading {
 }
 
 /**
- * Loads the parsers a document of this kind needs (once per thread). pdf.js alone takes seconds to load under
- * tsx on a busy machine: the pool calls this before a task's time limit starts, which counts the reading only.
+ * Loads the parsers a document of this kind needs (once per process). pdf.js alone takes seconds to load under
+ * tsx on a busy machine: the child does this before it says it is ready, so time limits count the reading only.
  */
 export async function loadReader(kind: 'pdf' | 'zip'): Promise<void> {
   if (kind === 'pdf') {
     await import('pdfjs-dist/legacy/build/pdf.mjs');
-    // pdf.js runs its "worker" in this thread when it finds it here, instead of importing it per document.
+    // pdf.js runs its "worker" in this process when it finds it here, instead of importing it per document.
     const worker = await import('pdfjs-dist/legacy/build/pdf.worker.mjs');
     (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker ??= worker;
   } else {

@@ -76,7 +76,6 @@ const WHAT: Record<HtmlTask['kind'], string> = {
   structure: "analysing the page's structure",
   learn: "learning the page template's selectors",
   apply: "reading the page with its template's learned selectors",
-  document: 'reading the document',
   match: "looking for the site's logged-out sign",
 };
 

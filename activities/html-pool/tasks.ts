@@ -10,12 +10,6 @@ import { analyzeStructure, type PageStructure } from '../analyze/page-structure.
 import { type PageSignals, scanPage } from '../browser/page-signals.js';
 import { type CleanContext, type CleanerStep, runChain } from '../cleaners/index.js';
 import {
-  type DocumentReading,
-  loadReader,
-  type ReadLimits,
-  readDocument,
-} from '../documents/read-document.js';
-import {
   applyExtractor,
   domSignature,
   type Extraction,
@@ -90,13 +84,6 @@ export interface StructureTask {
   url: string;
 }
 
-/** A downloaded PDF or Office file read as HTML (activities/documents/). */
-export interface DocumentTask extends ReadLimits {
-  kind: 'document';
-  body: Uint8Array;
-  file: 'pdf' | 'zip';
-}
-
 /** Whether a page has an element matching the selector (a stored site's logged-out sign). */
 export interface MatchTask {
   kind: 'match';
@@ -111,8 +98,7 @@ export type HtmlTask =
   | CrawlPageTask
   | StructureTask
   | LearnTask
-  | ApplyTask
-  | DocumentTask;
+  | ApplyTask;
 
 export interface HtmlResults {
   match: boolean;
@@ -127,7 +113,6 @@ export interface HtmlResults {
   learn: { kept: FieldCandidates; fresh?: FieldCandidates };
   apply: Extraction;
   structure: { structure: PageStructure; signals: PageSignals };
-  document: DocumentReading;
 }
 
 export type TaskOutcome<T> =
@@ -198,7 +183,7 @@ function cleanRead(task: CleanReadTask): HtmlResults['clean-read'] {
   return { structured, cleaned: cleanBody(task.body, task.contentType, task.baseUrl, task.chain, parsed) };
 }
 
-function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] | Promise<DocumentReading> {
+function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] {
   switch (task.kind) {
     case 'match':
       return load(task.body).root().find(task.selector).length > 0;
@@ -214,8 +199,6 @@ function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] | Promise<DocumentRe
       return learn(task);
     case 'apply':
       return applyExtractor({ $: load(task.body), url: task.url }, task.fields, task.known);
-    case 'document':
-      return readDocument(task.body, task.file, task);
   }
 }
 
@@ -227,12 +210,10 @@ export default async function runHtmlTask({
   task: HtmlTask;
   started: MessagePort;
 }): Promise<TaskOutcome<unknown>> {
-  // Loading a document's parsers is our code's time, not the document's: the limit starts after it.
-  if (task.kind === 'document') await loadReader(task.file);
   started.postMessage(null);
   started.close();
   try {
-    return { ok: true, value: await run(task) };
+    return { ok: true, value: run(task) };
   } catch (err) {
     if (err instanceof CategorizedError)
       return {
