@@ -8,7 +8,7 @@ import type { StoredSource } from '../shared/schemas/job-spec.js';
 import { ScreenshotStore } from '../shared/store/screenshots.js';
 import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
-import { type FetchSession, staticHostHeaders } from './browser/session-scope.js';
+import { type FetchSession, staticOriginHeaders } from './browser/session-scope.js';
 import type { ActivityDeps } from './deps.js';
 import { documentReader } from './documents/reader.js';
 import { categorized } from './failure.js';
@@ -65,7 +65,7 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
   const documents = documentReader(deps.html, config);
   const fetchStaticPage: Fetcher = (url, signal, _actions, session) =>
     fetchStatic(url, {
-      ...(session ? { hostHeaders: staticHostHeaders(session) } : {}),
+      ...(session ? { originHeaders: staticOriginHeaders(session) } : {}),
       ...limits,
       policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES },
       signal,
