@@ -55,9 +55,13 @@ const LoginRecipeSchema = z
       description: "The login page; on the site's own origin.",
       example: 'https://shop.example.com/login',
     }),
-    actions: ActionsSchema.meta({
+    actions: ActionsSchema.refine((actions) => !actions.some((a) => a.kind === 'screenshot'), {
+      message:
+        'a login recipe takes no screenshot: the login page, where secrets are typed, is never captured',
+    }).meta({
       description:
-        'Page actions run on the login page (as in PageAction). A type step can take secret (a name from ' +
+        'Page actions run on the login page (as in PageAction; no screenshot: the login page is never ' +
+        'captured). A type step can take secret (a name from ' +
         'secrets) instead of text, so a password is never in a request or a job. When they have run, the ' +
         "cookies the browser holds for the site's host become the session (sealed). End with a wait for an " +
         'element only a logged-in page shows.',

@@ -244,6 +244,14 @@ describe('browser credentials', { skip, timeout: 300_000 }, () => {
     assert.match(crawl.body, /login recipe/);
     const stored = await call('PUT', `/sites/${siteId}`, { actions: typed });
     assert.equal(stored.statusCode, 422, stored.body);
+    const shotOfLogin = await call('PUT', `/sites/${siteId}/session`, {
+      secrets: { password: PASSWORD },
+      login: {
+        url: `${site.url}/login`,
+        actions: [{ kind: 'type', selector: '#password', secret: 'password' }, { kind: 'screenshot' }],
+      },
+    });
+    assert.equal(shotOfLogin.statusCode, 422, shotOfLogin.body);
     const extract = await call('POST', '/extract', {
       url: `${site.url}/members`,
       schema: { price: 'string' },

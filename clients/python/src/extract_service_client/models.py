@@ -2681,7 +2681,7 @@ class LoginRecipeInput(BaseModel):
         ),
     ]
     """
-    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+    Page actions run on the login page (as in PageAction; no screenshot: the login page is never captured). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
     """
 
 
@@ -5815,7 +5815,7 @@ class LoginRecipe(BaseModel):
         ),
     ]
     """
-    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+    Page actions run on the login page (as in PageAction; no screenshot: the login page is never captured). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
     """
 
 
