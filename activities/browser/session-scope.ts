@@ -5,7 +5,7 @@
 // the site's origin and was made by one of the site's own documents (its frame, and every frame above it, on
 // the site's origin). A request whose document cannot be told (a worker's, a popup's) gets none, and the
 // cookies the site set in the jar meanwhile are taken off every other request to its host.
-import type { HTTPRequest, Page } from 'puppeteer-core';
+import type { Frame, HTTPRequest, Page } from 'puppeteer-core';
 import type { OriginHeaders } from '../../shared/net/guarded-fetch.js';
 import type { SessionCookie } from '../../shared/schemas/site-session.js';
 
@@ -48,18 +48,24 @@ export function browserHeadersFor(
 }
 
 /**
- * Whether one of the site's own documents made the request: a navigation of a frame all of whose parents
- * hold the site's pages (the main frame has none), or a request of a frame that with all its parents does.
- * A request without a frame (a worker's) is nobody's.
+ * Whether one of the site's own documents made the request: a request of a frame that, with every frame above
+ * it, holds a page of the site; or a navigation of a frame whose parents all do and whose own document (the
+ * one being replaced, which may have started the navigation) is the site's or a new frame's blank one. The
+ * main frame's navigations are the render's own. A request without a frame (a worker's) is nobody's.
  */
 function bySiteDocument(req: HTTPRequest, origin: string): boolean {
   const frame = req.frame();
   if (!frame) return false;
-  let current = req.isNavigationRequest() ? frame.parentFrame() : frame;
-  while (current) {
-    if (parsed(current.url())?.origin !== origin) return false;
-    current = current.parentFrame();
+  let current = frame;
+  if (req.isNavigationRequest()) {
+    const parent = frame.parentFrame();
+    if (!parent) return true;
+    const replaced = frame.url();
+    if (replaced !== '' && replaced !== 'about:blank' && parsed(replaced)?.origin !== origin) return false;
+    current = parent;
   }
+  for (let f: Frame | null = current; f; f = f.parentFrame())
+    if (parsed(f.url())?.origin !== origin) return false;
   return true;
 }
 

