@@ -8,7 +8,7 @@ import type { StoredSource } from '../shared/schemas/job-spec.js';
 import { ScreenshotStore } from '../shared/store/screenshots.js';
 import { currentActivity } from './activity-context.js';
 import { renderPage } from './browser/render-page.js';
-import { type FetchSession, staticHostHeaders } from './browser/session-scope.js';
+import { type FetchSession, staticOriginHeaders } from './browser/session-scope.js';
 import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
 import { fetchStatic } from './fetch-static.js';
@@ -64,7 +64,7 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
   const documents = deps.documents?.read;
   const fetchStaticPage: Fetcher = (url, signal, _actions, session) =>
     fetchStatic(url, {
-      ...(session ? { hostHeaders: staticHostHeaders(session) } : {}),
+      ...(session ? { originHeaders: staticOriginHeaders(session) } : {}),
       ...limits,
       policy: { allowPrivate: config.ALLOW_PRIVATE_ADDRESSES },
       signal,

@@ -2,7 +2,7 @@
 // Types that are neither a page nor possibly a document (PDF, Office) are refused from the headers alone,
 // before their body is downloaded; a document is read as HTML by `documents` (activities/documents/).
 import type { AddressPolicy, LookupFn } from '../shared/net/address-policy.js';
-import { guardedFetch, type HostHeaders } from '../shared/net/guarded-fetch.js';
+import { guardedFetch, type OriginHeaders } from '../shared/net/guarded-fetch.js';
 import { type DocumentReader, fileKind, mayBeDocument } from './documents/kinds.js';
 import { DOCUMENT_TYPES, type FetchedDocument, unsupportedContent } from './page-document.js';
 
@@ -15,8 +15,8 @@ export interface StaticFetchOptions {
   signal?: AbortSignal;
   /** Reads PDF and Office files as HTML; without it they are unsupported content, as any other file. */
   documents?: DocumentReader;
-  /** A stored site's session: its cookie and headers, sent only to its host. */
-  hostHeaders?: HostHeaders;
+  /** A stored site's session: its cookie and headers, sent only to its origin. */
+  originHeaders?: OriginHeaders;
 }
 
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5';
@@ -31,7 +31,7 @@ export async function fetchStatic(url: string, opts: StaticFetchOptions): Promis
     lookup: opts.lookup,
     signal: opts.signal,
     headers: { accept: ACCEPT },
-    ...(opts.hostHeaders ? { hostHeaders: opts.hostHeaders } : {}),
+    ...(opts.originHeaders ? { originHeaders: opts.originHeaders } : {}),
     inspectResponse: (status, headers) => {
       // Error pages are read whatever their type: the caller reports the status (or the bot wall).
       const mime = mediaType(headers['content-type']);

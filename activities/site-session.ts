@@ -1,9 +1,10 @@
 // A stored site's session in its crawls' fetches. The job carries only the site id; here, in the activity,
-// the sealed session is opened, its cookies and headers go with the fetch to the site's host only, and a
-// `type` step's secret becomes its text. A page that matches the site's logged-out rule makes the login
-// recipe run once (its cookies become the new session, sealed and stored) and the page is fetched again;
-// without a recipe, or still logged out, the page fails with login_required. No value of the session is put
-// into a result, an error message, an event or a log.
+// the sealed session is opened and its cookies and headers go with the fetch to the site's origin only. Only
+// the login recipe types secrets: its page is never captured, so a secret cannot reach anything a key reads
+// (a job's own steps could type it into a screenshot or a search box the result shows). A page that matches
+// the site's logged-out rule makes the login recipe run once (its cookies become the new session, sealed and
+// stored) and the page is fetched again; without a recipe, or still logged out, the page fails with
+// login_required. No value of the session is put into a result, an error message, an event or a log.
 import { compileUrlPattern } from '../shared/crawl/url-pattern.js';
 import { CategorizedError } from '../shared/errors.js';
 import type { PageAction } from '../shared/schemas/actions.js';
@@ -36,17 +37,18 @@ export type SessionFetcher = (
 ) => Promise<FetchedPage>;
 
 /**
- * The actions with each `type` step's secret put in as its text (in memory, for this fetch only), to be typed
- * only while the page is on the site's host (a page that sent the browser elsewhere gets no secret).
+ * The login recipe's actions with each `type` step's secret put in as its text (in memory, for this login
+ * only), to be typed only while the page is on the site's origin (a page that sent the browser elsewhere gets
+ * no secret). Never used for a job's actions: there a secret stays unresolved and its step fails.
  */
 export function withSecrets(
-  actions: PageAction[] | undefined,
+  actions: PageAction[],
   secrets: Record<string, string>,
-  hostname: string,
-): PageAction[] | undefined {
-  return actions?.map((a): PageAction | SecretTypeAction =>
+  origin: string,
+): PageAction[] {
+  return actions.map((a): PageAction | SecretTypeAction =>
     a.kind === 'type' && a.secret !== undefined && secrets[a.secret] !== undefined
-      ? { ...a, text: secrets[a.secret], secret_host: hostname }
+      ? { ...a, text: secrets[a.secret], secret_origin: origin }
       : a,
   );
 }
@@ -97,7 +99,7 @@ export function makeSiteSessions(deps: ActivityDeps) {
         maxBytes: config.FETCH_MAX_BYTES,
         maxRedirects: config.FETCH_MAX_REDIRECTS,
         signal: currentActivity()?.cancellationSignal,
-        actions: withSecrets(login.actions, current.secrets, scope.hostname),
+        actions: withSecrets(login.actions, current.secrets, scope.origin),
         session: { ...scope, cookies: [] },
         afterActions: async (page) => {
           cookies = await siteCookies(page, scope.hostname);
@@ -140,13 +142,9 @@ export function makeSiteSessions(deps: ActivityDeps) {
       const opened =
         input.siteId && deps.sessions ? await deps.sessions.open(input.tenantId, input.siteId) : null;
       if (!opened) return fetchDocument(input.url, input.fetchMode, input.actions);
+      // The job's actions get no secret (see withSecrets).
       const attempt = (s: OpenedSession) =>
-        fetchDocument(
-          input.url,
-          input.fetchMode,
-          withSecrets(input.actions, s.secrets, scopeOf(s).hostname),
-          scopeOf(s),
-        );
+        fetchDocument(input.url, input.fetchMode, input.actions, scopeOf(s));
       // A recipe and no cookies yet: log in first.
       const first = Boolean(opened.doc.login) && opened.cookies.length === 0;
       let session = first ? await logInOnce(opened) : opened;

@@ -137,7 +137,11 @@ export function secretNames(actions: readonly PageAction[] | undefined): string[
   return (actions ?? []).flatMap((a) => (a.kind === 'type' && a.secret !== undefined ? [a.secret] : []));
 }
 
-/** A job that is not a stored site's crawl has no session to take a secret from: 422 at body.actions. */
+/**
+ * A job's page actions never type a secret: a secret is typed only by its site's login recipe, whose page is
+ * never captured. A job's own steps could type it where the job's key reads it back (a screenshot, a search
+ * box the result shows): 422 at body.actions.
+ */
 export function refuseSecrets(actions: readonly PageAction[] | undefined): void {
   const [name] = secretNames(actions);
   if (name === undefined) return;
@@ -145,11 +149,9 @@ export function refuseSecrets(actions: readonly PageAction[] | undefined): void 
   throw new ProblemError({
     slug: 'validation-error',
     detail: `The request has invalid fields: ${location}`,
-    errors: [
-      {
-        location,
-        message: `secret "${name}": a type action takes a secret only in a stored site's crawl (POST /sites/{id}/crawl)`,
-      },
-    ],
+    errors: [{ location, message: secretOnlyInLogin(name) }],
   });
 }
+
+export const secretOnlyInLogin = (name: string) =>
+  `secret "${name}": a secret is typed only by the site's login recipe (PUT /sites/{id}/session), never by page actions`;

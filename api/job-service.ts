@@ -63,7 +63,7 @@ export async function runCrawl(
   },
 ) {
   const { body, tenantId } = req;
-  if (!req.siteId) refuseSecrets(body.actions);
+  refuseSecrets(body.actions);
   const prepared = await prepareJobRequest(deps, tenantId, body);
   const { job } = await startJob(
     deps,

@@ -1,11 +1,13 @@
 // Starting and stopping one Chromium process: the flags, the proxy it must use, and a stop that leaves no
-// process behind even when the browser hangs.
+// process behind even when the browser hangs. The browser runs in its sandbox, as an unprivileged user when
+// the worker is root (browser-user.ts), with an environment of its own that holds no secret of the worker's.
 import puppeteer, { type Browser, type BrowserContext } from 'puppeteer-core';
 import { CategorizedError } from '../../shared/errors.js';
+import { currentActivity } from '../activity-context.js';
+import { type BrowserUser, browserUser } from './browser-user.js';
 
-/** Flags for a headless browser on a server: no sandbox (root in a container), no calls home, no QUIC. */
+/** Flags for a headless browser on a server: no calls home, no QUIC, no GPU. */
 export const CHROMIUM_FLAGS = [
-  '--no-sandbox',
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
@@ -21,32 +23,71 @@ export const CHROMIUM_FLAGS = [
 
 const CLOSE_TIMEOUT_MS = 5_000;
 
+/** Whether this kernel let the last launch sandbox the browser; false once a launch had to go without. */
+let sandboxWorks = true;
+
 export async function launchBrowser(
   executablePath: string,
   proxyUrl: string,
   timeoutMs: number,
 ): Promise<Browser> {
+  // Loopback too goes through the proxy (Chromium bypasses proxies for it unless told otherwise).
+  const flags = [...CHROMIUM_FLAGS, `--proxy-server=${proxyUrl}`, '--proxy-bypass-list=<-loopback>'];
+  let user: BrowserUser | undefined;
   try {
-    return await puppeteer.launch({
-      executablePath,
-      headless: true,
-      pipe: true, // no debugging port; the browser also exits when the worker dies and the pipe closes
-      handleSIGINT: false, // the worker decides when to stop, then closes the pool
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-      timeout: timeoutMs,
-      protocolTimeout: 60_000,
-      defaultViewport: { width: 1280, height: 900 },
-      // Loopback too goes through the proxy (Chromium bypasses proxies for it unless told otherwise).
-      args: [...CHROMIUM_FLAGS, `--proxy-server=${proxyUrl}`, '--proxy-bypass-list=<-loopback>'],
-    });
+    user = await browserUser();
+    if (sandboxWorks) {
+      try {
+        return await start(executablePath, flags, user, timeoutMs);
+      } catch (err) {
+        if (!/sandbox|namespace/i.test(errorText(err))) throw err;
+        sandboxWorks = false;
+        const log = currentActivity()?.log ?? console;
+        log.warn(
+          'Chromium cannot use its sandbox on this kernel (no unprivileged user namespaces); it runs without, ' +
+            'still as an unprivileged user with an environment of its own',
+          { error: errorText(err).slice(0, 500) },
+        );
+      }
+    }
+    return await start(executablePath, [...flags, '--no-sandbox'], user, timeoutMs);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new CategorizedError('fetch_error', `the browser could not start: ${message}`, true, {
+    await user?.remove();
+    throw new CategorizedError('fetch_error', `the browser could not start: ${errorText(err)}`, true, {
       reason: 'browser_unavailable',
     });
   }
 }
+
+async function start(
+  executablePath: string,
+  flags: string[],
+  user: BrowserUser,
+  timeoutMs: number,
+): Promise<Browser> {
+  // The profile is the user's own directory (puppeteer's temporary one would be root's).
+  const args = puppeteer.defaultArgs({ headless: true, args: flags, userDataDir: user.profileDir });
+  const command = user.command(executablePath, args);
+  const browser = await puppeteer.launch({
+    executablePath: command.file,
+    args: command.args,
+    ignoreDefaultArgs: true, // they are in args already, after the command that drops privileges
+    userDataDir: user.profileDir,
+    env: user.env,
+    headless: true,
+    pipe: true, // no debugging port; the browser also exits when the worker dies and the pipe closes
+    handleSIGINT: false, // the worker decides when to stop, then closes the pool
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    timeout: timeoutMs,
+    protocolTimeout: 60_000,
+    defaultViewport: { width: 1280, height: 900 },
+  });
+  browser.process()?.once('exit', () => void user.remove());
+  return browser;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** A new incognito context of the browser: its own cookies, storage and cache; downloads refused. */
 export function isolatedContext(browser: Browser): Promise<BrowserContext> {

@@ -121,9 +121,9 @@ async function runStep(
       const el = await element(page, action.selector, timeoutMs);
       // A secret's value was put in text by the activity (activities/site-session.ts); unresolved, it is an error.
       if (action.text === undefined) throw new StepError(`no value for secret "${action.secret}"`);
-      const host = secretHostOf(action);
-      if (host !== undefined && hostnameOf(page.url()) !== host)
-        throw new StepError(`the page is not on ${host}: secret "${action.secret}" is typed only there`);
+      const origin = secretOriginOf(action);
+      if (origin !== undefined && originOf(page.url()) !== origin)
+        throw new StepError(`the page is not on ${origin}: secret "${action.secret}" is typed only there`);
       await bounded(el.type(action.text), timeoutMs, 'typing');
       return { textLength: action.text.length };
     }
@@ -141,16 +141,18 @@ async function runStep(
   }
 }
 
-/** A secret's text comes with the one host it may be typed on (activities/site-session.ts). */
-export type SecretTypeAction = Extract<PageAction, { kind: 'type' }> & { secret_host?: string };
+/** A secret's text comes with the one origin it may be typed on (activities/site-session.ts). */
+export type SecretTypeAction = Extract<PageAction, { kind: 'type' }> & { secret_origin?: string };
 
-function secretHostOf(action: SecretTypeAction): string | undefined {
-  return action.secret === undefined ? undefined : (action.secret_host ?? '');
+function secretOriginOf(action: SecretTypeAction): string | undefined {
+  return action.secret === undefined ? undefined : (action.secret_origin ?? '');
 }
 
-function hostnameOf(url: string): string {
+/** scheme://host[:port]; '' for a URL without one (about:blank, data:), which never matches a site. */
+function originOf(url: string): string {
   try {
-    return new URL(url).hostname.toLowerCase();
+    const origin = new URL(url).origin;
+    return origin === 'null' ? '' : origin;
   } catch {
     return '';
   }

@@ -12,7 +12,7 @@ import { browserHeadersFor, type FetchSession } from './session-scope.js';
 export interface TrafficLimits {
   maxBytes: number;
   maxRedirects: number;
-  /** A stored site's session: its headers go on requests to its host only. */
+  /** A stored site's session: its headers and cookies go on the site's own requests only (session-scope.ts). */
   session?: FetchSession;
   /** Resource types refused (default: media; see skippedTypes). */
   skippedTypes?: ReadonlySet<string>;
@@ -118,10 +118,8 @@ export class PageTraffic {
       const skipped = this.limits.skippedTypes ?? MEDIA;
       refused = !isAllowedScheme(req.url()) || skipped.has(req.resourceType());
     }
-    const extra = refused ? undefined : browserHeadersFor(this.limits.session, req.url());
-    const settled = refused
-      ? req.abort('blockedbyclient')
-      : req.continue(extra ? { headers: { ...req.headers(), ...extra } } : undefined);
+    const headers = refused ? undefined : browserHeadersFor(this.limits.session, req);
+    const settled = refused ? req.abort('blockedbyclient') : req.continue(headers ? { headers } : undefined);
     void settled.catch(() => undefined); // the page may be gone already
   }
 

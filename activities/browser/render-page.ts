@@ -22,7 +22,7 @@ import { runPageActions } from './page-actions.js';
 import { scriptless } from './page-ready.js';
 import { PageTraffic, skippedTypes } from './page-traffic.js';
 import type { Screenshot } from './screenshot.js';
-import { type FetchSession, setSessionCookies } from './session-scope.js';
+import type { FetchSession } from './session-scope.js';
 
 export interface RenderOptions {
   /** For the main document to arrive and parse (DOMContentLoaded). */
@@ -36,7 +36,7 @@ export interface RenderOptions {
   fetchDocument?: (url: string) => Promise<FetchedDocument>;
   /** Steps run in the page before it is read (page-actions.ts); they get ACTIONS_TOTAL_MS on top. */
   actions?: PageAction[];
-  /** A stored site's session: its cookies and headers, for its host only (session-scope.ts). */
+  /** A stored site's session: its cookies and headers, for its origin only (session-scope.ts). */
   session?: FetchSession;
   /** Runs after the actions, in the page (a login recipe reads the cookies it left). */
   afterActions?: (page: Page) => Promise<void>;
@@ -152,7 +152,6 @@ class Render {
     const stopWatching = watchDomSize(this.page, this.opts.maxBytes, (err) => this.fail(err));
     try {
       await this.traffic.start();
-      if (this.opts.session) await setSessionCookies(this.page, this.opts.session);
       return await this.load(url);
     } finally {
       stopWatching();

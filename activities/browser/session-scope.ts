@@ -1,59 +1,100 @@
-// A stored site's session as a fetch carries it: cookies and headers that go to the site's own host only.
-// Static mode sends them as headers on hops to that host (guarded-fetch hostHeaders); in the browser the
-// cookies are host-only cookies of that host (the browser sends them nowhere else) and the headers are added
-// by request interception to requests for that host alone.
-import type { Page } from 'puppeteer-core';
-import type { HostHeaders } from '../../shared/net/guarded-fetch.js';
+// A stored site's session as a fetch carries it: cookies and headers that go to the site's own origin
+// (scheme, host and port) only. Static mode sends them as headers on hops to that origin (guarded-fetch
+// originHeaders). In the browser they never enter the cookie jar, which would send them to every port of the
+// host and from any frame, worker or popup: request interception adds them to a request only when it goes to
+// the site's origin and was made by one of the site's own documents (its frame, and every frame above it, on
+// the site's origin). A request whose document cannot be told (a worker's, a popup's) gets none, and the
+// cookies the site set in the jar meanwhile are taken off every other request to its host.
+import type { Frame, HTTPRequest, Page } from 'puppeteer-core';
+import type { OriginHeaders } from '../../shared/net/guarded-fetch.js';
 import type { SessionCookie } from '../../shared/schemas/site-session.js';
 
 export interface FetchSession {
-  /** The site's origin (scheme, host, port): where its cookies belong. */
+  /** The site's origin (scheme, host, port): the only one that gets the cookies and headers. */
   origin: string;
-  /** Lower-case host name; the only one that gets the cookies and headers. */
+  /** Lower-case host name: the cookies a login leaves in the browser are read for it. */
   hostname: string;
   cookies: SessionCookie[];
   headers: Record<string, string>;
 }
 
-/** The session as static-mode headers for its host: its headers and a Cookie header. */
-export function staticHostHeaders(session: FetchSession): HostHeaders {
+/** The session as static-mode headers for its origin: its headers and a Cookie header. */
+export function staticOriginHeaders(session: FetchSession): OriginHeaders {
   const headers = { ...session.headers };
   if (session.cookies.length) headers.cookie = session.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-  return { hostname: session.hostname, headers, httpsOnly: session.origin.startsWith('https:') };
+  return { origin: session.origin, headers };
 }
 
-/** Headers a browser request gets: the session's, when the request goes to the site's host; else none. */
+/**
+ * The headers a browser request goes on with, when the session changes them: the site's own requests get
+ * the session's headers and cookies; any other request to the site's host loses its cookies. undefined: as
+ * it is.
+ */
 export function browserHeadersFor(
   session: FetchSession | undefined,
-  url: string,
+  req: HTTPRequest,
 ): Record<string, string> | undefined {
-  if (!session || Object.keys(session.headers).length === 0) return undefined;
+  if (!session) return undefined;
+  const target = parsed(req.url());
+  if (!target) return undefined;
+  const headers = req.headers();
+  if (target.origin === session.origin && bySiteDocument(req, session.origin)) {
+    const cookie = cookieHeader(session.cookies, target.pathname, headers.cookie);
+    return { ...headers, ...session.headers, ...(cookie ? { cookie } : {}) };
+  }
+  if (target.hostname.toLowerCase() !== session.hostname || headers.cookie === undefined) return undefined;
+  // Without a Cookie header the browser would add the jar's again: an empty one sends none.
+  return { ...headers, cookie: '' };
+}
+
+/**
+ * Whether one of the site's own documents made the request: a request of a frame that, with every frame above
+ * it, holds a page of the site; or a navigation of a frame whose parents all do and whose own document (the
+ * one being replaced, which may have started the navigation) is the site's or a new frame's blank one. The
+ * main frame's navigations are the render's own. A request without a frame (a worker's) is nobody's.
+ */
+function bySiteDocument(req: HTTPRequest, origin: string): boolean {
+  const frame = req.frame();
+  if (!frame) return false;
+  let current = frame;
+  if (req.isNavigationRequest()) {
+    const parent = frame.parentFrame();
+    if (!parent) return true;
+    const replaced = frame.url();
+    if (replaced !== '' && replaced !== 'about:blank' && parsed(replaced)?.origin !== origin) return false;
+    current = parent;
+  }
+  for (let f: Frame | null = current; f; f = f.parentFrame())
+    if (parsed(f.url())?.origin !== origin) return false;
+  return true;
+}
+
+/** The session's cookies for this path, then those the site set in the jar (newer, so they win). */
+function cookieHeader(cookies: SessionCookie[], path: string, jar: string | undefined): string | undefined {
+  const inJar = new Set((jar ?? '').split(';').map((pair) => pair.split('=')[0]?.trim()));
+  const pairs = cookies.filter((c) => pathMatches(c.path, path) && !inJar.has(c.name));
+  const own = pairs.map((c) => `${c.name}=${c.value}`);
+  if (jar) own.push(jar);
+  return own.length ? own.join('; ') : undefined;
+}
+
+/** A cookie's path matches the request's as browsers match them: equal, or a prefix ending at a '/'. */
+function pathMatches(cookiePath: string, path: string): boolean {
+  if (cookiePath === path || cookiePath === '/') return true;
+  if (!path.startsWith(cookiePath)) return false;
+  return cookiePath.endsWith('/') || path[cookiePath.length] === '/';
+}
+
+function parsed(url: string): URL | undefined {
   try {
-    const target = new URL(url);
-    if (session.origin.startsWith('https:') && target.protocol !== 'https:') return undefined;
-    return target.hostname.toLowerCase() === session.hostname ? session.headers : undefined;
+    const u = new URL(url);
+    return u.origin === 'null' ? undefined : u;
   } catch {
     return undefined;
   }
 }
 
-/** Sets the cookies in the page's (private, per-page) browser context as host-only cookies of the site. */
-export async function setSessionCookies(page: Page, session: FetchSession): Promise<void> {
-  if (!session.cookies.length) return;
-  await page.setCookie(
-    ...session.cookies.map((c) => ({
-      name: c.name,
-      value: c.value,
-      url: new URL(c.path, session.origin).href,
-      path: c.path,
-      httpOnly: c.http_only,
-      // A site served over https gets its cookies back only over https.
-      secure: session.origin.startsWith('https:'),
-    })),
-  );
-}
-
-/** The cookies the page's context holds that the browser would send to the site's host. */
+/** The cookies the page's context holds that the browser would send to the site's host (a login's result). */
 export async function siteCookies(page: Page, hostname: string): Promise<SessionCookie[]> {
   const all = await page.browserContext().cookies();
   return all

@@ -28,10 +28,12 @@ export const siteSessionRoutes =
         schema: {
           summary: "Set a stored site's session (cookies, headers, login recipe)",
           description:
-            "Replaces the site's session. Cookies and headers are sent only to the site's own host (the host of " +
-            'its url), in static and dynamic mode, never to another host a page links to, loads from or redirects ' +
-            'to. Cookies, headers and secrets are stored sealed (SECRETS_KEY) and never answered, logged or put ' +
-            "in a job. login.url must be on the site's host; every secret a login step types must be in secrets. " +
+            "Replaces the site's session. Cookies and headers are sent only to the site's own origin (the scheme, " +
+            'host and port of its url), in static and dynamic mode, and in the browser only on requests of the ' +
+            "site's own pages (never from a frame, worker or popup of another origin); never to another origin a " +
+            'page links to, loads from or redirects to. Cookies, headers and secrets are stored sealed ' +
+            "(SECRETS_KEY) and never answered, logged or put in a job. login.url must be on the site's origin; " +
+            'every secret a login step types must be in secrets, and only the login recipe types secrets. ' +
             "The site's crawls (POST /sites/{id}/crawl) use the session; other jobs do not. 200 with the session " +
             '(names and dates only).',
           tags: ['sites'],
@@ -43,8 +45,9 @@ export const siteSessionRoutes =
       async (request) => {
         const site = await owned(request.tenant._id, request.params.id);
         const { login, secrets } = request.body;
-        if (login && new URL(login.url).hostname.toLowerCase() !== site.domain)
-          throw invalid('body.login.url', `must be on the site's host ${site.domain}`);
+        const origin = new URL(site.url).origin;
+        if (login && new URL(login.url).origin !== origin)
+          throw invalid('body.login.url', `must be on the site's origin ${origin}`);
         for (const name of secretNames(login?.actions))
           if (!(name in secrets)) throw invalid('body.login.actions', `no secret named "${name}" in secrets`);
         return sessionResource(await deps.sessions.put(request.tenant._id, site, request.body));

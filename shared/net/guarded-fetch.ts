@@ -72,17 +72,17 @@ export interface GuardedRequest {
    */
   propagateTrace?: boolean;
   /**
-   * Headers sent only on hops to this host name (a stored site's session): added to each request whose host
-   * is `hostname`, never to a hop a redirect took elsewhere.
+   * Headers sent only on hops to this origin (a stored site's session): added to each request whose scheme,
+   * host and port are the origin's, never to a hop a redirect took elsewhere (another port of the same host,
+   * or the same host over plain http, is another origin).
    */
-  hostHeaders?: HostHeaders;
+  originHeaders?: OriginHeaders;
 }
 
-export interface HostHeaders {
-  hostname: string;
+export interface OriginHeaders {
+  /** `URL.origin` form: scheme://host[:port], the port only when not the scheme's default. */
+  origin: string;
   headers: Record<string, string>;
-  /** Only over https (an https site's session never goes out in clear text, e.g. after a downgrade redirect). */
-  httpsOnly?: boolean;
 }
 
 export interface GuardedResponse {
@@ -117,7 +117,7 @@ interface CallContext {
   /** The hop in flight, so transport errors can name the host they concern. */
   current: URL;
   inspect?: GuardedRequest['inspectResponse'];
-  hostHeaders?: HostHeaders;
+  originHeaders?: OriginHeaders;
 }
 
 export async function guardedFetch(req: GuardedRequest): Promise<GuardedResponse> {
@@ -135,7 +135,7 @@ export async function guardedFetch(req: GuardedRequest): Promise<GuardedResponse
     truncate: req.truncate ?? false,
     current: url,
     inspect: req.inspectResponse,
-    hostHeaders: req.hostHeaders,
+    originHeaders: req.originHeaders,
   };
   try {
     const send = () => followRedirects(firstHop(req, url), req.maxRedirects ?? DEFAULT_MAX_REDIRECTS, ctx);
@@ -212,7 +212,7 @@ async function send(
     request(hop.url.href, {
       dispatcher: ctx.agent,
       method: hop.method as Dispatcher.HttpMethod,
-      headers: withHostHeaders(hop, ctx.hostHeaders),
+      headers: withOriginHeaders(hop, ctx.originHeaders),
       body: hop.body,
       signal: ctx.deadline.signal,
       headersTimeout: timeoutMs,
@@ -224,10 +224,9 @@ async function send(
   return { res, remoteAddress: tag.remoteAddress };
 }
 
-/** The hop's headers, plus the host's own ones when the hop goes to that host. */
-function withHostHeaders(hop: Hop, scoped: HostHeaders | undefined): Record<string, string> {
-  if (!scoped || hop.url.hostname.toLowerCase() !== scoped.hostname) return hop.headers;
-  if (scoped.httpsOnly && hop.url.protocol !== 'https:') return hop.headers;
+/** The hop's headers, plus the origin's own ones when the hop goes to exactly that origin. */
+function withOriginHeaders(hop: Hop, scoped: OriginHeaders | undefined): Record<string, string> {
+  if (!scoped || hop.url.origin !== scoped.origin) return hop.headers;
   const headers = { ...hop.headers };
   for (const [name, value] of Object.entries(scoped.headers)) headers[name.toLowerCase()] = value;
   return headers;

@@ -108,7 +108,11 @@ const TypeActionSchema = z
       .meta({
         description:
           "Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed " +
-          "by the worker; only the name is in the request. In a stored site's crawls and login recipe only.",
+          "by the worker; only the name is in the request. Only in the site's login recipe, and typed only while " +
+          "the page is on the site's origin: a job's or a site's page actions with secret are a 422, since what " +
+          'they type could come back to any key of the tenant (a screenshot, a search box in the result). The ' +
+          'login page is never captured: its screenshots are discarded, its content is not a result, and only ' +
+          "the cookies it leaves for the site's origin are kept (sealed).",
         example: 'password',
       }),
     timeout_ms: timeoutMs,

@@ -1,5 +1,5 @@
-// A stored site's session (issue 19 item 4): cookies and headers sent only to the site's own host, named
-// secrets a login recipe or a page action types, a login recipe the worker replays, and the rule that tells
+// A stored site's session: cookies and headers sent only to the site's own origin, named
+// secrets only its login recipe types, a login recipe the worker replays, and the rule that tells
 // a logged-out page. Values are sealed at rest and never answered: GET shows names and dates only.
 import { z } from 'zod';
 import { ActionsSchema } from './actions.js';
@@ -52,12 +52,16 @@ export type SessionCookie = z.infer<typeof SessionCookieSchema>;
 const LoginRecipeSchema = z
   .object({
     url: HttpUrlSchema.meta({
-      description: "The login page; on the site's own host.",
+      description: "The login page; on the site's own origin.",
       example: 'https://shop.example.com/login',
     }),
-    actions: ActionsSchema.meta({
+    actions: ActionsSchema.refine((actions) => !actions.some((a) => a.kind === 'screenshot'), {
+      message:
+        'a login recipe takes no screenshot: the login page, where secrets are typed, is never captured',
+    }).meta({
       description:
-        'Page actions run on the login page (as in PageAction). A type step can take secret (a name from ' +
+        'Page actions run on the login page (as in PageAction; no screenshot: the login page is never ' +
+        'captured). A type step can take secret (a name from ' +
         'secrets) instead of text, so a password is never in a request or a job. When they have run, the ' +
         "cookies the browser holds for the site's host become the session (sealed). End with a wait for an " +
         'element only a logged-in page shows.',
@@ -101,7 +105,7 @@ export const SiteSessionPutSchema = z
       .max(MAX_SESSION_COOKIES)
       .default([])
       .meta({
-        description: `Cookies sent only to the site's host (at most ${MAX_SESSION_COOKIES}).`,
+        description: `Cookies sent only to the site's origin, from its own pages (at most ${MAX_SESSION_COOKIES}).`,
       }),
     headers: z
       .record(
@@ -119,7 +123,9 @@ export const SiteSessionPutSchema = z
         message: `at most ${MAX_SESSION_HEADERS} headers`,
       })
       .meta({
-        description: "Request headers sent only to the site's host (e.g. an API token).",
+        description:
+          "Request headers sent only to the site's origin (scheme, host, port), and in the browser only on " +
+          "requests of the site's own pages (e.g. an API token).",
         example: { authorization: 'Bearer site-token' },
       }),
     secrets: z
@@ -130,8 +136,9 @@ export const SiteSessionPutSchema = z
       })
       .meta({
         description:
-          'Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the ' +
-          "login recipe or in the site's page actions. Sealed; never answered.",
+          'Named values a type action of the login recipe types by name ({kind: "type", selector, secret: ' +
+          '"password"}), only while the login page is on the site\'s origin. No other page action can type them ' +
+          '(a 422). Sealed; never answered.',
         example: { password: 'correct horse battery staple' },
       }),
     login: LoginRecipeSchema.nullable().default(null),

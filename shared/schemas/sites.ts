@@ -68,13 +68,18 @@ const siteFields = {
       "Whether the site's crawls learn extractors per page template and keep them across jobs (see " +
       'learn_extractors on POST /crawl); a crawl request may override it.',
   }),
-  actions: ActionsSchema.nullable().meta({
-    description:
-      "Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, " +
-      "so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session " +
-      'secrets. A crawl request may give its own. null clears them.',
-    example: [{ kind: 'click', selector: '#cookie-accept' }],
-  }),
+  actions: ActionsSchema.refine((actions) => !actions.some((a) => a.kind === 'type' && a.secret), {
+    message:
+      "a secret is typed only by the site's login recipe (PUT /sites/{id}/session), never by page actions",
+  })
+    .nullable()
+    .meta({
+      description:
+        "Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, " +
+        "so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login " +
+        'recipe types secrets. A crawl request may give its own. null clears them.',
+      example: [{ kind: 'click', selector: '#cookie-accept' }],
+    }),
 };
 
 export const SiteCreateSchema = z

@@ -329,14 +329,17 @@ test('credentials do not follow a redirect to another origin', async () => {
   assert.equal(echo.headers['x-keep'], 'kept');
 });
 
-test("a site session's host headers go only to its host, and an https site's only over https", async () => {
+test("a site session's origin headers go only to its origin: not another host, port or scheme", async () => {
   const lookup = staticLookup({ 'site.test': '127.0.0.1', 'other.test': '127.0.0.1' });
-  const hostHeaders = { hostname: 'site.test', headers: { cookie: 'sid=s3cret', 'x-token': 't0ken' } };
+  const originHeaders = {
+    origin: `http://site.test:${port}`,
+    headers: { cookie: 'sid=s3cret', 'x-token': 't0ken' },
+  };
   const atSite = await guardedFetch({
     url: `http://site.test:${port}/echo`,
     policy: LOCAL,
     lookup,
-    hostHeaders,
+    originHeaders,
   });
   assert.equal(JSON.parse(atSite.body.toString()).headers.cookie, 'sid=s3cret');
   const target = encodeURIComponent(`http://other.test:${port}/echo`);
@@ -344,7 +347,7 @@ test("a site session's host headers go only to its host, and an https site's onl
     url: `http://site.test:${port}/to?target=${target}`,
     policy: LOCAL,
     lookup,
-    hostHeaders,
+    originHeaders,
   });
   assert.deepEqual(moved.redirects, [`http://other.test:${port}/echo`]);
   const echo = JSON.parse(moved.body.toString());
@@ -352,13 +355,15 @@ test("a site session's host headers go only to its host, and an https site's onl
   assert.equal(echo.headers['x-token'], undefined);
   const first = seen.findLast((s) => s.path.startsWith('/to?'));
   assert.equal(first?.headers['x-token'], 't0ken', 'the first hop, at the site, had the header');
-  const overHttp = await guardedFetch({
-    url: `http://site.test:${port}/echo`,
-    policy: LOCAL,
-    lookup,
-    hostHeaders: { ...hostHeaders, httpsOnly: true },
-  });
-  assert.equal(JSON.parse(overHttp.body.toString()).headers.cookie, undefined);
+  for (const origin of [`https://site.test:${port}`, 'http://site.test:1']) {
+    const elsewhere = await guardedFetch({
+      url: `http://site.test:${port}/echo`,
+      policy: LOCAL,
+      lookup,
+      originHeaders: { ...originHeaders, origin },
+    });
+    assert.equal(JSON.parse(elsewhere.body.toString()).headers.cookie, undefined, origin);
+  }
 });
 
 test('a redirect to another scheme is refused', async () => {

@@ -8099,7 +8099,7 @@ export interface paths {
     };
     /**
      * Set a stored site's session (cookies, headers, login recipe)
-     * @description Replaces the site's session. Cookies and headers are sent only to the site's own host (the host of its url), in static and dynamic mode, never to another host a page links to, loads from or redirects to. Cookies, headers and secrets are stored sealed (SECRETS_KEY) and never answered, logged or put in a job. login.url must be on the site's host; every secret a login step types must be in secrets. The site's crawls (POST /sites/{id}/crawl) use the session; other jobs do not. 200 with the session (names and dates only).
+     * @description Replaces the site's session. Cookies and headers are sent only to the site's own origin (the scheme, host and port of its url), in static and dynamic mode, and in the browser only on requests of the site's own pages (never from a frame, worker or popup of another origin); never to another origin a page links to, loads from or redirects to. Cookies, headers and secrets are stored sealed (SECRETS_KEY) and never answered, logged or put in a job. login.url must be on the site's origin; every secret a login step types must be in secrets, and only the login recipe types secrets. The site's crawls (POST /sites/{id}/crawl) use the session; other jobs do not. 200 with the session (names and dates only).
      */
     put: {
       parameters: {
@@ -11485,7 +11485,7 @@ export interface components {
     };
     LoginRecipe: {
       /**
-       * @description Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+       * @description Page actions run on the login page (as in PageAction; no screenshot: the login page is never captured). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
        * @example [
        *       {
        *         "kind": "type",
@@ -11510,14 +11510,14 @@ export interface components {
       actions: components['schemas']['PageAction'][];
       /**
        * Format: uri
-       * @description The login page; on the site's own host.
+       * @description The login page; on the site's own origin.
        * @example https://shop.example.com/login
        */
       url: string;
     };
     LoginRecipeInput: {
       /**
-       * @description Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+       * @description Page actions run on the login page (as in PageAction; no screenshot: the login page is never captured). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
        * @example [
        *       {
        *         "kind": "type",
@@ -11542,7 +11542,7 @@ export interface components {
       actions: components['schemas']['PageActionInput'][];
       /**
        * Format: uri
-       * @description The login page; on the site's own host.
+       * @description The login page; on the site's own origin.
        * @example https://shop.example.com/login
        */
       url: string;
@@ -12514,7 +12514,7 @@ export interface components {
           /** @constant */
           kind: 'type';
           /**
-           * @description Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. In a stored site's crawls and login recipe only.
+           * @description Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. Only in the site's login recipe, and typed only while the page is on the site's origin: a job's or a site's page actions with secret are a 422, since what they type could come back to any key of the tenant (a screenshot, a search box in the result). The login page is never captured: its screenshots are discarded, its content is not a result, and only the cookies it leaves for the site's origin are kept (sealed).
            * @example password
            */
           secret?: string;
@@ -12650,7 +12650,7 @@ export interface components {
           /** @constant */
           kind: 'type';
           /**
-           * @description Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. In a stored site's crawls and login recipe only.
+           * @description Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. Only in the site's login recipe, and typed only while the page is on the site's origin: a job's or a site's page actions with secret are a 422, since what they type could come back to any key of the tenant (a screenshot, a search box in the result). The login page is never captured: its screenshots are discarded, its content is not a result, and only the cookies it leaves for the site's origin are kept (sealed).
            * @example password
            */
           secret?: string;
@@ -13400,7 +13400,7 @@ export interface components {
     };
     SiteCreateRequest: {
       /**
-       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login recipe types secrets. A crawl request may give its own. null clears them.
        * @default null
        * @example [
        *       {
@@ -13440,7 +13440,7 @@ export interface components {
     };
     SiteCreateRequestInput: {
       /**
-       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login recipe types secrets. A crawl request may give its own. null clears them.
        * @default null
        * @example [
        *       {
@@ -13627,12 +13627,12 @@ export interface components {
      */
     SiteSessionRequest: {
       /**
-       * @description Cookies sent only to the site's host (at most 50).
+       * @description Cookies sent only to the site's origin, from its own pages (at most 50).
        * @default []
        */
       cookies: components['schemas']['SessionCookie'][];
       /**
-       * @description Request headers sent only to the site's host (e.g. an API token).
+       * @description Request headers sent only to the site's origin (scheme, host, port), and in the browser only on requests of the site's own pages (e.g. an API token).
        * @default {}
        * @example {
        *       "authorization": "Bearer site-token"
@@ -13646,7 +13646,7 @@ export interface components {
       /** @default null */
       login: components['schemas']['LoginRecipe'] | null;
       /**
-       * @description Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+       * @description Named values a type action of the login recipe types by name ({kind: "type", selector, secret: "password"}), only while the login page is on the site's origin. No other page action can type them (a 422). Sealed; never answered.
        * @default {}
        * @example {
        *       "password": "correct horse battery staple"
@@ -13698,12 +13698,12 @@ export interface components {
      */
     SiteSessionRequestInput: {
       /**
-       * @description Cookies sent only to the site's host (at most 50).
+       * @description Cookies sent only to the site's origin, from its own pages (at most 50).
        * @default []
        */
       cookies?: components['schemas']['SessionCookieInput'][];
       /**
-       * @description Request headers sent only to the site's host (e.g. an API token).
+       * @description Request headers sent only to the site's origin (scheme, host, port), and in the browser only on requests of the site's own pages (e.g. an API token).
        * @default {}
        * @example {
        *       "authorization": "Bearer site-token"
@@ -13717,7 +13717,7 @@ export interface components {
       /** @default null */
       login?: components['schemas']['LoginRecipeInput'] | null;
       /**
-       * @description Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+       * @description Named values a type action of the login recipe types by name ({kind: "type", selector, secret: "password"}), only while the login page is on the site's origin. No other page action can type them (a 422). Sealed; never answered.
        * @default {}
        * @example {
        *       "password": "correct horse battery staple"
@@ -13730,7 +13730,7 @@ export interface components {
     /** @description Every field is optional and a missing one keeps its value. crawl_options, when given, replaces the stored options as a whole; null clears default_schema_id or analysis_result. */
     SiteUpdateRequest: {
       /**
-       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login recipe types secrets. A crawl request may give its own. null clears them.
        * @example [
        *       {
        *         "kind": "click",
@@ -13757,7 +13757,7 @@ export interface components {
     /** @description Every field is optional and a missing one keeps its value. crawl_options, when given, replaces the stored options as a whole; null clears default_schema_id or analysis_result. */
     SiteUpdateRequestInput: {
       /**
-       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+       * @description Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login recipe types secrets. A crawl request may give its own. null clears them.
        * @example [
        *       {
        *         "kind": "click",

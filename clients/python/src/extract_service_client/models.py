@@ -68,7 +68,7 @@ class PageActionInputPageActionInput1(BaseModel):
         str | None, Field(examples=['password'], pattern='^[A-Za-z0-9_-]{1,64}$')
     ] = None
     """
-    Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. In a stored site's crawls and login recipe only.
+    Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. Only in the site's login recipe, and typed only while the page is on the site's origin: a job's or a site's page actions with secret are a 422, since what they type could come back to any key of the tenant (a screenshot, a search box in the result). The login page is never captured: its screenshots are discarded, its content is not a result, and only the cookies it leaves for the site's origin are kept (sealed).
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
@@ -2676,7 +2676,7 @@ class LoginRecipeInput(BaseModel):
         ),
     ]
     """
-    The login page; on the site's own host.
+    The login page; on the site's own origin.
     """
     actions: Annotated[
         list[PageActionInput],
@@ -2687,7 +2687,7 @@ class LoginRecipeInput(BaseModel):
         ),
     ]
     """
-    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+    Page actions run on the login page (as in PageAction; no screenshot: the login page is never captured). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
     """
 
 
@@ -2731,21 +2731,21 @@ class SiteSessionRequestInput(BaseModel):
         list[SessionCookieInput] | None, Field(max_length=50, validate_default=True)
     ] = []
     """
-    Cookies sent only to the site's host (at most 50).
+    Cookies sent only to the site's origin, from its own pages (at most 50).
     """
     headers: Annotated[
         dict[Annotated[str, StringConstraints(pattern=r'^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$')], SiteSessionRequestInputHeadersAdditionalProperty] | None,
         Field(examples=[{'authorization': 'Bearer site-token'}]),
     ] = {}
     """
-    Request headers sent only to the site's host (e.g. an API token).
+    Request headers sent only to the site's origin (scheme, host, port), and in the browser only on requests of the site's own pages (e.g. an API token).
     """
     secrets: Annotated[
         dict[Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_-]{1,64}$')], SiteSessionRequestInputSecretsAdditionalProperty] | None,
         Field(examples=[{'password': 'correct horse battery staple'}]),
     ] = {}
     """
-    Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+    Named values a type action of the login recipe types by name ({kind: "type", selector, secret: "password"}), only while the login page is on the site's origin. No other page action can type them (a 422). Sealed; never answered.
     """
     login: LoginRecipeInput | None = None
     logged_out: LoggedOutRuleInput | None = None
@@ -2975,7 +2975,7 @@ class SiteCreateRequestInput(BaseModel):
         Field(examples=[[{'kind': 'click', 'selector': '#cookie-accept'}]]),
     ] = None
     """
-    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login recipe types secrets. A crawl request may give its own. null clears them.
     """
 
 
@@ -3029,7 +3029,7 @@ class SiteUpdateRequestInput(BaseModel):
         Field(examples=[[{'kind': 'click', 'selector': '#cookie-accept'}]]),
     ] = None
     """
-    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login recipe types secrets. A crawl request may give its own. null clears them.
     """
     url: str | None = None
     """
@@ -3232,7 +3232,7 @@ class PageActionPageAction1(BaseModel):
         str | None, Field(examples=['password'], pattern='^[A-Za-z0-9_-]{1,64}$')
     ] = None
     """
-    Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. In a stored site's crawls and login recipe only.
+    Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. Only in the site's login recipe, and typed only while the page is on the site's origin: a job's or a site's page actions with secret are a 422, since what they type could come back to any key of the tenant (a screenshot, a search box in the result). The login page is never captured: its screenshots are discarded, its content is not a result, and only the cookies it leaves for the site's origin are kept (sealed).
     """
     timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
     """
@@ -5816,7 +5816,7 @@ class LoginRecipe(BaseModel):
         ),
     ]
     """
-    The login page; on the site's own host.
+    The login page; on the site's own origin.
     """
     actions: Annotated[
         list[PageAction],
@@ -5827,7 +5827,7 @@ class LoginRecipe(BaseModel):
         ),
     ]
     """
-    Page actions run on the login page (as in PageAction). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
+    Page actions run on the login page (as in PageAction; no screenshot: the login page is never captured). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.
     """
 
 
@@ -5869,21 +5869,21 @@ class SiteSessionRequest(BaseModel):
 
     cookies: Annotated[list[SessionCookie], Field(max_length=50)]
     """
-    Cookies sent only to the site's host (at most 50).
+    Cookies sent only to the site's origin, from its own pages (at most 50).
     """
     headers: Annotated[
         dict[Annotated[str, StringConstraints(pattern=r'^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$')], SiteSessionRequestHeadersAdditionalProperty],
         Field(examples=[{'authorization': 'Bearer site-token'}]),
     ]
     """
-    Request headers sent only to the site's host (e.g. an API token).
+    Request headers sent only to the site's origin (scheme, host, port), and in the browser only on requests of the site's own pages (e.g. an API token).
     """
     secrets: Annotated[
         dict[Annotated[str, StringConstraints(pattern=r'^[A-Za-z0-9_-]{1,64}$')], SiteSessionRequestSecretsAdditionalProperty],
         Field(examples=[{'password': 'correct horse battery staple'}]),
     ]
     """
-    Named values a type action types by name ({kind: "type", selector, secret: "password"}), in the login recipe or in the site's page actions. Sealed; never answered.
+    Named values a type action of the login recipe types by name ({kind: "type", selector, secret: "password"}), only while the login page is on the site's origin. No other page action can type them (a 422). Sealed; never answered.
     """
     login: LoginRecipe | None
     logged_out: LoggedOutRule | None
@@ -6111,7 +6111,7 @@ class SiteCreateRequest(BaseModel):
         Field(examples=[[{'kind': 'click', 'selector': '#cookie-accept'}]]),
     ]
     """
-    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login recipe types secrets. A crawl request may give its own. null clears them.
     """
 
 
@@ -6165,7 +6165,7 @@ class SiteUpdateRequest(BaseModel):
         Field(examples=[[{'kind': 'click', 'selector': '#cookie-accept'}]]),
     ] = None
     """
-    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may take secret, a name from the site's session secrets. A crawl request may give its own. null clears them.
+    Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login recipe types secrets. A crawl request may give its own. null clears them.
     """
     url: str | None = None
     """
