@@ -16,9 +16,10 @@ import { apiLoggerOptions, registerRequestLogContext } from '../shared/telemetry
 import { fastifyTracing } from '../shared/telemetry/fastify-tracing.js';
 import { registerMetrics } from '../shared/telemetry/metrics-route.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
-import { API_PREFIX, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
+import { API_PREFIX, createAuthenticator, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
 import type { ApiDeps } from './deps.js';
 import { startJobSweeper } from './job-sweeper.js';
+import { registerJsonParser } from './json-body.js';
 import { mcpRoutes } from './mcp/route.js';
 import { finishDocument } from './openapi-document.js';
 import { PROBLEM_TYPES, ProblemError, problemTypeUri, registerProblemHandlers } from './problem.js';
@@ -61,17 +62,19 @@ export interface AppOptions {
 }
 
 export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const authenticate = createAuthenticator(deps);
   const app = Fastify({
     logger: apiLoggerOptions(deps.config, options.logStream),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     trustProxy: false,
     genReqId: () => crypto.randomUUID(),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: frameworkErrors(deps),
+    frameworkErrors: frameworkErrors(authenticate),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandlers(app);
+  registerJsonParser(app);
   if (options.tracing) await app.register(fastifyTracing());
 
   await app.register(swagger, {
@@ -88,13 +91,13 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   await app.register(swaggerUi, { routePrefix: '/docs' });
   const sweeper = startJobSweeper(deps, app.log);
   app.addHook('onClose', () => sweeper.stop());
-  await registerAuth(app, deps);
+  await registerAuth(app, deps, authenticate);
   registerRequestLogContext(app);
 
   await app.register(healthRoutes(deps));
   // MCP over Streamable HTTP at /mcp (same keys and rate limit; left out of the OpenAPI document).
   await app.register(mcpRoutes());
-  registerMetrics(app, deps, options.metrics); // GET /metrics: outside /api/v1, METRICS_TOKEN if set
+  registerMetrics(app, deps, options.metrics); // GET /metrics: outside /api/v1; METRICS_TOKEN, or loopback only
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () =>
