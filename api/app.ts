@@ -46,10 +46,11 @@ const API_DESCRIPTION = `Fetches web pages and returns structured data extracted
 Every /api/v1 route needs \`Authorization: Bearer <API key>\` (401 otherwise). Errors are
 \`application/problem+json\` (RFC 9457) with \`type, title, status, detail, instance, errors[{location, message, value}]\`;
 a validation error (422) names each bad field (\`body.url\`, \`query.limit\`...). Request bodies over the body limit
-are 413, a body that is not JSON 400, another content type 415. A known path under a method it does not take is
+are 413, a body that is not JSON (or nested deeper than 64 arrays and objects) 400, another content type 415. A known path under a method it does not take is
 405 (Allow lists the methods). A well-formed request that conflicts with stored state is 409 (an Idempotency-Key
 used for another kind of job, no usable model in the tenant's settings). Each tenant has a request-rate limit per
-minute (429 with Retry-After); answers carry X-RateLimit-Limit, -Remaining and -Reset. Timestamps are RFC 3339
+minute (429 with Retry-After); answers carry X-RateLimit-Limit, -Remaining and -Reset. A client address that
+sent too many unknown keys is refused (429 with Retry-After) until its window ends, whatever key it sends. Timestamps are RFC 3339
 UTC with milliseconds. Another tenant's resources answer 404.`;
 
 export interface AppOptions {
