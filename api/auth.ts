@@ -52,7 +52,7 @@ export function canonicalPath(url: string): string {
  * its first segment, up to the first character a name does not hold (`/api./v1`, `/api%00/v1`, `/mcp:x`),
  * is `api` or `mcp`. Refusing a look-alike unknown path without a key costs nothing.
  */
-export function isProtectedPath(path: string): boolean {
+function isProtectedPath(path: string): boolean {
   const first = /^\/([a-z0-9_-]*)/.exec(path)?.[1];
   return first === 'api' || first === MCP_PATH.slice(1);
 }
