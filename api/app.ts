@@ -16,9 +16,10 @@ import { apiLoggerOptions, registerRequestLogContext } from '../shared/telemetry
 import { fastifyTracing } from '../shared/telemetry/fastify-tracing.js';
 import { registerMetrics } from '../shared/telemetry/metrics-route.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
-import { API_PREFIX, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
+import { API_PREFIX, createAuthenticator, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
 import type { ApiDeps } from './deps.js';
 import { startJobSweeper } from './job-sweeper.js';
+import { registerJsonParser } from './json-body.js';
 import { mcpRoutes } from './mcp/route.js';
 import { finishDocument } from './openapi-document.js';
 import { PROBLEM_TYPES, ProblemError, problemTypeUri, registerProblemHandlers } from './problem.js';
@@ -45,10 +46,11 @@ const API_DESCRIPTION = `Fetches web pages and returns structured data extracted
 Every /api/v1 route needs \`Authorization: Bearer <API key>\` (401 otherwise). Errors are
 \`application/problem+json\` (RFC 9457) with \`type, title, status, detail, instance, errors[{location, message, value}]\`;
 a validation error (422) names each bad field (\`body.url\`, \`query.limit\`...). Request bodies over the body limit
-are 413, a body that is not JSON 400, another content type 415. A known path under a method it does not take is
+are 413, a body that is not JSON (or nested deeper than 64 arrays and objects) 400, another content type 415. A known path under a method it does not take is
 405 (Allow lists the methods). A well-formed request that conflicts with stored state is 409 (an Idempotency-Key
 used for another kind of job, no usable model in the tenant's settings). Each tenant has a request-rate limit per
-minute (429 with Retry-After); answers carry X-RateLimit-Limit, -Remaining and -Reset. Timestamps are RFC 3339
+minute (429 with Retry-After); answers carry X-RateLimit-Limit, -Remaining and -Reset. A client address that
+sent too many unknown keys is refused (429 with Retry-After) until its window ends, whatever key it sends. Timestamps are RFC 3339
 UTC with milliseconds. Another tenant's resources answer 404.`;
 
 export interface AppOptions {
@@ -61,17 +63,19 @@ export interface AppOptions {
 }
 
 export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const authenticate = createAuthenticator(deps);
   const app = Fastify({
     logger: apiLoggerOptions(deps.config, options.logStream),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     trustProxy: false,
     genReqId: () => crypto.randomUUID(),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: frameworkErrors(deps),
+    frameworkErrors: frameworkErrors(authenticate),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandlers(app);
+  registerJsonParser(app);
   if (options.tracing) await app.register(fastifyTracing());
 
   await app.register(swagger, {
@@ -88,13 +92,13 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   await app.register(swaggerUi, { routePrefix: '/docs' });
   const sweeper = startJobSweeper(deps, app.log);
   app.addHook('onClose', () => sweeper.stop());
-  await registerAuth(app, deps);
+  await registerAuth(app, deps, authenticate);
   registerRequestLogContext(app);
 
   await app.register(healthRoutes(deps));
   // MCP over Streamable HTTP at /mcp (same keys and rate limit; left out of the OpenAPI document).
   await app.register(mcpRoutes());
-  registerMetrics(app, deps, options.metrics); // GET /metrics: outside /api/v1, METRICS_TOKEN if set
+  registerMetrics(app, deps, options.metrics); // GET /metrics: outside /api/v1; METRICS_TOKEN, or loopback only
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () =>

@@ -1,7 +1,9 @@
-// Bearer API keys on every /api/v1 route (except the OpenAPI document), and the per-tenant rate limit.
+// Bearer API keys on every /api/v1 route (except the OpenAPI document), the per-tenant rate limit, and the
+// limit on unknown keys per client address.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Tenant } from '../shared/store/tenants.js';
+import { type AuthFailureCounter, clientAddressKey, MemoryAuthFailures } from './auth-failures.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError, sendProblem } from './problem.js';
 import { registerUnmatched } from './unmatched.js';
@@ -23,8 +25,9 @@ const PUBLIC_ROUTES = new Set([`${API_PREFIX}/openapi.json`]);
 
 /**
  * The path as the router would read it, in its most lenient form: percent-decoded (repeatedly, so
- * `%2561` is caught too), duplicate slashes collapsed, lower case. Used only to decide whether an
- * unmatched request is under the API, so no spelling of `/api/...` escapes authentication.
+ * `%2561` is caught too), duplicate slashes collapsed, lower case, each segment's `;parameters` dropped (as
+ * servlet containers and some proxies do). Used only to decide whether an unmatched request is under the
+ * API, so no spelling of `/api/...` escapes authentication.
  */
 export function canonicalPath(url: string): string {
   let path = url.split('?')[0] ?? '';
@@ -38,12 +41,20 @@ export function canonicalPath(url: string): string {
     if (decoded === path) break;
     path = decoded;
   }
-  return path.replace(/[\\/]+/g, '/').toLowerCase();
+  return path
+    .replace(/[\\/]+/g, '/')
+    .replace(/;[^/]*/g, '')
+    .toLowerCase();
 }
 
-/** Whether a canonical path is under the API or the MCP server (so an unmatched spelling is authenticated). */
+/**
+ * Whether a canonical path is under the API or the MCP server (so an unmatched spelling is authenticated):
+ * its first segment, up to the first character a name does not hold (`/api./v1`, `/api%00/v1`, `/mcp:x`),
+ * is `api` or `mcp`. Refusing a look-alike unknown path without a key costs nothing.
+ */
 function isProtectedPath(path: string): boolean {
-  return path === '/api' || path.startsWith('/api/') || path === MCP_PATH || path.startsWith(`${MCP_PATH}/`);
+  const first = /^\/([a-z0-9_-]*)/.exec(path)?.[1];
+  return first === 'api' || first === MCP_PATH.slice(1);
 }
 
 /**
@@ -68,33 +79,58 @@ function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-/** Sets the request's tenant from its bearer key, or throws the 401 problem. */
-export async function authenticate(request: FastifyRequest, deps: ApiDeps): Promise<void> {
-  const token = bearerToken(request.headers.authorization);
-  if (!token) {
-    throw new ProblemError({
-      slug: 'unauthorized',
-      detail: 'Send your API key as "Authorization: Bearer <key>".',
-      errors: [{ location: 'header.authorization', message: 'missing bearer token' }],
-    });
-  }
-  const found = await deps.tenants.findByKey(token);
-  if (!found) {
-    throw new ProblemError({
-      slug: 'unauthorized',
-      detail: 'The API key is not valid (it may have been deleted).',
-      errors: [{ location: 'header.authorization', message: 'unknown API key' }],
-    });
-  }
-  request.tenant = found.tenant;
-  request.apiKeyId = found.key.id;
+/** Sets the request's tenant from its bearer key, or throws the 401 problem (429 for a refused address). */
+export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/**
+ * The one authentication of the API. An address that sent AUTH_FAILURE_LIMIT unknown keys within
+ * AUTH_FAILURE_WINDOW_MS gets a 429 with Retry-After for every request needing a key until its window ends,
+ * before its key is looked up (so a valid key does not reopen it). A missing key is not counted: only guesses.
+ */
+export function createAuthenticator(
+  deps: ApiDeps,
+  failures: AuthFailureCounter = new MemoryAuthFailures(
+    deps.config.AUTH_FAILURE_LIMIT,
+    deps.config.AUTH_FAILURE_WINDOW_MS,
+  ),
+): Authenticate {
+  return async (request, reply) => {
+    const address = clientAddressKey(request.ip);
+    const wait = await failures.blockedFor(address);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      throw new ProblemError({
+        slug: 'rate-limited',
+        detail: `Too many unknown API keys were sent from this address; retry in ${wait} s.`,
+      });
+    }
+    const token = bearerToken(request.headers.authorization);
+    if (!token) {
+      throw new ProblemError({
+        slug: 'unauthorized',
+        detail: 'Send your API key as "Authorization: Bearer <key>".',
+        errors: [{ location: 'header.authorization', message: 'missing bearer token' }],
+      });
+    }
+    const found = await deps.tenants.findByKey(token);
+    if (!found) {
+      await failures.recordFailure(address);
+      throw new ProblemError({
+        slug: 'unauthorized',
+        detail: 'The API key is not valid (it may have been deleted).',
+        errors: [{ location: 'header.authorization', message: 'unknown API key' }],
+      });
+    }
+    request.tenant = found.tenant;
+    request.apiKeyId = found.key.id;
+  };
 }
 
-export async function registerAuth(app: FastifyInstance, deps: ApiDeps) {
+export async function registerAuth(app: FastifyInstance, deps: ApiDeps, authenticate: Authenticate) {
   app.decorateRequest('tenant', null as unknown as Tenant);
   app.decorateRequest('apiKeyId', '');
-  app.addHook('onRequest', async (request) => {
-    if (needsApiKey(request)) await authenticate(request, deps);
+  app.addHook('onRequest', async (request, reply) => {
+    if (needsApiKey(request)) await authenticate(request, reply);
   });
 
   await app.register(rateLimit, {
@@ -120,11 +156,11 @@ export async function registerAuth(app: FastifyInstance, deps: ApiDeps) {
  * Fastify's answer to a URL its router refuses before any hook runs (a path parameter over the router's
  * limit, a malformed URL): authenticated like any API request, then a problem document.
  */
-export function frameworkErrors(deps: ApiDeps) {
+export function frameworkErrors(authenticate: Authenticate) {
   return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isProtectedPath(canonicalPath(request.url))) {
       try {
-        await authenticate(request, deps);
+        await authenticate(request, reply);
       } catch (err) {
         if (err instanceof ProblemError) return sendProblem(request, reply, err.init);
         throw err;

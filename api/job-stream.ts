@@ -66,3 +66,29 @@ async function pollLog(run: JobStreamRun, write: (chunk: string) => Promise<void
     await sleep(idleDelay, undefined, { signal });
   }
 }
+
+/**
+ * The job streams each tenant holds open in this API process. A stream holds its slot until it ends (job
+ * complete, client gone, server closing); a tenant holding all of its slots gets no new one. Counted per
+ * process: with several API instances a tenant may hold this many on each.
+ */
+export class StreamSlots {
+  private readonly held = new Map<string, number>();
+
+  constructor(readonly perTenant: number) {}
+
+  /** A slot for the tenant, as the function that gives it back (once), or null when it has none free. */
+  take(tenantId: string): (() => void) | null {
+    const count = this.held.get(tenantId) ?? 0;
+    if (count >= this.perTenant) return null;
+    this.held.set(tenantId, count + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.held.get(tenantId) ?? 1) - 1;
+      if (left > 0) this.held.set(tenantId, left);
+      else this.held.delete(tenantId);
+    };
+  }
+}

@@ -53,7 +53,15 @@ export const PROBLEM_TYPES = {
   'rate-limited': {
     status: 429,
     title: 'Too many requests',
-    description: "The tenant's request-rate limit is exceeded; retry after Retry-After seconds.",
+    description:
+      "The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; " +
+      'retry after Retry-After seconds.',
+  },
+  'too-many-streams': {
+    status: 429,
+    title: 'Too many open streams',
+    description:
+      'The tenant already holds STREAMS_PER_TENANT job streams open; close one before opening another.',
   },
   'provider-rate-limited': {
     status: 429,

@@ -23,8 +23,16 @@ export const ConfigSchema = z.object({
   EXTRACT_WAIT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
   /** How often a job stream (SSE) sends its `: heartbeat` comment. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(10).default(15_000),
+  /** Job streams (SSE) one tenant may hold open at once on one API process; one more is a 429. */
+  STREAMS_PER_TENANT: z.coerce.number().int().min(1).default(20),
   ALLOW_PRIVATE_ADDRESSES: bool.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /**
+   * Unknown API keys one client address (an IPv6 address by its /64) may send per AUTH_FAILURE_WINDOW_MS;
+   * past that every request of that address needing a key is a 429 until the window ends.
+   */
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),
+  AUTH_FAILURE_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()

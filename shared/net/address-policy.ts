@@ -53,18 +53,20 @@ function isPublicIpv6(addr: ipaddr.IPv6): boolean {
 }
 
 /**
- * The IPv4 address an IPv6 address tunnels or translates to: undefined when it embeds none, null when it
- * embeds one we cannot recover (Teredo obfuscates the client address), which the caller refuses.
+ * The IPv4 address an IPv6 address tunnels or translates to: undefined when it embeds none, null when we
+ * cannot tell which one it reaches, which both checks refuse. Teredo carries two (the relay's and the
+ * client's); neither is treated as public, and either one refused refuses the address (teredoIpv4s).
  */
 function embeddedIpv4(addr: ipaddr.IPv6, range: string): ipaddr.IPv4 | null | undefined {
   const p = addr.parts;
-  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
   switch (range) {
     case 'ipv4Mapped': // ::ffff:a.b.c.d
     case 'rfc6145': // ::ffff:0:a.b.c.d (IPv4-translated)
       return v4(p[6]!, p[7]!);
-    case 'rfc6052': // 64:ff9b::a.b.c.d is well-known NAT64; 64:ff9b:1::/48 is site-local NAT64, refused
-      return p[2] === 0 && p[3] === 0 && p[4] === 0 && p[5] === 0 ? v4(p[6]!, p[7]!) : null;
+    case 'rfc6052':
+      // 64:ff9b::a.b.c.d is well-known NAT64. Local-use NAT64 (64:ff9b:1::/48) puts the IPv4 address at a
+      // place its operator chose (RFC 6052's prefix lengths), so which host it reaches cannot be told.
+      return p[1] === 0xff9b && p.slice(2, 6).every((part) => part === 0) ? v4(p[6]!, p[7]!) : null;
     case '6to4': // 2002:aabb:ccdd::/48
       return v4(p[1]!, p[2]!);
     case 'teredo':
@@ -75,6 +77,14 @@ function embeddedIpv4(addr: ipaddr.IPv6, range: string): ipaddr.IPv4 | null | un
     default:
       return undefined;
   }
+}
+
+const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+
+/** Teredo (2001::/32): the relay's IPv4 in bits 32-63, the client's inverted in the last 32 bits. */
+function teredoIpv4s(addr: ipaddr.IPv6): ipaddr.IPv4[] {
+  const p = addr.parts;
+  return [v4(p[2]!, p[3]!), v4(p[6]! ^ 0xffff, p[7]! ^ 0xffff)];
 }
 
 /**
@@ -118,7 +128,10 @@ export function isAlwaysRefused(ip: string): boolean {
   if (parsed.kind() === 'ipv4') return isRefusedIpv4(parsed as ipaddr.IPv4);
   const v6 = parsed as ipaddr.IPv6;
   const range = v6.range();
+  // An embedded IPv4 address is refused like itself, also with allowPrivate.
+  if (range === 'teredo') return teredoIpv4s(v6).some(isRefusedIpv4);
   const embedded = embeddedIpv4(v6, range);
+  if (embedded === null) return true;
   if (embedded) return isRefusedIpv4(embedded);
   return range === 'linkLocal' || METADATA_V6.some((cidr) => v6.match(cidr));
 }

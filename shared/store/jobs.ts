@@ -140,21 +140,14 @@ export class JobReader {
     return stillPending.filter(Boolean).length;
   }
 
-  /** The crawl map's entries, by discovery order. */
-  /** The crawl map: every discovered URL, with the outcome of those processed (from their results). */
-  async crawlMap(job: JobView): Promise<CrawlMapEntry[]> {
-    const [entries, results] = await Promise.all([this.discovered(job), this.results(job)]);
-    const byNode = new Map(entries.map((e) => [e.node, e]));
-    for (const r of results) {
-      const entry = r.node === null || r.node === undefined ? undefined : byNode.get(r.node);
-      if (entry) Object.assign(entry, pageOutcome(r));
-    }
-    return entries;
-  }
-
-  private async discovered(job: JobView): Promise<CrawlMapEntry[]> {
+  /**
+   * The crawl map: every discovered URL by discovery order, with the outcome of those processed (read from
+   * their results), a batch of chunks at a time. Only each page's outcome is kept across batches, never its
+   * data, so a crawl of 10,000 pages costs its outcomes (a few hundred bytes a page), not its results.
+   */
+  async *crawlMapBatches(job: JobView): AsyncGenerator<CrawlMapEntry[]> {
+    const outcomes = await this.outcomesByNode(job);
     const chunks = Math.ceil(job.discovered_count / CRAWL_MAP_PER_CHUNK);
-    const out: CrawlMapEntry[] = [];
     for (let start = 0; start < chunks; start += PARALLEL) {
       const docs = await Promise.all(
         Array.from({ length: Math.min(PARALLEL, chunks - start) }, (_, i) =>
@@ -163,15 +156,29 @@ export class JobReader {
             .findOne({ _id: crawlMapChunkKey(job.id, start + i) }),
         ),
       );
-      for (const doc of docs) if (doc) out.push(...Object.values(doc.entries));
+      // Chunk k holds nodes [25k, 25k + 25): sorting a batch sorts the whole map.
+      const entries = docs.flatMap((doc) => (doc ? Object.values(doc.entries) : []));
+      for (const entry of entries) Object.assign(entry, outcomes.get(entry.node));
+      yield entries.sort((a, b) => a.node - b.node);
     }
-    return out.sort((a, b) => a.node - b.node);
   }
 
-  /** Page results of a job in event order. */
-  async results(job: JobView): Promise<ResultView[]> {
+  /** Each processed node's outcome, from its latest result. */
+  private async outcomesByNode(job: JobView) {
+    const outcomes = new Map<number, ReturnType<typeof pageOutcome>>();
+    for await (const batch of this.resultBatches(job)) {
+      for (const r of batch)
+        if (r.node !== null && r.node !== undefined) outcomes.set(r.node, pageOutcome(r));
+    }
+    return outcomes;
+  }
+
+  /**
+   * Page results of a job in event order, a batch of chunks (at most 160 pages) at a time: each batch is
+   * read by `_id`s (`<job id>:<chunk>`), the only lookup FerretDB pushes down.
+   */
+  async *resultBatches(job: JobView): AsyncGenerator<ResultView[]> {
     const chunks = Math.floor(job.last_seq / RESULTS_PER_CHUNK) + 1;
-    const out: ResultView[] = [];
     for (let start = 0; start < chunks; start += PARALLEL) {
       const docs = await Promise.all(
         Array.from({ length: Math.min(PARALLEL, chunks - start) }, (_, i) =>
@@ -180,8 +187,16 @@ export class JobReader {
             .findOne({ _id: resultChunkKey(job.id, start + i) }),
         ),
       );
-      for (const doc of docs) if (doc) out.push(...Object.values(doc.pages));
+      // Chunk k holds seqs [10k, 10k + 10): sorting a batch keeps the whole list in event order.
+      const pages = docs.flatMap((doc) => (doc ? Object.values(doc.pages) : []));
+      yield pages.sort((a, b) => a.seq - b.seq);
     }
-    return out.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Every page result of a job in event order (for jobs known to be small, or callers that need them all). */
+  async results(job: JobView): Promise<ResultView[]> {
+    const out: ResultView[] = [];
+    for await (const batch of this.resultBatches(job)) out.push(...batch);
+    return out;
   }
 }

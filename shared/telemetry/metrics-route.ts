@@ -1,6 +1,7 @@
 // GET /metrics on the API: Prometheus text, outside /api/v1 so no tenant key applies (a tenant's key is not
 // an operator's). Bound like the rest of the API (HOST, PORT); when METRICS_TOKEN is set a scrape must send
-// it as a bearer token. The counts come from the job events this process writes (job.created, and the
+// it as a bearer token. Without a token it is served only when the API listens on loopback: elsewhere the
+// route does not exist (404), as anyone reaching the port would read it. The counts come from the job events this process writes (job.created, and the
 // failures of jobs whose workflow never started) and from Temporal's visibility (jobs running, crawl frontiers).
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
@@ -33,8 +34,9 @@ export function registerMetrics(
   if (!deps.config.METRICS_TOKEN && !isLoopback(deps.config.HOST)) {
     app.log.warn(
       { host: deps.config.HOST },
-      'GET /metrics answers anyone who reaches this address: set METRICS_TOKEN (or keep the port private)',
+      'GET /metrics is off: the API listens beyond loopback and METRICS_TOKEN is not set',
     );
+    return metrics;
   }
   app.get(METRICS_PATH, { schema: { hide: true }, logLevel: 'warn' }, async (request, reply) => {
     const answer = await scrape(metrics.registry, request.headers.authorization, deps.config.METRICS_TOKEN);
@@ -43,4 +45,6 @@ export function registerMetrics(
   return metrics;
 }
 
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
+/** HOST values that listen on loopback only (0.0.0.0, :: and any other address are reachable from outside). */
+export const isLoopback = (host: string) =>
+  ['localhost', '::1', '[::1]'].includes(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);

@@ -5,9 +5,14 @@ import { IdParamsSchema } from '../../../shared/schemas/common.js';
 import { CrawlMapSchema } from '../../../shared/schemas/crawl.js';
 import { standardErrors } from '../../../shared/schemas/problem.js';
 import { pageOutcome } from '../../../shared/store/jobs.js';
+import type { CrawlMapEntry } from '../../../shared/store/read-models.js';
 import { CRAWL_IN_FLIGHT_QUERY } from '../../../shared/temporal-names.js';
 import type { ApiDeps } from '../../deps.js';
 import { notFound } from '../../problem.js';
+import { streamObject } from '../../streamed-body.js';
+
+/** Each entry is checked (and trimmed) as the response schema would check the whole map. */
+const ENTRY = CrawlMapSchema.shape.entries.element;
 
 export const crawlMapRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -21,40 +26,51 @@ export const crawlMapRoutes =
             'Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as ' +
             'the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, ' +
             'out of limits — error_details says which — or the job ended first). At most 50 skipped links are ' +
-            'recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map.',
+            'recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map. ' +
+            'The entries are streamed as they are read (the counts come after them in the object), so a crawl ' +
+            'of any size is answered without the service holding it whole.',
           tags: ['jobs'],
           params: IdParamsSchema,
           response: { 200: CrawlMapSchema, ...standardErrors },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const job = await deps.jobs.get(request.tenant._id, request.params.id);
         if (!job) throw notFound(`job ${request.params.id}`);
-        const entries = job.type === 'crawl' ? await deps.jobs.crawlMap(job) : await singlePageMap(deps, job);
         const crawling = await pagesInFlight(deps, job);
-        for (const e of entries) if (e.status === 'pending' && crawling.has(e.node)) e.status = 'crawling';
-        const failed = entries.filter((e) => e.status === 'failed');
-        const byCategory: Record<string, number> = {};
-        for (const e of failed)
-          if (e.error_category) byCategory[e.error_category] = (byCategory[e.error_category] ?? 0) + 1;
-        return {
-          job_id: job.id,
-          seed_url: job.url,
-          max_depth: job.max_depth ?? 0,
-          total: entries.length,
-          completed: entries.filter((e) => e.status === 'completed').length,
-          failed: failed.length,
-          error_summary: {
-            total: failed.length,
-            has_rate_limit: 'rate_limit' in byCategory,
-            by_category: byCategory,
-          },
-          entries: entries.map(({ node, ...e }) => ({
+        const counts = { total: 0, completed: 0, failed: 0, byCategory: {} as Record<string, number> };
+        const toJson = (entry: CrawlMapEntry) => {
+          if (entry.status === 'pending' && crawling.has(entry.node)) entry.status = 'crawling';
+          counts.total++;
+          if (entry.status === 'completed') counts.completed++;
+          if (entry.status === 'failed') {
+            counts.failed++;
+            const category = entry.error_category;
+            if (category) counts.byCategory[category] = (counts.byCategory[category] ?? 0) + 1;
+          }
+          const { node: _node, ...e } = entry;
+          return ENTRY.parse({
             ...e,
             clean_duration_ms: e.clean_duration_ms ?? null,
             data_source: e.data_source ?? null,
-          })),
+          });
         };
+        const batches = job.type === 'crawl' ? deps.jobs.crawlMapBatches(job) : singlePageMap(deps, job);
+        const head = { job_id: job.id, seed_url: job.url, max_depth: job.max_depth ?? 0 };
+        // The summary follows the entries: it counts them as they are sent.
+        const tail = () => ({
+          total: counts.total,
+          completed: counts.completed,
+          failed: counts.failed,
+          error_summary: {
+            total: counts.failed,
+            has_rate_limit: 'rate_limit' in counts.byCategory,
+            by_category: counts.byCategory,
+          },
+        });
+        const body = streamObject(head, 'entries', batches, toJson, tail);
+        // Fastify pipes a stream as it is (no serializer); the response schema only documents it.
+        return reply.type('application/json; charset=utf-8').send(body as never);
       },
     );
   };
@@ -67,8 +83,9 @@ async function pagesInFlight(deps: ApiDeps, job: JobView): Promise<Set<number>> 
   return new Set(await Promise.race([query.catch(() => []), timeout]));
 }
 
-async function singlePageMap(deps: ApiDeps, job: JobView) {
-  return (await deps.jobs.results(job)).map((r, node) => ({
+/** An extract's (or analyze's, map's) one page as a crawl-map entry. */
+async function* singlePageMap(deps: ApiDeps, job: JobView): AsyncGenerator<CrawlMapEntry[]> {
+  yield (await deps.jobs.results(job)).map((r, node) => ({
     id: r.id,
     node,
     url: r.url,

@@ -4,9 +4,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as yaml from 'js-yaml';
 import Negotiator from 'negotiator';
 import { mergeResults } from '../../../shared/merge-results.js';
+import type { JobView } from '../../../shared/reducers/job.js';
+import type { ResultView } from '../../../shared/reducers/results.js';
 import { IdParamsSchema } from '../../../shared/schemas/common.js';
 import { ProblemSchema, standardErrors } from '../../../shared/schemas/problem.js';
 import {
+  JobResultSchema,
   RESULT_MEDIA_TYPES,
   type ResultFormat,
   ResultsQuerySchema,
@@ -14,6 +17,7 @@ import {
 } from '../../../shared/schemas/results.js';
 import type { ApiDeps } from '../../deps.js';
 import { notFound, ProblemError } from '../../problem.js';
+import { streamItems } from '../../streamed-body.js';
 import { jobResult } from '../../views.js';
 
 const DESCRIPTION = `The page results of a job of any type (extract, crawl, analyze), in the order the pages finished:
@@ -40,7 +44,11 @@ order (failed and skipped pages contribute nothing):
 3. other items appear once per distinct value (deep equality, key order ignored).
 
 The merged array is sent in the chosen format like the page results: a JSON array, one merged item per JSON
-line, or a YAML sequence.`;
+line, or a YAML sequence.
+
+**Size.** The page results are streamed as they are read (a batch of at most 160 pages at a time), so a crawl
+of any size is answered without the service holding it whole; a body cut short means the read failed midway.
+merge=true holds the completed pages' data, as merging needs all of it.`;
 
 const MEDIA_TYPES: readonly string[] = Object.values(RESULT_MEDIA_TYPES).flat();
 const FORMAT_OF_MEDIA_TYPE = new Map<string, ResultFormat>(
@@ -64,6 +72,14 @@ export function chooseFormat(
 function renderText(format: Exclude<ResultFormat, 'json'>, items: readonly unknown[]): string {
   if (format === 'jsonl') return items.map((item) => `${JSON.stringify(item)}\n`).join('');
   return yaml.dump(items, { noRefs: true, lineWidth: -1 });
+}
+
+/** The merged records of the completed pages: only their data is kept while the results are read. */
+async function mergedItems(deps: ApiDeps, job: JobView): Promise<unknown[]> {
+  const data: unknown[] = [];
+  for await (const batch of deps.jobs.resultBatches(job))
+    for (const page of batch) if (page.status === 'completed') data.push(page.data);
+  return mergeResults(data);
 }
 
 export const resultRoutes =
@@ -91,13 +107,21 @@ export const resultRoutes =
             detail: `Accept "${request.headers.accept}" allows none of ${MEDIA_TYPES.join(', ')}; or use format=json|jsonl|yaml`,
           });
         }
-        const pages = await deps.jobs.results(job);
-        const items = request.query.merge
-          ? mergeResults(pages.filter((page) => page.status === 'completed').map((page) => page.data))
-          : pages.map((page) => jobResult(page, { provenance: request.query.include_provenance }));
         reply.header('vary', 'Accept').type(`${choice.mediaType}; charset=utf-8`);
-        // JSON goes through the response schema; the text formats are sent as they are.
-        return choice.format === 'json' ? items : renderText(choice.format, items);
+        if (request.query.merge) {
+          const items = await mergedItems(deps, job);
+          // JSON goes through the response schema; the text formats are sent as they are.
+          return choice.format === 'json' ? items : renderText(choice.format, items);
+        }
+        const provenance = request.query.include_provenance;
+        // Each JSON item is checked against JobResult as the response schema would check the whole list.
+        const toJson =
+          choice.format === 'json'
+            ? (page: ResultView) => JobResultSchema.parse(jobResult(page, { provenance }))
+            : (page: ResultView) => jobResult(page, { provenance });
+        const body = streamItems(deps.jobs.resultBatches(job), choice.format, toJson);
+        // Fastify pipes a stream as it is (no serializer); the response schema only documents it.
+        return reply.send(body as never);
       },
     );
   };

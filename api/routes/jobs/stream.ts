@@ -12,8 +12,8 @@ import {
 import { JobStreamCursor, resumePoint, SSE_IDS_PER_SEQ } from '../../../shared/sse-events.js';
 import { API_PREFIX } from '../../auth.js';
 import type { ApiDeps } from '../../deps.js';
-import { runJobStream, SSE_HEADERS } from '../../job-stream.js';
-import { notFound } from '../../problem.js';
+import { runJobStream, SSE_HEADERS, StreamSlots } from '../../job-stream.js';
+import { notFound, ProblemError } from '../../problem.js';
 
 const DESCRIPTION = `Server-Sent Events (send \`Accept: text/event-stream\`). Every event has \`id\` and \`retry\`; its
 \`data\` line is JSON (JobStreamEvent describes each kind).
@@ -28,7 +28,10 @@ Ids are unique and strictly increasing: the i-th event (from 0) told for the job
 and one connecting after the job ended get the same events with the same ids. Reconnect with
 \`Last-Event-ID\` (or \`?last_event_id=\`) to get exactly the events with a larger id; a client resuming
 after the end of an ended job gets its \`complete\` event again, so it knows the stream is over. A
-\`: heartbeat\` comment comes every 15 seconds.`;
+\`: heartbeat\` comment comes every 15 seconds.
+
+A tenant holds at most STREAMS_PER_TENANT (default 20) streams open at once (per API instance); one more is a
+429 problem of type too-many-streams until one of them ends.`;
 
 /** OpenAPI 3.1 has no event-stream type: the 200 body is documented as a stream of events as sent. */
 const EventStreamResponse = z.string().meta({
@@ -46,6 +49,7 @@ export const streamRoutes =
   async (app) => {
     // Open streams would keep server.close() waiting: end them when the server shuts down.
     const open = new Map<AbortController, Promise<void>>();
+    const slots = new StreamSlots(deps.config.STREAMS_PER_TENANT);
     app.addHook('preClose', async () => {
       for (const controller of open.keys()) controller.abort();
       await Promise.allSettled(open.values());
@@ -68,24 +72,37 @@ export const streamRoutes =
         const job = await deps.jobs.get(request.tenant._id, request.params.id);
         if (!job) throw notFound(`job ${request.params.id}`);
         const resumeAfter = resumePoint(request.headers['last-event-id'], request.query.last_event_id);
+        const release = slots.take(request.tenant._id);
+        if (!release) {
+          throw new ProblemError({
+            slug: 'too-many-streams',
+            detail: `At most ${slots.perTenant} job streams may be open at once; close one first.`,
+          });
+        }
 
-        reply.hijack();
-        const res = reply.raw;
         const controller = new AbortController();
-        res.on('close', () => controller.abort());
-        res.writeHead(200, { ...replyHeaders(reply), ...SSE_HEADERS });
-        res.flushHeaders();
-        const run = runJobStream({
-          events: deps.events,
-          jobId: job.id,
-          cursor: new JobStreamCursor(resumeAfter, `${API_PREFIX}/jobs/${job.id}/results`),
-          res,
-          heartbeatMs: deps.config.SSE_HEARTBEAT_MS,
-          signal: controller.signal,
-          log: request.log,
-        });
-        open.set(controller, run);
-        await run.finally(() => open.delete(controller));
+        try {
+          reply.hijack();
+          const res = reply.raw;
+          res.on('close', () => controller.abort());
+          res.writeHead(200, { ...replyHeaders(reply), ...SSE_HEADERS });
+          res.flushHeaders();
+          const run = runJobStream({
+            events: deps.events,
+            jobId: job.id,
+            cursor: new JobStreamCursor(resumeAfter, `${API_PREFIX}/jobs/${job.id}/results`),
+            res,
+            heartbeatMs: deps.config.SSE_HEARTBEAT_MS,
+            signal: controller.signal,
+            log: request.log,
+          });
+          open.set(controller, run);
+          await run;
+        } finally {
+          // Whatever ended the stream (its job, the client, the server, a throw) frees its slot.
+          open.delete(controller);
+          release();
+        }
         return reply;
       },
     );
