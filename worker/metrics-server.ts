@@ -1,10 +1,12 @@
 // The worker's own GET /metrics (activities run here, so their counts live here): a small HTTP server on
 // WORKER_METRICS_HOST:WORKER_METRICS_PORT (127.0.0.1 by default; port 0 = none), METRICS_TOKEN if set.
+// Without a token it serves on loopback only, as the API does: a wider host then starts no server.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Config } from '../shared/config.js';
 import { scrape } from '../shared/metrics/scrape.js';
+import { isLoopbackHost } from '../shared/net/loopback-host.js';
 
 export interface MetricsServer {
   port: number;
@@ -18,6 +20,12 @@ export async function startMetricsServer(
   config: MetricsServerConfig,
 ): Promise<MetricsServer | null> {
   if (config.WORKER_METRICS_PORT === 0) return null;
+  if (!config.METRICS_TOKEN && !isLoopbackHost(config.WORKER_METRICS_HOST)) {
+    console.warn(
+      `worker /metrics is off: WORKER_METRICS_HOST ${config.WORKER_METRICS_HOST} is beyond loopback and METRICS_TOKEN is not set`,
+    );
+    return null;
+  }
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {

@@ -10,6 +10,7 @@ import { jobEventCounter } from '../metrics/job-events.js';
 import { readRunningJobs } from '../metrics/jobs-running.js';
 import { createMetrics, type ServiceMetrics } from '../metrics/registry.js';
 import { scrape } from '../metrics/scrape.js';
+import { isLoopbackHost } from '../net/loopback-host.js';
 import type { EventStore } from '../store/event-store.js';
 import type { JobReader } from '../store/jobs.js';
 
@@ -31,7 +32,7 @@ export function registerMetrics(
   const stop = deps.events.onWritten(jobEventCounter(metrics));
   app.addHook('onClose', async () => stop());
   readRunningJobs(metrics, deps.temporal, deps.jobs);
-  if (!deps.config.METRICS_TOKEN && !isLoopback(deps.config.HOST)) {
+  if (!deps.config.METRICS_TOKEN && !isLoopbackHost(deps.config.HOST)) {
     app.log.warn(
       { host: deps.config.HOST },
       'GET /metrics is off: the API listens beyond loopback and METRICS_TOKEN is not set',
@@ -44,7 +45,3 @@ export function registerMetrics(
   });
   return metrics;
 }
-
-/** HOST values that listen on loopback only (0.0.0.0, :: and any other address are reachable from outside). */
-export const isLoopback = (host: string) =>
-  ['localhost', '::1', '[::1]'].includes(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
