@@ -1,5 +1,7 @@
-// The API's JSON body parser: Fastify's own (prototype poisoning refused, empty body a 400), behind a depth
-// check. A body nested past MAX_JSON_DEPTH is a 400 problem before it is parsed, for every route.
+// The API's JSON body parser: Fastify's own (prototype poisoning refused), behind a depth check. A body nested
+// past MAX_JSON_DEPTH is a 400 problem before it is parsed, for every route. An empty body with a JSON content
+// type is no body (legal HTTP that many clients send on DELETE): the route then sees what a request without a
+// content type gives it, so a route that needs a body still answers that it is missing.
 import type { FastifyInstance } from 'fastify';
 import { jsonNestedDeeperThan, MAX_JSON_DEPTH } from '../shared/json-depth.js';
 import { ProblemError } from './problem.js';
@@ -8,6 +10,10 @@ export function registerJsonParser(app: FastifyInstance) {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
     if (jsonNestedDeeperThan(text, MAX_JSON_DEPTH)) {
       done(
         new ProblemError({
