@@ -110,7 +110,13 @@ before(async () => {
   site.route('/from-sw', (_req, res) => res.writeHead(204).end());
   site.route('/from-shared', (_req, res) => res.writeHead(204).end());
   // Child targets downloading: a cross-site frame, and a dedicated worker.
-  site.route('/framed', html('Framed', `<h1>Framed</h1><iframe src="${attacker.url}/frame"></iframe>`));
+  // Both keep the network busy, so the render waits its whole wait rather than a download's start.
+  const busy = `<script>setInterval(() => fetch('/tick?' + Math.random()).catch(() => {}), 150);</script>`;
+  site.route('/tick', (_req, res) => res.writeHead(204).end());
+  site.route(
+    '/framed',
+    html('Framed', `<h1>Framed</h1><iframe src="${attacker.url}/frame"></iframe>${busy}`),
+  );
   attacker.route(
     '/frame',
     html(
@@ -120,7 +126,7 @@ before(async () => {
   );
   site.route(
     '/worker-download',
-    html('Worker', `<h1>Worker</h1><script>new Worker('/download.js');</script>`),
+    html('Worker', `<h1>Worker</h1><script>new Worker('/download.js');</script>${busy}`),
   );
   site.route('/download.js', js(`fetch('/big.bin').then((r) => r.arrayBuffer()).catch(() => {});`));
   // A script sends the page to the attacker's origin once it has loaded.
