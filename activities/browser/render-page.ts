@@ -212,10 +212,12 @@ class Render {
         ? await runPageActions(this.page, this.opts.actions ?? [], this.failed, shots)
         : undefined;
     if (this.opts.afterActions) await Promise.race([this.opts.afterActions(this.page), this.failed]);
-    const body =
+    const reading =
       mime === 'text/plain'
-        ? await this.page.evaluate(() => document.body?.textContent ?? '')
-        : await this.page.content();
+        ? this.page.evaluate(() => document.body?.textContent ?? '')
+        : this.page.content();
+    reading.catch(() => undefined); // when the failure wins the race
+    const body = await Promise.race([reading, this.failed]);
     const bytes = Buffer.byteLength(body);
     if (bytes > this.opts.maxBytes) throw tooLarge(this.opts.maxBytes, { renderedBytes: bytes });
     const finalUrl = this.page.url();
