@@ -89,6 +89,7 @@ export class RendererMemory {
   }
 
   private async check(): Promise<void> {
+    if (this.budgets.size === 0) return; // never a budget of -Infinity
     const budget = Math.max(...this.budgets.values());
     const { processInfo } = await withTimeout(
       this.session.send('SystemInfo.getProcessInfo'),
