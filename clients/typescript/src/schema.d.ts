@@ -192,7 +192,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -383,7 +383,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -588,7 +588,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -818,7 +818,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1011,7 +1011,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1156,7 +1156,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1336,7 +1336,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1385,7 +1385,7 @@ export interface paths {
     };
     /**
      * Every URL a crawl discovered, with its parent, depth, status, timings, tokens and model
-     * @description Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, out of limits — error_details says which — or the job ended first). At most 50 skipped links are recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map.
+     * @description Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, out of limits — error_details says which — or the job ended first). At most 50 skipped links are recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map. The entries are streamed as they are read (the counts come after them in the object), so a crawl of any size is answered without the service holding it whole.
      */
     get: {
       parameters: {
@@ -1482,7 +1482,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1627,7 +1627,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1781,7 +1781,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1965,7 +1965,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2056,6 +2056,10 @@ export interface paths {
      *
      *     The merged array is sent in the chosen format like the page results: a JSON array, one merged item per JSON
      *     line, or a YAML sequence.
+     *
+     *     **Size.** The page results are streamed as they are read (a batch of at most 160 pages at a time), so a crawl
+     *     of any size is answered without the service holding it whole; a body cut short means the read failed midway.
+     *     merge=true holds the completed pages' data, as merging needs all of it.
      */
     get: {
       parameters: {
@@ -2180,7 +2184,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2363,7 +2367,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2443,6 +2447,9 @@ export interface paths {
      *     `Last-Event-ID` (or `?last_event_id=`) to get exactly the events with a larger id; a client resuming
      *     after the end of an ended job gets its `complete` event again, so it knows the stream is over. A
      *     `: heartbeat` comment comes every 15 seconds.
+     *
+     *     A tenant holds at most STREAMS_PER_TENANT (default 20) streams open at once (per API instance); one more is a
+     *     429 problem of type too-many-streams until one of them ends.
      */
     get: {
       parameters: {
@@ -2581,7 +2588,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2726,7 +2733,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2871,7 +2878,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3016,7 +3023,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3170,7 +3177,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3317,7 +3324,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3460,7 +3467,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3610,7 +3617,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3752,7 +3759,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3902,7 +3909,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4047,7 +4054,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4190,7 +4197,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4421,7 +4428,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4614,7 +4621,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4780,7 +4787,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4940,7 +4947,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5092,7 +5099,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5241,7 +5248,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5408,7 +5415,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5573,7 +5580,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5753,7 +5760,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5948,7 +5955,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6120,7 +6127,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6271,7 +6278,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6414,7 +6421,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6566,7 +6573,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6698,7 +6705,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6843,7 +6850,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6994,7 +7001,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7137,7 +7144,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7289,7 +7296,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7418,7 +7425,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7622,7 +7629,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7785,7 +7792,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7918,7 +7925,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8063,7 +8070,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8215,7 +8222,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8347,7 +8354,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8487,7 +8494,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8653,7 +8660,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8796,7 +8803,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8963,7 +8970,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -9092,7 +9099,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -9239,7 +9246,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -11870,12 +11877,12 @@ export interface components {
       };
     };
     /**
-     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
      * @example 2h
      */
     MaxAge: number | string;
     /**
-     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
      * @example 2h
      */
     MaxAgeInput: number | string;
