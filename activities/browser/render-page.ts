@@ -9,7 +9,6 @@
 // (actions, a login) gets a fresh context of its own. A render that broke a bound fails, so its page is not
 // kept. A page its scripts took to another origin than the server answered from says so
 // (FetchedDocument.crossOriginNavigation): it is not that URL's content.
-
 import { createHash } from 'node:crypto';
 import type { Dialog, HTTPResponse, Page } from 'puppeteer-core';
 import { CategorizedError } from '../../shared/errors.js';

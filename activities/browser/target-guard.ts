@@ -4,9 +4,12 @@
 // opened it, which a kept page carries into its scope's next render. None is needed to read a page, so none
 // is let run. Chromium's popup blocker (on: launch-browser.ts drops puppeteer's --disable-popup-blocking)
 // refuses window.open and target=_blank without a user gesture; what a gesture opens (a click action) is met
-// here: the browser attaches to every new page and worker before it runs (waitForDebuggerOnStart), and a
-// foreign one has every request refused and is closed at once, while the pool's own pages go on. A service
-// worker's script is refused with it, so its registration fails and no worker answers a later render.
+// here: the browser attaches to every new page and worker as it starts (waitForDebuggerOnStart), and a
+// foreign one has every request refused and is closed at once, while the pool's own pages go on. A new page
+// waits for this session before it loads anything; a worker is let go by puppeteer's own session at once, so
+// it may start before its requests are refused (a shared worker's script came through the page's
+// interception). A service worker's script is refused, so its registration fails and no worker answers a
+// later render.
 import type { Browser, CDPSession, Page, Protocol } from 'puppeteer-core';
 
 export interface TargetGuard {
