@@ -208,6 +208,8 @@ export function makePageSource(deps: ActivityDeps) {
               body: doc.body,
               bytes: doc.bytes,
               fetchedAt: fetched.fetchedAt,
+              // A page its scripts took to another origin is this job's page, not the URL's latest.
+              ...(doc.crossOriginNavigation ? { latest: false } : {}),
             })
             .then(() => undefined)
         : Promise.resolve();

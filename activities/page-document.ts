@@ -25,6 +25,11 @@ export interface FetchedDocument {
   actions?: ActionOutcome[];
   /** Screenshots the actions took (stored with the page; never passed on to a workflow). */
   screenshots?: Screenshot[];
+  /**
+   * Dynamic mode: the page's scripts (or a meta refresh), not the server's redirects, took it to another
+   * origin than the one that answered. What was read is not that URL's content: it is not kept as the URL's.
+   */
+  crossOriginNavigation?: true;
 }
 
 /** Web page types; documents (activities/documents/kinds.ts) are read into HTML, anything else is `unsupported_content`. */

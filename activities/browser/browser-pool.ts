@@ -3,7 +3,9 @@
 // the caller's isolation scope, kept for that scope's next page (scoped-pages.ts: a new context and page cost
 // a renderer process each). The browser is replaced when it dies and after a number of pages (to bound
 // leaks), and closed with the worker. All its traffic goes through the filtering proxy, which the pool starts
-// with the first browser and stops when it closes.
+// with the first browser and stops when it closes. Each browser is guarded from its launch: pages and workers
+// a page opens by itself are closed before they run (target-guard.ts), and a renderer past its memory budget
+// is killed while a render runs (renderer-memory.ts).
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'puppeteer-core';
 import type { Config } from '../../shared/config.js';
@@ -18,7 +20,9 @@ import {
   withTimeout,
 } from './launch-browser.js';
 import { PageSlots } from './page-slots.js';
+import { RendererMemory } from './renderer-memory.js';
 import { ScopedPages } from './scoped-pages.js';
+import { guardTargets, openPage, type TargetGuard } from './target-guard.js';
 
 export interface BrowserPoolOptions {
   executablePath: string;
@@ -47,7 +51,19 @@ export interface PoolStats {
   waiting: number;
   /** Process ids of the browsers still running (each leads its own process group). */
   browserPids: number[];
+  /** Popups, windows and workers pages opened by themselves, closed before they ran. */
+  refusedTargets: number;
+  /** Renderer processes killed past their memory budget. */
+  rendererKills: number;
 }
+
+/** What a lent page comes with: the proxy its traffic goes through, and its renderer's memory bound. */
+export interface PageServices {
+  proxy: FilteringProxy;
+  memory: RendererMemory;
+}
+
+type PageFn<T> = (page: Page, services: PageServices) => Promise<T>;
 
 const CLOSE_TIMEOUT_MS = 5_000;
 const IDLE_PAGE_MS = 30_000;
@@ -56,6 +72,8 @@ interface Generation {
   browser: Browser;
   /** Kept pages by scope (their contexts close with the browser). */
   pages: ScopedPages;
+  guard: TargetGuard;
+  memory: RendererMemory;
   served: number;
   active: number;
   retiring: boolean;
@@ -72,6 +90,8 @@ export class BrowserPool {
   private closed = false;
   private launches = 0;
   private pagesServed = 0;
+  private refusedTargets = 0;
+  private rendererKills = 0;
   /** Closes the current browser's kept pages that waited too long. */
   private sweeper: NodeJS.Timeout | undefined;
 
@@ -80,12 +100,12 @@ export class BrowserPool {
   }
 
   /** Runs fn with a fresh page in its own browser context; the context is closed afterwards, whatever fn did. */
-  async withPage<T>(fn: (page: Page, proxy: FilteringProxy) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async withPage<T>(fn: PageFn<T>, signal?: AbortSignal): Promise<T> {
     return this.lend(async (gen, proxy) => {
       const context = await isolatedContext(gen.browser);
       try {
-        const page = await context.newPage();
-        return await fn(page, proxy);
+        const page = await openPage(context);
+        return await fn(page, { proxy, memory: gen.memory });
       } finally {
         // A browser that cannot close a context is not trusted with another page.
         await withTimeout(context.close(), CLOSE_TIMEOUT_MS).catch(() => this.retire(gen));
@@ -94,21 +114,18 @@ export class BrowserPool {
   }
 
   /**
-   * Runs fn with a page of `scope`'s own context: one kept from the scope's last render, or a new one. When fn
-   * succeeds the page is kept for the scope's next render; when it fails the page is closed. Only pages that
-   * nobody else may see into go through here: a scope is one tenant and one site session (render-page.ts).
+   * Runs fn with a page of `scope`'s own context: one kept from the scope's last render of `origin`, or a new
+   * one. When fn succeeds the page is kept for the scope's next render of the origin it is on; when it fails
+   * the page is closed. Only pages that nobody else may see into go through here: a scope is one tenant and
+   * one site session (render-page.ts).
    */
-  async withScopedPage<T>(
-    scope: string,
-    fn: (page: Page, proxy: FilteringProxy) => Promise<T>,
-    signal?: AbortSignal,
-  ): Promise<T> {
+  async withScopedPage<T>(scope: string, origin: string, fn: PageFn<T>, signal?: AbortSignal): Promise<T> {
     if (this.opts.idlePageMs === 0) return this.withPage(fn, signal);
     return this.lend(async (gen, proxy) => {
-      const page = await gen.pages.take(scope);
+      const page = await gen.pages.take(scope, origin);
       let result: T;
       try {
-        result = await fn(page, proxy);
+        result = await fn(page, { proxy, memory: gen.memory });
       } catch (err) {
         await withTimeout(gen.pages.discard(scope, page), CLOSE_TIMEOUT_MS).catch(() => this.retire(gen));
         throw err;
@@ -153,6 +170,8 @@ export class BrowserPool {
       idlePages: this.current?.pages.idleCount ?? 0,
       waiting: this.slots.waiting,
       browserPids: pids.filter((pid): pid is number => pid !== undefined),
+      refusedTargets: this.refusedTargets,
+      rendererKills: this.rendererKills,
     };
   }
 
@@ -188,9 +207,24 @@ export class BrowserPool {
       proxy.url,
       this.opts.launchTimeoutMs ?? 30_000,
     );
+    let guard: TargetGuard;
+    let memory: RendererMemory;
+    try {
+      guard = await guardTargets(browser, () => {
+        this.refusedTargets += 1;
+      });
+      memory = await RendererMemory.start(browser, () => {
+        this.rendererKills += 1;
+      });
+    } catch (err) {
+      await stopBrowser(browser);
+      throw new CategorizedError('fetch_error', `the browser could not be guarded: ${String(err)}`, true, {
+        reason: 'browser_unavailable',
+      });
+    }
     const idleMs = this.opts.idlePageMs ?? IDLE_PAGE_MS;
     const pages = new ScopedPages(browser, this.opts.maxPages, idleMs);
-    const gen: Generation = { browser, pages, served: 0, active: 0, retiring: false };
+    const gen: Generation = { browser, pages, guard, memory, served: 0, active: 0, retiring: false };
     this.launches += 1;
     this.generations.add(gen);
     browser.once('disconnected', () => {
@@ -198,6 +232,7 @@ export class BrowserPool {
       // while its process lives on would be out of reach of close(): its process group goes now.
       if (this.current === gen) this.current = undefined;
       this.generations.delete(gen);
+      void memory.stop();
       killProcessGroup(browser.process());
     });
     if (this.closed) {
@@ -221,6 +256,9 @@ export class BrowserPool {
   private async shutdown(gen: Generation): Promise<void> {
     this.retire(gen);
     this.generations.delete(gen);
+    // Their sessions end with the browser; the memory checks stop now.
+    void gen.memory.stop();
+    void gen.guard.stop();
     const stopped = stopBrowser(gen.browser);
     this.stopping.add(stopped);
     await stopped.finally(() => this.stopping.delete(stopped));

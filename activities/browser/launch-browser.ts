@@ -65,8 +65,11 @@ async function start(
   user: BrowserUser,
   timeoutMs: number,
 ): Promise<Browser> {
-  // The profile is the user's own directory (puppeteer's temporary one would be root's).
-  const args = puppeteer.defaultArgs({ headless: true, args: flags, userDataDir: user.profileDir });
+  // The profile is the user's own directory (puppeteer's temporary one would be root's). Chromium's popup
+  // blocker stays on: a page's script opens no window without a user gesture (target-guard.ts has the rest).
+  const args = puppeteer
+    .defaultArgs({ headless: true, args: flags, userDataDir: user.profileDir })
+    .filter((arg) => arg !== '--disable-popup-blocking');
   const command = user.command(executablePath, args);
   const browser = await puppeteer.launch({
     executablePath: command.file,

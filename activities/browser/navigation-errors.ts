@@ -138,6 +138,14 @@ export function scriptHeapTooLarge(budget: number, heapBytes: number): Categoriz
   return new CategorizedError('content_too_large', message, false, { maxScriptHeapBytes: budget, heapBytes });
 }
 
+export function rendererTooLarge(budget: number, rendererBytes: number): CategorizedError {
+  const message = `the page's renderer used more than ${budget} bytes of memory while rendering`;
+  return new CategorizedError('content_too_large', message, false, {
+    maxRendererBytes: budget,
+    rendererBytes,
+  });
+}
+
 export function transferTooLarge(budget: number, transferBytes: number): CategorizedError {
   const message = `the page downloaded more than ${budget} bytes while rendering`;
   return new CategorizedError('content_too_large', message, false, {
@@ -150,7 +158,7 @@ function schemeOf(url: string): string {
   return url.slice(0, url.indexOf(':') + 1).toLowerCase();
 }
 
-function withoutHash(url: string): string {
+export function withoutHash(url: string): string {
   const at = url.indexOf('#');
   return at === -1 ? url : url.slice(0, at);
 }

@@ -2,9 +2,13 @@
 // the page makes goes through the filtering proxy (addresses); PageTraffic checks schemes, redirects, size
 // and type as they happen, and the bytes downloaded in all; the DOM's size is measured while scripts run.
 // Each failure ends the render at once, in its own category. A document (PDF, Office) is not rendered: its
-// download is stopped and it is fetched statically instead (RenderOptions.fetchDocument).
-// A render without steps runs in a page kept for its scope (the tenant and its site session, if any) and
-// leaves it for that scope's next render; one with steps (actions, a login) gets a fresh context of its own.
+// download is stopped and it is fetched statically instead (RenderOptions.fetchDocument). The renderer's
+// own memory is bounded too (renderer-memory.ts): a page whose renderer was killed for it is content_too_large.
+// A render without steps runs in a page kept for its scope (the tenant and its site session, if any) and the
+// requested origin, and leaves it for that scope's next render of the origin it ended on; one with steps
+// (actions, a login) gets a fresh context of its own. A render that broke a bound fails, so its page is not
+// kept. A page its scripts took to another origin than the server answered from says so
+// (FetchedDocument.crossOriginNavigation): it is not that URL's content.
 import { createHash } from 'node:crypto';
 import type { Dialog, HTTPResponse, Page } from 'puppeteer-core';
 import { CategorizedError } from '../../shared/errors.js';
@@ -14,13 +18,15 @@ import { mayBeDocument } from '../documents/kinds.js';
 import { mediaType } from '../fetch-static.js';
 import { DOCUMENT_TYPES, type FetchedDocument, unsupportedContent } from '../page-document.js';
 import { currentTenant } from '../tenant-share.js';
-import type { BrowserPool } from './browser-pool.js';
+import type { BrowserPool, PageServices } from './browser-pool.js';
 import { watchDomSize } from './dom-size-watch.js';
 import { type FilteringProxy, REFUSAL_HEADER } from './filtering-proxy.js';
-import { hostOf, navigationFailure, tooLarge } from './navigation-errors.js';
+import { hostOf, navigationFailure, rendererTooLarge, tooLarge } from './navigation-errors.js';
 import { runPageActions } from './page-actions.js';
 import { scriptless } from './page-ready.js';
 import { PageTraffic, skippedTypes } from './page-traffic.js';
+import { type RendererMemory, rendererBudget } from './renderer-memory.js';
+import { originOf } from './scoped-pages.js';
 import type { Screenshot } from './screenshot.js';
 import type { FetchSession } from './session-scope.js';
 
@@ -87,7 +93,7 @@ export function renderScope(session: FetchSession | undefined, tenant = currentT
 
 async function renderInPage(pool: BrowserPool, url: string, opts: RenderOptions): Promise<FetchedDocument> {
   const target = checkUrl(url);
-  const render = async (page: Page, proxy: FilteringProxy) => {
+  const render = async (page: Page, { proxy, memory }: PageServices) => {
     const budget = opts.timeoutMs + opts.waitMs + GRACE_MS + (opts.actions?.length ? ACTIONS_TOTAL_MS : 0);
     let timer: NodeJS.Timeout | undefined;
     let onAbort = () => {};
@@ -100,7 +106,7 @@ async function renderInPage(pool: BrowserPool, url: string, opts: RenderOptions)
       if (opts.signal?.aborted) onAbort();
     });
     try {
-      return await Promise.race([new Render(page, proxy, opts).run(target.href), deadline]);
+      return await Promise.race([new Render(page, proxy, memory, opts).run(target.href), deadline]);
     } finally {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
@@ -110,7 +116,7 @@ async function renderInPage(pool: BrowserPool, url: string, opts: RenderOptions)
   const steps = Boolean(opts.actions?.length || opts.afterActions);
   return steps
     ? pool.withPage(render, opts.signal)
-    : pool.withScopedPage(renderScope(opts.session), render, opts.signal);
+    : pool.withScopedPage(renderScope(opts.session), target.origin, render, opts.signal);
 }
 
 class Render {
@@ -124,6 +130,7 @@ class Render {
   constructor(
     private readonly page: Page,
     private readonly proxy: FilteringProxy,
+    private readonly memory: RendererMemory,
     private readonly opts: RenderOptions,
   ) {
     this.failed = new Promise<never>((_, reject) => {
@@ -138,26 +145,35 @@ class Render {
         onFailure: (err) => this.fail(err),
         // A script that sent the page somewhere refused or unreachable leaves an error page, not the page.
         onNavigationFailed: (errorText) => this.fail(this.navigationError(new Error(errorText))),
+        onChildCrashed: () => this.onCrashed(false),
       },
     );
   }
 
   async run(url: string): Promise<FetchedDocument> {
-    this.traffic.mainUrl = url;
     this.page.setDefaultTimeout(this.opts.timeoutMs);
     // Leaving a page (for the next one in a kept page) is always allowed; other dialogs are dismissed.
     const onDialog = (dialog: Dialog) =>
       void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+    const onCrashed = () => this.onCrashed(true);
     this.page.on('dialog', onDialog);
+    this.page.on('error', onCrashed); // puppeteer's name for the page's renderer going away
     const stopWatching = watchDomSize(this.page, this.opts.maxBytes, (err) => this.fail(err));
+    const stopMemory = this.memory.watch(rendererBudget(this.opts.maxBytes));
+    let doc: FetchedDocument;
     try {
-      await this.traffic.start();
-      return await this.load(url);
+      await this.traffic.start(url);
+      doc = await this.load(url);
     } finally {
+      stopMemory();
       stopWatching();
       this.page.off('dialog', onDialog);
+      this.page.off('error', onCrashed);
       await this.traffic.stop(); // a failure here fails the render: its page is not kept
     }
+    // A bound broken while the page was being read: what was read is not kept, and neither is the page.
+    if (this.failure) throw this.failure;
+    return doc;
   }
 
   private async load(url: string): Promise<FetchedDocument> {
@@ -195,14 +211,17 @@ class Render {
         ? await runPageActions(this.page, this.opts.actions ?? [], this.failed, shots)
         : undefined;
     if (this.opts.afterActions) await Promise.race([this.opts.afterActions(this.page), this.failed]);
-    const body =
+    const reading =
       mime === 'text/plain'
-        ? await this.page.evaluate(() => document.body?.textContent ?? '')
-        : await this.page.content();
+        ? this.page.evaluate(() => document.body?.textContent ?? '')
+        : this.page.content();
+    reading.catch(() => undefined); // when the failure wins the race
+    const body = await Promise.race([reading, this.failed]);
     const bytes = Buffer.byteLength(body);
     if (bytes > this.opts.maxBytes) throw tooLarge(this.opts.maxBytes, { renderedBytes: bytes });
+    const finalUrl = this.page.url();
     return {
-      url: this.page.url(),
+      url: finalUrl,
       status,
       headers,
       contentType: mime,
@@ -210,6 +229,7 @@ class Render {
       bytes,
       ...(actions ? { actions } : {}),
       ...(shots.length ? { screenshots: shots } : {}),
+      ...(this.leftOrigin(finalUrl) ? { crossOriginNavigation: true as const } : {}),
     };
   }
 
@@ -231,6 +251,22 @@ class Render {
     const url = this.traffic.mainUrl;
     const refusal = this.proxy.refusalFor(url);
     return navigationFailure(err, { url, timeoutMs: this.opts.timeoutMs, refusal });
+  }
+
+  /** The page ended on another origin than the server's answer to the requested URL came from. */
+  private leftOrigin(finalUrl: string): boolean {
+    const served = this.traffic.servedUrl ?? this.traffic.mainResponse?.url();
+    return served === undefined || originOf(finalUrl) !== originOf(served);
+  }
+
+  /**
+   * The page's renderer (`main`) or a child frame's went away. Killed for its memory since the render began:
+   * the page was too large. Otherwise a frame's crash leaves the page readable, and the page's does not.
+   */
+  private onCrashed(main: boolean): void {
+    const kill = this.memory.killedSince(this.started);
+    if (kill) this.fail(rendererTooLarge(kill.budget, kill.bytes));
+    else if (main) this.fail(this.navigationError(new Error('Page crashed!')));
   }
 
   /** Keeps the first reason the page is unusable and ends the render with it. */

@@ -1,11 +1,14 @@
 // Pages kept open between renders of one isolation scope (a tenant, with or without one stored site session;
 // render-page.ts names it). A new browser context and page cost a new renderer process: ~0.8 s of CPU a page on
 // the 2-core machine, against ~0.1 s to load the next page in a kept one. Each scope has its own incognito
-// context, so cookies, storage and cache never cross scopes; a page is only ever handed to its own scope again.
-// Idle pages are frozen (no timers or tasks run), at most `maxIdle` of them in all (the least recently used
-// closes first), each for at most `idleMs`; a context closes with its last page.
+// context, so cookies, storage and cache never cross scopes; a page is only ever handed to its own scope again,
+// and only for a render of the origin its document is on: a render of another origin gets a new page of the
+// scope's context, so nothing a site's document left in its page (a frozen task, a frame, a name) meets another
+// site's render. Idle pages are frozen (no timers or tasks run), at most `maxIdle` of them in all (the least
+// recently used closes first), each for at most `idleMs`; a context closes with its last page.
 import type { Browser, BrowserContext, CDPSession, Page } from 'puppeteer-core';
 import { isolatedContext } from './launch-browser.js';
+import { openPage } from './target-guard.js';
 
 interface Scope {
   context: Promise<BrowserContext>;
@@ -15,6 +18,8 @@ interface Scope {
 
 interface IdlePage {
   scope: string;
+  /** The origin of the page's document. */
+  origin: string;
   page: Page;
   since: number;
 }
@@ -37,9 +42,9 @@ export class ScopedPages {
     return this.idle.length;
   }
 
-  /** The scope's most recently used idle page, or a new page in the scope's context. */
-  async take(scope: string): Promise<Page> {
-    for (let at = this.lastIdle(scope); at !== -1; at = this.lastIdle(scope)) {
+  /** The scope's most recently used idle page on `origin`, or a new page in the scope's context. */
+  async take(scope: string, origin: string): Promise<Page> {
+    for (let at = this.lastIdle(scope, origin); at !== -1; at = this.lastIdle(scope, origin)) {
       const [{ page }] = this.idle.splice(at, 1) as [IdlePage];
       try {
         await sessions.get(page)?.send('Page.setWebLifecycleState', { state: 'active' });
@@ -52,7 +57,7 @@ export class ScopedPages {
     entry.open += 1;
     let page: Page | undefined;
     try {
-      page = await (await entry.context).newPage();
+      page = await openPage(await entry.context);
       sessions.set(page, await page.createCDPSession());
       return page;
     } catch (err) {
@@ -62,10 +67,15 @@ export class ScopedPages {
     }
   }
 
-  /** A page that served its render well waits, frozen, for its scope's next one. */
+  /**
+   * A page that served its render well waits, frozen, for its scope's next render of the origin its document
+   * is on; one on no origin (an error page, about:blank) is closed.
+   */
   async give(scope: string, page: Page): Promise<void> {
+    const origin = originOf(page.url());
+    if (origin === undefined) return this.discard(scope, page);
     await sessions.get(page)?.send('Page.setWebLifecycleState', { state: 'frozen' });
-    this.idle.push({ scope, page, since: Date.now() });
+    this.idle.push({ scope, origin, page, since: Date.now() });
     while (this.idle.length > this.maxIdle) await this.closeIdle(0);
   }
 
@@ -83,8 +93,8 @@ export class ScopedPages {
     while (this.idle[0] && now - this.idle[0].since > this.idleMs) await this.closeIdle(0);
   }
 
-  private lastIdle(scope: string): number {
-    return this.idle.findLastIndex((p) => p.scope === scope);
+  private lastIdle(scope: string, origin: string): number {
+    return this.idle.findLastIndex((p) => p.scope === scope && p.origin === origin);
   }
 
   private newScope(scope: string): Scope {
@@ -106,5 +116,15 @@ export class ScopedPages {
     if (entry.open > 0) return;
     this.scopes.delete(scope);
     await (await entry.context.catch(() => undefined))?.close();
+  }
+}
+
+/** The URL's origin; undefined for an opaque one (about:, data:, an error page). */
+export function originOf(url: string): string | undefined {
+  try {
+    const { origin } = new URL(url);
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
   }
 }

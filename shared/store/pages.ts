@@ -93,6 +93,11 @@ export interface NewPage {
   body: string;
   bytes: number;
   fetchedAt: string;
+  /**
+   * false: the content is not the URL's (a rendered page's scripts took it to another origin), so it is kept as
+   * the job's page only, never as the tenant's latest fetch of the URL (max_age does not find it).
+   */
+  latest?: boolean;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -130,8 +135,8 @@ export class PageStore {
   }
 
   /**
-   * Keeps a page a job fetched: its body (once per tenant), its record, and the tenant's latest fetch of
-   * the URL. Idempotent (an activity's retry writes the same documents again).
+   * Keeps a page a job fetched: its body (once per tenant), its record, and (unless `latest` is false) the
+   * tenant's latest fetch of the URL. Idempotent (an activity's retry writes the same documents again).
    */
   async save(page: NewPage): Promise<PageMeta> {
     const day = dayOf(page.fetchedAt);
@@ -151,7 +156,7 @@ export class PageStore {
       chunks,
     };
     const record = pageRecordId(page.jobId, page.pageId);
-    const latest = latestId(page.tenantId, page.url);
+    const latest = page.latest === false ? undefined : latestId(page.tenantId, page.url);
     const [bodyNumbered] = await Promise.all([
       this.putBody(bodyId, page.body, chunks, day),
       this.putRecord({
@@ -161,11 +166,11 @@ export class PageStore {
         job_id: page.jobId,
         page_id: page.pageId,
       }),
-      this.latestWrites.replace({ _id: latest, ...meta, day }),
+      latest ? this.latestWrites.replace({ _id: latest, ...meta, day }) : null,
     ]);
     await this.contents.numberPage(day, {
       record,
-      latest,
+      ...(latest ? { latest } : {}),
       ...(bodyNumbered ? { body: { id: bodyId, chunks } } : {}),
     });
     return meta;

@@ -11877,12 +11877,12 @@ export interface components {
       };
     };
     /**
-     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
      * @example 2h
      */
     MaxAge: number | string;
     /**
-     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+     * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
      * @example 2h
      */
     MaxAgeInput: number | string;

@@ -1035,7 +1035,7 @@ MaxAgeInputMaxAgeInput = TypeAliasType(
     "MaxAgeInputMaxAgeInput", Annotated[float, Field(examples=['2h'], ge=0.0)]
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
@@ -1051,7 +1051,7 @@ MaxAgeInputMaxAgeInput1 = TypeAliasType(
     ],
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
@@ -1062,7 +1062,7 @@ MaxAgeInput = TypeAliasType(
     ],
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
@@ -4194,7 +4194,7 @@ MaxAgeMaxAge = TypeAliasType(
     "MaxAgeMaxAge", Annotated[float, Field(examples=['2h'], ge=0.0)]
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
@@ -4210,7 +4210,7 @@ MaxAgeMaxAge1 = TypeAliasType(
     ],
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
@@ -4218,7 +4218,7 @@ MaxAge = TypeAliasType(
     "MaxAge", Annotated[MaxAgeMaxAge | MaxAgeMaxAge1, Field(examples=['2h'])]
 )
 """
-Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
+Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
 """
 
 
