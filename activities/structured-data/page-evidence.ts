@@ -1,0 +1,64 @@
+// What the visible page shows, prepared once per page for every field's check: its words and numbers as
+// tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
+import { pageNumbers } from './numbers.js';
+import { foldText, SPACELESS, tokenText } from './text.js';
+
+export interface PageEvidence {
+  /** The page's words and numbers (see tokenText), padded by a space at each end. */
+  tokens: string;
+  /** Each line's tokens (list markers off), one line each, with a line break at each end. */
+  lines: string;
+  /** Case and whitespace folded, for scripts written without spaces. */
+  folded: string;
+  numbers: Set<number>;
+}
+
+export function pageEvidence(pageText: string): PageEvidence {
+  // Markdown escapes (\_, \*, \-) would split a value's words where the structured string has none.
+  const text = pageText.replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1');
+  const lines = text.split('\n').map(lineTokens).filter(Boolean);
+  return {
+    tokens: ` ${tokenText(text)} `,
+    lines: `\n${lines.join('\n')}\n`,
+    folded: foldText(text),
+    numbers: pageNumbers(text),
+  };
+}
+
+/** A line's tokens without a list marker or step number in front ("- ", "3. ", "Step 3:"). */
+const lineTokens = (line: string) => tokenText(line.replace(/^\s*(?:[-*+•]|\d+[.)]|step \d+:?)\s+/i, ''));
+
+/**
+ * Whether the page shows a list item (an ingredient, a step) as a whole line: "LANDFREUDE Eier" is not
+ * shown by "4 LANDFREUDE Eier", nor "4 medium-sized tart" by "4 medium-sized tart firm apples, peeled".
+ */
+export function showsLine(page: PageEvidence, item: string): boolean {
+  if (SPACELESS.test(item)) return showsText(page, item);
+  const tokens = lineTokens(item);
+  return tokens.length > 0 && page.lines.includes(`\n${tokens}\n`);
+}
+
+/** Whether the page shows a text: its words and numbers in this order, as whole tokens. */
+export function showsText(page: PageEvidence, value: string): boolean {
+  if (SPACELESS.test(value)) return showsFolded(page, foldText(value));
+  return showsTokens(page, tokenText(value));
+}
+
+/** Whether the page shows a phrase already in token form ("in stock", "2024 03 05"). */
+export const showsTokens = (page: PageEvidence, tokens: string): boolean =>
+  tokens.length > 0 && page.tokens.includes(` ${tokens} `);
+
+export const showsNumber = (page: PageEvidence, n: number): boolean => page.numbers.has(n);
+
+/** A spaceless-script text as a whole word: no letter or digit right before or after it ("焗饭" is not in "浓情焗饭"). */
+function showsFolded(page: PageEvidence, folded: string): boolean {
+  if (!folded) return false;
+  const edge = /[\p{L}\p{N}]/u;
+  for (let at = page.folded.indexOf(folded); at >= 0; at = page.folded.indexOf(folded, at + 1)) {
+    const [before, after] = [page.folded[at - 1] ?? ' ', page.folded[at + folded.length] ?? ' '];
+    if (!edge.test(before) || !edge.test(folded[0] as string)) {
+      if (!edge.test(after) || !edge.test(folded.at(-1) as string)) return true;
+    }
+  }
+  return false;
+}
