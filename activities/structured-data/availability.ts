@@ -176,12 +176,13 @@ const ANY_LABEL = new RegExp(
 
 const seen = new WeakMap<PageEvidence, Set<StockClass>>();
 
-/** The kinds of availability label a page shows (read once per page, on first use). */
+/** The kinds of availability label a page shows, in its text or its buttons (read once, on first use). */
 function labelsOn(page: PageEvidence): Set<StockClass> {
   let found = seen.get(page);
   if (!found) {
     found = new Set();
-    for (const m of page.tokens.matchAll(ANY_LABEL)) found.add(CLASS_OF.get(m[0]) as StockClass);
+    for (const text of [page.tokens, ...page.labels])
+      for (const m of text.matchAll(ANY_LABEL)) found.add(CLASS_OF.get(m[0]) as StockClass);
     seen.set(page, found);
   }
   return found;

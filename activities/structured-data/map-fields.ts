@@ -48,7 +48,7 @@ const isSiteType = (t: string) => SITE_TYPES.has(t) || /Page$/.test(t);
 const isSubjectType = (item: StructuredItem) => !item.types.some(isSiteType);
 /** Page-level types lose a tie to a more specific subject (a blog post's Recipe over its Article). */
 const GENERIC_TYPES = new Set(['Article', 'BlogPosting', 'NewsArticle', 'CreativeWork', 'Thing']);
-const SOURCE_RANK = { 'json-ld': 0, microdata: 1, rdfa: 1, meta: 2 } as const;
+const SOURCE_RANK = { 'json-ld': 0, microdata: 1, rdfa: 1, meta: 2, page: 3 } as const;
 
 interface Context {
   page: PageEvidence;
@@ -57,7 +57,13 @@ interface Context {
 }
 
 export function mapFields(fields: Field[], items: StructuredItem[], pageText: string): FieldMapping {
-  return mapWith(fields, items, { page: pageEvidence(pageText), nodes: nodesById(items) });
+  const labels = items.filter((i) => i.source === 'page').flatMap((i) => i.props.labels);
+  const page = pageEvidence(
+    pageText,
+    labels.filter((l): l is string => typeof l === 'string'),
+  );
+  const entities = items.filter((i) => i.source !== 'page');
+  return mapWith(fields, entities, { page, nodes: nodesById(entities) });
 }
 
 function mapWith(fields: Field[], items: StructuredItem[], ctx: Context): FieldMapping {

@@ -11,9 +11,11 @@ export interface PageEvidence {
   /** Case and whitespace folded, for scripts written without spaces. */
   folded: string;
   numbers: Set<number>;
+  /** Buttons and stock badges the cleaned text leaves out (tokens, padded): availability evidence only. */
+  labels: string[];
 }
 
-export function pageEvidence(pageText: string): PageEvidence {
+export function pageEvidence(pageText: string, labels: string[] = []): PageEvidence {
   // Markdown escapes (\_, \*, \-) would split a value's words where the structured string has none.
   const text = pageText.replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1');
   const lines = text.split('\n').map(lineTokens).filter(Boolean);
@@ -22,6 +24,7 @@ export function pageEvidence(pageText: string): PageEvidence {
     lines: `\n${lines.join('\n')}\n`,
     folded: foldText(text),
     numbers: pageNumbers(text),
+    labels: labels.map((l) => ` ${tokenText(l)} `),
   };
 }
 

@@ -43,11 +43,11 @@ const YIELD_WORDS =
   '(?:servings?|serves?|yields?|makes|portions?|portionen|personen|personnes?|persons?|people|porciones|raciones|porzioni|persone|porties|porções|pessoas|portioner|porsjoner|personer)';
 
 /**
- * Whether the page shows a yield: its words as they are, or its numbers right after a yield word ("Serves 4",
- * "Servings: 4") or right before one ("4 Portionen").
+ * Whether the page shows a yield: its words as they are ("8 slices"), or its numbers right after a yield word
+ * ("Serves 4", "Servings: 4") or right before one ("4 Portionen").
  */
 export function yieldShown(page: PageEvidence, value: string): boolean {
-  if (showsText(page, value)) return true;
+  if (/\p{L}/u.test(value) && showsText(page, value)) return true; // a bare "4" could be anything
   const numbers = numbersIn(value);
   if (numbers.length === 0 || numbers.length > 2) return false;
   const n = tokenText(numbers.join(' ')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
