@@ -15,7 +15,7 @@ import runHtmlTask, { type HtmlResults } from '../activities/html-pool/tasks.js'
 import { planFromStructuredData } from '../activities/structured-data/answer.js';
 import { defaultChainFor } from '../shared/cleaners.js';
 import { normalizeSchema } from '../shared/schema-input.js';
-import { type Expected, present, same } from './real/compare.js';
+import { type Expected, firstDifference, present, same } from './real/compare.js';
 import { plainRecipe } from './real/plain-reader.js';
 
 const { values } = parseArgs({
@@ -168,10 +168,12 @@ function print(n: number, counts: Record<Variant, Record<string, Tally>>, wrong:
   console.log(`\n${wrong.length} wrong model-free values`);
   if (values.quiet) return;
   const show = (v: unknown) => JSON.stringify(v).slice(0, 300);
-  for (const w of wrong)
-    console.log(
-      `- ${w.variant} ${w.page} ${w.field}\n    got      ${show(w.got)}\n    expected ${show(w.expected)}`,
-    );
+  for (const w of wrong) {
+    const differs = firstDifference(w.got, w.expected);
+    console.log(`- ${w.variant} ${w.page} ${w.field}`);
+    console.log(`    got      ${show(w.got)}\n    expected ${show(w.expected)}`);
+    if (differs) console.log(`    differs  ${differs.slice(0, 400)}`);
+  }
 }
 
 await main();

@@ -9,7 +9,8 @@ import { dateOf, dateShown } from './dates.js';
 import { durationShown, inFieldUnit, minutesOf, spellMinutes } from './durations.js';
 import type { FieldRule } from './field-rules.js';
 import { isNumeric, numberOf } from './numbers.js';
-import { type PageEvidence, showsLine, showsNumber, showsText, showsTokens } from './page-evidence.js';
+import { type PageEvidence, showsNumber, showsText, showsTokens } from './page-evidence.js';
+import { showsList } from './page-lists.js';
 import { chooseYield, ingredientLines, instructionLines, yieldShown } from './recipe.js';
 import { plainText, tokenText } from './text.js';
 
@@ -27,14 +28,14 @@ const always = () => true;
 export function candidateFor(field: Field, rule: FieldRule, values: unknown[]): Outcome {
   switch (rule.kind) {
     case 'ingredients':
-      return lines(field, ingredientLines(values), showsLine);
+      return lines(field, ingredientLines(values), showsList);
     case 'instructions':
-      return lines(field, instructionLines(values), showsLine);
+      return lines(field, instructionLines(values), showsList);
     case 'names':
       return names(field, [...new Set(values.flatMap(nameOf))]);
     case 'image':
       return field.type === 'array'
-        ? lines(field, values.flatMap(textOf), showsText)
+        ? lines(field, values.flatMap(textOf), every(showsText))
         : scalar(field, values.flatMap(textOf).slice(0, 1), rule);
     default:
       if (field.type === 'array') return list(field, rule, values);
@@ -42,19 +43,23 @@ export function candidateFor(field: Field, rule: FieldRule, values: unknown[]): 
   }
 }
 
-type Check = (page: PageEvidence, item: string) => boolean;
+type Check = (page: PageEvidence, items: string[]) => boolean;
+const every =
+  (check: (page: PageEvidence, item: string) => boolean): Check =>
+  (page, items) =>
+    items.every((item) => check(page, item));
 
-/** Several values for one answer, each shown on the page; a string field gets them one per line. */
+/** Several values for one answer, shown on the page; a string field gets them one per line. */
 function lines(field: Field, items: string[], check: Check, joiner = '\n'): Candidate | undefined {
   if (items.length === 0) return undefined;
-  const shown = (page: PageEvidence) => items.every((item) => check(page, item));
+  const shown = (page: PageEvidence) => check(page, items);
   if (field.type === 'array' && (field.items?.type ?? 'string') === 'string') return { value: items, shown };
   if (field.type === 'string') return { value: items.join(joiner), shown };
   return undefined;
 }
 
 /** People (authors): a string field gets them joined by commas. */
-const names = (field: Field, found: string[]): Outcome => lines(field, found, showsText, ', ');
+const names = (field: Field, found: string[]): Outcome => lines(field, found, every(showsText), ', ');
 
 function list(field: Field, rule: FieldRule, values: unknown[]): Outcome {
   const item = field.items ?? { name: 'item', type: 'string' as const, required: false };

@@ -1,6 +1,7 @@
 // What the visible page shows, prepared once per page for every field's check: its words and numbers as
 // tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
 import { pageNumbers } from './numbers.js';
+import { type PageLine, pageLines } from './page-lists.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
 
 export interface PageEvidence {
@@ -8,6 +9,7 @@ export interface PageEvidence {
   tokens: string;
   /** Each line's tokens (list markers off), one line each, with a line break at each end. */
   lines: string;
+  lineList: PageLine[];
   /** Case and whitespace folded, for scripts written without spaces. */
   folded: string;
   numbers: Set<number>;
@@ -18,27 +20,15 @@ export interface PageEvidence {
 export function pageEvidence(pageText: string, labels: string[] = []): PageEvidence {
   // Markdown escapes (\_, \*, \-) would split a value's words where the structured string has none.
   const text = pageText.replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1');
-  const lines = text.split('\n').map(lineTokens).filter(Boolean);
+  const lines = pageLines(text);
   return {
     tokens: ` ${tokenText(text)} `,
-    lines: `\n${lines.join('\n')}\n`,
+    lines: `\n${lines.map((l) => l.tokens).join('\n')}\n`,
+    lineList: lines,
     folded: foldText(text),
     numbers: pageNumbers(text),
     labels: labels.map((l) => ` ${tokenText(l)} `),
   };
-}
-
-/** A line's tokens without a list marker or step number in front ("- ", "3. ", "Step 3:"). */
-const lineTokens = (line: string) => tokenText(line.replace(/^\s*(?:[-*+•]|\d+[.)]|step \d+:?)\s+/i, ''));
-
-/**
- * Whether the page shows a list item (an ingredient, a step) as a whole line: "LANDFREUDE Eier" is not
- * shown by "4 LANDFREUDE Eier", nor "4 medium-sized tart" by "4 medium-sized tart firm apples, peeled".
- */
-export function showsLine(page: PageEvidence, item: string): boolean {
-  if (SPACELESS.test(item)) return showsText(page, item);
-  const tokens = lineTokens(item);
-  return tokens.length > 0 && page.lines.includes(`\n${tokens}\n`);
 }
 
 /** Whether the page shows a text: its words and numbers in this order, as whole tokens. */

@@ -4,6 +4,8 @@
 import { Parser } from 'htmlparser2';
 
 const BLOCK = new Set(['br', 'p', 'div', 'li', 'ol', 'ul', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr']);
+/** Soft hyphens and zero-width characters: invisible on the page, yet they would split a word. */
+const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/g;
 const ENTITY = /&(?:#\d+|#x[\da-f]+|[a-z][a-z\d]*);/i;
 
 /** A structured string as plain text: tags taken off (block tags end a line), entities decoded, spaces collapsed. */
@@ -12,6 +14,7 @@ export function plainLines(raw: string): string[] {
   // Two passes at most: "&amp;#8217;" (escaped twice) is common in JSON-LD made by templates.
   for (let pass = 0; pass < 2 && (/[<]/.test(text) || ENTITY.test(text)); pass++) text = decode(text);
   return text
+    .replace(INVISIBLE, '')
     .split(/\n/)
     .map((line) => line.replace(/\s+/g, ' ').trim())
     .filter(Boolean);
@@ -49,7 +52,12 @@ const TOKEN = /\p{N}+(?:[.,/]\p{N}+)*|[\p{L}\p{M}]+/gu;
  * separators ("1.5", "1/2", "05.03.2024"): "5 tsp" is not shown by "1.5 tsp".
  */
 export function tokenText(s: string): string {
-  const normal = s.replace(GLUED_FRACTION, '$1 $2').normalize('NFKC').toLowerCase().replace(/⁄/g, '/');
+  const normal = s
+    .replace(INVISIBLE, '')
+    .replace(GLUED_FRACTION, '$1 $2')
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/⁄/g, '/');
   return (normal.match(TOKEN) ?? []).join(' ');
 }
 

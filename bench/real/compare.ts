@@ -1,5 +1,6 @@
 // How bench:real judges a model-free value against the expected one, fairly. Case, whitespace, punctuation,
-// Unicode forms and fraction spellings do not count (words and numbers must match in order); times are
+// Unicode forms, fraction spellings and step numbers ("1.", "Step 1:") do not count (words and numbers must
+// match in order); times are
 // compared in minutes; a list answered as one string is split at its line breaks; a yield by its number (or
 // a range holding it): the expected yields rewrite units ("8 twice-baked potatoes" is "8 servings" there). Two presentation choices do not count either: headings
 // (a list line of at most 8 words) that one side has and the other lacks — the expected instructions keep
@@ -40,12 +41,27 @@ function yieldNumbers(s: string): string[] {
 
 const isHeading = (line: string) => line.split(' ').length <= 8;
 
-/** Two lists of lines, equal once the headings only one of them has are left out. */
-function sameLines(got: string[], expected: string[]): boolean {
-  const [g, e] = [got.map(words).filter(Boolean), expected.map(words).filter(Boolean)];
+/** Two lists of lines as compared: without the headings only one of them has. */
+function comparedLines(got: string[], expected: string[]): [string[], string[]] {
+  const line = (l: string) => words(l.replace(/^\s*(?:step \d+:?|\d+[.):])\s*/i, ''));
+  const [g, e] = [got.map(line).filter(Boolean), expected.map(line).filter(Boolean)];
   const keep = (lines: string[], other: string[]) => lines.filter((l) => !isHeading(l) || other.includes(l));
-  const [a, b] = [keep(g, e), keep(e, g)];
+  return [keep(g, e), keep(e, g)];
+}
+
+function sameLines(got: string[], expected: string[]): boolean {
+  const [a, b] = comparedLines(got, expected);
   return a.length === b.length && a.every((l, i) => l === b[i]);
+}
+
+/** For a wrong list, where it first differs (as compared): the item's number and both lines. */
+export function firstDifference(got: unknown, expected: unknown): string | undefined {
+  const lines = typeof got === 'string' ? got.split('\n') : got;
+  if (!Array.isArray(lines) || !Array.isArray(expected)) return undefined;
+  const [a, b] = comparedLines(lines.map(String), expected.map(String));
+  const i = a.findIndex((l, n) => l !== b[n]);
+  const at = i < 0 ? a.length : i;
+  return `item ${at + 1} of ${a.length} (expected ${b.length}): ${JSON.stringify(a[at] ?? null)} vs ${JSON.stringify(b[at] ?? null)}`;
 }
 
 /** Whether a model-free value equals the expected one for a field. */

@@ -95,6 +95,29 @@ describe('recipe lists', () => {
     assert.deepEqual(answer({ steps: 'string' }, html, CARD).data, { steps: lines.join('\n') });
   });
 
+  test('a list with items missing, or part of a longer list on the page, goes to the model; one under its own heading stands alone', () => {
+    const titles = recipePage({
+      recipeInstructions: [
+        { '@type': 'HowToStep', text: 'Make the batter' },
+        { '@type': 'HowToStep', text: 'Bake' },
+      ],
+    });
+    const text = [
+      'Make the batter',
+      'Whisk the flour and the eggs, then fold in the pumpkin until no streaks remain.',
+      'Bake',
+      'Bake for 1 hour 15 minutes, until a skewer comes out clean.',
+    ].join('\n');
+    assert.deepEqual(answer({ instructions: ['string'] }, titles, text).answered, []);
+    const side = recipePage({ recipeIngredient: ['1 cup yoghurt', '1 lemon'] });
+    const longer = '### Ingredients\n- 2 eggs\n- 1 cup yoghurt\n- 1 lemon\n- 1 cup flour';
+    assert.deepEqual(answer({ ingredients: ['string'] }, side, longer).answered, []);
+    const sauce = '### Ingredients\n- 2 eggs\n- 1 cup flour\n\n### For the sauce\n- 1 cup yoghurt\n- 1 lemon';
+    assert.deepEqual(answer({ ingredients: ['string'] }, side, sauce).data, {
+      ingredients: ['1 cup yoghurt', '1 lemon'],
+    });
+  });
+
   test('instructions as one HTML string are split at its blocks', () => {
     const html = recipePage({
       recipeInstructions: '<ol><li>Whisk the flour and the eggs.</li><li>Fold in the pumpkin.</li></ol>',
