@@ -31,6 +31,8 @@ export interface FieldRule {
   time?: TimeLabel;
   /** Text made of words (a title, a description): a value without a letter is no answer ("2"). */
   words?: boolean;
+  /** Running text (a description): an excerpt cut short ("… the […]") is no answer. */
+  whole?: boolean;
 }
 
 const rule = (kind: FieldKind, paths: string[], extra: Partial<FieldRule> = {}): FieldRule => ({
@@ -40,6 +42,7 @@ const rule = (kind: FieldKind, paths: string[], extra: Partial<FieldRule> = {}):
 });
 const text = (...paths: string[]) => rule('text', paths);
 const prose = (...paths: string[]) => rule('text', paths, { words: true });
+const passage = (...paths: string[]) => rule('text', paths, { words: true, whole: true });
 const date = (...paths: string[]) => rule('date', paths);
 const id = (paths: string[], digits?: number[]) => rule('identifier', paths, digits ? { digits } : {});
 const withOffers = (...names: string[]) => names.flatMap((n) => [n, `offers.${n}`]);
@@ -94,8 +97,8 @@ const RULES: Record<string, FieldRule> = {
   photo: IMAGE,
   picture: IMAGE,
   thumbnail: rule('image', ['thumbnailUrl', 'image.url', 'image']),
-  description: prose('description'),
-  summary: prose('description', 'abstract'),
+  description: passage('description'),
+  summary: passage('description', 'abstract'),
   date: date('datePublished', 'dateCreated', 'startDate'),
   datepublished: PUBLISHED,
   publishedat: PUBLISHED,

@@ -8,8 +8,9 @@ import { availabilityOf, availabilityShown, inStock } from './availability.js';
 import { dateOf, dateShown } from './dates.js';
 import { durationShown, inFieldUnit, minutesOf, spellMinutes } from './durations.js';
 import type { FieldRule } from './field-rules.js';
+import { imageShown, isAbsoluteUrl } from './images.js';
 import { isNumeric, numberOf } from './numbers.js';
-import { type PageEvidence, showsNumber, showsText, showsTokens } from './page-evidence.js';
+import { type PageEvidence, showsLineEnd, showsNumber, showsText, showsTokens } from './page-evidence.js';
 import { showsList } from './page-lists.js';
 import { chooseYield, ingredientLines, instructionLines, yieldShown } from './recipe.js';
 import { plainText, tokenText } from './text.js';
@@ -33,10 +34,15 @@ export function candidateFor(field: Field, rule: FieldRule, values: unknown[]): 
       return lines(field, instructionLines(values), showsList);
     case 'names':
       return names(field, [...new Set(values.flatMap(nameOf))]);
-    case 'image':
-      return field.type === 'array'
-        ? lines(field, values.flatMap(textOf), every(showsText))
-        : scalar(field, values.flatMap(textOf).slice(0, 1), rule);
+    case 'image': {
+      const urls = values.flatMap(textOf);
+      if (!urls.every(isAbsoluteUrl)) return undefined;
+      if (field.type === 'array') return lines(field, urls, every(imageShown));
+      const [url] = urls; // the first of several photos is the main one
+      return url !== undefined && field.type === 'string'
+        ? { value: url, shown: (page) => imageShown(page, url) }
+        : undefined;
+    }
     default:
       if (field.type === 'array') return list(field, rule, values);
       return scalar(field, values, rule);
@@ -97,11 +103,13 @@ function plain(field: Field, raw: unknown, rule: FieldRule): Outcome {
   if (text === undefined)
     return typeof raw === 'boolean' && field.type === 'boolean' ? fixed(raw) : undefined;
   if (rule.words && !/\p{L}/u.test(text)) return undefined;
+  if (rule.whole && CUT.test(text)) return undefined;
   if (rule.kind === 'identifier' && rule.digits && !(/^\d+$/.test(text) && rule.digits.includes(text.length)))
     return undefined;
   const n = isNumeric(text) ? numberOf(text) : undefined;
   switch (field.type) {
     case 'string':
+      if (rule.whole) return { value: text, shown: (page) => showsText(page, text) && endsWhole(page, text) };
       return {
         value: text,
         shown: (page) =>
@@ -121,6 +129,14 @@ function plain(field: Field, raw: unknown, rule: FieldRule): Outcome {
       return undefined;
   }
 }
+
+/** An excerpt's mark: "…", "...", "[…]" at its end. */
+const CUT = /(?:…|\.\.\.|\[…\]|\[\.\.\.\])\s*$/;
+const SENTENCE_END = /[.!?。！？»"”')\]]\s*$/;
+
+/** Running text ends where a sentence or the page's line ends: "… que je les ai" is cut short. */
+const endsWhole = (page: PageEvidence, text: string) =>
+  SENTENCE_END.test(text) || showsLineEnd(page, text.split('\n').at(-1) ?? '');
 
 /** Booleans cannot be looked up on a page: taken as stated. */
 const fixed = (value: unknown): Candidate => ({ value, shown: always });

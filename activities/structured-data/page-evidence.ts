@@ -1,5 +1,6 @@
 // What the visible page shows, prepared once per page for every field's check: its words and numbers as
 // tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
+import { pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
 import { type PageLine, pageLines } from './page-lists.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
@@ -13,6 +14,8 @@ export interface PageEvidence {
   /** Case and whitespace folded, for scripts written without spaces. */
   folded: string;
   numbers: Set<number>;
+  /** The files of the images the page shows (see images.ts). */
+  images: Set<string>;
   /** Buttons and stock badges the cleaned text leaves out (tokens, padded): availability evidence only. */
   labels: string[];
 }
@@ -27,6 +30,7 @@ export function pageEvidence(pageText: string, labels: string[] = []): PageEvide
     lineList: lines,
     folded: foldText(text),
     numbers: pageNumbers(text),
+    images: pageImages(pageText),
     labels: labels.map((l) => ` ${tokenText(l)} `),
   };
 }
@@ -54,4 +58,10 @@ function showsFolded(page: PageEvidence, folded: string): boolean {
     }
   }
   return false;
+}
+
+/** Whether a line of the page ends with this text's words. */
+export function showsLineEnd(page: PageEvidence, text: string): boolean {
+  const tokens = tokenText(text);
+  return tokens.length > 0 && (page.lines.includes(`\n${tokens}\n`) || page.lines.includes(` ${tokens}\n`));
 }

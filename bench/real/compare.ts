@@ -1,5 +1,5 @@
 // How bench:real judges a model-free value against the expected one, fairly. Case, whitespace, punctuation,
-// Unicode forms, fraction spellings and step numbers ("1.", "Step 1:") do not count (words and numbers must
+// Unicode forms, invisible characters (soft hyphens), fraction spellings and step numbers ("1.", "Step 1:") do not count (words and numbers must
 // match in order); times are
 // compared in minutes; a list answered as one string is split at its line breaks; a yield by its number (or
 // a range holding it): the expected yields rewrite units ("8 twice-baked potatoes" is "8 servings" there). Two presentation choices do not count either: headings
@@ -12,6 +12,7 @@ export type Expected = string | number | string[];
 /** Words and numbers, lower-cased, fractions as "1/2", joined by single spaces. */
 export function words(s: string): string {
   const normal = s
+    .replace(/[\u00ad\u200b-\u200d\u2060\ufeff]/g, '')
     .replace(/(\d)([¼½¾⅐-⅞])/g, '$1 $2')
     .normalize('NFKC')
     .toLowerCase()

@@ -232,6 +232,18 @@ describe('people, titles and dates', () => {
     assert.deepEqual(on('2024-03-05', 'Posted March 6, 2024'), {});
   });
 
+  test('a description cut short is no description', () => {
+    const said = (description: string) => page(ld({ '@type': 'Recipe', name: 'Pie', description }), '');
+    const text =
+      'Fondant potatoes are a French side dish where you cut potatoes into rounds and cook them slowly.';
+    const cut = 'Fondant potatoes are a French side dish where you cut potatoes';
+    assert.deepEqual(answer({ description: 'string' }, said(`${cut} […]`), text).answered, []);
+    assert.deepEqual(answer({ description: 'string' }, said(cut), text).answered, []);
+    assert.deepEqual(answer({ description: 'string' }, said(text), `${text}\nMore below.`).data, {
+      description: text,
+    });
+  });
+
   test('HTML in a description is taken off; a title without a letter is no title', () => {
     const html = page(
       '<meta property="og:title" content="2">',
@@ -242,6 +254,20 @@ describe('people, titles and dates', () => {
     });
     const og = page('<meta property="og:title" content="2">', '');
     assert.deepEqual(answer({ title: 'string' }, og, 'Step 2').answered, []);
+  });
+
+  test('an image shown at another size counts; a relative image URL does not answer', () => {
+    const photo = (image: unknown) => page(ld({ '@type': 'Recipe', name: 'Pie', image }), '');
+    const text = '![Pie](https://i0.wp.com/blog.test/wp-content/uploads/pie-300x200.jpg?ssl=1)';
+    const full = 'https://blog.test/wp-content/uploads/pie.jpg';
+    assert.deepEqual(answer({ image: 'string' }, photo([full, 'https://blog.test/b.jpg']), text).data, {
+      image: full,
+    });
+    assert.deepEqual(
+      answer({ image: 'string' }, photo('/wp-content/uploads/pie-300x200.jpg'), text).answered,
+      [],
+    );
+    assert.deepEqual(answer({ image: 'string' }, photo('https://blog.test/other.jpg'), text).answered, []);
   });
 
   test('text in scripts without spaces is matched as a whole word', () => {
