@@ -8,9 +8,16 @@ import { availabilityOf, availabilityShown, inStock } from './availability.js';
 import { dateOf, dateShown } from './dates.js';
 import { durationShown, inFieldUnit, minutesOf, spellMinutes } from './durations.js';
 import type { FieldRule } from './field-rules.js';
-import { imageShown, isAbsoluteUrl } from './images.js';
+import { isAbsoluteUrl } from './images.js';
 import { isNumeric, numberOf } from './numbers.js';
-import { type PageEvidence, showsLineEnd, showsNumber, showsText, showsTokens } from './page-evidence.js';
+import {
+  type PageEvidence,
+  showsImage,
+  showsLineEnd,
+  showsNumber,
+  showsText,
+  showsTokens,
+} from './page-evidence.js';
 import { showsList } from './page-lists.js';
 import { chooseYield, ingredientLines, instructionLines, yieldShown } from './recipe.js';
 import { plainText, tokenText } from './text.js';
@@ -37,10 +44,10 @@ export function candidateFor(field: Field, rule: FieldRule, values: unknown[]): 
     case 'image': {
       const urls = values.flatMap(textOf);
       if (!urls.every(isAbsoluteUrl)) return undefined;
-      if (field.type === 'array') return lines(field, urls, every(imageShown));
+      if (field.type === 'array') return lines(field, urls, every(showsImage));
       const [url] = urls; // the first of several photos is the main one
       return url !== undefined && field.type === 'string'
-        ? { value: url, shown: (page) => imageShown(page, url) }
+        ? { value: url, shown: (page) => showsImage(page, url) }
         : undefined;
     }
     default:

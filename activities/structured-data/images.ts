@@ -2,9 +2,6 @@
 // structured data name one photo by different renditions: a query ("?w=1200"), a WordPress size suffix
 // ("-300x200.jpg", "-scaled.jpg") or an image CDN in front ("i0.wp.com/"). Only absolute URLs answer: a
 // relative one cannot be resolved here.
-import type { PageEvidence } from './page-evidence.js';
-import { showsText } from './page-evidence.js';
-
 const MARKDOWN_IMAGE = /!\[[^\]]{0,2000}\]\(\s*<?([^)\s>]+)/g;
 const MAX_IMAGES = 5_000;
 
@@ -31,6 +28,3 @@ export function pageImages(text: string): Set<string> {
 }
 
 export const isAbsoluteUrl = (url: string): boolean => /^https?:\/\/[^/\s]+/i.test(url.trim());
-
-export const imageShown = (page: PageEvidence, url: string): boolean =>
-  page.images.has(imageKey(url)) || showsText(page, url);

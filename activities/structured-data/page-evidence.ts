@@ -1,8 +1,8 @@
 // What the visible page shows, prepared once per page for every field's check: its words and numbers as
 // tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
-import { pageImages } from './images.js';
+import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
-import { type PageLine, pageLines } from './page-lists.js';
+import { type PageLine, pageLines } from './page-lines.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
 
 export interface PageEvidence {
@@ -65,3 +65,7 @@ export function showsLineEnd(page: PageEvidence, text: string): boolean {
   const tokens = tokenText(text);
   return tokens.length > 0 && (page.lines.includes(`\n${tokens}\n`) || page.lines.includes(` ${tokens}\n`));
 }
+
+/** Whether the page shows an image: that file at any size, or its URL in the text. */
+export const showsImage = (page: PageEvidence, url: string): boolean =>
+  page.images.has(imageKey(url)) || showsText(page, url);

@@ -4,38 +4,9 @@
 // apples"; "1 tbsp rum" in "1 tbsp rum (optional)"). A list with items missing shows long lines between its
 // items (steps the structured data left out, or only the steps' titles); a list that is part of a longer one
 // on the page has list items right before or after it (the structured data describing a side recipe).
-import type { PageEvidence } from './page-evidence.js';
-import { showsText } from './page-evidence.js';
-import { SPACELESS, tokenText } from './text.js';
-
-export interface PageLine {
-  tokens: string;
-  /** A markdown list item ("- …", "3. …"). */
-  item: boolean;
-  /** Follows the previous line with no blank line between (the same block or list). */
-  joined: boolean;
-}
-
-const LIST_MARKER = /^\s*(?:[-*+•]|\d+[.)])\s+/;
-const STEP_NUMBER = /^\s*(?:step \d+:?|\d+:)\s*/i;
-/** A line's tokens without a list marker or step number in front ("- ", "3. ", "Step 3:"). */
-export const lineTokens = (line: string): string =>
-  tokenText(line.replace(LIST_MARKER, '').replace(STEP_NUMBER, ''));
-
-export function pageLines(text: string): PageLine[] {
-  const lines: PageLine[] = [];
-  let blank = true;
-  for (const raw of text.split('\n')) {
-    const tokens = lineTokens(raw);
-    if (!tokens) {
-      blank ||= raw.trim() === '';
-      continue;
-    }
-    lines.push({ tokens, item: LIST_MARKER.test(raw), joined: !blank });
-    blank = false;
-  }
-  return lines;
-}
+import { type PageEvidence, showsText } from './page-evidence.js';
+import { lineTokens, type PageLine } from './page-lines.js';
+import { SPACELESS } from './text.js';
 
 /** Lines between two items that are no missing item: a heading, "Step 3", a caption of a few words. */
 const MAX_GAP_WORDS = 6;
