@@ -228,6 +228,8 @@ describe('planFromStructuredData', () => {
   test('prompt schemas, no data, or nothing answered: no plan', () => {
     assert.equal(planFromStructuredData(normalizeSchema('the product name'), items, PRODUCT_TEXT), null);
     assert.equal(planFromStructuredData(normalizeSchema({ name: 'string' }), [], PRODUCT_TEXT), null);
+    const buttons = read(page('', '<button>Add to cart</button>'));
+    assert.equal(planFromStructuredData(normalizeSchema({ name: 'string' }), buttons, PRODUCT_TEXT), null);
     assert.equal(planFromStructuredData(normalizeSchema({ colour: 'string' }), items, PRODUCT_TEXT), null);
   });
 });
