@@ -1,7 +1,11 @@
 // A page's structured data as the HTML pool reads it (activities/structured-data/read.ts). Types only: the
 // items travel from the pool's threads to the extractor, and with a cleaned page's stored content.
 
-export type StructuredSource = 'json-ld' | 'microdata' | 'rdfa' | 'meta';
+/**
+ * `page` is no entity: the labels of the page's buttons and stock badges (`props.labels`), which cleaning
+ * drops with forms; read only to confirm a structured availability ("Add to cart", "Sold out").
+ */
+export type StructuredSource = 'json-ld' | 'microdata' | 'rdfa' | 'meta' | 'page';
 
 /** One schema.org-like entity: its types (e.g. Product) and its properties, nested entities as objects. */
 export interface StructuredItem {

@@ -20,7 +20,12 @@ export function planFromStructuredData(
   items: StructuredItem[] | null | undefined,
   pageText: string,
 ): StructuredPlan | null {
-  if (!items || items.length === 0 || schema.input_format === 'prompt' || schema.fields.length === 0)
+  // Button labels alone (source `page`) confirm values but state none.
+  if (
+    !items?.some((i) => i.source !== 'page') ||
+    schema.input_format === 'prompt' ||
+    schema.fields.length === 0
+  )
     return null;
   const mapping = mapFields(schema.fields, items, pageText);
   if (mapping.answered.length === 0) return null;

@@ -1,8 +1,15 @@
-// Maps a page's structured data to the requested fields: by the field's name and its schema.org synonyms,
-// values coerced to the field's type. The visible page wins: a value is taken only when the page's cleaned
-// text shows it (strings by normalised text, numbers by value); anything else is left to the model.
+// Maps a page's structured data to the requested fields. A value answered here costs no model call, so it
+// must not be wrong: it is read from the page's subject (the entity stating most of the requested fields,
+// never the site's own entities), and taken only when the visible page shows it in some spelling
+// (field-values.ts). Where the subject's statement is ambiguous (offers or same-typed entities that disagree)
+// or the page does not show it, the field is left to the model; the OpenGraph/meta tags stand in only for
+// what the subject does not state.
 import type { Field } from '../../shared/schema-input.js';
 import type { StructuredItem } from '../../shared/structured-data.js';
+import { type FieldRule, ruleFor } from './field-rules.js';
+import { type Candidate, candidateFor, type Outcome } from './field-values.js';
+import { type PageEvidence, pageEvidence } from './page-evidence.js';
+import { tokenText } from './text.js';
 
 export interface FieldMapping {
   /** The answered fields' values, by field name. */
@@ -13,60 +20,57 @@ export interface FieldMapping {
   paths: Record<string, string>;
 }
 
-/** schema.org paths tried for a field, by its normalised name (lower case, no _ - or spaces). */
-const SYNONYMS: Record<string, string[]> = {
-  name: ['name', 'headline', 'title'],
-  title: ['name', 'headline', 'title'],
-  productname: ['name'],
-  headline: ['headline', 'name'],
-  price: ['offers.price', 'offers.lowPrice', 'offers.priceSpecification.price', 'price'],
-  currency: ['offers.priceCurrency', 'priceCurrency', 'offers.priceSpecification.priceCurrency'],
-  pricecurrency: ['offers.priceCurrency', 'priceCurrency'],
-  sku: ['sku', 'mpn', 'productID'],
-  brand: ['brand.name', 'brand'],
-  image: ['image.url', 'image', 'thumbnailUrl'],
-  imageurl: ['image.url', 'image', 'thumbnailUrl'],
-  description: ['description'],
-  summary: ['description', 'abstract'],
-  date: ['datePublished', 'dateCreated', 'startDate'],
-  datepublished: ['datePublished', 'dateCreated'],
-  publishedat: ['datePublished', 'dateCreated'],
-  published: ['datePublished', 'dateCreated'],
-  author: ['author.name', 'author', 'creator.name'],
-  availability: ['offers.availability', 'availability'],
-  instock: ['offers.availability'],
-  rating: ['aggregateRating.ratingValue'],
-  reviewcount: ['aggregateRating.reviewCount', 'aggregateRating.ratingCount'],
-  url: ['url'],
-  company: ['hiringOrganization.name', 'organizer.name'],
-  employer: ['hiringOrganization.name'],
-  location: ['jobLocation.address.addressLocality', 'location.name', 'location.address.addressLocality'],
-  salary: ['baseSalary.value.value', 'baseSalary.value.minValue'],
-  startdate: ['startDate'],
-  enddate: ['endDate'],
-  category: ['category', 'articleSection'],
-  breadcrumbs: ['itemListElement.name'],
-};
+type Props = Record<string, unknown>;
+const isRecord = (v: unknown): v is Props => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Entities describing the page's subject come before site-wide ones (WebSite, Organization, …). */
+/** Entities describing the site, the page's frame or a part of the subject: never the subject themselves. */
 const SITE_TYPES = new Set([
   'WebSite',
-  'WebPage',
   'Organization',
+  'Corporation',
   'BreadcrumbList',
   'SearchAction',
+  'ReadAction',
   'ImageObject',
+  'SiteNavigationElement',
+  'WPHeader',
+  'WPFooter',
+  'WPSideBar',
+  'Person',
+  'Brand',
+  'ListItem',
+  'ItemList',
+  'Offer',
+  'AggregateRating',
+  'Review',
 ]);
+const isSiteType = (t: string) => SITE_TYPES.has(t) || /Page$/.test(t);
+const isSubjectType = (item: StructuredItem) => !item.types.some(isSiteType);
+/** Page-level types lose a tie to a more specific subject (a blog post's Recipe over its Article). */
+const GENERIC_TYPES = new Set(['Article', 'BlogPosting', 'NewsArticle', 'CreativeWork', 'Thing']);
+const SOURCE_RANK = { 'json-ld': 0, microdata: 1, rdfa: 1, meta: 2, page: 3 } as const;
 
-export function mapFields(fields: Field[], items: StructuredItem[], pageText: string): FieldMapping {
-  return mapWith(fields, items, pageEvidence(pageText));
+interface Context {
+  page: PageEvidence;
+  /** JSON-LD nodes by @id, for references such as `"author": {"@id": "#/schema/person/1"}`. */
+  nodes: Map<string, Props>;
 }
 
-function mapWith(fields: Field[], items: StructuredItem[], page: PageEvidence): FieldMapping {
-  const ordered = [...items].sort((a, b) => rank(a) - rank(b));
+export function mapFields(fields: Field[], items: StructuredItem[], pageText: string): FieldMapping {
+  const labels = items.filter((i) => i.source === 'page').flatMap((i) => i.props.labels);
+  const page = pageEvidence(
+    pageText,
+    labels.filter((l): l is string => typeof l === 'string'),
+  );
+  const entities = items.filter((i) => i.source !== 'page');
+  return mapWith(fields, entities, { page, nodes: nodesById(entities) });
+}
+
+function mapWith(fields: Field[], items: StructuredItem[], ctx: Context): FieldMapping {
+  const chain = sources(fields, items, ctx);
   const mapping: FieldMapping = { data: {}, answered: [], missing: [], paths: {} };
   for (const field of fields) {
-    const found = isObjectList(field) ? listFor(field, ordered, page) : valueFor(field, ordered, page);
+    const found = isObjectList(field) ? listFor(field, items, ctx) : valueFor(field, chain, items, ctx);
     if (found === undefined) mapping.missing.push(field);
     else {
       mapping.data[field.name] = found.value;
@@ -77,206 +81,159 @@ function mapWith(fields: Field[], items: StructuredItem[], page: PageEvidence): 
   return mapping;
 }
 
+interface Found {
+  value: unknown;
+  path: string;
+}
+
+/** Where a field is looked for, in order: the subject, the same entity in another syntax, the meta tags. */
+function sources(fields: Field[], items: StructuredItem[], ctx: Context): StructuredItem[] {
+  const candidates = items.filter((i) => i.source !== 'meta' && isSubjectType(i));
+  const score = new Map(
+    candidates.map((item) => [item, fields.filter((f) => statement(f, ruleFor(f), item, ctx)).length]),
+  );
+  const order = (item: StructuredItem) => [
+    -(score.get(item) ?? 0),
+    item.types.every((t) => GENERIC_TYPES.has(t)) ? 1 : 0,
+    SOURCE_RANK[item.source],
+  ];
+  const ranked = candidates
+    .filter((i) => (score.get(i) ?? 0) > 0)
+    .sort((a, b) => compare(order(a), order(b)));
+  const subject = ranked[0];
+  const meta = items.filter((i) => i.source === 'meta');
+  if (!subject) return meta;
+  const others = ranked.filter((i) => i.source !== subject.source && sharesType(i, subject));
+  const bySource = new Map(others.map((i) => [i.source, i]));
+  return [subject, ...bySource.values(), ...meta];
+}
+
+const compare = (a: number[], b: number[]) => a.reduce((d, v, i) => d || v - (b[i] as number), 0);
+const sharesType = (a: StructuredItem, b: StructuredItem) => a.types.some((t) => b.types.includes(t));
+
+interface Stated {
+  outcome: Outcome;
+  path: string;
+}
+
+/** What one entity states for a field: its offers' reading, or its first property with a usable value. */
+function statement(field: Field, rule: FieldRule, item: StructuredItem, ctx: Context): Stated | undefined {
+  const read = rule.read?.(item.props);
+  if (read) {
+    if ('ambiguous' in read) return { outcome: 'ambiguous', path: read.path };
+    const outcome = candidateFor(field, rule, read.values);
+    if (outcome) return { outcome, path: read.path };
+  }
+  for (const path of rule.paths) {
+    const raw = at(item.props, path.split('.'), ctx.nodes);
+    if (raw === undefined) continue;
+    const outcome = candidateFor(field, rule, Array.isArray(raw) ? raw : [raw]);
+    if (outcome) return { outcome, path };
+  }
+  return undefined;
+}
+
+/**
+ * The first source stating the field decides: its value when the page shows it and no entity of the same
+ * type and syntax states otherwise (a page listing several products or recipes); else the model.
+ */
+function valueFor(
+  field: Field,
+  chain: StructuredItem[],
+  items: StructuredItem[],
+  ctx: Context,
+): Found | undefined {
+  const rule = ruleFor(field);
+  for (const item of chain) {
+    const stated = statement(field, rule, item, ctx);
+    if (!stated) continue;
+    if (stated.outcome === 'ambiguous' || stated.outcome === undefined) return undefined;
+    const candidate = stated.outcome;
+    const siblings = items.filter((i) => i !== item && i.source === item.source && sharesType(i, item));
+    if (siblings.some((s) => disagrees(candidate, statement(field, rule, s, ctx)))) return undefined;
+    if (!candidate.shown(ctx.page)) return undefined;
+    return { value: candidate.value, path: `${item.source} ${item.types[0] ?? 'item'} ${stated.path}` };
+  }
+  return undefined;
+}
+
+function disagrees(candidate: Candidate, other: Stated | undefined): boolean {
+  if (!other) return false;
+  if (other.outcome === 'ambiguous' || other.outcome === undefined) return true;
+  return answerKey(other.outcome.value) !== answerKey(candidate.value);
+}
+
+const answerKey = (value: unknown): string =>
+  JSON.stringify(value, (_, v) => (typeof v === 'string' ? tokenText(v) : v));
+
+/** A path through nested entities and @id references; through an array, every element's value. */
+function at(value: unknown, path: string[], nodes: Map<string, Props>): unknown {
+  const node = resolve(value, nodes);
+  if (Array.isArray(node)) {
+    const all = node.map((v) => at(v, path, nodes)).filter((v) => v !== undefined);
+    return all.length === 0 ? undefined : all.length === 1 ? all[0] : all.flat();
+  }
+  if (path.length === 0) return node;
+  if (!isRecord(node)) return undefined;
+  return at(node[path[0] as string], path.slice(1), nodes);
+}
+
+/** A bare reference ({"@id": …}, perhaps with a @type) stands for the node of that id. */
+function resolve(value: unknown, nodes: Map<string, Props>): unknown {
+  if (!isRecord(value) || typeof value['@id'] !== 'string') return value;
+  if (Object.keys(value).some((k) => k !== '@id' && k !== '@type')) return value;
+  return nodes.get(value['@id']) ?? value;
+}
+
+function nodesById(items: StructuredItem[]): Map<string, Props> {
+  const nodes = new Map<string, Props>();
+  for (const item of items) {
+    const id = item.props['@id'];
+    if (item.source === 'json-ld' && typeof id === 'string' && !nodes.has(id)) nodes.set(id, item.props);
+  }
+  return nodes;
+}
+
 const isObjectList = (field: Field) => field.type === 'array' && field.items?.type === 'object';
 
 /**
  * A list of objects (a listing's `items`) from a JSON-LD ItemList, or from the page's entities of one type
  * (two or more Products, say). Taken only when every entity answers every property of the item.
  */
-function listFor(field: Field, items: StructuredItem[], page: PageEvidence): Found | undefined {
+function listFor(field: Field, items: StructuredItem[], ctx: Context): Found | undefined {
   const properties = field.items?.properties;
   if (!properties || properties.length === 0) return undefined;
   for (const { path, entities } of candidateLists(items)) {
-    const rows = entities.map((props) =>
-      mapWith(properties, [{ source: 'json-ld', types: [], props }], page),
-    );
+    const rows = entities.map((props) => mapWith(properties, [{ source: 'json-ld', types: [], props }], ctx));
     if (rows.length > 0 && rows.every((r) => r.missing.length === 0))
       return { value: rows.map((r) => r.data), path };
   }
   return undefined;
 }
 
-function candidateLists(items: StructuredItem[]): { path: string; entities: Record<string, unknown>[] }[] {
-  const lists: { path: string; entities: Record<string, unknown>[] }[] = [];
+interface EntityList {
+  path: string;
+  entities: Props[];
+}
+
+function candidateLists(items: StructuredItem[]): EntityList[] {
+  const lists: EntityList[] = [];
   for (const item of items) {
     if (!item.types.includes('ItemList')) continue;
     const elements = item.props.itemListElement;
     const list = (Array.isArray(elements) ? elements : [elements]).map((el) =>
       isRecord(el) && isRecord(el.item) ? el.item : el,
     );
-    if (list.every(isRecord))
-      lists.push({
-        path: `${item.source} ItemList itemListElement`,
-        entities: list as Record<string, unknown>[],
-      });
+    if (list.every(isRecord)) lists.push({ path: `${item.source} ItemList itemListElement`, entities: list });
   }
-  const byType = new Map<string, { path: string; entities: Record<string, unknown>[] }>();
+  const byType = new Map<string, EntityList>();
   for (const item of items) {
     const type = item.types[0];
-    if (!type || SITE_TYPES.has(type) || item.source === 'meta') continue;
+    if (!type || !isSubjectType(item) || item.source === 'meta') continue;
     const list = byType.get(type) ?? { path: `${item.source} ${type} (every one)`, entities: [] };
     list.entities.push(item.props);
     byType.set(type, list);
   }
   for (const list of byType.values()) if (list.entities.length >= 2) lists.push(list);
   return lists;
-}
-
-interface Found {
-  value: unknown;
-  path: string;
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const SOURCE_RANK = { 'json-ld': 0, microdata: 1, rdfa: 1, meta: 2 } as const;
-const rank = (item: StructuredItem) =>
-  SOURCE_RANK[item.source] * 2 + (item.types.some((t) => SITE_TYPES.has(t)) ? 1 : 0);
-
-function valueFor(field: Field, items: StructuredItem[], page: PageEvidence): Found | undefined {
-  const key = field.name.toLowerCase().replace(/[\s_-]/g, '');
-  const paths = [...(SYNONYMS[key] ?? []), field.name, camel(field.name)];
-  for (const item of items) {
-    for (const path of paths) {
-      const raw = at(item.props, path.split('.'));
-      if (raw === undefined) continue;
-      const value = coerce(field, raw, key);
-      if (value !== undefined && shown(value, page))
-        return { value, path: `${item.source} ${item.types[0] ?? 'item'} ${path}` };
-    }
-  }
-  return undefined;
-}
-
-const camel = (name: string) => name.replace(/[_-](\w)/g, (_, c: string) => c.toUpperCase());
-
-/** A path through nested entities; through an array, its first element (listed names: every element). */
-function at(value: unknown, path: string[]): unknown {
-  if (path.length === 0) return value;
-  if (Array.isArray(value)) {
-    const all = value.map((v) => at(v, path)).filter((v) => v !== undefined);
-    return all.length === 0 ? undefined : all.length === 1 ? all[0] : all;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  return at((value as Record<string, unknown>)[path[0] as string], path.slice(1));
-}
-
-/** The value as the field's type, or undefined when it is not one (objects are left to the model). */
-export function coerce(field: Field, raw: unknown, key = ''): unknown {
-  if (Array.isArray(raw) && field.type !== 'array')
-    return raw.length > 0 ? coerce(field, raw[0], key) : undefined;
-  switch (field.type) {
-    case 'string':
-      return text(raw);
-    case 'number':
-      return numberOf(raw);
-    case 'integer': {
-      const n = numberOf(raw);
-      return n !== undefined && Number.isInteger(n) ? n : undefined;
-    }
-    case 'boolean':
-      return booleanOf(raw, key);
-    case 'array': {
-      const item = field.items ?? { name: 'item', type: 'string', required: false };
-      if (item.type === 'object' || item.type === 'array') return undefined;
-      const list = (Array.isArray(raw) ? raw : [raw]).map((v) => coerce(item, v));
-      return list.length > 0 && list.every((v) => v !== undefined) ? list : undefined;
-    }
-    case 'object':
-      return undefined;
-  }
-}
-
-function text(raw: unknown): string | undefined {
-  if (typeof raw === 'string') return raw.trim() || undefined;
-  if (typeof raw === 'number') return String(raw);
-  if (typeof raw === 'object' && raw !== null) {
-    const o = raw as Record<string, unknown>;
-    return text(o['@value'] ?? o.name ?? o.url);
-  }
-  return undefined;
-}
-
-/** 19.99, "19.99", "$1,299.00", "19,99 €"; null for anything that is not one number. */
-export function numberOf(raw: unknown): number | undefined {
-  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : undefined;
-  if (typeof raw !== 'string' || raw.length > 100) return undefined;
-  const found = raw.match(/-?\d[\d.,\s]*/g)?.map((s) => s.trim()) ?? [];
-  if (found.length !== 1) return undefined;
-  // Around the number only a currency symbol or code: "BK-17" or "2 pieces" is not a number.
-  const rest = raw.replace(found[0] as string, '').trim();
-  if (!/^(?:[$€£¥₹]|[A-Za-z]{3})?\s*(?:[$€£¥₹]|[A-Za-z]{3})?$/.test(rest)) return undefined;
-  return parseDigits(found[0] as string);
-}
-
-/** "1,299.00" and "1.299,00" and "19,99": the last separator followed by 1-2 digits is the decimal one. */
-function parseDigits(s: string): number | undefined {
-  const compact = s.replace(/\s/g, '').replace(/[.,]$/, '');
-  const decimal = compact.match(/[.,](\d{1,2})$/);
-  const whole = decimal ? compact.slice(0, -decimal[0].length) : compact;
-  const n = Number(`${whole.replace(/[.,]/g, '')}${decimal ? `.${decimal[1]}` : ''}`);
-  return Number.isFinite(n) ? n : undefined;
-}
-
-function booleanOf(raw: unknown, key: string): boolean | undefined {
-  if (typeof raw === 'boolean') return raw;
-  if (typeof raw !== 'string') return undefined;
-  const v = raw
-    .trim()
-    .replace(/^.*[/#]/, '')
-    .toLowerCase();
-  if (v === 'true' || v === 'false') return v === 'true';
-  // schema.org ItemAvailability for "in stock"-style fields.
-  if (key.includes('stock') || key.includes('available')) {
-    if (['instock', 'limitedavailability', 'onlineonly', 'instoreonly'].includes(v)) return true;
-    if (['outofstock', 'soldout', 'discontinued'].includes(v)) return false;
-  }
-  return undefined;
-}
-
-interface PageEvidence {
-  text: string;
-  numbers: Set<number>;
-}
-
-/** The cleaned text, normalised (case, whitespace, markdown escapes), and every number it shows. */
-function pageEvidence(pageText: string): PageEvidence {
-  const text = normalise(pageText);
-  const numbers = new Set<number>();
-  for (const m of pageText.matchAll(/\d[\d.,]*/g)) {
-    const n = parseDigits(m[0]);
-    if (n !== undefined) numbers.add(n);
-    if (numbers.size > 100_000) break;
-  }
-  return { text, numbers };
-}
-
-const normalise = (s: string) =>
-  s
-    .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
-
-/** Currencies a page shows by symbol rather than code. */
-const CURRENCY_SYMBOLS: Record<string, string[]> = {
-  usd: ['$'],
-  eur: ['€'],
-  gbp: ['£'],
-  jpy: ['¥'],
-  inr: ['₹'],
-  cad: ['$'],
-  aud: ['$'],
-};
-
-/** Whether the page shows the value (booleans cannot be checked and are taken as given). */
-function shown(value: unknown, page: PageEvidence): boolean {
-  if (Array.isArray(value)) return value.every((v) => shown(v, page));
-  if (typeof value === 'number') return page.numbers.has(value);
-  if (typeof value !== 'string') return true;
-  const v = normalise(value);
-  if (v.length === 0) return false;
-  if (page.text.includes(v)) return true;
-  return (CURRENCY_SYMBOLS[v] ?? []).some((symbol) => page.text.includes(symbol));
 }

@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { load } from 'cheerio';
 import { mergeAnswer, planFromStructuredData } from '../../activities/structured-data/answer.js';
-import { coerce, mapFields, numberOf } from '../../activities/structured-data/map-fields.js';
-import { readStructuredData, STRUCTURED_LIMITS } from '../../activities/structured-data/read.js';
+import { mapFields } from '../../activities/structured-data/map-fields.js';
+import { STRUCTURED_LIMITS } from '../../activities/structured-data/read.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
-
-const ld = (value: unknown) => `<script type="application/ld+json">${JSON.stringify(value)}</script>`;
-const page = (head: string, body: string) => `<html><head>${head}</head><body>${body}</body></html>`;
-const read = (html: string) => readStructuredData(load(html));
-const fields = (map: Record<string, unknown>) => normalizeSchema(map).fields;
+import { fields, ld, page, read } from '../support/structured-pages.js';
 
 const PRODUCT = {
   '@context': 'https://schema.org',
@@ -26,7 +21,7 @@ const PRODUCT = {
   },
 };
 const PRODUCT_TEXT =
-  '# Blue Kettle\n\nSKU BK-17 · Acme\n\nPrice: $24.50\n\n![kettle](https://shop.test/k.jpg)';
+  '# Blue Kettle\n\nSKU BK-17 · Acme\n\nPrice: $24.50 · In stock\n\n![kettle](https://shop.test/k.jpg)';
 
 describe('readStructuredData', () => {
   test('JSON-LD documents, arrays and @graph, with schema.org prefixes taken off', () => {
@@ -117,6 +112,22 @@ describe('readStructuredData', () => {
   });
 });
 
+describe('button and stock labels', () => {
+  test('short texts of buttons, submit inputs and stock badges; long sections are not labels', () => {
+    const items = read(
+      page(
+        '',
+        '<p class="stock in-stock">In stock</p><form><input type="submit" value="Add to basket">' +
+          '<button name="add"><span>Add to cart</span></button></form>' +
+          `<div class="stock-info">${'Delivery terms. '.repeat(20)}</div>`,
+      ),
+    );
+    assert.deepEqual(items, [
+      { source: 'page', types: [], props: { labels: ['In stock', 'Add to basket', 'Add to cart'] } },
+    ]);
+  });
+});
+
 describe('readStructuredData on hostile pages', () => {
   test('deep and wide microdata stay within the item and property bounds', () => {
     const deep = read(
@@ -181,22 +192,12 @@ describe('mapFields', () => {
     );
   });
 
-  test('numbers and types', () => {
-    assert.equal(numberOf('$1,299.00'), 1299);
-    assert.equal(numberOf('19,99 €'), 19.99);
-    assert.equal(numberOf('1.299,00'), 1299);
-    assert.equal(numberOf('2 for 10'), undefined);
-    assert.equal(numberOf('BK-17'), undefined);
-    assert.equal(numberOf('USD 5'), 5);
-    const list = {
-      name: 'tags',
-      type: 'array' as const,
-      required: false,
-      items: { name: 'item', type: 'string' as const, required: false },
-    };
-    assert.deepEqual(coerce(list, ['a', 'b']), ['a', 'b']);
-    assert.deepEqual(coerce(list, 'a'), ['a']);
-    assert.equal(coerce({ name: 'n', type: 'integer', required: false }, '4.5'), undefined);
+  test('lists of scalars and integers', () => {
+    const tagged = read(
+      page(ld({ '@type': 'Product', name: 'Mug', keywords: ['tea', 'mugs'], rating: '4.5' }), ''),
+    );
+    const m = mapFields(fields({ keywords: ['string'], rating: 'integer' }), tagged, 'Mug: tea, mugs. 4.5');
+    assert.deepEqual(m.data, { keywords: ['tea', 'mugs'] });
   });
 });
 
@@ -227,6 +228,8 @@ describe('planFromStructuredData', () => {
   test('prompt schemas, no data, or nothing answered: no plan', () => {
     assert.equal(planFromStructuredData(normalizeSchema('the product name'), items, PRODUCT_TEXT), null);
     assert.equal(planFromStructuredData(normalizeSchema({ name: 'string' }), [], PRODUCT_TEXT), null);
+    const buttons = read(page('', '<button>Add to cart</button>'));
+    assert.equal(planFromStructuredData(normalizeSchema({ name: 'string' }), buttons, PRODUCT_TEXT), null);
     assert.equal(planFromStructuredData(normalizeSchema({ colour: 'string' }), items, PRODUCT_TEXT), null);
   });
 });

@@ -1,0 +1,63 @@
+// Dates as structured data states them (ISO 8601: "2024-03-05", "2024-03-05T10:00:00+01:00") and as pages
+// show them: "2024-03-05", "March 5, 2024", "5. März 2024", "5 de marzo de 2024", "15/03/2024". A numeric
+// day/month spelling counts only when it cannot be read the other way round (day above 12, or day = month):
+// "05/03/2024" is 5 March in Europe and 3 May in the United States.
+import { type PageEvidence, showsTokens } from './page-evidence.js';
+
+export interface CalendarDate {
+  y: number;
+  m: number;
+  d: number;
+}
+
+/** The calendar date at the start of an ISO 8601 string, as written (no time-zone shift). */
+export function dateOf(raw: unknown): CalendarDate | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const m = raw.trim().match(/^(\d{4})-(\d{2})-(\d{2})(?:$|[T\s])/);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 ? { y, m: mo, d } : undefined;
+}
+
+/** Month names (full and short) in English, German, French, Spanish, Italian, Dutch and Portuguese. */
+const MONTHS: string[][] = [
+  ['january', 'jan', 'januar', 'jänner', 'janvier', 'enero', 'gennaio', 'januari', 'janeiro'],
+  ['february', 'feb', 'februar', 'février', 'fevrier', 'febrero', 'febbraio', 'februari', 'fevereiro'],
+  ['march', 'mar', 'märz', 'maerz', 'mars', 'marzo', 'maart', 'março'],
+  ['april', 'apr', 'avril', 'abril', 'aprile'],
+  ['may', 'mai', 'mayo', 'maggio', 'mei', 'maio'],
+  ['june', 'jun', 'juni', 'juin', 'junio', 'giugno', 'junho'],
+  ['july', 'jul', 'juli', 'juillet', 'julio', 'luglio', 'julho'],
+  ['august', 'aug', 'août', 'aout', 'agosto', 'augustus'],
+  ['september', 'sep', 'sept', 'septembre', 'septiembre', 'setiembre', 'settembre', 'setembro'],
+  ['october', 'oct', 'oktober', 'octobre', 'octubre', 'ottobre', 'outubro'],
+  ['november', 'nov', 'novembre', 'noviembre', 'novembro'],
+  ['december', 'dec', 'dezember', 'décembre', 'decembre', 'diciembre', 'dicembre', 'dezembro'],
+];
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** The date's spellings as token phrases (see tokenText). */
+export function dateSpellings({ y, m, d }: CalendarDate): string[] {
+  const days = [...new Set([String(d), pad(d)])];
+  const months = [...new Set([String(m), pad(m)])];
+  const out = [`${y} ${pad(m)} ${pad(d)}`, `${y}/${pad(m)}/${pad(d)}`, `${y}.${pad(m)}.${pad(d)}`];
+  for (const name of MONTHS[m - 1] ?? [])
+    for (const day of days) {
+      out.push(`${day} ${name} ${y}`, `${day} de ${name} de ${y}`, `${name} ${day} ${y}`);
+      for (const ord of ['st', 'nd', 'rd', 'th', 'er'])
+        out.push(`${day} ${ord} ${name} ${y}`, `${name} ${day} ${ord} ${y}`);
+    }
+  if (d > 12 || d === m)
+    for (const day of days)
+      for (const month of months)
+        for (const [first, second] of [
+          [day, month],
+          [month, day],
+        ])
+          out.push(`${first}/${second}/${y}`, `${first}.${second}.${y}`, `${first} ${second} ${y}`);
+  return out;
+}
+
+export const dateShown = (page: PageEvidence, date: CalendarDate): boolean =>
+  dateSpellings(date).some((s) => showsTokens(page, s));

@@ -1,0 +1,71 @@
+// What the visible page shows, prepared once per page for every field's check: its words and numbers as
+// tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
+import { imageKey, pageImages } from './images.js';
+import { pageNumbers } from './numbers.js';
+import { type PageLine, pageLines } from './page-lines.js';
+import { foldText, SPACELESS, tokenText } from './text.js';
+
+export interface PageEvidence {
+  /** The page's words and numbers (see tokenText), padded by a space at each end. */
+  tokens: string;
+  /** Each line's tokens (list markers off), one line each, with a line break at each end. */
+  lines: string;
+  lineList: PageLine[];
+  /** Case and whitespace folded, for scripts written without spaces. */
+  folded: string;
+  numbers: Set<number>;
+  /** The files of the images the page shows (see images.ts). */
+  images: Set<string>;
+  /** Buttons and stock badges the cleaned text leaves out (tokens, padded): availability evidence only. */
+  labels: string[];
+}
+
+export function pageEvidence(pageText: string, labels: string[] = []): PageEvidence {
+  // Markdown escapes (\_, \*, \-) would split a value's words where the structured string has none.
+  const text = pageText.replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1');
+  const lines = pageLines(text);
+  return {
+    tokens: ` ${tokenText(text)} `,
+    lines: `\n${lines.map((l) => l.tokens).join('\n')}\n`,
+    lineList: lines,
+    folded: foldText(text),
+    numbers: pageNumbers(text),
+    images: pageImages(pageText),
+    labels: labels.map((l) => ` ${tokenText(l)} `),
+  };
+}
+
+/** Whether the page shows a text: its words and numbers in this order, as whole tokens. */
+export function showsText(page: PageEvidence, value: string): boolean {
+  if (SPACELESS.test(value)) return showsFolded(page, foldText(value));
+  return showsTokens(page, tokenText(value));
+}
+
+/** Whether the page shows a phrase already in token form ("in stock", "2024 03 05"). */
+export const showsTokens = (page: PageEvidence, tokens: string): boolean =>
+  tokens.length > 0 && page.tokens.includes(` ${tokens} `);
+
+export const showsNumber = (page: PageEvidence, n: number): boolean => page.numbers.has(n);
+
+/** A spaceless-script text as a whole word: no letter or digit right before or after it ("焗饭" is not in "浓情焗饭"). */
+function showsFolded(page: PageEvidence, folded: string): boolean {
+  if (!folded) return false;
+  const edge = /[\p{L}\p{N}]/u;
+  for (let at = page.folded.indexOf(folded); at >= 0; at = page.folded.indexOf(folded, at + 1)) {
+    const [before, after] = [page.folded[at - 1] ?? ' ', page.folded[at + folded.length] ?? ' '];
+    if (!edge.test(before) || !edge.test(folded[0] as string)) {
+      if (!edge.test(after) || !edge.test(folded.at(-1) as string)) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a line of the page ends with this text's words. */
+export function showsLineEnd(page: PageEvidence, text: string): boolean {
+  const tokens = tokenText(text);
+  return tokens.length > 0 && (page.lines.includes(`\n${tokens}\n`) || page.lines.includes(` ${tokens}\n`));
+}
+
+/** Whether the page shows an image: that file at any size, or its URL in the text. */
+export const showsImage = (page: PageEvidence, url: string): boolean =>
+  page.images.has(imageKey(url)) || showsText(page, url);
