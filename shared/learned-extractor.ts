@@ -6,10 +6,18 @@ export type Scalar = string | number | boolean;
 /** How a matched node's text (or attribute) becomes the field's value. */
 export type Transform =
   | { kind: 'exact' }
+  /**
+   * The node's own text: its text and text formatting (b, em…), without its child elements' text — a title
+   * whose heading also holds a subtitle in a span.
+   */
+  | { kind: 'own' }
   /** The value between a fixed prefix and suffix, e.g. "SKU: " + value. */
   | { kind: 'affix'; prefix: string; suffix: string }
-  /** The index-th number written in the text, e.g. 19.99 in "$19.99 incl. VAT". */
-  | { kind: 'number'; index: number }
+  /**
+   * The index-th number written in the text, e.g. 19.99 in "$19.99 incl. VAT"; `count` numbers in all, as on
+   * the pages learned from ("$24.99 was $31.99" is another text).
+   */
+  | { kind: 'number'; index: number; count?: number }
   /** The text looked up in answers seen before, e.g. "In stock" → true; unseen text answers nothing. */
   | { kind: 'lookup'; map: Record<string, Scalar> }
   /** A link's or image's URL attribute, made absolute against the page's URL. */
@@ -29,6 +37,12 @@ export interface Candidate {
   list?: boolean;
   /** A field no page showed a value for: it reads null (an empty list). */
   absent?: boolean;
+  /**
+   * The node's make-up on the pages learned from (the labels of its child elements that hold text, see
+   * dom.ts): a node made up otherwise (a subtitle inside a title, a struck-out price beside the price) does
+   * not answer. Text reads only; absent on candidates learned before it existed.
+   */
+  shapes?: string[];
 }
 
 /** Per field, the candidates that held on every page so far; null when no page showed a value yet. */
