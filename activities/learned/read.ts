@@ -20,6 +20,8 @@ import {
 
 /** Make-ups a candidate keeps at most: past this a node of another make-up does not answer. */
 export const MAX_SHAPES = 8;
+/** The make-up of no node (or an empty one): a candidate answers nothing only where it was seen to. */
+export const NO_NODE = '(none)';
 
 /** The elements a selector names on the page, or inside a list item's container (null: not a selector). */
 export function select(page: Page, selector: string, scope?: Element): Element[] | null {
@@ -85,6 +87,21 @@ export function applyCandidate(
   seen?: Set<string>,
 ): unknown {
   if (c.absent) return c.list ? [] : null;
+  const value = readCandidate(page, field, c, scope, seen);
+  if (value === undefined || !isEmpty(value) || c.transform.kind === 'items') return value;
+  // Nothing here, where the pages learned from showed a value: another layout, not an absent field.
+  if (seen) seen.add(NO_NODE);
+  else if (c.shapes && !c.shapes.includes(NO_NODE)) return undefined;
+  return value;
+}
+
+function readCandidate(
+  page: Page,
+  field: LearnableField,
+  c: Candidate,
+  scope?: Element,
+  seen?: Set<string>,
+): unknown {
   const nodes = select(page, c.selector, scope);
   if (!nodes) return undefined;
   if (c.transform.kind === 'items') return readItems(page, field, c.transform.props, nodes);
@@ -201,9 +218,12 @@ function typed(field: LearnableField, raw: string): unknown {
   return field.type === 'integer' && !Number.isInteger(n) ? undefined : n;
 }
 
-/** A candidate with the make-ups `seen` added to those it knew (none for reads that are not checked). */
+/**
+ * A candidate with the make-ups `seen` added to those it knew (an attribute's or own text's read keeps only
+ * whether it was seen with no node).
+ */
 export function withShapes(c: Candidate, seen: Set<string>): Candidate {
-  if (c.attr || c.absent || c.transform.kind === 'own' || c.transform.kind === 'items') return c;
+  if (c.absent || c.transform.kind === 'items') return c;
   const shapes = [...new Set([...(c.shapes ?? []), ...seen])];
   return shapes.length > MAX_SHAPES ? c : { ...c, shapes };
 }
@@ -222,6 +242,22 @@ export interface Extraction {
  * unanswered); other fields are left to the model.
  */
 export function applyExtractor(page: Page, fields: LearnableField[], known: FieldCandidates): Extraction {
+  const out = readFields(page, fields, known);
+  // A page that shows few of the values its template's pages showed is laid out otherwise: what it lacks
+  // is not known to be absent, so its empty answers are left to the model too.
+  const shown = fields.filter((f) => known[f.name]?.some((c) => !c.absent)).map((f) => f.name);
+  const withValue = shown.filter((name) => name in out.data && !isEmpty(out.data[name])).length;
+  if (shown.length > 0 && withValue * 2 <= shown.length)
+    for (const [name, value] of Object.entries(out.data))
+      if (isEmpty(value)) {
+        delete out.data[name];
+        delete out.selectors[name];
+        out.unanswered.push(name);
+      }
+  return out;
+}
+
+function readFields(page: Page, fields: LearnableField[], known: FieldCandidates): Extraction {
   const out: Extraction = { data: {}, selectors: {}, unanswered: [] };
   for (const field of fields) {
     const candidates = known[field.name];

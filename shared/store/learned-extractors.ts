@@ -363,7 +363,9 @@ export class LearnedExtractorStore {
     if (doc.status === 'learning') outcome = this.learning(doc, next, lesson, emptied);
     else if (!lesson.check) {
       // A page the extractor could not answer in full: its fields' candidates that read the model's values
-      // stay (a brittle selector goes), a field none reads keeps its own (the page is its outlier).
+      // stay (a brittle selector goes), a field none reads keeps its own (the page is its outlier), and a
+      // page most of whose fields none reads teaches nothing (another layout under a like structure).
+      if (misfit(doc.fields, lesson.kept, emptied)) return { kind: 'outlier' };
       next.fields = narrowed(doc.fields, lesson.kept);
       if (JSON.stringify(next.fields) === JSON.stringify(doc.fields)) return { kind: 'checked' };
       outcome = { kind: 'checked' };
@@ -400,8 +402,7 @@ export class LearnedExtractorStore {
     lesson: Lesson,
     emptied: string[],
   ): LessonOutcome {
-    const held = Object.values(doc.fields).filter((c) => c !== null && c.length > 0).length;
-    if (doc.samples > 0 && held > 0 && emptied.length * 2 > held) {
+    if (doc.samples > 0 && misfit(doc.fields, lesson.kept, emptied)) {
       next.outliers = (doc.outliers ?? 0) + 1;
       // Most pages disagree with the first ones: those were the outliers; learning restarts from this one.
       if (next.outliers > doc.samples + 1 && lesson.fresh) {
@@ -482,6 +483,12 @@ function emptiedFields(stored: FieldCandidates, lesson: FieldCandidates): string
     const before = stored[name];
     return before && before.length > 0 && lesson[name]?.length === 0;
   });
+}
+
+/** Whether most of the lesson's fields that had candidates lost them all: the page is not the template's. */
+function misfit(stored: FieldCandidates, lesson: FieldCandidates, emptied: string[]): boolean {
+  const held = Object.keys(lesson).filter((name) => (stored[name]?.length ?? 0) > 0).length;
+  return held > 0 && emptied.length * 2 > held;
 }
 
 /** The candidates both hold (by identity), the lesson's version first; lookups keep both's answers. */
