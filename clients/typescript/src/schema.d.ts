@@ -192,7 +192,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -383,7 +383,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -588,7 +588,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -818,7 +818,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1011,7 +1011,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1156,7 +1156,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1336,7 +1336,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1385,7 +1385,7 @@ export interface paths {
     };
     /**
      * Every URL a crawl discovered, with its parent, depth, status, timings, tokens and model
-     * @description Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, out of limits — error_details says which — or the job ended first). At most 50 skipped links are recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map.
+     * @description Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, out of limits — error_details says which — or the job ended first). At most 50 skipped links are recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map. The entries are streamed as they are read (the counts come after them in the object), so a crawl of any size is answered without the service holding it whole.
      */
     get: {
       parameters: {
@@ -1482,7 +1482,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1627,7 +1627,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1781,7 +1781,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -1965,7 +1965,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2056,6 +2056,10 @@ export interface paths {
      *
      *     The merged array is sent in the chosen format like the page results: a JSON array, one merged item per JSON
      *     line, or a YAML sequence.
+     *
+     *     **Size.** The page results are streamed as they are read (a batch of at most 160 pages at a time), so a crawl
+     *     of any size is answered without the service holding it whole; a body cut short means the read failed midway.
+     *     merge=true holds the completed pages' data, as merging needs all of it.
      */
     get: {
       parameters: {
@@ -2180,7 +2184,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2363,7 +2367,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2443,6 +2447,9 @@ export interface paths {
      *     `Last-Event-ID` (or `?last_event_id=`) to get exactly the events with a larger id; a client resuming
      *     after the end of an ended job gets its `complete` event again, so it knows the stream is over. A
      *     `: heartbeat` comment comes every 15 seconds.
+     *
+     *     A tenant holds at most STREAMS_PER_TENANT (default 20) streams open at once (per API instance); one more is a
+     *     429 problem of type too-many-streams until one of them ends.
      */
     get: {
       parameters: {
@@ -2581,7 +2588,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2726,7 +2733,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -2871,7 +2878,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3016,7 +3023,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3170,7 +3177,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3317,7 +3324,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3460,7 +3467,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3610,7 +3617,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3752,7 +3759,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -3902,7 +3909,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4047,7 +4054,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4190,7 +4197,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4421,7 +4428,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4614,7 +4621,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4780,7 +4787,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -4940,7 +4947,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5092,7 +5099,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5241,7 +5248,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5408,7 +5415,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5573,7 +5580,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5753,7 +5760,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -5948,7 +5955,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6120,7 +6127,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6271,7 +6278,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6414,7 +6421,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6566,7 +6573,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6698,7 +6705,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6843,7 +6850,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -6994,7 +7001,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7137,7 +7144,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7289,7 +7296,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7418,7 +7425,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7622,7 +7629,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7687,12 +7694,17 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List a site's learned extractors
-     * @description The page templates the site's crawls learned (see learn_extractors on POST /crawl): per template, its URL shape and structure signature, the schema it answers (by hash), its status (learning, verified, unlearnable) with the reason, the selector read for each field, the pages it was learned from and verified on, when it was verified and last checked, and how many pages it answered.
+     * List a site's learned extractors, oldest first
+     * @description The page templates the site's crawls learned (see learn_extractors on POST /crawl): per template, its URL shape and structure fingerprint, the schema it answers (by hash), its status (learning, verified, unlearnable) with the reason, the selector read for each field, the pages it was learned from and verified on, when it was verified and last checked, and how many pages it answered. Paged by limit and offset; total counts them all.
      */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Page size, 1..100. */
+          limit?: number;
+          /** @description Items to skip. */
+          offset?: number;
+        };
         header?: never;
         path: {
           id: string;
@@ -7785,7 +7797,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -7918,7 +7930,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8063,7 +8075,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8215,7 +8227,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8347,7 +8359,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8487,7 +8499,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8653,7 +8665,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8796,7 +8808,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -8963,7 +8975,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -9092,7 +9104,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -9239,7 +9251,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
@@ -11057,20 +11069,20 @@ export interface components {
           number_index?: number;
           prefix?: string;
           /**
-           * @description How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+           * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
            * @enum {string}
            */
-          read: 'exact' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+          read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
           /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
           selector: string;
           suffix?: string;
         }[];
       };
       /**
-       * @description How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+       * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
        * @enum {string}
        */
-      read: 'exact' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+      read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
       /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
       selector: string;
       suffix?: string;
@@ -11097,20 +11109,20 @@ export interface components {
           number_index?: number;
           prefix?: string;
           /**
-           * @description How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+           * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
            * @enum {string}
            */
-          read: 'exact' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+          read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
           /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
           selector: string;
           suffix?: string;
         }[];
       };
       /**
-       * @description How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+       * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
        * @enum {string}
        */
-      read: 'exact' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+      read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
       /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
       selector: string;
       suffix?: string;
@@ -11122,7 +11134,7 @@ export interface components {
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
-      /** @description Hash of the page structure (tags and classes, text ignored) */
+      /** @description Fingerprint of the structure sketch (tags and classes, text ignored) of the page the template was made for; pages of a URL shape are matched to the template whose pages they are most alike */
       dom_signature: string;
       /** @description Per field, the candidates that read the model's value on every page (all must agree) */
       fields: {
@@ -11156,7 +11168,7 @@ export interface components {
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
-      /** @description Hash of the page structure (tags and classes, text ignored) */
+      /** @description Fingerprint of the structure sketch (tags and classes, text ignored) of the page the template was made for; pages of a URL shape are matched to the template whose pages they are most alike */
       dom_signature: string;
       /** @description Per field, the candidates that read the model's value on every page (all must agree) */
       fields: {
