@@ -176,7 +176,7 @@ export class TemplateIndex {
     return { ids: all.slice(page.offset, page.offset + page.limit), total: all.length };
   }
 
-  /** Forgets a scope's index documents; returns its template record ids (to delete them by `_id`). */
+  /** Forgets a scope's index documents; returns the template record ids it listed. */
   async forget(tenantId: string, scope: string): Promise<string[]> {
     const id = scopeId(tenantId, scope);
     const doc = await this.scopes.findOne({ _id: id });
