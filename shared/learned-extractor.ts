@@ -59,3 +59,58 @@ export function candidateKey(c: Candidate): string {
       : JSON.stringify(c.transform);
   return `${c.selector}|${c.attr ?? ''}|${t}|${c.list ? 'list' : ''}${c.absent ? '|absent' : ''}`;
 }
+
+// How the candidates a model answer kept combine with those a template holds (the store's lessons).
+
+/** The fields whose every known candidate the lesson dropped (none read the model's value on its page). */
+export function emptiedFields(stored: FieldCandidates, lesson: FieldCandidates): string[] {
+  return Object.keys(lesson).filter((name) => {
+    const before = stored[name];
+    return before && before.length > 0 && lesson[name]?.length === 0;
+  });
+}
+
+/** Whether most of the lesson's fields that had candidates lost them all: the page is not the template's. */
+export function misfit(stored: FieldCandidates, lesson: FieldCandidates, emptied: string[]): boolean {
+  const held = Object.keys(lesson).filter((name) => (stored[name]?.length ?? 0) > 0).length;
+  return held > 0 && emptied.length * 2 > held;
+}
+
+/** The candidates both hold (by identity), the lesson's version first; lookups keep both's answers. */
+export function mergeCandidates(stored: FieldCandidates, lesson: FieldCandidates): FieldCandidates {
+  const out: FieldCandidates = { ...stored };
+  for (const name of Object.keys(lesson)) {
+    const a = stored[name] ?? null;
+    const b = lesson[name] ?? null;
+    if (a === null || b === null) {
+      out[name] = b ?? a;
+      continue;
+    }
+    const byKey = new Map(a.map((c) => [candidateKey(c), c]));
+    out[name] = b
+      .filter((c) => byKey.has(candidateKey(c)))
+      .map((c) => mergeLookup(byKey.get(candidateKey(c)) as Candidate, c))
+      .filter((c): c is Candidate => c !== null);
+  }
+  return out;
+}
+
+/** A verified template's candidates narrowed by a lesson, except where none would be left. */
+export function narrowed(stored: FieldCandidates, lesson: FieldCandidates): FieldCandidates {
+  const merged = mergeCandidates(stored, lesson);
+  for (const [name, c] of Object.entries(merged)) {
+    const before = stored[name];
+    if (before && before.length > 0 && (!c || c.length === 0)) merged[name] = before;
+  }
+  return merged;
+}
+
+function mergeLookup(a: Candidate, b: Candidate): Candidate | null {
+  if (a.transform.kind !== 'lookup' || b.transform.kind !== 'lookup') return b;
+  const map = { ...a.transform.map };
+  for (const [text, value] of Object.entries(b.transform.map)) {
+    if (Object.hasOwn(map, text) && map[text] !== value) return null;
+    map[text] = value;
+  }
+  return { ...b, transform: { kind: 'lookup', map } };
+}

@@ -4,7 +4,14 @@
 // without the model, a field at a time), or unlearnable. `_id` is composed (`<tenant>:<shape hash>:<key>`),
 // so every read and write is by `_id`; a site's list pages through its scope's index document.
 import type { Collection, Db } from 'mongodb';
-import { ABSENT, type Candidate, candidateKey, type FieldCandidates } from '../learned-extractor.js';
+import {
+  ABSENT,
+  emptiedFields,
+  type FieldCandidates,
+  mergeCandidates,
+  misfit,
+  narrowed,
+} from '../learned-extractor.js';
 import type { DataSource, FieldProvenance } from '../structured-data.js';
 import {
   type ShapeIndex,
@@ -477,57 +484,4 @@ function settle(doc: TemplateRecord, jobId: string): void {
     if (unread.length > 0)
       doc.reason = `left to the model (no selector reads their values on every page): ${unread.join(', ')}`;
   }
-}
-
-/** The fields whose every known candidate the lesson dropped (none read the model's value on its page). */
-function emptiedFields(stored: FieldCandidates, lesson: FieldCandidates): string[] {
-  return Object.keys(lesson).filter((name) => {
-    const before = stored[name];
-    return before && before.length > 0 && lesson[name]?.length === 0;
-  });
-}
-
-/** Whether most of the lesson's fields that had candidates lost them all: the page is not the template's. */
-function misfit(stored: FieldCandidates, lesson: FieldCandidates, emptied: string[]): boolean {
-  const held = Object.keys(lesson).filter((name) => (stored[name]?.length ?? 0) > 0).length;
-  return held > 0 && emptied.length * 2 > held;
-}
-
-/** The candidates both hold (by identity), the lesson's version first; lookups keep both's answers. */
-function mergeCandidates(stored: FieldCandidates, lesson: FieldCandidates): FieldCandidates {
-  const out: FieldCandidates = { ...stored };
-  for (const name of Object.keys(lesson)) {
-    const a = stored[name] ?? null;
-    const b = lesson[name] ?? null;
-    if (a === null || b === null) {
-      out[name] = b ?? a;
-      continue;
-    }
-    const byKey = new Map(a.map((c) => [candidateKey(c), c]));
-    out[name] = b
-      .filter((c) => byKey.has(candidateKey(c)))
-      .map((c) => mergeLookup(byKey.get(candidateKey(c)) as Candidate, c))
-      .filter((c): c is Candidate => c !== null);
-  }
-  return out;
-}
-
-/** A verified template's candidates narrowed by a lesson, except where none would be left. */
-function narrowed(stored: FieldCandidates, lesson: FieldCandidates): FieldCandidates {
-  const merged = mergeCandidates(stored, lesson);
-  for (const [name, c] of Object.entries(merged)) {
-    const before = stored[name];
-    if (before && before.length > 0 && (!c || c.length === 0)) merged[name] = before;
-  }
-  return merged;
-}
-
-function mergeLookup(a: Candidate, b: Candidate): Candidate | null {
-  if (a.transform.kind !== 'lookup' || b.transform.kind !== 'lookup') return b;
-  const map = { ...a.transform.map };
-  for (const [text, value] of Object.entries(b.transform.map)) {
-    if (Object.hasOwn(map, text) && map[text] !== value) return null;
-    map[text] = value;
-  }
-  return { ...b, transform: { kind: 'lookup', map } };
 }
