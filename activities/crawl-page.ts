@@ -190,6 +190,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
           }) ?? null);
       // One task, one parse, for link discovery, cleaning and the page's template, in the HTML pool under
       // its time limit. The links are queued only once the page's result is stored.
+      const templates = learning && learner ? await learner.templatesFor(learning) : undefined;
       const [{ links, cleaned, structured, template }] = await Promise.all([
         htmlPoolOf(deps).run(
           {
@@ -201,9 +202,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
             rules: rulesFor(input),
             seedUrl: input.seedUrl,
             readStructured: input.structuredData !== false,
-            ...(learning && learner
-              ? { learned: { fields: learning.fields, extractors: learner.extractorsFor(learning) } }
-              : {}),
+            ...(templates ? { learned: templates } : {}),
           },
           currentActivity()?.cancellationSignal,
         ),
@@ -245,21 +244,26 @@ export function makeCrawlPage(deps: ActivityDeps) {
       const plan = planOf(answerInput, cleaned, structured);
       const decision =
         learning && learner && !(plan && !plan.rest)
-          ? await learner.decide(
-              learning,
-              template,
-              { body: doc.body, url: doc.url },
-              answeredPage(input, plan, learning.fields.length),
-              (data) => validatorFor(toJsonSchema(input.schema))(data),
-            )
+          ? await learner.decide(learning, template, {
+              doc: { body: doc.body, url: doc.url },
+              pageId: input.pageId,
+              answered: (fields) => answeredPage(input, plan, fields),
+              valid: (name, value) => validField(input.schema, name, value),
+            })
           : null;
       // Enough pages of its template are teaching it now: this one comes back after a durable timer, when
       // the extractor is likely verified (an old run that cannot defer asks the model, learning nothing).
       if (decision?.kind === 'defer' && input.mayDefer)
         return { outcome: 'deferred', retryAfterMs: LEARNING_WAIT_MS };
+      // The extractor's answer: all of the page, or the fields it holds (the model is asked the rest); a
+      // check asks the model for every field.
+      const learned =
+        decision?.kind === 'extractor' || (decision?.kind === 'model' && !decision.check)
+          ? decision.extraction
+          : undefined;
       const answer = await answerFromContent(answerInput, cleaned, {
         plan,
-        ...(decision?.kind === 'extractor' ? { learned: decision.extraction } : {}),
+        ...(learned ? { learned } : {}),
       }).catch(async (err: unknown) => {
         // A failed answer teaches nothing: its place among the template's learning pages is free again.
         if (learning && learner && decision) await learner.release(learning, decision, input.pageId);
@@ -286,9 +290,16 @@ export function makeCrawlPage(deps: ActivityDeps) {
     });
   }
 
-  /** The page as a learned extractor's answer remembers it, in case a later check finds it wrong. */
-  function answeredPage(input: CrawlPageInput, plan: StructuredPlan | null, fields: number): AnsweredPage {
-    const structured = plan?.mapping.answered.length ?? 0;
+  /**
+   * The page as a learned extractor's answer remembers it, in case a later check finds it wrong: `fields`
+   * the extractor answered, the structured data's first, the model's the rest.
+   */
+  function answeredPage(input: CrawlPageInput, plan: StructuredPlan | null, fields: string[]): AnsweredPage {
+    const fromData = new Set(plan?.mapping.answered ?? []);
+    const structured = fromData.size;
+    const learned = fields.filter((f) => !fromData.has(f)).length;
+    const model = Math.max(0, input.schema.fields.length - structured - learned);
+    const sources = [structured, learned, model].filter((n) => n > 0).length;
     return {
       node: input.node,
       url: input.url,
@@ -296,8 +307,8 @@ export function makeCrawlPage(deps: ActivityDeps) {
       parentUrl: input.parentUrl,
       pageId: input.pageId,
       seq: input.eventSeq,
-      source: structured > 0 ? 'mixed' : 'learned_extractor',
-      values: { structured_data: structured, learned_extractor: fields - structured },
+      source: sources > 1 ? 'mixed' : 'learned_extractor',
+      values: { structured_data: structured, learned_extractor: learned, model },
     };
   }
 
@@ -323,6 +334,13 @@ export function makeCrawlPage(deps: ActivityDeps) {
     );
     return links.filter((l) => fresh.has(l.url));
   }
+}
+
+/** Whether one field's value fits the schema (a learned value that does not is left to the model). */
+function validField(schema: CrawlPageInput['schema'], name: string, value: unknown): boolean {
+  const field = schema.fields.find((f) => f.name === name);
+  if (!field) return false;
+  return validatorFor(toJsonSchema({ ...schema, fields: [field] }))({ [name]: value }) === true;
 }
 
 /** The URL characters of a page's links, as MAX_LINK_CHARS_PER_PAGE counts them. */

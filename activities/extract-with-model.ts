@@ -118,19 +118,30 @@ export function makeExtractor(deps: ActivityDeps) {
       const { learned } = from;
       const plan = from.plan !== undefined ? from.plan : planOf(input, body, from.structured);
       if (plan && !plan.rest) return noModel(config, input, plan, undefined, Date.now() - started);
-      if (learned) return noModel(config, input, plan, learned, Date.now() - started);
-      const asked = plan?.rest ? { ...input, schema: plan.rest } : input;
+      // The model is asked only what neither the structured data nor a learned extractor answered.
+      const open = (plan?.rest ?? input.schema).fields.filter((f) => !(learned && f.name in learned.data));
+      if (learned && open.length === 0) return noModel(config, input, plan, learned, Date.now() - started);
+      const narrowed = plan?.rest || learned;
+      const asked = narrowed ? { ...input, schema: { ...input.schema, fields: open } } : input;
       const answer = await answerFromModel(asked, body, started);
-      const data = plan ? mergeAnswer(input.schema, plan.mapping, answer.page.data) : answer.page.data;
+      const own = learned ? learnedOnly(learned, plan) : undefined;
+      const modelData = answer.page.data;
+      const answered =
+        typeof modelData === 'object' && modelData !== null && !Array.isArray(modelData)
+          ? { ...modelData, ...own?.data }
+          : { ...own?.data };
+      const data = plan || own ? mergeAnswer(input.schema, mappingOf(plan), answered) : answer.page.data;
       const provenance = provenanceOf(
         input.schema,
         data,
-        { structured: plan?.mapping.paths },
+        { structured: plan?.mapping.paths, learned: own?.selectors },
         body.slice(0, config.LLM_MAX_CONTENT_CHARS),
       );
       // The answer's debug capture shows where each value came from as well.
       if (answer.captureId) await deps.debug?.setProvenance(answer.captureId, provenance);
-      return { page: { ...answer.page, data, ...sourceOf(plan), provenance }, result: answer.result };
+      const source = sourceOf(plan);
+      if (own && Object.keys(own.data).length > 0) source.data_source = 'mixed';
+      return { page: { ...answer.page, data, ...source, provenance }, result: answer.result };
     });
   }
 
@@ -201,3 +212,18 @@ export function makeExtractor(deps: ActivityDeps) {
   }
   return { extractWithModel, extractFromContent, answerFromContent, recordPage, planOf, warm };
 }
+
+/** A learned extractor's values and selectors for the fields structured data did not answer. */
+function learnedOnly(learned: LearnedAnswer, plan: StructuredPlan | null): LearnedAnswer {
+  const out: LearnedAnswer = { data: {}, selectors: {} };
+  for (const [name, value] of Object.entries(learned.data)) {
+    if (plan && name in plan.mapping.data) continue;
+    out.data[name] = value;
+    const selector = learned.selectors[name];
+    if (selector !== undefined) out.selectors[name] = selector;
+  }
+  return out;
+}
+
+const mappingOf = (plan: StructuredPlan | null) =>
+  plan?.mapping ?? { data: {}, answered: [], missing: [], paths: {} };

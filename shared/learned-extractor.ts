@@ -6,10 +6,18 @@ export type Scalar = string | number | boolean;
 /** How a matched node's text (or attribute) becomes the field's value. */
 export type Transform =
   | { kind: 'exact' }
+  /**
+   * The node's own text: its text and text formatting (b, em…), without its child elements' text — a title
+   * whose heading also holds a subtitle in a span.
+   */
+  | { kind: 'own' }
   /** The value between a fixed prefix and suffix, e.g. "SKU: " + value. */
   | { kind: 'affix'; prefix: string; suffix: string }
-  /** The index-th number written in the text, e.g. 19.99 in "$19.99 incl. VAT". */
-  | { kind: 'number'; index: number }
+  /**
+   * The index-th number written in the text, e.g. 19.99 in "$19.99 incl. VAT"; `count` numbers in all, as on
+   * the pages learned from ("$24.99 was $31.99" is another text).
+   */
+  | { kind: 'number'; index: number; count?: number }
   /** The text looked up in answers seen before, e.g. "In stock" → true; unseen text answers nothing. */
   | { kind: 'lookup'; map: Record<string, Scalar> }
   /** A link's or image's URL attribute, made absolute against the page's URL. */
@@ -29,6 +37,12 @@ export interface Candidate {
   list?: boolean;
   /** A field no page showed a value for: it reads null (an empty list). */
   absent?: boolean;
+  /**
+   * The node's make-up on the pages learned from (the labels of its child elements that hold text, see
+   * dom.ts): a node made up otherwise (a subtitle inside a title, a struck-out price beside the price) does
+   * not answer. Text reads only; absent on candidates learned before it existed.
+   */
+  shapes?: string[];
 }
 
 /** Per field, the candidates that held on every page so far; null when no page showed a value yet. */
@@ -44,4 +58,59 @@ export function candidateKey(c: Candidate): string {
       ? c.transform.kind
       : JSON.stringify(c.transform);
   return `${c.selector}|${c.attr ?? ''}|${t}|${c.list ? 'list' : ''}${c.absent ? '|absent' : ''}`;
+}
+
+// How the candidates a model answer kept combine with those a template holds (the store's lessons).
+
+/** The fields whose every known candidate the lesson dropped (none read the model's value on its page). */
+export function emptiedFields(stored: FieldCandidates, lesson: FieldCandidates): string[] {
+  return Object.keys(lesson).filter((name) => {
+    const before = stored[name];
+    return before && before.length > 0 && lesson[name]?.length === 0;
+  });
+}
+
+/** Whether most of the lesson's fields that had candidates lost them all: the page is not the template's. */
+export function misfit(stored: FieldCandidates, lesson: FieldCandidates, emptied: string[]): boolean {
+  const held = Object.keys(lesson).filter((name) => (stored[name]?.length ?? 0) > 0).length;
+  return held > 0 && emptied.length * 2 > held;
+}
+
+/** The candidates both hold (by identity), the lesson's version first; lookups keep both's answers. */
+export function mergeCandidates(stored: FieldCandidates, lesson: FieldCandidates): FieldCandidates {
+  const out: FieldCandidates = { ...stored };
+  for (const name of Object.keys(lesson)) {
+    const a = stored[name] ?? null;
+    const b = lesson[name] ?? null;
+    if (a === null || b === null) {
+      out[name] = b ?? a;
+      continue;
+    }
+    const byKey = new Map(a.map((c) => [candidateKey(c), c]));
+    out[name] = b
+      .filter((c) => byKey.has(candidateKey(c)))
+      .map((c) => mergeLookup(byKey.get(candidateKey(c)) as Candidate, c))
+      .filter((c): c is Candidate => c !== null);
+  }
+  return out;
+}
+
+/** A verified template's candidates narrowed by a lesson, except where none would be left. */
+export function narrowed(stored: FieldCandidates, lesson: FieldCandidates): FieldCandidates {
+  const merged = mergeCandidates(stored, lesson);
+  for (const [name, c] of Object.entries(merged)) {
+    const before = stored[name];
+    if (before && before.length > 0 && (!c || c.length === 0)) merged[name] = before;
+  }
+  return merged;
+}
+
+function mergeLookup(a: Candidate, b: Candidate): Candidate | null {
+  if (a.transform.kind !== 'lookup' || b.transform.kind !== 'lookup') return b;
+  const map = { ...a.transform.map };
+  for (const [text, value] of Object.entries(b.transform.map)) {
+    if (Object.hasOwn(map, text) && map[text] !== value) return null;
+    map[text] = value;
+  }
+  return { ...b, transform: { kind: 'lookup', map } };
 }

@@ -6,17 +6,14 @@ import { load } from 'cheerio';
 import { type DiscoveredLink, discoverLinks, type FollowRules } from '../../shared/crawl/links.js';
 import { CategorizedError, type ErrorCategory } from '../../shared/errors.js';
 import type { FieldCandidates } from '../../shared/learned-extractor.js';
+import { bestTemplate, type TemplateExemplars } from '../../shared/template-sketch.js';
 import { analyzeStructure, type PageStructure } from '../analyze/page-structure.js';
 import { type PageSignals, scanPage } from '../browser/page-signals.js';
 import { type CleanContext, type CleanerStep, runChain } from '../cleaners/index.js';
-import {
-  applyExtractor,
-  domSignature,
-  type Extraction,
-  type LearnableField,
-  learnFromAnswer,
-  type Page,
-} from '../learned/dom.js';
+import { learnFromAnswer } from '../learned/dom.js';
+import { applyExtractor, type Extraction } from '../learned/read.js';
+import { structureSketch } from '../learned/structure.js';
+import type { LearnableField, Page } from '../learned/values.js';
 import { readStructuredData, type StructuredItem } from '../structured-data/read.js';
 
 export interface CleanTask {
@@ -43,10 +40,13 @@ export interface CrawlPageTask {
   seedUrl: string;
   /** Whether to read the page's structured data too (the job's structured_data switch). */
   readStructured?: boolean;
-  /** Learned extractors: the page's template is recognised and, when one of these matches it, applied. */
+  /**
+   * Learned extractors: the page's structure is sketched and matched against its URL shape's templates;
+   * when the one it matches is verified (its candidates given), that extractor is applied.
+   */
   learned?: {
     fields: LearnableField[];
-    extractors: { signature: string; fields: FieldCandidates }[];
+    templates: (TemplateExemplars & { fields?: FieldCandidates })[];
   };
 }
 
@@ -72,9 +72,11 @@ export interface ApplyTask {
   known: FieldCandidates;
 }
 
-/** The page's template signature and, when a given extractor matched it, what that extractor read. */
+/** The page's structure sketch, the known template it matched, and what that template's extractor read. */
 export interface TemplateReading {
-  signature: string;
+  sketch: string;
+  /** The matched template's key (null: none is alike). */
+  template: string | null;
   extraction?: Extraction;
 }
 
@@ -161,11 +163,12 @@ function crawlPage(task: CrawlPageTask): HtmlResults['crawl-page'] {
 }
 
 function readTemplate(page: Page, learned: NonNullable<CrawlPageTask['learned']>): TemplateReading {
-  const signature = domSignature(page.$);
-  const match = learned.extractors.find((e) => e.signature === signature);
-  return match
-    ? { signature, extraction: applyExtractor(page, learned.fields, match.fields) }
-    : { signature };
+  const sketch = structureSketch(page.$);
+  const match = bestTemplate(sketch, learned.templates)?.template;
+  if (!match) return { sketch, template: null };
+  return match.fields
+    ? { sketch, template: match.key, extraction: applyExtractor(page, learned.fields, match.fields) }
+    : { sketch, template: match.key };
 }
 
 function learn(task: LearnTask): HtmlResults['learn'] {

@@ -1,4 +1,5 @@
 // Stored sites of the caller's tenant.
+import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Candidate } from '../../shared/learned-extractor.js';
@@ -168,25 +169,28 @@ export const siteRoutes =
       '/sites/:id/extractors',
       {
         schema: {
-          summary: "List a site's learned extractors",
+          summary: "List a site's learned extractors, oldest first",
           description:
             "The page templates the site's crawls learned (see learn_extractors on POST /crawl): per template, its " +
-            'URL shape and structure signature, the schema it answers (by hash), its status (learning, verified, ' +
+            'URL shape and structure fingerprint, the schema it answers (by hash), its status (learning, verified, ' +
             'unlearnable) with the reason, the selector read for each field, the pages it was learned from and ' +
-            'verified on, when it was verified and last checked, and how many pages it answered.',
+            'verified on, when it was verified and last checked, and how many pages it answered. Paged by limit ' +
+            'and offset; total counts them all.',
           tags: ['sites'],
           params: IdParamsSchema,
+          querystring: PaginationQuerySchema,
           response: { 200: LearnedExtractorListSchema, ...standardErrors },
         },
       },
       async (request) => {
         const site = await owned(request.tenant._id, request.params.id);
-        const records = await deps.learned.listForScope(request.tenant._id, `site:${site.id}`);
+        const { records, total } = await deps.learned.listForScope(
+          request.tenant._id,
+          `site:${site.id}`,
+          request.query,
+        );
         const answered = await Promise.all(records.map((r) => deps.learned.pagesAnswered(r)));
-        return {
-          extractors: records.map((r, i) => extractorResource(r, answered[i] ?? 0)),
-          total: records.length,
-        };
+        return { extractors: records.map((r, i) => extractorResource(r, answered[i] ?? 0)), total };
       },
     );
 
@@ -235,7 +239,7 @@ function extractorResource(r: TemplateRecord, pagesAnswered: number): LearnedExt
   return {
     id: r._id.slice(r._id.indexOf(':') + 1),
     url_shape: r.url_shape,
-    dom_signature: r.dom_signature,
+    dom_signature: createHash('sha256').update(r.sketch).digest('hex').slice(0, 24),
     schema_hash: r.schema_hash,
     status: r.status,
     reason: r.reason,

@@ -1,5 +1,6 @@
 // The generated shop's catalogue and its ground truth: which pages exist, what each item is, which item
 // pages carry JSON-LD and which deviate from the template. Deterministic: the same --pages gives the same shop.
+import { type Look, lookOf } from './variants.js';
 
 /** The fields the bench asks for; the truth of every page has exactly these. */
 export const FIELDS = ['name', 'price', 'currency', 'sku', 'in_stock', 'brand'] as const;
@@ -30,6 +31,8 @@ export interface Product {
   related: number[];
   deviation: Deviation | null;
   jsonLd: JsonLd;
+  /** The variant shop's page-to-page differences (null: the plain shop, every page alike). */
+  look: Look | null;
 }
 
 export type PageKind = 'listing' | 'item' | 'deviating';
@@ -116,7 +119,7 @@ const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs
 export const deviationOf = (k: number): Deviation | null =>
   k % 50 === 25 ? (DEVIATIONS[Math.floor(k / 50) % DEVIATIONS.length] as Deviation) : null;
 
-function product(k: number, items: number): Product {
+function product(k: number, items: number, variants: boolean): Product {
   const r = random(k * 2654435761);
   const [kind, category] = pick(r, KINDS);
   const brand = pick(r, BRANDS);
@@ -145,6 +148,7 @@ function product(k: number, items: number): Product {
     related: Array.from({ length: 4 }, () => 1 + Math.floor(r() * items)),
     deviation,
     jsonLd: deviation ? 'none' : ld < 0.3 ? 'full' : ld < 0.4 ? 'partial' : 'none',
+    look: variants ? lookOf(k, items) : null,
   };
 }
 
@@ -160,11 +164,14 @@ function truthOf(p: Product): Truth {
   };
 }
 
-/** A shop of `pages` pages in all: L listings of 20 items each (the last may hold fewer) and the items. */
-export function buildCatalogue(pages: number): Catalogue {
+/**
+ * A shop of `pages` pages in all: L listings of 20 items each (the last may hold fewer) and the items;
+ * `variants`: item pages of the template differ as real ones do (variants.ts).
+ */
+export function buildCatalogue(pages: number, variants = false): Catalogue {
   const listings = Math.max(1, Math.ceil(pages / (PER_LISTING + 1)));
   const items = Math.max(0, pages - listings);
-  const products = Array.from({ length: items }, (_, i) => product(i + 1, items));
+  const products = Array.from({ length: items }, (_, i) => product(i + 1, items, variants));
   const map = new Map<string, PageTruth>();
   for (let n = 1; n <= listings; n++)
     map.set(`/shop/list/${n}`, { kind: 'listing', truth: LISTING_TRUTH, deviation: null, jsonLd: 'none' });

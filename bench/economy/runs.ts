@@ -1,7 +1,7 @@
 // The four runs of the economy bench and what one run measures.
 import type { Catalogue } from './catalogue.js';
 import type { FakeModel } from './fake-model.js';
-import { type Accuracy, accuracy, type ModelReach, modelReach } from './score.js';
+import { type Accuracy, accuracy, type ModelFree, type ModelReach, modelFree, modelReach } from './score.js';
 import { runCrawl, type Stack } from './stack.js';
 
 /** The request switches of each run. `both` sends the defaults explicitly, so a missing switch shows. */
@@ -54,6 +54,10 @@ export interface RunReport {
     all_pages: Accuracy;
   };
   pages_by_source?: Record<string, number> | null;
+  /** Values answered without the model and how many of them are wrong, per field. */
+  model_free?: ModelFree;
+  /** Learned-extractor documents the crawl made. */
+  templates?: number;
   error?: string | null;
 }
 
@@ -134,6 +138,8 @@ export async function measureRun(
       all_pages: accuracy(ctx.cat.pages, results, ['item', 'deviating', 'listing']),
     },
     pages_by_source: job.pages_by_source ?? null,
+    model_free: modelFree(ctx.cat.pages, results),
+    templates: outcome.templates,
     error: job.error_message,
   };
 }

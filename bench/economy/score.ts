@@ -77,6 +77,41 @@ export function accuracy(
   };
 }
 
+/** Values answered without the model (structured data, a learned extractor), per field: how many, how many wrong. */
+export interface ModelFree {
+  values: number;
+  wrong: number;
+  by_field: Record<string, { values: number; wrong: number; precision: number }>;
+  /** The first wrong values, to read. */
+  examples: { path: string; field: string; source: string; got: unknown; want: unknown }[];
+}
+
+export function modelFree(truth: Map<string, PageTruth>, results: PageResult[]): ModelFree {
+  const out: ModelFree = { values: 0, wrong: 0, by_field: {}, examples: [] };
+  for (const f of FIELDS) out.by_field[f] = { values: 0, wrong: 0, precision: 1 };
+  for (const r of results) {
+    const path = pathOf(r.url);
+    const page = path ? truth.get(path) : undefined;
+    if (!page || !path || r.status !== 'completed' || !r.provenance) continue;
+    const data = (r.data ?? {}) as Record<string, unknown>;
+    for (const f of FIELDS) {
+      const source = r.provenance[f]?.source;
+      if (!source || source === 'model') continue;
+      const field = out.by_field[f] as ModelFree['by_field'][string];
+      field.values++;
+      out.values++;
+      if (sameValue(data[f], page.truth[f])) continue;
+      field.wrong++;
+      out.wrong++;
+      if (out.examples.length < 20)
+        out.examples.push({ path, field: f, source, got: data[f], want: page.truth[f] });
+    }
+  }
+  for (const field of Object.values(out.by_field))
+    field.precision = field.values === 0 ? 1 : round4(1 - field.wrong / field.values);
+  return out;
+}
+
 export function modelReach(truth: Map<string, PageTruth>, calls: ModelCall[]): ModelReach {
   const zero = (): Record<PageKind, number> => ({ listing: 0, item: 0, deviating: 0 });
   const reach: ModelReach = {

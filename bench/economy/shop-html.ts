@@ -63,6 +63,12 @@ function jsonLd(p: Product): string {
   return `\n<script type="application/ld+json">${JSON.stringify(data)}</script>`;
 }
 
+/** The product's title heading; in the variant shop, maybe with a subtitle inside it (not part of the name). */
+function heading(p: Product): string {
+  const sub = p.look?.subtitle ? ` <span class="subtitle">${escapeHtml(p.look.subtitle)}</span>` : '';
+  return `<h1 class="product-title">${escapeHtml(p.name)}${sub}</h1>`;
+}
+
 /** The template's buy box, or a deviating page's. */
 function buyBox(p: Product): string {
   const stock = `<p class="availability ${p.inStock ? 'in-stock' : 'out-of-stock'}">${escapeHtml(p.availability)}</p>`;
@@ -74,15 +80,15 @@ function buyBox(p: Product): string {
 <table class="pdp-specs"><tr><th>Item number</th><td>${p.sku}</td></tr><tr><th>Our price</th><td><b>${money(p.price, p.currency)}</b> (${p.currency})</td></tr><tr><th>Availability</th><td>${escapeHtml(p.availability)}</td></tr></table>`;
     case 'sale':
       // WooCommerce-style sale markup: the old price struck through inside the same .price element.
-      return `<h1 class="product-title">${escapeHtml(p.name)}</h1>
+      return `${heading(p)}
 <p class="brand">Brand: <a href="/shop/brand/${slug(p.brand)}">${escapeHtml(p.brand)}</a></p>
 <p class="price-box on-sale"><span class="price"><del>${money(p.oldPrice ?? p.price, p.currency)}</del> <ins>${money(p.price, p.currency)}</ins></span> ${currency} <span class="badge">Sale</span></p>
 <p class="sku">SKU: ${p.sku}</p>${stock}`;
     case 'missing-fields':
-      return `<h1 class="product-title">${escapeHtml(p.name)}</h1>
+      return `${heading(p)}
 <p class="price-box"><span class="price">${money(p.price, p.currency)}</span> ${currency}</p>${stock}`;
     default:
-      return `<h1 class="product-title">${escapeHtml(p.name)}</h1>
+      return `${heading(p)}
 <p class="brand">Brand: <a href="/shop/brand/${slug(p.brand)}">${escapeHtml(p.brand)}</a></p>
 <p class="price-box"><span class="price">${money(p.price, p.currency)}</span> ${currency}</p>
 <p class="sku">SKU: ${p.sku}</p>${stock}`;
@@ -95,21 +101,56 @@ export function itemPage(cat: Catalogue, p: Product): string {
     .filter((r): r is Product => r !== undefined)
     .map((r) => `<li><a class="related-link" href="/shop/item/${r.id}">${escapeHtml(r.name)}</a></li>`)
     .join('');
-  const body = `${breadcrumbs([[`/shop/category/${p.category}`, title(p.category)]], p.name)}
+  const crumbs = breadcrumbs([[`/shop/category/${p.category}`, title(p.category)]], p.name);
+  const body = `${crumbs}${p.look?.pageWrapper ? '<div class="page-container">' : ''}
 <main class="product-page${p.deviation === 'alternate-layout' ? ' pdp-v2' : ''}">
 <div class="gallery"><img src="/static/img/${p.id}.jpg" alt="${escapeHtml(p.name)}" width="600" height="600"></div>
 <section class="product-info">
-${buyBox(p)}
+${p.look?.banner ? '<div class="promo-banner"><p>Spring sale: 10% off everything with code SPRING</p></div>\n' : ''}${p.look?.buyBoxWrapper ? `<div class="buybox-wrapper">${buyBox(p)}</div>` : buyBox(p)}
 <form class="add-to-cart" action="/shop/cart" method="post"><input type="hidden" name="id" value="${p.id}"><label>Quantity <input name="qty" value="1" size="2"></label><button>Add to cart</button></form>
 </section>
 <section class="description"><h2>Description</h2>${p.description.map((d) => `<p>${escapeHtml(d)}</p>`).join('\n')}</section>
 <section class="features"><h2>Features</h2><ul>${p.features.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></section>
 <section class="related"><h2>You may also like</h2><ul>${related}</ul></section>
-</main>`;
+${p.look ? extraBlocks(cat, p) : ''}</main>`;
   return page(
     { title: p.name, description: p.description[0] ?? '', extra: p.jsonLd === 'none' ? '' : jsonLd(p) },
-    body,
+    p.look?.pageWrapper ? `${body}</div>` : body,
   );
+}
+
+/** The variant shop's optional blocks, reviews and recommendation blocks (of any length, items unalike). */
+function extraBlocks(cat: Catalogue, p: Product): string {
+  const look = p.look;
+  if (!look) return '';
+  const out: string[] = [];
+  if (look.video)
+    out.push('<section class="video"><h2>Video</h2><video controls src="/static/v.mp4"></video></section>');
+  if (look.sizeChart)
+    out.push(
+      '<section class="size-chart"><h2>Sizes</h2><table><tr><th>Size</th><th>Width</th></tr><tr><td>S</td><td>30 cm</td></tr><tr><td>L</td><td>40 cm</td></tr></table></section>',
+    );
+  const reviews = look.reviews.map(
+    (r) =>
+      `<li class="review"><div class="review-head"><span class="stars">${'★'.repeat(r.stars)}${'☆'.repeat(5 - r.stars)}</span> <b class="reviewer">${r.author}</b>${r.verified ? ' <span class="verified">Verified buyer</span>' : ''}</div>` +
+      `<p class="review-text">${escapeHtml(r.text)}</p>${r.photo ? '<img class="review-photo" src="/static/r.jpg" alt="">' : ''}${r.reply ? '<div class="shop-reply"><p>Thank you for your review!</p></div>' : ''}</li>`,
+  );
+  out.push(
+    `<section class="reviews"><h2>Reviews (${look.reviews.length})</h2>${reviews.length ? `<ol class="review-list">${reviews.join('')}</ol>` : '<p class="no-reviews">No reviews yet.</p>'}</section>`,
+  );
+  for (const block of look.recommendations) {
+    const items = block.items.map((it) => {
+      const r = cat.products[it.id - 1];
+      const badge = it.badge ? ` <span class="badge">${it.badge}</span>` : '';
+      return r
+        ? `<li class="rec"><a class="rec-link" href="/shop/item/${r.id}">${escapeHtml(r.name)}</a>${badge}</li>`
+        : '';
+    });
+    out.push(
+      `<section class="recs"><h2>${block.title}</h2><ul class="rec-list">${items.join('')}</ul></section>`,
+    );
+  }
+  return `${out.join('\n')}\n`;
 }
 
 export function listingPage(cat: Catalogue, n: number): string {

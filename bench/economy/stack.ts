@@ -2,6 +2,7 @@
 // as its own process, the service's model pointed at the bench's fake model. One tenant per run, so nothing
 // one run learns or stores is seen by the next.
 import type { ChildProcess } from 'node:child_process';
+import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import { spawnBenchWorker } from '../worker-process.js';
 
@@ -49,11 +50,13 @@ export interface PageResult {
   url: string;
   status: string;
   data: unknown;
+  /** Where each value came from (results?include_provenance=true). */
+  provenance?: Record<string, { source: string; selector?: string }> | null;
 }
 
 export type CrawlOutcome =
   | { kind: 'refused'; status: number; problem: unknown }
-  | { kind: 'done'; job: JobView; results: PageResult[]; wallSeconds: number };
+  | { kind: 'done'; job: JobView; results: PageResult[]; wallSeconds: number; templates: number };
 
 /** Starts a crawl as a new tenant and polls the job until it ends; a refused request is returned as is. */
 export async function runCrawl(stack: Stack, payload: Record<string, unknown>): Promise<CrawlOutcome> {
@@ -72,7 +75,14 @@ export async function runCrawl(stack: Stack, payload: Record<string, unknown>): 
   }
   const wallSeconds = (performance.now() - started) / 1000;
   const results = (
-    await svc.app.inject({ url: `/api/v1/jobs/${jobId}/results?format=json`, headers })
+    await svc.app.inject({
+      url: `/api/v1/jobs/${jobId}/results?format=json&include_provenance=true`,
+      headers,
+    })
   ).json() as PageResult[];
-  return { kind: 'done', job, results, wallSeconds };
+  // The learned-extractor documents the crawl made (a count that scans: the bench's, not the service's).
+  const templates = await svc.mongo.db
+    .collection(COLLECTIONS.learnedExtractors)
+    .countDocuments({ scope: `job:${jobId}` });
+  return { kind: 'done', job, results, wallSeconds, templates };
 }

@@ -150,9 +150,10 @@ const candidateFields = {
       "CSS selector; empty for a field learned as absent (null), or for a list item's container itself",
   }),
   attribute: z.string().optional().meta({ description: 'The attribute read instead of the text' }),
-  read: z.enum(['exact', 'affix', 'number', 'lookup', 'url', 'items', 'absent']).meta({
+  read: z.enum(['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']).meta({
     description:
-      'How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th ' +
+      'How the node becomes the value: its text (exact), its own text without its child elements (own: a ' +
+      'title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th ' +
       'number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made ' +
       "absolute, or a list of objects (every match is one item's container; properties lists the candidates " +
       'read inside it, relative to it)',
@@ -180,9 +181,11 @@ export const LearnedExtractorSchema = z
     url_shape: z
       .string()
       .meta({ description: 'Host and path with the parts naming one page (ids, slugs) as :v' }),
-    dom_signature: z
-      .string()
-      .meta({ description: 'Hash of the page structure (tags and classes, text ignored)' }),
+    dom_signature: z.string().meta({
+      description:
+        'Fingerprint of the structure sketch (tags and classes, text ignored) of the page the template was made ' +
+        'for; pages of a URL shape are matched to the template whose pages they are most alike',
+    }),
     schema_hash: z.string().meta({ description: "Hash of the schema's fields the extractor answers" }),
     status: z.enum(['learning', 'verified', 'unlearnable']),
     reason: z

@@ -1,15 +1,30 @@
 // Learned extractors (issue 15): one document per page template — a job's or a stored site's pages of one
-// URL shape and DOM signature, for one schema — holding the selectors learned from the model's answers and
-// where they stand: learning, verified (pages are answered without the model), or unlearnable. `_id` is
-// composed (`<tenant>:<hash>`), so every hot read and write is by `_id`; lists of a site's extractors scan.
-import { createHash } from 'node:crypto';
+// URL shape whose structures are alike (learned-index.ts matches them), for one schema — holding the
+// selectors learned from the model's answers and where they stand: learning, verified (pages are answered
+// without the model, a field at a time), or unlearnable. `_id` is composed (`<tenant>:<shape hash>:<key>`),
+// so every read and write is by `_id`; a site's list pages through its scope's index document.
 import type { Collection, Db } from 'mongodb';
-import { ABSENT, type Candidate, candidateKey, type FieldCandidates } from '../learned-extractor.js';
+import {
+  ABSENT,
+  emptiedFields,
+  type FieldCandidates,
+  mergeCandidates,
+  misfit,
+  narrowed,
+} from '../learned-extractor.js';
 import type { DataSource, FieldProvenance } from '../structured-data.js';
+import {
+  type ShapeIndex,
+  type ShapeKey,
+  TemplateIndex,
+  type TemplateKey,
+  type TemplateStatus,
+  templateId,
+} from './learned-index.js';
 import { COLLECTIONS } from './mongo.js';
 import { OneAtATime } from './one-at-a-time.js';
 
-export type TemplateStatus = 'learning' | 'verified' | 'unlearnable';
+export { type ShapeKey, type TemplateKey, type TemplateStatus, templateId };
 
 /** A page answered by a learned extractor since its last check: re-done if the next check fails. */
 export interface AnsweredPage {
@@ -33,7 +48,10 @@ export interface TemplateRecord {
   scope: string;
   schema_hash: string;
   url_shape: string;
-  dom_signature: string;
+  /** The template's key within its shape (`t1`, `t2`, …). */
+  template: string;
+  /** The structure sketch of the page it was made for (the shape's index holds a few more). */
+  sketch: string;
   status: TemplateStatus;
   /** Bumped when a failed check starts learning again; answers about an older generation are dropped. */
   generation: number;
@@ -55,6 +73,11 @@ export interface TemplateRecord {
   checked_job: string | null;
   reason: string | null;
   /**
+   * Learning pages whose answers most fields' candidates could not read (another layout under a like
+   * structure): set aside; when they outnumber the pages that agreed, learning restarts from the latest.
+   */
+  outliers?: number;
+  /**
    * Pages of a learning template the model is answering now: while LEARN_PAGES + VERIFY_PAGES of them are
    * under way, more would teach nothing new, so they wait (their crawl defers them on a durable timer).
    */
@@ -63,25 +86,11 @@ export interface TemplateRecord {
   updated_at: string;
 }
 
-export interface TemplateKey {
-  tenantId: string;
-  scope: string;
-  schemaHash: string;
-  urlShape: string;
-  domSignature: string;
-}
-
 /** Pages of a template the model answers before its candidates count as learned, then as verified. */
 export const LEARN_PAGES = 2;
 export const VERIFY_PAGES = 2;
 /** Failed checks after which a template is given up (its pages keep changing under the same structure). */
 const MAX_INVALIDATIONS = 3;
-
-export const templateId = (k: TemplateKey) =>
-  `${k.tenantId}:${createHash('sha256')
-    .update(`${k.scope}\n${k.schemaHash}\n${k.urlShape}\n${k.domSignature}`)
-    .digest('hex')
-    .slice(0, 40)}`;
 
 /** What a model-answered page taught, computed in the HTML pool against the record as read. */
 export interface Lesson {
@@ -94,6 +103,11 @@ export interface Lesson {
   jobId: string;
   /** A scheduled check of a verified extractor (not a page the extractor could not answer). */
   check: boolean;
+  /**
+   * A check's fields the extractor had answered: the check fails when the model contradicts one of them
+   * (the others only narrow their candidates). Absent: every field.
+   */
+  answered?: string[];
   /** This page's id, so a failed check does not re-do the page that found it. */
   pageId: string;
   /** A check's number (see ask): pages answered after it stay to be re-done if a later check fails. */
@@ -101,7 +115,8 @@ export interface Lesson {
 }
 
 export type LessonOutcome =
-  | { kind: 'learning' | 'verified' | 'unlearnable' | 'stale' | 'checked' }
+  /** `outlier`: a learning page most of whose fields the candidates could not read, set aside. */
+  | { kind: 'learning' | 'verified' | 'unlearnable' | 'stale' | 'checked' | 'outlier' }
   | { kind: 'invalidated'; redo: AnsweredPage[] };
 
 /**
@@ -134,6 +149,7 @@ export class LearnedExtractorStore {
   private readonly serial = new OneAtATime();
   private readonly counters: Collection<AskCounter>;
   private readonly answers: Collection<AnswerDoc>;
+  private readonly index: TemplateIndex;
 
   constructor(
     db: Db,
@@ -142,6 +158,27 @@ export class LearnedExtractorStore {
     this.col = db.collection<TemplateRecord>(COLLECTIONS.learnedExtractors);
     this.counters = db.collection<AskCounter>(COLLECTIONS.learnedCounters);
     this.answers = db.collection<AnswerDoc>(COLLECTIONS.learnedAnswers);
+    this.index = new TemplateIndex(db);
+  }
+
+  /** A URL shape's templates with their sketches: what its pages are matched against (one read by `_id`). */
+  shape(key: ShapeKey): Promise<ShapeIndex | null> {
+    return this.index.shape(key);
+  }
+
+  /**
+   * The template of a page of this structure sketch: a known one alike, or a new one; null when the shape
+   * and the scope are full (the page is left to the model). A template evicted to make room is deleted.
+   */
+  async assign(key: ShapeKey, sketch: string): Promise<string | null> {
+    const assigned = await this.index.assign(key, sketch);
+    if (assigned?.evicted) await this.col.deleteOne({ _id: assigned.evicted });
+    return assigned?.template ?? null;
+  }
+
+  /** Tells the shape's index a template's new status, or a sketch of one more of its pages. */
+  touch(key: TemplateKey, change: { status?: TemplateStatus; sketch?: string }): Promise<void> {
+    return this.index.touch(key, change);
   }
 
   /** Pages the template's extractor answered, this generation (asked less checked). */
@@ -154,12 +191,23 @@ export class LearnedExtractorStore {
     return this.col.findOne({ _id: id });
   }
 
-  /** A site's templates (management reads; scans). */
-  async listForScope(tenantId: string, scope: string): Promise<TemplateRecord[]> {
-    return this.col.find({ tenant_id: tenantId, scope }).sort({ created_at: 1 }).limit(500).toArray();
+  /** A page of a site's (or job's) templates, oldest first, read by `_id` through its scope's index. */
+  async listForScope(
+    tenantId: string,
+    scope: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ records: TemplateRecord[]; total: number }> {
+    const { ids, total } = await this.index.templatesOf(tenantId, scope, page);
+    const records = await Promise.all(ids.map((_id) => this.col.findOne({ _id })));
+    return { records: records.filter((r): r is TemplateRecord => r !== null), total };
   }
 
+  /**
+   * Forgets a scope's templates (management, rare: found by a scan, which also takes records no index
+   * lists — made before the index existed, or left by an eviction racing a lesson).
+   */
   async deleteForScope(tenantId: string, scope: string): Promise<number> {
+    await this.index.forget(tenantId, scope);
     await this.counters.deleteMany({ tenant_id: tenantId, scope });
     await this.answers.deleteMany({ tenant_id: tenantId, scope });
     return (await this.col.deleteMany({ tenant_id: tenantId, scope })).deletedCount;
@@ -213,30 +261,41 @@ export class LearnedExtractorStore {
    * null when every place is taken: the page should wait. A place is freed when its lesson is recorded or
    * released, or after `holdMs` (its worker died).
    */
-  lease(key: TemplateKey, pageId: string, holdMs: number): Promise<'granted' | 'full' | 'settled'> {
-    return this.serial.run(templateId(key), () => this.leaseNow(key, pageId, holdMs));
+  lease(
+    key: TemplateKey,
+    sketch: string,
+    pageId: string,
+    holdMs: number,
+  ): Promise<'granted' | 'full' | 'settled'> {
+    return this.serial.run(templateId(key), () => this.leaseNow(key, sketch, pageId, holdMs));
   }
 
   private async leaseNow(
     key: TemplateKey,
+    sketch: string,
     pageId: string,
     holdMs: number,
   ): Promise<'granted' | 'full' | 'settled'> {
     const id = templateId(key);
     const now = new Date();
     const until = new Date(now.getTime() + holdMs).toISOString();
+    const start = { fields: {}, samples: 0, learned_from: [] };
     await this.col
-      .insertOne(this.fresh(key, id, now.toISOString(), { fields: {}, samples: 0, learned_from: [] }))
+      .insertOne(this.fresh(key, id, sketch, now.toISOString(), start))
       .catch((err: { code?: number }) => {
         if (err.code !== 11000) throw err;
       });
+    // By `_id` alone (FerretDB scans for any other filter); a record settled meanwhile gives the place back.
     const doc = await this.col.findOneAndUpdate(
-      { _id: id, status: 'learning' },
+      { _id: id },
       { $push: { leases: { page_id: pageId, until } } },
       { returnDocument: 'after' },
     );
-    // Verified (or given up) meanwhile: nothing to wait for.
     if (!doc) return 'settled';
+    if (doc.status !== 'learning') {
+      await this.releaseNow(id, pageId);
+      return 'settled';
+    }
     const live = (doc.leases ?? []).filter((l) => l.until > now.toISOString());
     if (live.findIndex((l) => l.page_id === pageId) < LEARN_PAGES + VERIFY_PAGES) return 'granted';
     await this.releaseNow(id, pageId);
@@ -255,6 +314,7 @@ export class LearnedExtractorStore {
   private fresh(
     key: TemplateKey,
     id: string,
+    sketch: string,
     now: string,
     start: Pick<TemplateRecord, 'fields' | 'samples' | 'learned_from'>,
   ): TemplateRecord {
@@ -264,7 +324,8 @@ export class LearnedExtractorStore {
       scope: key.scope,
       schema_hash: key.schemaHash,
       url_shape: key.urlShape,
-      dom_signature: key.domSignature,
+      template: key.template,
+      sketch,
       status: 'learning',
       generation: 0,
       version: 0,
@@ -284,57 +345,43 @@ export class LearnedExtractorStore {
     };
   }
 
-  /** Records what a model-answered page taught; retried on concurrent writes (optimistic, by version). */
+  /**
+   * Records what a model-answered page taught. Written by `_id` (FerretDB scans a filter on any other
+   * field): one process's lessons for a template go one after another; across processes the later write wins.
+   */
   learn(key: TemplateKey, lesson: Lesson): Promise<LessonOutcome> {
     return this.serial.run(templateId(key), () => this.learnNow(key, lesson));
   }
 
   private async learnNow(key: TemplateKey, lesson: Lesson): Promise<LessonOutcome> {
     const id = templateId(key);
-    for (let tries = 0; tries < 8; tries++) {
-      const doc = await this.get(id);
-      const now = new Date().toISOString();
-      if (!doc) {
-        if (lesson.generation !== 0) return { kind: 'stale' };
-        const fresh = this.fresh(key, id, now, {
-          fields: lesson.kept,
-          samples: 1,
-          learned_from: [lesson.url],
-        });
-        settle(fresh, lesson.jobId);
-        try {
-          await this.col.insertOne(fresh);
-          return { kind: fresh.status === 'verified' ? 'verified' : fresh.status };
-        } catch (err) {
-          if ((err as { code?: number }).code === 11000) continue;
-          throw err;
-        }
-      }
-      if (doc.generation !== lesson.generation || doc.status === 'unlearnable') return { kind: 'stale' };
-      const next: TemplateRecord = {
-        ...doc,
-        version: doc.version + 1,
-        updated_at: now,
-        // This page's place is free; so are those of pages whose workers died.
-        leases: (doc.leases ?? []).filter((l) => l.page_id !== lesson.pageId && l.until > now),
-      };
-      let outcome: LessonOutcome;
-      const merged = mergeCandidates(doc.fields, lesson.kept);
-      if (doc.status === 'learning') {
-        next.fields = merged;
-        next.samples = doc.samples + 1;
-        if (next.learned_from.length < LEARN_PAGES) next.learned_from = [...doc.learned_from, lesson.url];
-        else next.verified_on = [...doc.verified_on, lesson.url].slice(-VERIFY_PAGES);
-        settle(next, lesson.jobId);
-        outcome = { kind: next.status === 'verified' ? 'verified' : next.status };
-      } else if (!lesson.check) {
-        // The extractor could not answer this page (it deviates, or a lookup met new text): only lookups
-        // learn from it, and only when every candidate still reads the model's answer.
-        if (!sameShape(doc.fields, lesson.kept)) return { kind: 'checked' };
-        next.fields = merged;
-        outcome = { kind: 'checked' };
-      } else if (Object.values(lesson.kept).every((c) => c === null || c.length > 0)) {
-        next.fields = merged;
+    const doc = await this.get(id);
+    // Gone (evicted, forgotten), relearning since, or given up: the answer teaches it nothing.
+    if (!doc || doc.generation !== lesson.generation || doc.status === 'unlearnable')
+      return { kind: 'stale' };
+    const now = new Date().toISOString();
+    const next: TemplateRecord = {
+      ...doc,
+      version: doc.version + 1,
+      updated_at: now,
+      // This page's place is free; so are those of pages whose workers died.
+      leases: (doc.leases ?? []).filter((l) => l.page_id !== lesson.pageId && l.until > now),
+    };
+    const emptied = emptiedFields(doc.fields, lesson.kept);
+    let outcome: LessonOutcome;
+    if (doc.status === 'learning') outcome = this.learning(doc, next, lesson, emptied);
+    else if (!lesson.check) {
+      // A page the extractor could not answer in full: its fields' candidates that read the model's values
+      // stay (a brittle selector goes), a field none reads keeps its own (the page is its outlier), and a
+      // page most of whose fields none reads teaches nothing (another layout under a like structure).
+      if (misfit(doc.fields, lesson.kept, emptied)) return { kind: 'outlier' };
+      next.fields = narrowed(doc.fields, lesson.kept);
+      if (JSON.stringify(next.fields) === JSON.stringify(doc.fields)) return { kind: 'checked' };
+      outcome = { kind: 'checked' };
+    } else {
+      const answered = lesson.answered ?? Object.keys(doc.fields);
+      if (!answered.some((name) => emptied.includes(name))) {
+        next.fields = narrowed(doc.fields, lesson.kept);
         next.checks_passed = doc.checks_passed + 1;
         next.checks_run = doc.checks_run + 1;
         next.last_checked_at = now;
@@ -346,30 +393,44 @@ export class LearnedExtractorStore {
         const redo = (await this.answeredSince(doc, lesson.checkN ?? 0)).filter(
           (p) => p.pageId !== lesson.pageId,
         );
-        next.generation = doc.generation + 1;
-        next.invalidations = doc.invalidations + 1;
-        next.status = next.invalidations > MAX_INVALIDATIONS ? 'unlearnable' : 'learning';
-        next.reason =
-          next.status === 'unlearnable'
-            ? `checks failed ${next.invalidations} times`
-            : `a check on ${lesson.url} disagreed with the model`;
-        next.fields = lesson.fresh ?? {};
+        invalidate(next, lesson);
+        outcome = { kind: 'invalidated', redo };
+      }
+    }
+    await this.col.replaceOne({ _id: id }, next);
+    // Pages answered before a passed check will never be re-done: their records go.
+    if (outcome.kind === 'checked' && next.last_check_n > doc.last_check_n)
+      await this.forgetAnswered(doc, doc.last_check_n + 1, next.last_check_n);
+    return outcome;
+  }
+
+  /** A learning template's lesson: merged, or set aside when most fields' candidates missed the page. */
+  private learning(
+    doc: TemplateRecord,
+    next: TemplateRecord,
+    lesson: Lesson,
+    emptied: string[],
+  ): LessonOutcome {
+    if (doc.samples > 0 && misfit(doc.fields, lesson.kept, emptied)) {
+      next.outliers = (doc.outliers ?? 0) + 1;
+      // Most pages disagree with the first ones: those were the outliers; learning restarts from this one.
+      if (next.outliers > doc.samples + 1 && lesson.fresh) {
+        next.fields = lesson.fresh;
         next.samples = 1;
         next.learned_from = [lesson.url];
         next.verified_on = [];
-        next.verified_at = null;
-        next.checks_run = 0;
-        next.last_check_n = 0;
-        outcome = { kind: 'invalidated', redo };
+        next.outliers = 0;
+        next.reason = `most pages disagreed with the first ones: learning restarted on ${lesson.url}`;
+        return { kind: 'learning' };
       }
-      const res = await this.col.replaceOne({ _id: id, version: doc.version }, next);
-      if (res.modifiedCount !== 1) continue;
-      // Pages answered before a passed check will never be re-done: their records go.
-      if (outcome.kind === 'checked' && next.last_check_n > doc.last_check_n)
-        await this.forgetAnswered(doc, doc.last_check_n + 1, next.last_check_n);
-      return outcome;
+      return { kind: 'outlier' };
     }
-    return { kind: 'stale' };
+    next.fields = mergeCandidates(doc.fields, lesson.kept);
+    next.samples = doc.samples + 1;
+    if (next.learned_from.length < LEARN_PAGES) next.learned_from = [...doc.learned_from, lesson.url];
+    else next.verified_on = [...doc.verified_on, lesson.url].slice(-VERIFY_PAGES);
+    settle(next, lesson.jobId);
+    return { kind: next.status === 'verified' ? 'verified' : next.status };
   }
 
   /** Drops the records of the pages numbered `from`..`to` (at most 2 × checkEvery of them). */
@@ -383,52 +444,44 @@ export class LearnedExtractorStore {
   }
 }
 
-/** Moves a learning record on: verified once enough pages agree on every field, given up when it cannot. */
+/** Starts learning again from a check's page, or gives the template up after too many failed checks. */
+function invalidate(next: TemplateRecord, lesson: Lesson): void {
+  next.generation += 1;
+  next.invalidations += 1;
+  next.status = next.invalidations > MAX_INVALIDATIONS ? 'unlearnable' : 'learning';
+  next.reason =
+    next.status === 'unlearnable'
+      ? `checks failed ${next.invalidations} times`
+      : `a check on ${lesson.url} disagreed with the model`;
+  next.fields = lesson.fresh ?? {};
+  next.samples = 1;
+  next.learned_from = [lesson.url];
+  next.verified_on = [];
+  next.verified_at = null;
+  next.checks_run = 0;
+  next.last_check_n = 0;
+  next.outliers = 0;
+}
+
+/**
+ * Moves a learning record on: verified once enough pages agree, given up when no field has a candidate left.
+ * A field whose values no candidate read on every page is left to the model (the others are still answered).
+ */
 function settle(doc: TemplateRecord, jobId: string): void {
   if (doc.status !== 'learning') return;
-  const empty = Object.entries(doc.fields).find(([, c]) => c !== null && c.length === 0);
-  if (empty) {
+  const fields = Object.entries(doc.fields);
+  const unread = fields.filter(([, c]) => c !== null && c.length === 0).map(([name]) => name);
+  if (fields.length > 0 && unread.length === fields.length) {
     doc.status = 'unlearnable';
-    doc.reason = `no selector reads the model's value of "${empty[0]}" on every page`;
+    doc.reason = "no selector reads the model's values on every page";
   } else if (doc.samples >= LEARN_PAGES + VERIFY_PAGES) {
     // A field the model never saw on these pages is learned as absent: the extractor answers it null (an
     // optional field only) until a page shows a value, which fails the next check.
-    for (const [name, c] of Object.entries(doc.fields)) if (c === null) doc.fields[name] = [ABSENT];
+    for (const [name, c] of fields) if (c === null) doc.fields[name] = [ABSENT];
     doc.status = 'verified';
     doc.verified_at = new Date().toISOString();
     doc.checked_job = jobId;
+    if (unread.length > 0)
+      doc.reason = `left to the model (no selector reads their values on every page): ${unread.join(', ')}`;
   }
-}
-
-/** The candidates both hold (by identity), the lesson's version first; lookups keep both's answers. */
-function mergeCandidates(stored: FieldCandidates, lesson: FieldCandidates): FieldCandidates {
-  const out: FieldCandidates = {};
-  for (const name of new Set([...Object.keys(stored), ...Object.keys(lesson)])) {
-    const a = stored[name] ?? null;
-    const b = lesson[name] ?? null;
-    if (a === null || b === null) {
-      out[name] = b ?? a;
-      continue;
-    }
-    const byKey = new Map(a.map((c) => [candidateKey(c), c]));
-    out[name] = b
-      .filter((c) => byKey.has(candidateKey(c)))
-      .map((c) => mergeLookup(byKey.get(candidateKey(c)) as Candidate, c))
-      .filter((c): c is Candidate => c !== null);
-  }
-  return out;
-}
-
-function mergeLookup(a: Candidate, b: Candidate): Candidate | null {
-  if (a.transform.kind !== 'lookup' || b.transform.kind !== 'lookup') return b;
-  const map = { ...a.transform.map };
-  for (const [text, value] of Object.entries(b.transform.map)) {
-    if (Object.hasOwn(map, text) && map[text] !== value) return null;
-    map[text] = value;
-  }
-  return { ...b, transform: { kind: 'lookup', map } };
-}
-
-function sameShape(a: FieldCandidates, b: FieldCandidates): boolean {
-  return Object.keys(a).every((name) => (a[name]?.length ?? 0) === (b[name]?.length ?? 0));
 }

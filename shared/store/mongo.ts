@@ -70,10 +70,17 @@ export const COLLECTIONS = {
   /** `_id` = `tenant:<tenant id>` or `public`; schema id → the fields schema lists filter and sort on. */
   schemaIndex: 'schema_index',
   /**
-   * `_id` = `<tenant id>:<hash of scope, schema, URL shape, DOM signature>`: one page template's learned
-   * extractor (shared/store/learned-extractors.ts). A site's are listed by a (small) scan.
+   * `_id` = `<shape id>:<template key>`: one page template's learned extractor
+   * (shared/store/learned-extractors.ts).
    */
   learnedExtractors: 'learned_extractors',
+  /**
+   * `_id` = `<tenant id>:<hash of scope, schema, URL shape>` (the shape id): the shape's templates with their
+   * structure sketches, what a page is matched against (shared/store/learned-index.ts).
+   */
+  learnedShapes: 'learned_shapes',
+  /** `_id` = `<tenant id>:<hash of scope>`: a site's (or job's) template ids, oldest first. */
+  learnedScopes: 'learned_scopes',
   /** `_id` = `<template id>:<generation>`: how many pages were asked of the template's extractor. */
   learnedCounters: 'learned_counters',
   /** `_id` = `<template id>:<generation>:<n>`: a page the extractor answered, re-done if a later check fails. */

@@ -3,6 +3,8 @@
 // structure, invalidate the extractor and re-do the pages it answered since its last check.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { load } from 'cheerio';
+import { structureSketch } from '../../activities/learned/structure.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
@@ -68,8 +70,23 @@ const listingPage = (n: number) =>
     )
     .join('')}</ul>${n < LISTINGS ? `<a class="next" href="/list/${n + 1}">Next</a>` : ''}</body></html>`;
 
+/** Pages whose `note` sits somewhere else on each (no selector holds it): the model is asked for it alone. */
+const NOTE_PLACES = ['aside.n-a', 'div.n-b', 'section.n-c', 'blockquote.n-d', 'p.n-e'];
+const noteOf = (k: number) => `Note for item ${k}`;
+function notePage(k: number): string {
+  const p = truth(k);
+  const [tag, cls] = (NOTE_PLACES[k % NOTE_PLACES.length] as string).split('.');
+  const note = `<${tag} class="${cls}">${noteOf(k)}</${tag}>`;
+  return `<!doctype html><html><head><title>${p.name}</title></head><body>
+    <main class="product">${k % 2 ? note : ''}<h1 class="title">${p.name}</h1>
+      <div class="buy"><span class="price">$${p.price.toFixed(2)}</span></div>${k % 2 ? '' : note}
+    </main></body></html>`;
+}
+
 let svc: TestService;
 let site: FixtureSite;
+/** The properties each model request asked for, by page path. */
+const asked: { path: string; properties: string[] }[] = [];
 const SCHEMA = { name: 'string', brand: 'string', price: 'number', sku: 'string', in_stock: 'boolean' };
 const CHECK_EVERY = 4;
 
@@ -80,15 +97,30 @@ before(async () => {
     site.route(`/list/${n}`, (_req, res) =>
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(listingPage(n)),
     );
-  for (let k = 1; k <= ITEMS; k++)
+  for (let k = 1; k <= ITEMS; k++) {
     site.route(`/p/${k}`, (_req, res) =>
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(productPage(k)),
     );
+    site.route(`/q/${k}`, (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(notePage(k)),
+    );
+  }
+  site.route(
+    '/qshop',
+    `<!doctype html><html><body><ul>${Array.from(
+      { length: ITEMS },
+      (_, i) => `<li><a class="q" href="/q/${i + 1}">Item ${i + 1}</a></li>`,
+    ).join('')}</ul></body></html>`,
+  );
   svc = await startTestService({
     env: { LEARNED_CHECK_EVERY: String(CHECK_EVERY), RATE_LIMIT_PER_MINUTE: '100000' },
     // The model answers every page correctly: each item's truth, the listing's nulls.
     llm: {
-      respond: ({ userText }) => {
+      respond: ({ userText, properties }) => {
+        const path = /Page URL: \S+?:\d+(\/\S*)/.exec(userText)?.[1];
+        if (path) asked.push({ path, properties });
+        const q = /Page URL: \S+\/q\/(\d+)/.exec(userText)?.[1];
+        if (q) return { name: truth(Number(q)).name, price: truth(Number(q)).price, note: noteOf(Number(q)) };
         const n = /Page URL: \S+\/list\/(\d+)/.exec(userText)?.[1];
         if (n) return { items: cards(Number(n)) };
         const k = /Page URL: \S+\/p\/(\d+)/.exec(userText)?.[1];
@@ -104,6 +136,7 @@ after(async () => {
 });
 beforeEach(() => {
   svc.llm.reset();
+  asked.length = 0;
   swapFrom = Number.POSITIVE_INFINITY;
 });
 
@@ -206,6 +239,68 @@ describe('learned extractors', () => {
     assert.match(learned[0]?.provenance.items?.selector ?? '', /li\.card/);
   });
 
+  test('a field no selector holds goes to the model alone; the extractor answers the others on the same page', async () => {
+    const started = await api('POST', '/api/v1/crawl', {
+      url: `${site.url}/qshop`,
+      schema: { name: 'string', price: 'number', note: 'string' },
+      options: { follow_selector: 'a.q', max_depth: 1, concurrency: 1, respect_robots: false },
+    });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const job = await waitForJobEnd(svc, started.body.job_id, 90_000);
+    assert.equal(job.status, 'completed', JSON.stringify(job));
+    const results = (await api('GET', `/api/v1/jobs/${job.id}/results?include_provenance=true`)).body as {
+      url: string;
+      data: Record<string, unknown>;
+      provenance: Record<string, { source: string }>;
+    }[];
+    const items = results.filter((r) => /\/q\/\d+$/.test(r.url));
+    assert.equal(items.length, ITEMS);
+    for (const r of items) {
+      const k = Number(/\/q\/(\d+)$/.exec(r.url)?.[1]);
+      assert.deepEqual(r.data, { name: truth(k).name, price: truth(k).price, note: noteOf(k) }, r.url);
+    }
+    const partial = items.filter((r) => r.provenance.name?.source === 'learned_extractor');
+    // Four pages teach the template; the job's first page asked of it and every CHECK_EVERY-th are checks.
+    const floor = ITEMS - 4 - 1 - Math.ceil(ITEMS / CHECK_EVERY);
+    assert.ok(partial.length >= floor, `${partial.length} pages with the extractor's name`);
+    for (const r of partial) {
+      assert.equal(r.provenance.price?.source, 'learned_extractor', r.url);
+      assert.equal(r.provenance.note?.source, 'model', r.url);
+    }
+    // Those pages' model calls asked for the note alone.
+    const noteOnly = asked.filter((a) => a.path.startsWith('/q/') && a.properties.join() === 'note');
+    assert.equal(noteOnly.length, partial.length);
+    assert.ok(job.pages_by_source.mixed >= partial.length, JSON.stringify(job.pages_by_source));
+  });
+
+  test('a shape index: pages alike share a template, another structure makes another, a scope lists them by page', async () => {
+    const store = svc.deps.learned;
+    const key = {
+      tenantId: svc.tenantId,
+      scope: 'job:index-test',
+      schemaHash: 'h',
+      urlShape: 'shop.test/p/:v',
+    };
+    const sketchOf = (html: string) => structureSketch(load(html));
+    const product = sketchOf(productPage(3));
+    const t1 = await store.assign(key, product);
+    assert.equal(await store.assign(key, sketchOf(productPage(4))), t1);
+    const t2 = await store.assign(key, sketchOf(listingPage(2)));
+    assert.ok(t1 && t2 && t1 !== t2, `${t1} ${t2}`);
+    assert.equal((await store.shape(key))?.templates.length, 2);
+    await store.lease({ ...key, template: t1 }, product, 'page-1', 60_000);
+    await store.lease({ ...key, template: t2 }, product, 'page-2', 60_000);
+    const first = await store.listForScope(svc.tenantId, key.scope, { limit: 1, offset: 0 });
+    assert.equal(first.total, 2);
+    assert.deepEqual(
+      first.records.map((r) => r.template),
+      [t1],
+    );
+    assert.equal(await store.deleteForScope(svc.tenantId, key.scope), 2);
+    assert.equal(await store.shape(key), null);
+    assert.equal((await store.listForScope(svc.tenantId, key.scope, { limit: 10, offset: 0 })).total, 0);
+  });
+
   test('learn_extractors: false sends every page to the model', async () => {
     const { job, results } = await crawl('/api/v1/crawl', { learn_extractors: false });
     assertEveryItemRight(results);
@@ -226,6 +321,11 @@ describe('learned extractors', () => {
     const revised = results.filter((r) => /\/p\/(17|18|19)$/.test(r.url));
     for (const r of revised) assert.equal(r.provenance.name?.source, 'model', r.url);
     const { body } = await api('GET', `/api/v1/sites/${siteId}/extractors`);
+    // Paged: one template per page of the list, all of them counted.
+    const paged = await api('GET', `/api/v1/sites/${siteId}/extractors?limit=1&offset=1`);
+    assert.equal(paged.body.extractors.length, 1);
+    assert.equal(paged.body.total, body.total);
+    assert.ok(body.total >= 2, JSON.stringify(body.total));
     const items = body.extractors.find((e: { url_shape: string }) => e.url_shape.endsWith('/p/:v'));
     assert.equal(items.invalidations, 1, JSON.stringify(items));
     assert.equal(items.status, 'verified');

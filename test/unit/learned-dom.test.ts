@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
-import {
-  applyExtractor,
-  domSignature,
-  learnableFields,
-  learnFromAnswer,
-  numbersIn,
-  urlShape,
-} from '../../activities/learned/dom.js';
+import { learnFromAnswer } from '../../activities/learned/dom.js';
+import { applyExtractor } from '../../activities/learned/read.js';
+import { structureSketch } from '../../activities/learned/structure.js';
+import { learnableFields, numbersIn, urlShape } from '../../activities/learned/values.js';
 import type { FieldCandidates } from '../../shared/learned-extractor.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
+import { bestTemplate, SAME_TEMPLATE, similarity } from '../../shared/template-sketch.js';
 
 interface Product {
   name: string;
@@ -59,12 +56,12 @@ function learn(pages: Product[]): FieldCandidates {
 }
 
 describe('learned extractors: reading pages', () => {
-  test('pages of one template share a signature whatever their text and list lengths', () => {
-    const a = domSignature(load(productPage(PRODUCTS[0] as Product, { paragraphs: 1 })));
-    const b = domSignature(load(productPage(PRODUCTS[2] as Product, { paragraphs: 5 })));
-    const moved = domSignature(load(productPage(PRODUCTS[0] as Product, { moved: true })));
-    assert.equal(a, b);
-    assert.notEqual(a, moved);
+  test('pages of one template are alike whatever their text and list lengths; a moved block barely changes it', () => {
+    const a = structureSketch(load(productPage(PRODUCTS[0] as Product, { paragraphs: 1 })));
+    const b = structureSketch(load(productPage(PRODUCTS[2] as Product, { paragraphs: 5 })));
+    assert.equal(similarity(a, b), 1);
+    const moved = structureSketch(load(productPage(PRODUCTS[0] as Product, { moved: true })));
+    assert.ok(similarity(a, moved) >= SAME_TEMPLATE, String(similarity(a, moved)));
   });
 
   test('URL shapes replace ids and slugs, keep literal parts and query keys', () => {
@@ -163,5 +160,169 @@ describe('learned extractors: reading pages', () => {
     assert.deepEqual(applyExtractor(at(odd, 'https://shop.test/list/3'), fields, known ?? {}).unanswered, [
       'items',
     ]);
+  });
+});
+
+/** A product page as real shops vary it within one template. */
+interface Variant {
+  subtitle?: string;
+  banner?: boolean;
+  wrapper?: boolean;
+  reviews?: number;
+  recommendations?: number;
+  sale?: number;
+}
+
+function variantPage(p: Product, v: Variant = {}): string {
+  const sub = v.subtitle ? ` <span class="subtitle">${v.subtitle}</span>` : '';
+  const price = v.sale
+    ? `<span class="price"><del>$${v.sale.toFixed(2)}</del> <ins>$${p.price.toFixed(2)}</ins></span>`
+    : `<span class="price">$${p.price.toFixed(2)}</span>`;
+  const box = `<h1 class="title">${p.name}${sub}</h1><p class="brand">Acme</p>
+    <div class="price-box">${price}</div><p class="sku">SKU: ${p.sku}</p>`;
+  const reviews = Array.from(
+    { length: v.reviews ?? 0 },
+    (_, i) =>
+      `<li class="review"><b class="who">R${i}</b>${i % 2 ? '<span class="verified">Verified</span>' : ''}<p>Fine.</p>${i % 3 === 0 ? '<div class="reply"><p>Thanks</p></div>' : ''}</li>`,
+  ).join('');
+  const recs = Array.from(
+    { length: v.recommendations ?? 0 },
+    (_, i) =>
+      `<section class="recs"><h2>Also ${i}</h2><ul><li><a href="/p/${i}">Item ${i}</a></li></ul></section>`,
+  ).join('');
+  return `<html><head><title>${p.name}</title></head><body>
+    <header class="site"><nav><a href="/">Home</a> <a href="/c">Catalogue</a></nav></header>
+    <main class="product">
+      ${v.banner ? '<div class="promo"><p>Spring sale</p></div>' : ''}
+      ${v.wrapper ? `<div class="buybox">${box}</div>` : box}
+      <ul class="tags">${p.tags.map((t) => `<li>${t}</li>`).join('')}</ul>
+      <section class="reviews"><h2>Reviews</h2><ol>${reviews}</ol></section>${recs}
+    </main>
+    <footer>© Shop</footer></body></html>`;
+}
+
+const listingPage = (n: number) => `<html><body>
+  <header class="site"><nav><a href="/">Home</a> <a href="/c">Catalogue</a></nav></header>
+  <main class="listing"><h1>All products</h1><div class="filters"><form><select><option>Price</option></select></form></div>
+  <ul class="grid">${Array.from({ length: n }, (_, i) => `<li class="card"><a class="link" href="/p/${i}"><img src="/i/${i}.jpg"><span class="name">Lamp ${i}</span></a><span class="cost">$${i}.00</span></li>`).join('')}</ul>
+  <nav class="pages"><a class="next" href="/list/2">Next</a></nav></main>
+  <footer>© Shop</footer></body></html>`;
+
+const sketch = (html: string) => structureSketch(load(html));
+const ANSWERED = learnableFields(normalizeSchema({ name: 'string', price: 'number', sku: 'string' }).fields);
+
+function learnVariants(pages: [Product, Variant][]): FieldCandidates {
+  let known: FieldCandidates | null = null;
+  for (const [p, v] of pages)
+    known = learnFromAnswer(
+      at(variantPage(p, v)),
+      ANSWERED ?? [],
+      { name: p.name, price: p.price, sku: p.sku },
+      known,
+    );
+  return known ?? {};
+}
+
+describe('learned extractors: templates that vary', () => {
+  test('variants of one template match its template; a page of another template matches none', () => {
+    const [a, b, c, d] = PRODUCTS as [Product, Product, Product, Product];
+    const known = [
+      { key: 't1', status: 'verified' as const, sketches: [sketch(variantPage(a, { reviews: 2 }))] },
+    ];
+    const variants: [Product, Variant][] = [
+      [b, { reviews: 9, recommendations: 2 }],
+      [c, { banner: true, reviews: 0 }],
+      [d, { wrapper: true, reviews: 5, recommendations: 1, subtitle: 'Gift set' }],
+      [a, { banner: true, wrapper: true, reviews: 14, recommendations: 3 }],
+    ];
+    for (const [p, v] of variants) {
+      const match = bestTemplate(sketch(variantPage(p, v)), known);
+      assert.equal(match?.template.key, 't1', JSON.stringify(v));
+    }
+    assert.equal(bestTemplate(sketch(listingPage(12)), known), null);
+    // Of two known templates, a page goes to the one it is like.
+    const both = [...known, { key: 't2', status: 'learning' as const, sketches: [sketch(listingPage(3))] }];
+    assert.equal(bestTemplate(sketch(listingPage(30)), both)?.template.key, 't2');
+    assert.equal(bestTemplate(sketch(variantPage(c, { reviews: 7 })), both)?.template.key, 't1');
+  });
+
+  test('a subtitle inside the title heading: the title is read without it, never with it', () => {
+    const [a, b, c, d] = PRODUCTS as [Product, Product, Product, Product];
+    // Learned on pages without a subtitle.
+    const known = learnVariants([
+      [a, {}],
+      [b, { reviews: 3 }],
+      [c, { banner: true }],
+    ]);
+    const out = applyExtractor(at(variantPage(d, { subtitle: 'Limited edition' })), ANSWERED ?? [], known);
+    assert.notEqual(out.data.name, `${d.name} Limited edition`);
+    assert.ok(out.data.name === undefined || out.data.name === d.name, JSON.stringify(out.data));
+    assert.equal(out.data.price, d.price);
+    // Taught by the model on one such page, the own-text candidate answers the next ones.
+    const taught = learnFromAnswer(
+      at(variantPage(d, { subtitle: 'Limited edition' })),
+      (ANSWERED ?? []).filter((f) => f.name === 'name'),
+      { name: d.name },
+      known,
+    );
+    const taughtKnown = { ...known, ...taught };
+    const next = applyExtractor(at(variantPage(a, { subtitle: 'Gift set' })), ANSWERED ?? [], taughtKnown);
+    assert.equal(next.data.name, a.name);
+    // An extra wrapper breaks the place-based selectors: the title is left to the model, not read wrongly.
+    const wrapped = applyExtractor(
+      at(variantPage(b, { subtitle: 'Gift set', wrapper: true })),
+      ANSWERED ?? [],
+      taughtKnown,
+    );
+    assert.ok(wrapped.data.name === undefined || wrapped.data.name === b.name, JSON.stringify(wrapped.data));
+  });
+
+  test('a selector that also takes a neighbour (title and subtitle h2 in one block) is rejected; a more specific one stays', () => {
+    const [a, b, c] = PRODUCTS as [Product, Product, Product];
+    const page = (p: Product, subtitle?: string) =>
+      `<html><body><div class="module"><h2>${p.name}</h2>${
+        subtitle ? `<h2>${subtitle}</h2>` : ''
+      }<p class="sku">SKU: ${p.sku}</p></div></body></html>`;
+    const fields = learnableFields(normalizeSchema({ name: 'string', sku: 'string' }).fields) ?? [];
+    let known: FieldCandidates | null = null;
+    for (const [p, sub] of [
+      [a, 'Second edition'],
+      [b, undefined],
+    ] as [Product, string | undefined][])
+      known = learnFromAnswer(at(page(p, sub)), fields, { name: p.name, sku: p.sku }, known);
+    const selectors = (known?.name ?? []).map((cand) => cand.selector);
+    assert.ok(selectors.length > 0);
+    assert.ok(!selectors.includes('div.module h2'), selectors.join(' | '));
+    assert.ok(selectors.includes('div.module > h2:nth-of-type(1)'), selectors.join(' | '));
+    const out = applyExtractor(at(page(c, 'Deluxe')), fields, known ?? {});
+    assert.equal(out.data.name, c.name);
+  });
+
+  test('a struck-out price beside the price leaves the price to the model and the other fields answered', () => {
+    const [a, b, c, d] = PRODUCTS as [Product, Product, Product, Product];
+    const known = learnVariants([
+      [a, {}],
+      [b, { reviews: 4 }],
+      [c, {}],
+    ]);
+    const out = applyExtractor(at(variantPage(d, { sale: 59.99 })), ANSWERED ?? [], known);
+    assert.deepEqual(out.unanswered, ['price']);
+    assert.deepEqual(out.data, { name: d.name, sku: d.sku });
+  });
+
+  test('a page of another layout under a like structure: its missing nodes are not answered as absent values', () => {
+    const [a, b, c, d] = PRODUCTS as [Product, Product, Product, Product];
+    const known = learnVariants([
+      [a, {}],
+      [b, {}],
+      [c, {}],
+    ]);
+    const other = variantPage(d)
+      .replace(/<h1 class="title">.*?<\/h1>/, `<h2 class="pdp-name">${d.name}</h2>`)
+      .replace('<div class="price-box">', '<div class="pdp-price">')
+      .replace('class="sku"', 'class="pdp-sku"');
+    const out = applyExtractor(at(other), ANSWERED ?? [], known);
+    assert.deepEqual(out.data, {});
+    assert.deepEqual([...out.unanswered].sort(), ['name', 'price', 'sku']);
   });
 });

@@ -7694,12 +7694,17 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List a site's learned extractors
-     * @description The page templates the site's crawls learned (see learn_extractors on POST /crawl): per template, its URL shape and structure signature, the schema it answers (by hash), its status (learning, verified, unlearnable) with the reason, the selector read for each field, the pages it was learned from and verified on, when it was verified and last checked, and how many pages it answered.
+     * List a site's learned extractors, oldest first
+     * @description The page templates the site's crawls learned (see learn_extractors on POST /crawl): per template, its URL shape and structure fingerprint, the schema it answers (by hash), its status (learning, verified, unlearnable) with the reason, the selector read for each field, the pages it was learned from and verified on, when it was verified and last checked, and how many pages it answered. Paged by limit and offset; total counts them all.
      */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Page size, 1..100. */
+          limit?: number;
+          /** @description Items to skip. */
+          offset?: number;
+        };
         header?: never;
         path: {
           id: string;
@@ -11064,20 +11069,20 @@ export interface components {
           number_index?: number;
           prefix?: string;
           /**
-           * @description How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+           * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
            * @enum {string}
            */
-          read: 'exact' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+          read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
           /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
           selector: string;
           suffix?: string;
         }[];
       };
       /**
-       * @description How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+       * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
        * @enum {string}
        */
-      read: 'exact' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+      read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
       /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
       selector: string;
       suffix?: string;
@@ -11104,20 +11109,20 @@ export interface components {
           number_index?: number;
           prefix?: string;
           /**
-           * @description How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+           * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
            * @enum {string}
            */
-          read: 'exact' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+          read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
           /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
           selector: string;
           suffix?: string;
         }[];
       };
       /**
-       * @description How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+       * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
        * @enum {string}
        */
-      read: 'exact' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+      read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
       /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
       selector: string;
       suffix?: string;
@@ -11129,7 +11134,7 @@ export interface components {
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
-      /** @description Hash of the page structure (tags and classes, text ignored) */
+      /** @description Fingerprint of the structure sketch (tags and classes, text ignored) of the page the template was made for; pages of a URL shape are matched to the template whose pages they are most alike */
       dom_signature: string;
       /** @description Per field, the candidates that read the model's value on every page (all must agree) */
       fields: {
@@ -11163,7 +11168,7 @@ export interface components {
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
-      /** @description Hash of the page structure (tags and classes, text ignored) */
+      /** @description Fingerprint of the structure sketch (tags and classes, text ignored) of the page the template was made for; pages of a URL shape are matched to the template whose pages they are most alike */
       dom_signature: string;
       /** @description Per field, the candidates that read the model's value on every page (all must agree) */
       fields: {

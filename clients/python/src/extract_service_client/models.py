@@ -3093,9 +3093,9 @@ class LearnedCandidateInputProperty(BaseModel):
     """
     The attribute read instead of the text
     """
-    read: Literal['exact', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
+    read: Literal['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
     """
-    How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
     """
     prefix: str | None = None
     suffix: str | None = None
@@ -3118,9 +3118,9 @@ class LearnedCandidateInput(BaseModel):
     """
     The attribute read instead of the text
     """
-    read: Literal['exact', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
+    read: Literal['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
     """
-    How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
     """
     prefix: str | None = None
     suffix: str | None = None
@@ -3143,7 +3143,7 @@ class LearnedExtractorInput(BaseModel):
     """
     dom_signature: str
     """
-    Hash of the page structure (tags and classes, text ignored)
+    Fingerprint of the structure sketch (tags and classes, text ignored) of the page the template was made for; pages of a URL shape are matched to the template whose pages they are most alike
     """
     schema_hash: str
     """
@@ -6229,9 +6229,9 @@ class LearnedCandidateProperty(BaseModel):
     """
     The attribute read instead of the text
     """
-    read: Literal['exact', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
+    read: Literal['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
     """
-    How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
     """
     prefix: str | None = None
     suffix: str | None = None
@@ -6254,9 +6254,9 @@ class LearnedCandidate(BaseModel):
     """
     The attribute read instead of the text
     """
-    read: Literal['exact', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
+    read: Literal['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
     """
-    How the node becomes the value: its text (exact), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
     """
     prefix: str | None = None
     suffix: str | None = None
@@ -6279,7 +6279,7 @@ class LearnedExtractor(BaseModel):
     """
     dom_signature: str
     """
-    Hash of the page structure (tags and classes, text ignored)
+    Fingerprint of the structure sketch (tags and classes, text ignored) of the page the template was made for; pages of a URL shape are matched to the template whose pages they are most alike
     """
     schema_hash: str
     """

@@ -1,0 +1,85 @@
+// CSS selectors that name one element of a page, most stable first: its id or a naming attribute, its first
+// class, its first class under its nearest named ancestor, its place below that ancestor, its place in the
+// body. Each may name look-alikes too; a candidate is kept only when it reads the model's value on the page,
+// so one that also takes a neighbour (a subtitle beside a title) is dropped, and a more specific one stays.
+import type { AnyNode, Element } from 'domhandler';
+import { stableClasses } from './structure.js';
+import { isElement } from './values.js';
+
+const cssString = (s: string) => `"${s.replace(/["\\]/g, '\\$&')}"`;
+
+const stableId = (id: string | undefined) =>
+  id && /^[A-Za-z][\w-]{0,60}$/.test(id) && !/\d{3,}/.test(id) ? id : null;
+
+/**
+ * CSS selectors for one element, most stable first, its place in the body last. Inside a list item's
+ * container (`root`), relative to it: '' is the container itself.
+ */
+export function selectorsFor(el: Element, root?: Element): string[] {
+  if (root) return relativeSelectors(el, root);
+  const out: string[] = [];
+  const tag = el.tagName;
+  const id = stableId(el.attribs.id);
+  if (id) out.push(`#${id}`);
+  for (const attr of ['itemprop', 'property', 'name', 'data-testid']) {
+    const v = el.attribs[attr];
+    if (v && v.length <= 80 && !/[\n\r]/.test(v)) out.push(`${tag}[${attr}=${cssString(v)}]`);
+  }
+  // The first class names what the element is; later ones are mostly its state (in-stock, on-sale, active).
+  const first = stableClasses(el)[0];
+  const own = first ? `${tag}.${first}` : tag;
+  if (first) out.push(own);
+  const anchor = namedAncestor(el);
+  if (anchor) {
+    out.push(`${anchor.selector} ${own}`);
+    // Its place below the ancestor: `div.module > h2:nth-of-type(1)` where `div.module h2` takes a subtitle too.
+    out.push(`${anchor.selector} > ${structuralPath(el, anchor.el)}`);
+  }
+  out.push(structuralPath(el));
+  return [...new Set(out)];
+}
+
+function relativeSelectors(el: Element, root: Element): string[] {
+  if (el === root) return [''];
+  const first = stableClasses(el)[0];
+  const out: string[] = [];
+  for (const attr of ['itemprop', 'property']) {
+    const v = el.attribs[attr];
+    if (v && v.length <= 80 && !/[\n\r]/.test(v)) out.push(`${el.tagName}[${attr}=${cssString(v)}]`);
+  }
+  if (first) out.push(`${el.tagName}.${first}`);
+  out.push(`:scope > ${structuralPath(el, root)}`);
+  return out;
+}
+
+/** The nearest ancestor with an id or classes, as a selector. */
+function namedAncestor(el: Element): { selector: string; el: Element } | null {
+  let node = el.parent;
+  for (let hops = 0; node && isElement(node) && hops < 8; hops++, node = node.parent) {
+    if (node.tagName === 'body' || node.tagName === 'html') return null;
+    const id = stableId(node.attribs.id);
+    if (id) return { selector: `#${id}`, el: node };
+    const first = stableClasses(node)[0];
+    if (first) return { selector: `${node.tagName}.${first}`, el: node };
+  }
+  return null;
+}
+
+/** body > div:nth-of-type(2) > … > span:nth-of-type(1): the element's place, strictly (below `root`). */
+function structuralPath(el: Element, root?: Element): string {
+  const steps: string[] = [];
+  let node: Element | null = el;
+  while (node && node !== root && node.tagName !== 'body' && node.tagName !== 'html') {
+    const parent: AnyNode | null = node.parent;
+    const tag: string = node.tagName;
+    let index = 1;
+    if (parent && 'children' in parent)
+      for (const sib of parent.children) {
+        if (sib === node) break;
+        if (isElement(sib) && sib.tagName === tag) index++;
+      }
+    steps.unshift(`${tag}:nth-of-type(${index})`);
+    node = parent && isElement(parent) ? parent : null;
+  }
+  return root ? steps.join(' > ') : ['body', ...steps].join(' > ');
+}
