@@ -24,6 +24,13 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Remaining': integerHeader('Requests left in the current minute.'),
   'X-RateLimit-Reset': integerHeader('Seconds until the current minute ends.'),
 };
+/** Sent on every answer under /api (api/compat/version.ts). */
+const API_VERSION_HEADERS = {
+  'X-API-Version': {
+    description: 'The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion).',
+    schema: { type: 'string', enum: ['v1', 'refyne'] },
+  },
+};
 const RETRY_AFTER = {
   'Retry-After': integerHeader(
     'Seconds to wait before retrying (for a job start: with the same Idempotency-Key).',
@@ -59,6 +66,7 @@ function finishOperation(path: string, method: string, operation: Operation) {
     if (!response.description || response.description === 'Default Response') {
       response.description = Number(status) >= 400 ? problemResponse(status).description : 'Success';
     }
+    response.headers = { ...API_VERSION_HEADERS, ...response.headers };
     if (status === '401') continue; // not authenticated: no rate limit applies
     response.headers = {
       ...RATE_LIMIT_HEADERS,
@@ -70,8 +78,74 @@ function finishOperation(path: string, method: string, operation: Operation) {
 
 export function finishDocument<T extends Record<string, unknown>>(document: T): T {
   const paths = (document.paths ?? {}) as Paths;
+  const components = ((document.components as { schemas?: Record<string, JsonSchema> } | undefined)
+    ?.schemas ?? {}) as Record<string, JsonSchema>;
+  const nullable = new OptionalNulls(components);
   for (const [path, operations] of Object.entries(paths)) {
-    for (const [method, operation] of Object.entries(operations)) finishOperation(path, method, operation);
+    for (const [method, operation] of Object.entries(operations)) {
+      finishOperation(path, method, operation);
+      nullable.requestBody(operation.requestBody);
+    }
   }
   return document;
+}
+
+type JsonSchema = Record<string, unknown>;
+const NULL_TYPE = { type: 'null' };
+const ANNOTATIONS = ['description', 'default', 'example', 'examples', 'title'];
+
+/**
+ * An optional request field that does not take null is also documented as taking null, meaning absent, as
+ * api/request-leniency.ts reads it: in every object a request body holds (nested objects, list items, union
+ * members, the components they refer to).
+ */
+class OptionalNulls {
+  private readonly seen = new Set<JsonSchema>();
+  constructor(private readonly components: Record<string, JsonSchema>) {}
+
+  requestBody(body: unknown) {
+    const content = (body as { content?: Record<string, { schema?: JsonSchema }> } | undefined)?.content;
+    for (const media of Object.values(content ?? {})) if (media.schema) this.visit(media.schema);
+  }
+
+  private resolve(schema: JsonSchema): JsonSchema | undefined {
+    const ref = schema.$ref;
+    return typeof ref === 'string' ? this.components[ref.replace('#/components/schemas/', '')] : schema;
+  }
+
+  private acceptsNull(schema: JsonSchema): boolean {
+    const resolved = this.resolve(schema);
+    if (!resolved) return true;
+    const { type, anyOf, oneOf, allOf, $ref, properties } = resolved;
+    if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+    if ('const' in resolved) return resolved.const === null;
+    if (Array.isArray(resolved.enum)) return resolved.enum.includes(null);
+    const members = (anyOf ?? oneOf) as JsonSchema[] | undefined;
+    if (members) return members.some((member) => this.acceptsNull(member));
+    return type === undefined && $ref === undefined && allOf === undefined && properties === undefined;
+  }
+
+  private visit(schema: JsonSchema) {
+    const target = this.resolve(schema);
+    if (!target || this.seen.has(target)) return;
+    this.seen.add(target);
+    for (const key of ['anyOf', 'oneOf', 'allOf'])
+      for (const member of (target[key] as JsonSchema[] | undefined) ?? []) this.visit(member);
+    if (target.items && typeof target.items === 'object') this.visit(target.items as JsonSchema);
+    const properties = target.properties as Record<string, JsonSchema> | undefined;
+    if (!properties) return;
+    const required = new Set((target.required as string[] | undefined) ?? []);
+    for (const [name, property] of Object.entries(properties)) {
+      this.visit(property);
+      if (required.has(name) || this.acceptsNull(property)) continue;
+      const outer: JsonSchema = {};
+      const inner: JsonSchema = { ...property };
+      for (const key of ANNOTATIONS) {
+        if (!(key in inner)) continue;
+        outer[key] = inner[key];
+        delete inner[key];
+      }
+      properties[name] = { ...outer, anyOf: [inner, NULL_TYPE] };
+    }
+  }
 }

@@ -24,6 +24,13 @@ export const PROBLEM_TYPES = {
     title: 'Unauthorized',
     description: 'The Authorization: Bearer <API key> header is missing or the key is not valid.',
   },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description:
+      "The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); " +
+      'the detail names the scopes that would.',
+  },
   'not-found': {
     status: 404,
     title: 'Not found',

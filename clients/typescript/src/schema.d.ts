@@ -51,6 +51,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -66,6 +68,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -81,6 +85,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -96,6 +102,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -105,6 +130,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -120,6 +147,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -135,6 +164,8 @@ export interface paths {
         /** @description Error */
         410: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -150,6 +181,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -165,6 +198,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -180,6 +215,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -192,11 +229,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -212,6 +251,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -227,6 +268,8 @@ export interface paths {
         /** @description Job failed: The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}. */
         502: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -244,6 +287,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -259,6 +304,8 @@ export interface paths {
         /** @description Error */
         504: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -288,7 +335,7 @@ export interface paths {
     };
     /**
      * List the content cleaners and their options
-     * @description Each cleaner a cleaner_chain step can name, what it does, whether it is in the default chain, and each option with its type, default and meaning. Steps run in order, each on the output of the one before, e.g. [{"name": "readability"}, {"name": "markdown"}].
+     * @description Each cleaner a cleaner_chain step can name, what it does, whether it is in the default chain, and each option with its type, default and meaning. Steps run in order, each on the output of the one before, e.g. [{"name": "readability"}, {"name": "markdown"}]. With the default chains of extraction and analysis (the Refyne product's fields; its cleaner options such as output or preset are not offered: a 422 names them). refyne version: the product's ListCleanersOutputBody.
      */
     get: {
       parameters: {
@@ -302,6 +349,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -317,6 +366,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -332,6 +383,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -341,6 +411,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -356,6 +428,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -371,6 +445,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -383,11 +459,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -403,6 +481,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -462,6 +542,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -477,6 +559,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -492,6 +576,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -507,6 +593,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -516,6 +621,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -531,6 +638,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -546,6 +655,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -561,6 +672,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -576,6 +689,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -588,11 +703,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -608,6 +725,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -625,6 +744,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -677,6 +798,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -692,6 +815,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -707,6 +832,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -722,6 +849,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -731,6 +877,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -746,6 +894,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -761,6 +911,8 @@ export interface paths {
         /** @description Error */
         410: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -776,6 +928,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -791,6 +945,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -806,6 +962,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -818,11 +976,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -838,6 +998,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -853,6 +1015,8 @@ export interface paths {
         /** @description Job failed: The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}. */
         502: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -870,6 +1034,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -885,6 +1051,8 @@ export interface paths {
         /** @description Error */
         504: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -930,6 +1098,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -945,6 +1115,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -960,6 +1132,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -969,6 +1160,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -984,6 +1177,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -999,6 +1194,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1011,11 +1208,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1031,6 +1230,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1075,6 +1276,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1090,6 +1293,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1105,6 +1310,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1114,6 +1338,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1129,6 +1355,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1144,6 +1372,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1156,11 +1386,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1176,6 +1408,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1225,6 +1459,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1240,6 +1476,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1255,6 +1493,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1264,6 +1521,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1279,6 +1538,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1294,6 +1555,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1309,6 +1572,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1324,6 +1589,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1336,11 +1603,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1356,6 +1625,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1385,7 +1656,7 @@ export interface paths {
     };
     /**
      * Every URL a crawl discovered, with its parent, depth, status, timings, tokens and model
-     * @description Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, out of limits — error_details says which — or the job ended first). At most 50 skipped links are recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map.
+     * @description Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, out of limits — error_details says which — or the job ended first). At most 50 skipped links are recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map. The entries are streamed as they are read (the counts come after them in the object), so a crawl of any size is answered without the service holding it whole. Durations and token counts are integers, 0 for a page that was not fetched or extracted (skipped, pending). API version refyne: entries carry the product's CrawlMapEntry fields only (no clean_duration_ms or data_source).
      */
     get: {
       parameters: {
@@ -1401,6 +1672,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1416,6 +1689,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1431,6 +1706,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1440,6 +1734,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1455,6 +1751,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1470,6 +1768,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1482,11 +1782,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1502,6 +1804,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1546,6 +1850,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1561,6 +1867,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1576,6 +1884,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1585,6 +1912,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1600,6 +1929,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1615,6 +1946,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1627,11 +1960,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1647,6 +1982,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1700,6 +2037,8 @@ export interface paths {
         /** @description The screenshot */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1715,6 +2054,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1730,6 +2071,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1739,6 +2099,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1754,6 +2116,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1769,6 +2133,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1781,11 +2147,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1801,6 +2169,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1854,6 +2224,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1869,6 +2241,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1884,6 +2258,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1893,6 +2286,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1908,6 +2303,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1923,6 +2320,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1938,6 +2337,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1953,6 +2354,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1965,11 +2368,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1985,6 +2390,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2002,6 +2409,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2056,6 +2465,16 @@ export interface paths {
      *
      *     The merged array is sent in the chosen format like the page results: a JSON array, one merged item per JSON
      *     line, or a YAML sequence.
+     *
+     *     **Size.** The page results are streamed as they are read (a batch of at most 160 pages at a time), so a crawl
+     *     of any size is answered without the service holding it whole; a body cut short means the read failed midway.
+     *     merge=true holds the completed pages' data, as merging needs all of it.
+     *
+     *     **API version refyne** (JSON only): the product's shape, `{job_id, status, page_count, results, merged}`:
+     *     `results` lists the completed pages as `{id, url, data}` (null with merge=true); `merged` (null without
+     *     merge=true) is one object merged field by field from the completed pages' object data: a field holding lists
+     *     gets all their items, merged and de-duplicated as above; any other field keeps the first value that holds one;
+     *     data that is not an object is merged under `items`.
      */
     get: {
       parameters: {
@@ -2078,6 +2497,8 @@ export interface paths {
         /** @description The results, in the negotiated format */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2099,6 +2520,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2114,6 +2537,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2123,6 +2565,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2138,6 +2582,8 @@ export interface paths {
         /** @description Not acceptable: The Accept header allows none of the media types the resource is available in. */
         406: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2153,6 +2599,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2168,6 +2616,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2180,11 +2630,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2200,6 +2652,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2252,6 +2706,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2267,6 +2723,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2282,6 +2740,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2291,6 +2768,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2306,6 +2785,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2321,6 +2802,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2336,6 +2819,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2351,6 +2836,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2363,11 +2850,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2383,6 +2872,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2400,6 +2891,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2433,8 +2926,9 @@ export interface paths {
      *     `data` line is JSON (JobStreamEvent describes each kind).
      *
      *     - `status` first (the job when it was created), then again when the job starts and after each page;
-     *     - `result` per finished page: `{id, url, status, data, error_category, error_message}`;
-     *     - `error` when a page of a multi-page job fails and the job goes on;
+     *     - `result` per finished page: `{id, url, status, data, error_category, error_message, llm_provider, llm_model}`
+     *       (the last two as the Refyne product's SSEResultEvent has them: who answered, null without a model call);
+     *     - `error` when a page of a multi-page job fails and the job goes on (with `message`, the product's field);
      *     - `complete` when the job is completed, failed or cancelled; the stream then ends.
      *
      *     Ids are unique and strictly increasing: the i-th event (from 0) told for the job's event number `seq` has id
@@ -2443,6 +2937,13 @@ export interface paths {
      *     `Last-Event-ID` (or `?last_event_id=`) to get exactly the events with a larger id; a client resuming
      *     after the end of an ended job gets its `complete` event again, so it knows the stream is over. A
      *     `: heartbeat` comment comes every 15 seconds.
+     *
+     *     A tenant holds at most STREAMS_PER_TENANT (default 20) streams open at once (per API instance); one more is a
+     *     429 problem of type too-many-streams until one of them ends.
+     *
+     *     **API version refyne**: each event's data holds exactly the fields of the product's SSEStatusEvent,
+     *     SSEResultEvent (no `data`: read the page's data from the results), SSECompleteEvent and SSEErrorEvent
+     *     (`{message}`).
      */
     get: {
       parameters: {
@@ -2464,6 +2965,8 @@ export interface paths {
         /** @description The event stream */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2515,6 +3018,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2530,6 +3035,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2539,6 +3063,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2554,6 +3080,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2569,6 +3097,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2581,11 +3111,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2601,6 +3133,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2645,6 +3179,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2660,6 +3196,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2675,6 +3213,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2684,6 +3241,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2699,6 +3258,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2714,6 +3275,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2726,11 +3289,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2746,6 +3311,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2790,6 +3357,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2805,6 +3374,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2820,6 +3391,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2829,6 +3419,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2844,6 +3436,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2859,6 +3453,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2871,11 +3467,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2891,6 +3489,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2920,7 +3520,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List your tenant's API keys (never the keys themselves) */
+    /**
+     * List your tenant's API keys (never the keys themselves)
+     * @description Each key with its scopes and API version. refyne version: the product's ListKeysOutputBody (APIKeyResponse items: no api_version or prefix).
+     */
     get: {
       parameters: {
         query?: never;
@@ -2933,6 +3536,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2950,6 +3555,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2965,6 +3572,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2974,6 +3600,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2989,6 +3617,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3004,6 +3634,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3016,11 +3648,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3036,6 +3670,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3053,7 +3689,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key for your tenant
-     * @description The key is in this response only; it is stored as a hash and cannot be shown again.
+     * @description The key is in this response only; it is stored as a hash and cannot be shown again. Needs a key with the full scope. refyne version: the product's CreateKeyOutputBody (no api_version, prefix or last_used_at).
      */
     post: {
       parameters: {
@@ -3064,16 +3700,15 @@ export interface paths {
       };
       requestBody: {
         content: {
-          'application/json': {
-            /** @default api key */
-            name?: string;
-          };
+          'application/json': components['schemas']['CreateApiKeyRequestInput'];
         };
       };
       responses: {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3089,6 +3724,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3104,6 +3741,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3113,6 +3769,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3128,6 +3786,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3143,6 +3803,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3158,6 +3820,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3170,11 +3834,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3190,6 +3856,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3222,7 +3890,7 @@ export interface paths {
     post?: never;
     /**
      * Delete an API key
-     * @description Requests with the deleted key are refused from now on (401).
+     * @description Requests with the deleted key are refused from now on (401). refyne version: 200 {"success": true}.
      */
     delete: {
       parameters: {
@@ -3238,6 +3906,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3251,6 +3921,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3266,6 +3938,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3275,6 +3966,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3290,6 +3983,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3305,6 +4000,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3317,11 +4014,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3337,6 +4036,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3379,6 +4080,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3394,6 +4097,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3409,6 +4114,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3418,6 +4142,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3433,6 +4159,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3448,6 +4176,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3460,11 +4190,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3480,6 +4212,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3514,6 +4248,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3529,6 +4265,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3544,6 +4282,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3553,6 +4310,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3568,6 +4327,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3583,6 +4344,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3598,6 +4361,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3610,11 +4375,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3630,6 +4397,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3671,6 +4440,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3686,6 +4457,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3701,6 +4474,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3710,6 +4502,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3725,6 +4519,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3740,6 +4536,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3752,11 +4550,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3772,6 +4572,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3806,6 +4608,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3821,6 +4625,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3836,6 +4642,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3845,6 +4670,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3860,6 +4687,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3875,6 +4704,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3890,6 +4721,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3902,11 +4735,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3922,6 +4757,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3953,12 +4790,16 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete your key for a provider */
+    /**
+     * Delete one of your provider keys, by its id or its provider
+     * @description The path names the key by its id (as the Refyne product deletes keys) or by its provider. refyne version: 200 {"success": true}.
+     */
     delete: {
       parameters: {
         query?: never;
         header?: never;
         path: {
+          /** @description The key's id (as the Refyne product deletes keys) or its provider's name */
           provider: string;
         };
         cookie?: never;
@@ -3968,6 +4809,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3981,6 +4824,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3996,6 +4841,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4005,6 +4869,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4020,6 +4886,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4035,6 +4903,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4047,11 +4917,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4067,6 +4939,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4109,6 +4983,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4124,6 +5000,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4139,6 +5017,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4148,6 +5045,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4163,6 +5062,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4178,6 +5079,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4190,11 +5093,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4210,6 +5115,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4280,6 +5187,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4295,6 +5204,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4310,6 +5221,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4325,6 +5238,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4334,6 +5266,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4349,6 +5283,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4364,6 +5300,8 @@ export interface paths {
         /** @description Error */
         410: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4379,6 +5317,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4394,6 +5334,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4409,6 +5351,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4421,11 +5365,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4441,6 +5387,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4456,6 +5404,8 @@ export interface paths {
         /** @description Job failed: The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}. */
         502: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4473,6 +5423,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4488,6 +5440,8 @@ export interface paths {
         /** @description Error */
         504: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4533,6 +5487,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4548,6 +5504,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4563,6 +5521,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4572,6 +5549,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4587,6 +5566,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4602,6 +5583,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4614,11 +5597,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4634,6 +5619,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4669,6 +5656,8 @@ export interface paths {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4684,6 +5673,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4699,6 +5690,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4708,6 +5718,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4723,6 +5735,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4738,6 +5752,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4753,6 +5769,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4768,6 +5786,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4780,11 +5800,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4800,6 +5822,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4817,6 +5841,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4859,6 +5885,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4874,6 +5902,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4889,6 +5919,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4898,6 +5947,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4913,6 +5964,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4928,6 +5981,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4940,11 +5995,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4960,6 +6017,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4996,6 +6055,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5011,6 +6072,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5026,6 +6089,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5035,6 +6117,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5050,6 +6134,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5065,6 +6151,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5080,6 +6168,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5092,11 +6182,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5112,6 +6204,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5129,6 +6223,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5162,6 +6258,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5175,6 +6273,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5190,6 +6290,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5199,6 +6318,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5214,6 +6335,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5229,6 +6352,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5241,11 +6366,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5261,6 +6388,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5278,6 +6407,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5327,6 +6458,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5342,6 +6475,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5357,6 +6492,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5366,6 +6520,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5381,6 +6537,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5396,6 +6554,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5408,11 +6568,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5428,6 +6590,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5477,6 +6641,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5492,6 +6658,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5507,6 +6675,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5516,6 +6703,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5531,6 +6720,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5546,6 +6737,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5561,6 +6754,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5573,11 +6768,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5593,6 +6790,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5610,6 +6809,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5657,6 +6858,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5672,6 +6875,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5687,6 +6892,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5696,6 +6920,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5711,6 +6937,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5726,6 +6954,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5741,6 +6971,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5753,11 +6985,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5773,6 +7007,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5790,6 +7026,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5837,6 +7075,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5852,6 +7092,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5867,6 +7109,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5876,6 +7137,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5891,6 +7154,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5906,6 +7171,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5921,6 +7188,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5936,6 +7205,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5948,11 +7219,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5968,6 +7241,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5985,6 +7260,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6039,6 +7316,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6054,6 +7333,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6069,6 +7350,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6078,6 +7378,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6093,6 +7395,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6108,6 +7412,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6120,11 +7426,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6140,6 +7448,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6175,6 +7485,8 @@ export interface paths {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6190,6 +7502,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6205,6 +7519,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6214,6 +7547,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6229,6 +7564,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6244,6 +7581,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6259,6 +7598,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6271,11 +7612,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6291,6 +7634,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6333,6 +7678,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6348,6 +7695,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6363,6 +7712,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6372,6 +7740,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6387,6 +7757,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6402,6 +7774,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6414,11 +7788,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6434,6 +7810,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6470,6 +7848,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6485,6 +7865,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6500,6 +7882,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6509,6 +7910,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6524,6 +7927,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6539,6 +7944,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6554,6 +7961,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6566,11 +7975,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6586,6 +7997,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6619,6 +8032,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6632,6 +8047,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6647,6 +8064,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6656,6 +8092,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6671,6 +8109,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6686,6 +8126,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6698,11 +8140,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6718,6 +8162,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6762,6 +8208,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6777,6 +8225,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6792,6 +8242,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6801,6 +8270,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6816,6 +8287,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6831,6 +8304,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6843,11 +8318,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6863,6 +8340,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6898,6 +8377,8 @@ export interface paths {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6913,6 +8394,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6928,6 +8411,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6937,6 +8439,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6952,6 +8456,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6967,6 +8473,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6982,6 +8490,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6994,11 +8504,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7014,6 +8526,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7056,6 +8570,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7071,6 +8587,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7086,6 +8604,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7095,6 +8632,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7110,6 +8649,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7125,6 +8666,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7137,11 +8680,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7157,6 +8702,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7193,6 +8740,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7208,6 +8757,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7223,6 +8774,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7232,6 +8802,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7247,6 +8819,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7262,6 +8836,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7277,6 +8853,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7289,11 +8867,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7309,6 +8889,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7339,6 +8921,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7352,6 +8936,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7367,6 +8953,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7376,6 +8981,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7391,6 +8998,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7406,6 +9015,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7418,11 +9029,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7438,6 +9051,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7496,6 +9111,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7511,6 +9128,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7526,6 +9145,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7541,6 +9162,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7550,6 +9190,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7565,6 +9207,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7580,6 +9224,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7595,6 +9241,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7610,6 +9258,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7622,11 +9272,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7642,6 +9294,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7659,6 +9313,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7704,6 +9360,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7719,6 +9377,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7734,6 +9394,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7743,6 +9422,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7758,6 +9439,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7773,6 +9456,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7785,11 +9470,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7805,6 +9492,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7839,6 +9528,8 @@ export interface paths {
         /** @description Forgotten */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7852,6 +9543,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7867,6 +9560,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7876,6 +9588,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7891,6 +9605,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7906,6 +9622,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7918,11 +9636,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7938,6 +9658,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7982,6 +9704,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7997,6 +9721,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8012,6 +9738,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8021,6 +9766,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8036,6 +9783,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8051,6 +9800,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8063,11 +9814,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8083,6 +9836,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8119,6 +9874,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8134,6 +9891,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8149,6 +9908,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8158,6 +9936,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8173,6 +9953,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8188,6 +9970,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8203,6 +9987,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8215,11 +10001,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8235,6 +10023,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8268,6 +10058,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8281,6 +10073,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8296,6 +10090,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8305,6 +10118,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8320,6 +10135,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8335,6 +10152,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8347,11 +10166,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8367,6 +10188,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8406,6 +10229,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8421,6 +10246,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8436,6 +10263,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8445,6 +10291,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8460,6 +10308,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8475,6 +10325,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8487,11 +10339,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8507,6 +10361,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8542,6 +10398,8 @@ export interface paths {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8557,6 +10415,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8572,6 +10432,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8581,6 +10460,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8596,6 +10477,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8611,6 +10494,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8626,6 +10511,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8641,6 +10528,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8653,11 +10542,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8673,6 +10564,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8715,6 +10608,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8730,6 +10625,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8745,6 +10642,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8754,6 +10670,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8769,6 +10687,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8784,6 +10704,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8796,11 +10718,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8816,6 +10740,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8852,6 +10778,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8867,6 +10795,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8882,6 +10812,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8891,6 +10840,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8906,6 +10857,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8921,6 +10874,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8936,6 +10891,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8951,6 +10908,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8963,11 +10922,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8983,6 +10944,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9013,6 +10976,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9026,6 +10991,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9041,6 +11008,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -9050,6 +11036,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9065,6 +11053,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9080,6 +11070,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9092,11 +11084,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9112,6 +11106,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9158,6 +11154,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9173,6 +11171,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9188,6 +11188,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -9197,6 +11216,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9212,6 +11233,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9227,6 +11250,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9239,11 +11264,13 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Too many requests: The tenant's request-rate limit is exceeded; retry after Retry-After seconds. */
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
         429: {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9259,6 +11286,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9471,18 +11500,17 @@ export interface components {
     };
     AnalyzeRequestInput: {
       /** @default true */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /**
        * @description 0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.
        * @default 0
        */
-      depth?: number;
+      depth?: number | null;
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
-       * @enum {string}
        */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * Format: uri
        * @description Absolute http or https URL
@@ -9535,28 +11563,66 @@ export interface components {
       /** @description A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema. */
       suggested_schema: string;
     };
+    /** @description An API key of the tenant (the Refyne product's APIKeyResponse, plus api_version and prefix). */
     ApiKey: {
+      api_version: components['schemas']['ApiVersion'];
       /**
        * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description When the key stops working; null: never */
+      expires_at: string | null;
       id: string;
-      name: string;
       /** @description First characters of the key, to recognise it */
+      key_prefix: string;
+      /** @description Not recorded yet: always null */
+      last_used_at: string | null;
+      name: string;
+      /** @description The same as key_prefix (the name earlier versions used) */
       prefix: string;
+      scopes: components['schemas']['ApiKeyScope'][];
     };
+    /** @description An API key of the tenant (the Refyne product's APIKeyResponse, plus api_version and prefix). */
     ApiKeyInput: {
+      api_version: components['schemas']['ApiVersionInput'];
       /**
        * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description When the key stops working; null: never */
+      expires_at: string | null;
       id: string;
-      name: string;
       /** @description First characters of the key, to recognise it */
+      key_prefix: string;
+      /** @description Not recorded yet: always null */
+      last_used_at: string | null;
+      name: string;
+      /** @description The same as key_prefix (the name earlier versions used) */
       prefix: string;
+      scopes: components['schemas']['ApiKeyScopeInput'][];
     };
+    /**
+     * @description full: everything. read: every read (GET), nothing that starts a job or changes a setting. extract: one-page jobs (POST /extract, /analyze, /map), cancelling, retrying and re-extracting them, and reading jobs. crawl: crawls (POST /crawl, /sites/{id}/crawl), cancelling, retrying and re-extracting them, and reading jobs. jobs: reading jobs (GET /jobs…) only. Creating, listing and deleting keys, and every other change (sites, schemas, webhooks, model settings, monitors), needs full. A request outside the key's scopes is a 403 problem naming the scopes that would allow it. GET /health takes any key.
+     * @enum {string}
+     */
+    ApiKeyScope: 'full' | 'read' | 'extract' | 'crawl' | 'jobs';
+    /**
+     * @description full: everything. read: every read (GET), nothing that starts a job or changes a setting. extract: one-page jobs (POST /extract, /analyze, /map), cancelling, retrying and re-extracting them, and reading jobs. crawl: crawls (POST /crawl, /sites/{id}/crawl), cancelling, retrying and re-extracting them, and reading jobs. jobs: reading jobs (GET /jobs…) only. Creating, listing and deleting keys, and every other change (sites, schemas, webhooks, model settings, monitors), needs full. A request outside the key's scopes is a 403 problem naming the scopes that would allow it. GET /health takes any key.
+     * @enum {string}
+     */
+    ApiKeyScopeInput: 'full' | 'read' | 'extract' | 'crawl' | 'jobs';
+    /**
+     * @description The shape of the key's answers. v1 (default): this document. refyne: every answer shaped exactly as the models of the Refyne product's published SDKs declare it (no field of ours beyond them; results as {job_id, status, page_count, results, merged}; deletes answer 200 {"success": true}; validation errors are 400), so those SDKs work unchanged; see each route. A request may name a version in its X-API-Version header instead; every answer names the version it is in, in X-API-Version.
+     * @enum {string}
+     */
+    ApiVersion: 'v1' | 'refyne';
+    /**
+     * @description The shape of the key's answers. v1 (default): this document. refyne: every answer shaped exactly as the models of the Refyne product's published SDKs declare it (no field of ours beyond them; results as {job_id, status, page_count, results, merged}; deletes answer 200 {"success": true}; validation errors are 400), so those SDKs work unchanged; see each route. A request may name a version in its X-API-Version header instead; every answer names the version it is in, in X-API-Version.
+     * @enum {string}
+     */
+    ApiVersionInput: 'v1' | 'refyne';
     Cleaner: {
       /** @description Part of the default chain */
       default: boolean;
@@ -9590,10 +11656,42 @@ export interface components {
     /** @description The cleaners a cleaner_chain can name, in no particular order. */
     CleanerList: {
       cleaners: components['schemas']['Cleaner'][];
+      /** @description The chain POST /analyze reads pages with. The Refyne product's field. */
+      default_analysis_chain: {
+        /** @enum {string} */
+        name: 'markdown' | 'readability' | 'text' | 'html' | 'noop';
+        options?: {
+          [key: string]: unknown;
+        };
+      }[];
+      /** @description The chain extract and crawl run when the request names none: [markdown], page chrome dropped; its include_links and include_images options follow the schema (on when a field or the prompt asks for links, URLs or images). The Refyne product's field. */
+      default_extraction_chain: {
+        /** @enum {string} */
+        name: 'markdown' | 'readability' | 'text' | 'html' | 'noop';
+        options?: {
+          [key: string]: unknown;
+        };
+      }[];
     };
     /** @description The cleaners a cleaner_chain can name, in no particular order. */
     CleanerListInput: {
       cleaners: components['schemas']['CleanerInput'][];
+      /** @description The chain POST /analyze reads pages with. The Refyne product's field. */
+      default_analysis_chain: {
+        /** @enum {string} */
+        name: 'markdown' | 'readability' | 'text' | 'html' | 'noop';
+        options?: {
+          [key: string]: unknown;
+        };
+      }[];
+      /** @description The chain extract and crawl run when the request names none: [markdown], page chrome dropped; its include_links and include_images options follow the schema (on when a field or the prompt asks for links, URLs or images). The Refyne product's field. */
+      default_extraction_chain: {
+        /** @enum {string} */
+        name: 'markdown' | 'readability' | 'text' | 'html' | 'noop';
+        options?: {
+          [key: string]: unknown;
+        };
+      }[];
     };
     /** @description One step of a cleaner chain: {name, options?}; see GET /api/v1/cleaners. */
     CleanerStep:
@@ -9612,7 +11710,8 @@ export interface components {
     CrawlMap: {
       completed: number;
       entries: {
-        clean_duration_ms: number | null;
+        /** @description Time the cleaner chain took; 0 for a page not cleaned */
+        clean_duration_ms: number;
         completed_at: string | null;
         /** @description A completed page's data source (structured_data, learned_extractor, model, mixed); null otherwise */
         data_source: ('structured_data' | 'learned_extractor' | 'model' | 'mixed') | null;
@@ -9621,8 +11720,10 @@ export interface components {
         error_category: string | null;
         error_details: string | null;
         error_message: string | null;
-        extract_duration_ms: number | null;
-        fetch_duration_ms: number | null;
+        /** @description Time the model (or learned extractor) took on the page; 0 for a page not extracted */
+        extract_duration_ms: number;
+        /** @description Time the fetch took; 0 for a page not fetched (skipped, pending) */
+        fetch_duration_ms: number;
         id: string;
         llm_model: string | null;
         llm_provider: string | null;
@@ -9648,7 +11749,8 @@ export interface components {
     CrawlMapInput: {
       completed: number;
       entries: {
-        clean_duration_ms: number | null;
+        /** @description Time the cleaner chain took; 0 for a page not cleaned */
+        clean_duration_ms: number;
         completed_at: string | null;
         /** @description A completed page's data source (structured_data, learned_extractor, model, mixed); null otherwise */
         data_source: ('structured_data' | 'learned_extractor' | 'model' | 'mixed') | null;
@@ -9657,8 +11759,10 @@ export interface components {
         error_category: string | null;
         error_details: string | null;
         error_message: string | null;
-        extract_duration_ms: number | null;
-        fetch_duration_ms: number | null;
+        /** @description Time the model (or learned extractor) took on the page; 0 for a page not extracted */
+        extract_duration_ms: number;
+        /** @description Time the fetch took; 0 for a page not fetched (skipped, pending) */
+        fetch_duration_ms: number;
         id: string;
         llm_model: string | null;
         llm_provider: string | null;
@@ -9690,6 +11794,16 @@ export interface components {
       concurrency: number;
       /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
       delay?: string;
+      /**
+       * @description The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422).
+       * @constant
+       */
+      extract_from_seeds?: true;
+      /**
+       * @description The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto.
+       * @enum {string}
+       */
+      fetch_mode?: 'auto' | 'static' | 'dynamic';
       /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
       follow_pattern?: string;
       /** @description CSS selector of links to follow (or of elements containing them). */
@@ -9704,6 +11818,8 @@ export interface components {
        * @default 50
        */
       max_pages: number;
+      /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
+      max_urls?: number;
       /** @description CSS selector of the next-page link; the next page continues at the same depth. */
       next_selector?: string;
       /**
@@ -9716,6 +11832,11 @@ export interface components {
        * @default true
        */
       same_domain_only: boolean;
+      /**
+       * @description The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.
+       * @constant
+       */
+      use_sitemap?: false;
     };
     /** @description Each page yields at most 500 distinct links (next_selector links first), 256 KiB of URLs in all, each URL at most 1000 characters; links past these bounds are not followed (the page still succeeds). */
     CrawlOptionsInput: {
@@ -9723,35 +11844,43 @@ export interface components {
        * @description Pages in flight at once (1..20).
        * @default 3
        */
-      concurrency?: number;
+      concurrency?: number | null;
       /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
-      delay?: string;
+      delay?: string | null;
+      /** @description The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422). */
+      extract_from_seeds?: true | null;
+      /** @description The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto. */
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
-      follow_pattern?: string;
+      follow_pattern?: string | null;
       /** @description CSS selector of links to follow (or of elements containing them). */
-      follow_selector?: string;
+      follow_selector?: string | null;
       /**
        * @description Link depth from the seed (0..10).
        * @default 2
        */
-      max_depth?: number;
+      max_depth?: number | null;
       /**
        * @description Pages processed at most (1..10000).
        * @default 50
        */
-      max_pages?: number;
+      max_pages?: number | null;
+      /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
+      max_urls?: number | null;
       /** @description CSS selector of the next-page link; the next page continues at the same depth. */
-      next_selector?: string;
+      next_selector?: string | null;
       /**
        * @description Obey robots.txt (disallowed pages are skipped as robots_disallowed). Turn off only for sites you own. Read as RFC 9309 says: a robots.txt answering 4xx allows everything; 5xx, 429 or an unreachable server disallows everything (retried after a minute); only its first 500 KiB are read; kept per origin for 10 minutes.
        * @default true
        */
-      respect_robots?: boolean;
+      respect_robots?: boolean | null;
       /**
        * @description Follow only links on the seed host (www. ignored).
        * @default true
        */
-      same_domain_only?: boolean;
+      same_domain_only?: boolean | null;
+      /** @description The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken. */
+      use_sitemap?: false | null;
     };
     CrawlRequest: {
       /**
@@ -9862,38 +11991,37 @@ export interface components {
        *       }
        *     ]
        */
-      actions?: components['schemas']['PageActionInput'][];
+      actions?: components['schemas']['PageActionInput'][] | null;
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /** @description Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large. */
-      cleaner_chain?: components['schemas']['CleanerStepInput'][];
+      cleaner_chain?: components['schemas']['CleanerStepInput'][] | null;
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
-       * @enum {string}
        */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
        */
-      formats?: ('screenshot' | 'screenshot_full_page')[];
+      formats?: ('screenshot' | 'screenshot_full_page')[] | null;
       /**
        * @description Learn extractors per page template: once the model has answered a few pages of one template (same URL shape and page structure), CSS selectors that read the same values on those pages answer the rest of its pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must come out non-empty and every value of the right type, else the page goes to the model. Every LEARNED_CHECK_EVERY pages (operator setting, default 200), and on the first page of each job, one page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, the pages it answered since its last check (their results are replaced; the stream shows each re-done page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and lists of those, and lists of objects of those (item containers from the repeated block, properties read inside each); object fields and prompts always go to the model. Page provenance names the selector read. A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.
        * @default true
        */
-      learn_extractors?: boolean;
-      llm_config?: components['schemas']['LlmConfigInput'];
-      max_age?: components['schemas']['MaxAgeInput'];
+      learn_extractors?: boolean | null;
+      llm_config?: components['schemas']['LlmConfigInput'] | null;
+      max_age?: components['schemas']['MaxAgeInput'] | null;
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_cost_usd?: number;
+      max_cost_usd?: number | null;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_tokens?: number;
+      max_tokens?: number | null;
       /**
        * @default {
        *       "max_pages": 50,
@@ -9903,29 +12031,26 @@ export interface components {
        *       "respect_robots": true
        *     }
        */
-      options?: components['schemas']['CrawlOptionsInput'];
+      options?: components['schemas']['CrawlOptionsInput'] | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
-      schema?: components['schemas']['SchemaInputInput'];
+      schema?: components['schemas']['SchemaInputInput'] | null;
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
-      schema_id?: string;
+      schema_id?: string | null;
       /**
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
        */
-      structured_data?: boolean;
+      structured_data?: boolean | null;
       /**
        * Format: uri
        * @description http(s) URL of the page
        */
       url: string;
-      webhook?: components['schemas']['InlineWebhookInput'];
+      webhook?: components['schemas']['InlineWebhookInput'] | null;
       /** @description A saved webhook of yours that receives this job's events (422 when it does not exist). */
-      webhook_id?: string;
-      /**
-       * Format: uri
-       * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
-       */
-      webhook_url?: string;
+      webhook_id?: string | null;
+      /** @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job. */
+      webhook_url?: string | null;
     } & (unknown | unknown);
     CrawlResponse: {
       cost_usd: number;
@@ -9959,31 +12084,80 @@ export interface components {
         output: number;
       };
     };
+    CreateApiKeyRequest: {
+      /** @description The API version the key gets (see ApiVersion). Default: the version of the request creating it, so a key made through a Refyne SDK is a refyne key. */
+      api_version?: components['schemas']['ApiVersion'];
+      /**
+       * Format: date-time
+       * @description RFC 3339 time after which the key is refused (401). Default: never.
+       */
+      expires_at?: string;
+      /** @default api key */
+      name: string;
+      /**
+       * @description What the key may do (see ApiKeyScope). Default: ["full"].
+       * @default [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+    };
+    CreateApiKeyRequestInput: {
+      /** @description The API version the key gets (see ApiVersion). Default: the version of the request creating it, so a key made through a Refyne SDK is a refyne key. */
+      api_version?: components['schemas']['ApiVersionInput'] | null;
+      /** @description RFC 3339 time after which the key is refused (401). Default: never. */
+      expires_at?: string | null;
+      /** @default api key */
+      name?: string | null;
+      /**
+       * @description What the key may do (see ApiKeyScope). Default: ["full"].
+       * @default [
+       *       "full"
+       *     ]
+       */
+      scopes?: components['schemas']['ApiKeyScopeInput'][] | null;
+    };
     CreatedApiKey: {
+      api_version: components['schemas']['ApiVersion'];
       /**
        * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description When the key stops working; null: never */
+      expires_at: string | null;
       id: string;
       /** @description The key itself. Shown only in this response; store it now. */
       key: string;
-      name: string;
       /** @description First characters of the key, to recognise it */
+      key_prefix: string;
+      /** @description Not recorded yet: always null */
+      last_used_at: string | null;
+      name: string;
+      /** @description The same as key_prefix (the name earlier versions used) */
       prefix: string;
+      scopes: components['schemas']['ApiKeyScope'][];
     };
     CreatedApiKeyInput: {
+      api_version: components['schemas']['ApiVersionInput'];
       /**
        * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description When the key stops working; null: never */
+      expires_at: string | null;
       id: string;
       /** @description The key itself. Shown only in this response; store it now. */
       key: string;
-      name: string;
       /** @description First characters of the key, to recognise it */
+      key_prefix: string;
+      /** @description Not recorded yet: always null */
+      last_used_at: string | null;
+      name: string;
+      /** @description The same as key_prefix (the name earlier versions used) */
       prefix: string;
+      scopes: components['schemas']['ApiKeyScopeInput'][];
     };
     /** @description Each model call of a job run with capture_debug: the full request (prompts, page content sent, schema, model, temperature, max_tokens, fallback position, retry flag) and response (raw and parsed output, errors, tokens, cost, duration). Credentials are redacted. enabled=false and no captures otherwise. */
     DebugCaptureReport: {
@@ -10309,55 +12483,51 @@ export interface components {
        *       }
        *     ]
        */
-      actions?: components['schemas']['PageActionInput'][];
+      actions?: components['schemas']['PageActionInput'][] | null;
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /** @description Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large. */
-      cleaner_chain?: components['schemas']['CleanerStepInput'][];
+      cleaner_chain?: components['schemas']['CleanerStepInput'][] | null;
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
-       * @enum {string}
        */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
        */
-      formats?: ('screenshot' | 'screenshot_full_page')[];
-      llm_config?: components['schemas']['LlmConfigInput'];
-      max_age?: components['schemas']['MaxAgeInput'];
+      formats?: ('screenshot' | 'screenshot_full_page')[] | null;
+      llm_config?: components['schemas']['LlmConfigInput'] | null;
+      max_age?: components['schemas']['MaxAgeInput'] | null;
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_cost_usd?: number;
+      max_cost_usd?: number | null;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_tokens?: number;
+      max_tokens?: number | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
-      schema?: components['schemas']['SchemaInputInput'];
+      schema?: components['schemas']['SchemaInputInput'] | null;
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
-      schema_id?: string;
+      schema_id?: string | null;
       /**
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
        */
-      structured_data?: boolean;
+      structured_data?: boolean | null;
       /**
        * Format: uri
        * @description http(s) URL of the page
        */
       url: string;
-      webhook?: components['schemas']['InlineWebhookInput'];
+      webhook?: components['schemas']['InlineWebhookInput'] | null;
       /** @description A saved webhook of yours that receives this job's events (422 when it does not exist). */
-      webhook_id?: string;
-      /**
-       * Format: uri
-       * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
-       */
-      webhook_url?: string;
+      webhook_id?: string | null;
+      /** @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job. */
+      webhook_url?: string | null;
     } & (unknown | unknown);
     ExtractResponse: {
       data: unknown;
@@ -10544,28 +12714,28 @@ export interface components {
          * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
-        drop_boilerplate?: boolean;
+        drop_boilerplate?: boolean | null;
         /**
          * @description Keep images: <img src alt>. When false images are dropped.
          * @default true
          */
-        include_images?: boolean;
+        include_images?: boolean | null;
         /**
          * @description Keep link targets: <a href>. When false only the link text stays.
          * @default true
          */
-        include_links?: boolean;
+        include_links?: boolean | null;
         /**
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors?: string[];
+        keep_selectors?: string[] | null;
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors?: string[];
-      };
+        remove_selectors?: string[] | null;
+      } | null;
     };
     /** @description A webhook for this job only. */
     InlineWebhook: {
@@ -10586,9 +12756,9 @@ export interface components {
       /** @description Events delivered; empty, null or ["*"] means all. */
       events?: components['schemas']['WebhookEventNameInput'][] | null;
       /** @description Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response. */
-      headers?: components['schemas']['WebhookHeaderInput'][];
+      headers?: components['schemas']['WebhookHeaderInput'][] | null;
       /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. */
-      secret?: string;
+      secret?: string | null;
       /**
        * Format: uri
        * @description Endpoint receiving POST requests.
@@ -10823,12 +12993,16 @@ export interface components {
       error_category: components['schemas']['ErrorCategory'];
       error_message: string;
       job_id: string;
+      /** @description The page's URL and error in one line (the Refyne product's SSEErrorEvent field) */
+      message: string;
       url: string;
     };
     JobStreamErrorDataInput: {
       error_category: components['schemas']['ErrorCategoryInput'];
       error_message: string;
       job_id: string;
+      /** @description The page's URL and error in one line (the Refyne product's SSEErrorEvent field) */
+      message: string;
       url: string;
     };
     /** @description One Server-Sent Event of a job stream */
@@ -10861,6 +13035,10 @@ export interface components {
             error_message: string | null;
             /** @description Page result id */
             id: string;
+            /** @description The model that answered (the Refyne product's field); null when no model was called */
+            llm_model: string | null;
+            /** @description The provider that answered (the Refyne product's field); null when no model was called */
+            llm_provider: string | null;
             /** @enum {string} */
             status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
             url: string;
@@ -10877,6 +13055,8 @@ export interface components {
             error_category: components['schemas']['ErrorCategory'];
             error_message: string;
             job_id: string;
+            /** @description The page's URL and error in one line (the Refyne product's SSEErrorEvent field) */
+            message: string;
             url: string;
           };
           /** @constant */
@@ -10936,6 +13116,10 @@ export interface components {
             error_message: string | null;
             /** @description Page result id */
             id: string;
+            /** @description The model that answered (the Refyne product's field); null when no model was called */
+            llm_model: string | null;
+            /** @description The provider that answered (the Refyne product's field); null when no model was called */
+            llm_provider: string | null;
             /** @enum {string} */
             status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
             url: string;
@@ -10952,6 +13136,8 @@ export interface components {
             error_category: components['schemas']['ErrorCategoryInput'];
             error_message: string;
             job_id: string;
+            /** @description The page's URL and error in one line (the Refyne product's SSEErrorEvent field) */
+            message: string;
             url: string;
           };
           /** @constant */
@@ -10988,6 +13174,10 @@ export interface components {
       error_message: string | null;
       /** @description Page result id */
       id: string;
+      /** @description The model that answered (the Refyne product's field); null when no model was called */
+      llm_model: string | null;
+      /** @description The provider that answered (the Refyne product's field); null when no model was called */
+      llm_provider: string | null;
       /** @enum {string} */
       status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
       url: string;
@@ -10999,6 +13189,10 @@ export interface components {
       error_message: string | null;
       /** @description Page result id */
       id: string;
+      /** @description The model that answered (the Refyne product's field); null when no model was called */
+      llm_model: string | null;
+      /** @description The provider that answered (the Refyne product's field); null when no model was called */
+      llm_provider: string | null;
       /** @enum {string} */
       status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
       url: string;
@@ -11258,9 +13452,9 @@ export interface components {
     LlmChainRequestInput: {
       chain: {
         /** @default true */
-        is_enabled?: boolean;
+        is_enabled?: boolean | null;
         /** @default 4096 */
-        max_tokens?: number;
+        max_tokens?: number | null;
         model: string;
         /**
          * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
@@ -11268,7 +13462,7 @@ export interface components {
          */
         provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
         /** @default 0 */
-        temperature?: number;
+        temperature?: number | null;
       }[];
     };
     /** @description A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the provider (PUT /llm/keys) is used, else the service key for that provider; each goes only to its own endpoint (see base_url). */
@@ -11278,7 +13472,8 @@ export interface components {
       /** @description Endpoint for this job: a local runtime or a custom OpenAI-compatible server. It must not point to a private, loopback or metadata address (checked now and on every connection). A key is only ever sent to the endpoint it was given for: a base_url works with api_key in this same llm_config, or with your key stored for exactly this base_url (PUT /llm/keys), or, for a keyless provider, with no key at all. The service's key, or your key stored without this base_url, is never sent to it: such a request is 422 at body.llm_config.base_url. Not accepted by providers with allow_base_url_override false. */
       base_url?: string;
       max_tokens?: number;
-      model: string;
+      /** @description Default: the default_model stored with your key for this provider (PUT /llm/keys); without one the request is a 422 at body.llm_config.model. */
+      model?: string;
       /**
        * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
        * @enum {string}
@@ -11289,17 +13484,18 @@ export interface components {
     /** @description A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the provider (PUT /llm/keys) is used, else the service key for that provider; each goes only to its own endpoint (see base_url). */
     LlmConfigInput: {
       /** @description Used for this job only; stored sealed with the job, never returned, logged or captured. */
-      api_key?: string;
+      api_key?: string | null;
       /** @description Endpoint for this job: a local runtime or a custom OpenAI-compatible server. It must not point to a private, loopback or metadata address (checked now and on every connection). A key is only ever sent to the endpoint it was given for: a base_url works with api_key in this same llm_config, or with your key stored for exactly this base_url (PUT /llm/keys), or, for a keyless provider, with no key at all. The service's key, or your key stored without this base_url, is never sent to it: such a request is 422 at body.llm_config.base_url. Not accepted by providers with allow_base_url_override false. */
-      base_url?: string;
-      max_tokens?: number;
-      model: string;
+      base_url?: string | null;
+      max_tokens?: number | null;
+      /** @description Default: the default_model stored with your key for this provider (PUT /llm/keys); without one the request is a 422 at body.llm_config.model. */
+      model?: string | null;
       /**
        * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
        * @enum {string}
        */
       provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
-      temperature?: number;
+      temperature?: number | null;
     };
     /** @description A provider key of the tenant. The key itself is never returned. */
     LlmKey: {
@@ -11310,6 +13506,8 @@ export interface components {
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description The model an llm_config naming the provider without a model runs; null: none. */
+      default_model: string | null;
       has_key: boolean;
       id: string;
       is_enabled: boolean;
@@ -11329,6 +13527,8 @@ export interface components {
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description The model an llm_config naming the provider without a model runs; null: none. */
+      default_model: string | null;
       has_key: boolean;
       id: string;
       is_enabled: boolean;
@@ -11350,6 +13550,8 @@ export interface components {
       api_key?: string;
       /** @description The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it. */
       base_url?: string;
+      /** @description The model a job's llm_config naming this provider without a model runs (the Refyne product's field). Missing keeps the stored one; empty clears it. */
+      default_model?: string;
       is_enabled: boolean;
       /**
        * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
@@ -11359,9 +13561,11 @@ export interface components {
     };
     LlmKeyRequestInput: {
       /** @description Empty or missing keeps the stored key. */
-      api_key?: string;
+      api_key?: string | null;
       /** @description The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it. */
-      base_url?: string;
+      base_url?: string | null;
+      /** @description The model a job's llm_config naming this provider without a model runs (the Refyne product's field). Missing keeps the stored one; empty clears it. */
+      default_model?: string | null;
       is_enabled: boolean;
       /**
        * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
@@ -11476,12 +13680,12 @@ export interface components {
        * @description An element only a logged-out page has (a login form).
        * @example form#login
        */
-      selector?: string;
+      selector?: string | null;
       /**
        * @description The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
        * @example /login
        */
-      url_pattern?: string;
+      url_pattern?: string | null;
     };
     LoginRecipe: {
       /**
@@ -11607,28 +13811,28 @@ export interface components {
        * @description Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
        * @default false
        */
-      ignore_query?: boolean;
+      ignore_query?: boolean | null;
       /**
        * @description Also list URLs on subdomains of the start host (blog.example.com for example.com). Off: only the start host, with or without a leading "www." (the crawl's same-domain rule).
        * @default false
        */
-      include_subdomains?: boolean;
+      include_subdomains?: boolean | null;
       /**
        * @description URLs listed at most (1..10000).
        * @default 1000
        * @example 1000
        */
-      limit?: number;
+      limit?: number | null;
       /**
        * @description Obey robots.txt as crawls do: pages and sitemaps it disallows are not fetched, URLs it disallows are not listed. Turn off only for sites you own.
        * @default true
        */
-      respect_robots?: boolean;
+      respect_robots?: boolean | null;
       /**
        * @description Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
        * @example blog
        */
-      search?: string;
+      search?: string | null;
       /**
        * Format: uri
        * @description The site's start page; its host decides which URLs belong to the site.
@@ -11639,7 +13843,7 @@ export interface components {
        * @description Read the site's sitemaps: those named by robots.txt (Sitemap: lines), else /sitemap.xml; sitemap indexes are followed, gzip sitemaps read. Off: only the link walk.
        * @default true
        */
-      use_sitemap?: boolean;
+      use_sitemap?: boolean | null;
     };
     /**
      * @example {
@@ -11846,28 +14050,28 @@ export interface components {
          * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
-        drop_boilerplate?: boolean;
+        drop_boilerplate?: boolean | null;
         /**
          * @description Keep images: ![alt](src). When false images are dropped.
          * @default true
          */
-        include_images?: boolean;
+        include_images?: boolean | null;
         /**
          * @description Keep link targets: [text](url). When false only the link text stays.
          * @default true
          */
-        include_links?: boolean;
+        include_links?: boolean | null;
         /**
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors?: string[];
+        keep_selectors?: string[] | null;
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors?: string[];
-      };
+        remove_selectors?: string[] | null;
+      } | null;
     };
     /**
      * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
@@ -12394,20 +14598,20 @@ export interface components {
        * @description A name for the monitor (default: the URL it watches).
        * @example Widget price
        */
-      name?: string;
+      name?: string | null;
       /**
        * @description Create (or keep) the monitor paused: its schedule takes no action until resumed.
        * @default false
        */
-      paused?: boolean;
+      paused?: boolean | null;
       schedule: components['schemas']['MonitorScheduleInput'];
       /** @description With site_id: overrides of the site's settings (as the body of POST /sites/{id}/crawl). */
-      site_crawl?: components['schemas']['SiteCrawlRequestInput'];
+      site_crawl?: components['schemas']['SiteCrawlRequestInput'] | null;
       /**
        * @description Each run is a crawl of this stored site with its settings (as POST /sites/{id}/crawl), read when the monitor is created or updated.
        * @example site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e
        */
-      site_id?: string;
+      site_id?: string | null;
     } & (unknown | unknown | unknown);
     /** @description When the monitor runs: a cron expression or an interval. */
     MonitorSchedule: {
@@ -12452,7 +14656,7 @@ export interface components {
        * @default UTC
        * @example Europe/Berlin
        */
-      timezone?: string;
+      timezone?: string | null;
     } & (
       | {
           cron: string;
@@ -12471,7 +14675,7 @@ export interface components {
     NoopCleanerStepInput: {
       /** @constant */
       name: 'noop';
-      options?: Record<string, never>;
+      options?: Record<string, never> | null;
     };
     PageAction:
       | {
@@ -12615,36 +14819,36 @@ export interface components {
            * @description With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
            * @example ul#list > li
            */
-          item_selector?: string;
+          item_selector?: string | null;
           /** @constant */
           kind: 'click';
           /**
            * @description With repeat: most clicks (default 10, at most 50).
            * @default 10
            */
-          max?: number;
+          max?: number | null;
           /**
            * @description With item_selector: stop at this many items (at most 10000).
            * @example 100
            */
-          max_items?: number;
+          max_items?: number | null;
           /**
            * @description Click again while the selector is still present (a "Load more" button), up to max times; the step ends without error when the element is gone. The first click needs the element.
            * @default false
            */
-          repeat?: boolean;
+          repeat?: boolean | null;
           /**
            * @description CSS selector of the element
            * @example button.load-more
            */
           selector: string;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
           /**
            * @description Pause after each click for the page to react, ms (default 500).
            * @default 500
            */
-          wait_after_ms?: number;
+          wait_after_ms?: number | null;
         }
       | {
           /** @constant */
@@ -12653,16 +14857,16 @@ export interface components {
            * @description Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. Only in the site's login recipe, and typed only while the page is on the site's origin: a job's or a site's page actions with secret are a 422, since what they type could come back to any key of the tenant (a screenshot, a search box in the result). The login page is never captured: its screenshots are discarded, its content is not a result, and only the cookies it leaves for the site's origin are kept (sealed).
            * @example password
            */
-          secret?: string;
+          secret?: string | null;
           /**
            * @description CSS selector of the element
            * @example button.load-more
            */
           selector: string;
           /** @description Text to type. Never logged or captured (only its length is kept), but stored with the job's request: for a password use secret. */
-          text?: string;
+          text?: string | null;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
         }
       | {
           /** @description A key name as Chromium knows it, e.g. Enter, Tab, Escape, ArrowDown. */
@@ -12670,56 +14874,56 @@ export interface components {
           /** @constant */
           kind: 'press';
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
         }
       | {
           /**
            * @description With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
            * @example ul#list > li
            */
-          item_selector?: string;
+          item_selector?: string | null;
           /** @constant */
           kind: 'scroll';
           /**
            * @description With item_selector: stop at this many items (at most 10000).
            * @example 100
            */
-          max_items?: number;
+          max_items?: number | null;
           /**
            * @description With until_no_new_content: most scrolls (default 10, at most 50).
            * @default 10
            */
-          max_scrolls?: number;
+          max_scrolls?: number | null;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
           /**
            * @description 'bottom' (default) or a number of pixels to scroll down by.
            * @default bottom
            */
-          to?: 'bottom' | number;
+          to?: ('bottom' | number) | null;
           /**
            * @description Infinite scroll: scroll to the bottom again and again until the page stops growing (no new content within wait_after_ms after a scroll), up to max_scrolls.
            * @default false
            */
-          until_no_new_content?: boolean;
+          until_no_new_content?: boolean | null;
           /**
            * @description How long to wait for new content after each scroll, ms (default 1000).
            * @default 1000
            */
-          wait_after_ms?: number;
+          wait_after_ms?: number | null;
         }
       | {
           /** @constant */
           kind: 'wait';
           /** @description Pause this long, ms. */
-          ms?: number;
+          ms?: number | null;
           /**
            * @description Wait until this element is present.
            * @example button.load-more
            */
-          selector?: string;
+          selector?: string | null;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
         }
       | {
           /** @constant */
@@ -12730,7 +14934,7 @@ export interface components {
            */
           selector: string;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
           /** @description The option value to select. */
           value: string;
         }
@@ -12739,11 +14943,11 @@ export interface components {
            * @description false (default): the viewport, 1280 × 900. true: the whole page, 1280 px wide, cut at 8000 px high (the outcome says clipped). The PNG is stored with the page; over 4 MB it fails the page with content_too_large.
            * @default false
            */
-          full_page?: boolean;
+          full_page?: boolean | null;
           /** @constant */
           kind: 'screenshot';
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
         };
     PageScreenshot: {
       /**
@@ -12911,13 +15115,13 @@ export interface components {
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors?: string[];
+        keep_selectors?: string[] | null;
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors?: string[];
-      };
+        remove_selectors?: string[] | null;
+      } | null;
     };
     /**
      * @description A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
@@ -12958,20 +15162,20 @@ export interface components {
      */
     ReextractRequestInput: {
       /** @description Default: the original job's capture_debug. */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /** @description Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema. */
-      cleaner_chain?: components['schemas']['CleanerStepInput'][];
-      llm_config?: components['schemas']['LlmConfigInput'];
+      cleaner_chain?: components['schemas']['CleanerStepInput'][] | null;
+      llm_config?: components['schemas']['LlmConfigInput'] | null;
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_cost_usd?: number;
+      max_cost_usd?: number | null;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_tokens?: number;
+      max_tokens?: number | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
-      schema?: components['schemas']['SchemaInputInput'];
+      schema?: components['schemas']['SchemaInputInput'] | null;
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
-      schema_id?: string;
+      schema_id?: string | null;
       /** @description Default: the original job's structured_data. */
-      structured_data?: boolean;
+      structured_data?: boolean | null;
     } & (unknown | unknown);
     /**
      * @description What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
@@ -13107,18 +15311,17 @@ export interface components {
        * @description In dynamic mode the page's scripts cannot read it (default true).
        * @default true
        */
-      http_only?: boolean;
+      http_only?: boolean | null;
       /**
        * @description The cookie name.
        * @example sessionid
        */
       name: string;
       /**
-       * Format: starts_with
        * @description Default '/'.
        * @default /
        */
-      path?: string;
+      path?: string | null;
       /**
        * @description The cookie value: sealed, never answered.
        * @example a1b2c3d4
@@ -13184,7 +15387,7 @@ export interface components {
       detected_elements: components['schemas']['DetectedElementInput'][];
       follow_patterns: components['schemas']['FollowPatternInput'][];
       /** @description Accepted from an analyze response, not stored. */
-      job_id?: string;
+      job_id?: string | null;
       /** @description A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for). */
       load_more?: components['schemas']['LoadMoreFindingInput'] | null;
       page_type: components['schemas']['PageTypeInput'];
@@ -13285,16 +15488,33 @@ export interface components {
         concurrency?: number;
         /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
         delay?: string;
+        /**
+         * @description The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422).
+         * @constant
+         */
+        extract_from_seeds?: true;
+        /**
+         * @description The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto.
+         * @enum {string}
+         */
+        fetch_mode?: 'auto' | 'static' | 'dynamic';
         /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
         follow_pattern?: string;
         /** @description CSS selector of links to follow (or of elements containing them). */
         follow_selector?: string;
         max_depth?: number;
         max_pages?: number;
+        /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
+        max_urls?: number;
         /** @description CSS selector of the next-page link; the next page continues at the same depth. */
         next_selector?: string;
         respect_robots?: boolean;
         same_domain_only?: boolean;
+        /**
+         * @description The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.
+         * @constant
+         */
+        use_sitemap?: false;
       };
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
       schema?: components['schemas']['SchemaInput'];
@@ -13336,67 +15556,69 @@ export interface components {
        *       }
        *     ]
        */
-      actions?: components['schemas']['PageActionInput'][];
+      actions?: components['schemas']['PageActionInput'][] | null;
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /** @description Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large. */
-      cleaner_chain?: components['schemas']['CleanerStepInput'][];
-      /**
-       * @description Default: the site's fetch_mode.
-       * @enum {string}
-       */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      cleaner_chain?: components['schemas']['CleanerStepInput'][] | null;
+      /** @description Default: the site's fetch_mode. */
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
        */
-      formats?: ('screenshot' | 'screenshot_full_page')[];
+      formats?: ('screenshot' | 'screenshot_full_page')[] | null;
       /** @description Default: the site's learn_extractors. */
-      learn_extractors?: boolean;
-      llm_config?: components['schemas']['LlmConfigInput'];
-      max_age?: components['schemas']['MaxAgeInput'];
+      learn_extractors?: boolean | null;
+      llm_config?: components['schemas']['LlmConfigInput'] | null;
+      max_age?: components['schemas']['MaxAgeInput'] | null;
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_cost_usd?: number;
+      max_cost_usd?: number | null;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_tokens?: number;
+      max_tokens?: number | null;
       /** @description Crawl options (as in CrawlOptions) that override the site's crawl_options; an option given neither here nor on the site takes its usual default. */
       options?: {
-        concurrency?: number;
+        concurrency?: number | null;
         /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
-        delay?: string;
+        delay?: string | null;
+        /** @description The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422). */
+        extract_from_seeds?: true | null;
+        /** @description The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto. */
+        fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
         /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
-        follow_pattern?: string;
+        follow_pattern?: string | null;
         /** @description CSS selector of links to follow (or of elements containing them). */
-        follow_selector?: string;
-        max_depth?: number;
-        max_pages?: number;
+        follow_selector?: string | null;
+        max_depth?: number | null;
+        max_pages?: number | null;
+        /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
+        max_urls?: number | null;
         /** @description CSS selector of the next-page link; the next page continues at the same depth. */
-        next_selector?: string;
-        respect_robots?: boolean;
-        same_domain_only?: boolean;
-      };
+        next_selector?: string | null;
+        respect_robots?: boolean | null;
+        same_domain_only?: boolean | null;
+        /** @description The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken. */
+        use_sitemap?: false | null;
+      } | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
-      schema?: components['schemas']['SchemaInputInput'];
+      schema?: components['schemas']['SchemaInputInput'] | null;
       /** @description A stored schema's id; without schema and schema_id, the site's default_schema_id. */
-      schema_id?: string;
+      schema_id?: string | null;
       /**
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
        */
-      structured_data?: boolean;
-      webhook?: components['schemas']['InlineWebhookInput'];
+      structured_data?: boolean | null;
+      webhook?: components['schemas']['InlineWebhookInput'] | null;
       /** @description A saved webhook of yours that receives this job's events (422 when it does not exist). */
-      webhook_id?: string;
-      /**
-       * Format: uri
-       * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
-       */
-      webhook_url?: string;
+      webhook_id?: string | null;
+      /** @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job. */
+      webhook_url?: string | null;
     };
     SiteCreateRequest: {
       /**
@@ -13453,7 +15675,7 @@ export interface components {
       /** @default null */
       analysis_result?: components['schemas']['SiteAnalysisRequestInput'] | null;
       /** @default {} */
-      crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'];
+      crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'] | null;
       /**
        * @description A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
        * @default null
@@ -13462,16 +15684,15 @@ export interface components {
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
-       * @enum {string}
        */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * @description Whether the site's crawls learn extractors per page template and keep them across jobs (see learn_extractors on POST /crawl); a crawl request may override it.
        * @default true
        */
-      learn_extractors?: boolean;
+      learn_extractors?: boolean | null;
       /** @description Default: the domain. */
-      name?: string;
+      name?: string | null;
       /**
        * Format: uri
        * @description The site entry URL; its host becomes the domain.
@@ -13701,7 +15922,7 @@ export interface components {
        * @description Cookies sent only to the site's origin, from its own pages (at most 50).
        * @default []
        */
-      cookies?: components['schemas']['SessionCookieInput'][];
+      cookies?: components['schemas']['SessionCookieInput'][] | null;
       /**
        * @description Request headers sent only to the site's origin (scheme, host, port), and in the browser only on requests of the site's own pages (e.g. an API token).
        * @default {}
@@ -13711,7 +15932,7 @@ export interface components {
        */
       headers?: {
         [key: string]: string;
-      };
+      } | null;
       /** @default null */
       logged_out?: components['schemas']['LoggedOutRuleInput'] | null;
       /** @default null */
@@ -13725,7 +15946,7 @@ export interface components {
        */
       secrets?: {
         [key: string]: string;
-      };
+      } | null;
     };
     /** @description Every field is optional and a missing one keeps its value. crawl_options, when given, replaces the stored options as a whole; null clears default_schema_id or analysis_result. */
     SiteUpdateRequest: {
@@ -13767,19 +15988,16 @@ export interface components {
        */
       actions?: components['schemas']['PageActionInput'][] | null;
       analysis_result?: components['schemas']['SiteAnalysisRequestInput'] | null;
-      crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'];
+      crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'] | null;
       /** @description A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it. */
       default_schema_id?: string | null;
-      /**
-       * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
-       * @enum {string}
-       */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      /** @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES. */
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /** @description Whether the site's crawls learn extractors per page template and keep them across jobs (see learn_extractors on POST /crawl); a crawl request may override it. */
-      learn_extractors?: boolean;
-      name?: string;
+      learn_extractors?: boolean | null;
+      name?: string | null;
       /** @description Ignored: a site keeps the URL (and domain) it was created with. */
-      url?: string;
+      url?: string | null;
     };
     StoredSchema: {
       category: components['schemas']['SchemaCategory'];
@@ -13829,12 +16047,12 @@ export interface components {
     };
     StoredSchemaCreateRequestInput: {
       /** @default other */
-      category?: components['schemas']['SchemaCategoryInput'];
+      category?: components['schemas']['SchemaCategoryInput'] | null;
       /**
        * @description Free text, at most 2000 characters.
        * @default
        */
-      description?: string;
+      description?: string | null;
       name: string;
       /** @description The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema. */
       schema_yaml: string;
@@ -13844,7 +16062,7 @@ export interface components {
        */
       tags?: string[] | null;
       /** @default private */
-      visibility?: components['schemas']['SchemaVisibilityInput'];
+      visibility?: components['schemas']['SchemaVisibilityInput'] | null;
     };
     StoredSchemaInput: {
       category: components['schemas']['SchemaCategoryInput'];
@@ -13895,15 +16113,15 @@ export interface components {
     };
     /** @description Every field is optional; a missing field keeps its value, tags: null clears the tags. */
     StoredSchemaUpdateRequestInput: {
-      category?: components['schemas']['SchemaCategoryInput'];
+      category?: components['schemas']['SchemaCategoryInput'] | null;
       /** @description Free text, at most 2000 characters. */
-      description?: string;
-      name?: string;
+      description?: string | null;
+      name?: string | null;
       /** @description The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema. */
-      schema_yaml?: string;
+      schema_yaml?: string | null;
       /** @description Free labels (at most 20, 1..50 characters each; duplicates removed), or null. */
       tags?: string[] | null;
-      visibility?: components['schemas']['SchemaVisibilityInput'];
+      visibility?: components['schemas']['SchemaVisibilityInput'] | null;
     };
     /** @description Plain text: no markup; headings, paragraphs, list items and table rows stay on their own lines. */
     TextCleanerStep: {
@@ -13946,28 +16164,28 @@ export interface components {
          * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
-        drop_boilerplate?: boolean;
+        drop_boilerplate?: boolean | null;
         /**
          * @description Keep images: alt [src]. When false images are dropped.
          * @default false
          */
-        include_images?: boolean;
+        include_images?: boolean | null;
         /**
          * @description Keep link targets: text [url]. When false only the link text stays.
          * @default false
          */
-        include_links?: boolean;
+        include_links?: boolean | null;
         /**
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors?: string[];
+        keep_selectors?: string[] | null;
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors?: string[];
-      };
+        remove_selectors?: string[] | null;
+      } | null;
     };
     Webhook: {
       /**
@@ -14170,7 +16388,7 @@ export interface components {
       is_active: boolean;
       name: string;
       /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. On PUT a missing secret keeps the stored one only while the url keeps its origin; a url on another origin needs the secret again (or "" for none), else 422 at body.secret: a delivery signed with it could be replayed to the old receiver. */
-      secret?: string;
+      secret?: string | null;
       /**
        * Format: uri
        * @description Endpoint receiving POST requests. On PUT, stored credentials stay with the origin (scheme, host, port) they were given for: see secret and headers.
