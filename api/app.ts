@@ -23,27 +23,31 @@ import type { ApiDeps } from './deps.js';
 import { startJobSweeper } from './job-sweeper.js';
 import { registerJsonParser } from './json-body.js';
 import { mcpRoutes } from './mcp/route.js';
-import { finishDocument } from './openapi-document.js';
+import { API_DOCUMENT_VERSION, finishDocument } from './openapi-document.js';
 import { PROBLEM_TYPES, ProblemError, problemTypeUri, registerProblemHandlers } from './problem.js';
 import { registerRequestLeniency } from './request-leniency.js';
 import { analyzeRoutes } from './routes/analyze.js';
 import { cleanerRoutes } from './routes/cleaners.js';
 import { crawlRoutes } from './routes/crawl.js';
 import { extractRoutes } from './routes/extract.js';
-import { healthRoutes } from './routes/health.js';
+import { apiHealthRoutes, healthRoutes } from './routes/health.js';
+import { signedDownloadRoutes } from './routes/jobs/download.js';
 import { jobRoutes } from './routes/jobs/index.js';
 import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
+import { llmModelRoutes } from './routes/llm-models.js';
 import { mapRoutes } from './routes/map.js';
 import { monitorRoutes } from './routes/monitors.js';
+import { pricingRoutes } from './routes/pricing.js';
 import { schemaRoutes } from './routes/schemas.js';
 import { siteCrawlRoutes } from './routes/site-crawl.js';
 import { siteSessionRoutes } from './routes/site-session.js';
 import { siteRoutes } from './routes/sites.js';
+import { usageRoutes } from './routes/usage.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { registerScopeCheck } from './scopes.js';
 
-export const API_VERSION = '1.0.0';
+export const API_VERSION = API_DOCUMENT_VERSION;
 
 const API_DESCRIPTION = `Fetches web pages and returns structured data extracted by a language model.
 
@@ -122,6 +126,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   registerRequestLogContext(app);
 
   await app.register(healthRoutes(deps));
+  await app.register(signedDownloadRoutes(deps)); // GET /downloads/{token}: signed, no API key
   // MCP over Streamable HTTP at /mcp (same keys and rate limit; left out of the OpenAPI document).
   await app.register(mcpRoutes());
   registerMetrics(app, deps, options.metrics); // GET /metrics: outside /api/v1; METRICS_TOKEN, or loopback only
@@ -130,6 +135,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       v1.get('/openapi.json', { schema: { hide: true } }, async () =>
         finishDocument(structuredClone(app.swagger()) as Record<string, unknown>),
       );
+      await v1.register(apiHealthRoutes(deps));
       await v1.register(extractRoutes(deps));
       await v1.register(crawlRoutes(deps));
       await v1.register(analyzeRoutes(deps));
@@ -138,12 +144,15 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       await v1.register(jobRoutes(deps));
       await v1.register(keyRoutes(deps));
       await v1.register(llmRoutes(deps));
+      await v1.register(llmModelRoutes(deps));
       await v1.register(webhookRoutes(deps));
       await v1.register(siteRoutes(deps));
       await v1.register(siteCrawlRoutes(deps));
       await v1.register(siteSessionRoutes(deps));
       await v1.register(monitorRoutes(deps));
       await v1.register(schemaRoutes(deps));
+      await v1.register(pricingRoutes(deps));
+      await v1.register(usageRoutes(deps));
     },
     { prefix: API_PREFIX },
   );

@@ -3,6 +3,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyDoc, Tenant } from '../shared/store/tenants.js';
+import { appliedLimits } from '../shared/tiers.js';
 import { type AuthFailureCounter, clientAddressKey, MemoryAuthFailures } from './auth-failures.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError, sendProblem } from './problem.js';
@@ -143,7 +144,10 @@ export async function registerAuth(app: FastifyInstance, deps: ApiDeps, authenti
     hook: 'preParsing',
     timeWindow: 60_000,
     keyGenerator: (request) => request.tenant?._id ?? request.ip,
-    max: (request) => request.tenant?.rate_limit_per_minute ?? deps.config.RATE_LIMIT_PER_MINUTE,
+    max: (request) =>
+      request.tenant
+        ? appliedLimits(deps.config, request.tenant).rate_limit_per_minute
+        : deps.config.RATE_LIMIT_PER_MINUTE,
     allowList: (request) => !request.tenant,
     errorResponseBuilder: (_request, context) =>
       new ProblemError({

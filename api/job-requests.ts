@@ -6,7 +6,12 @@ import { defaultChainFor, keepInChain } from '../shared/cleaners.js';
 import { CategorizedError } from '../shared/errors.js';
 import { type NormalizedSchema, normalizeSchema, validateSchemaYaml } from '../shared/schema-input.js';
 import { actionsInput, type PageAction } from '../shared/schemas/actions.js';
-import { type CrawlRequest, crawlFetchMode, parseDuration } from '../shared/schemas/crawl.js';
+import {
+  type CrawlRequest,
+  crawlFetchMode,
+  DEFAULT_MAX_PAGES,
+  parseDuration,
+} from '../shared/schemas/crawl.js';
 import { type ExtractRequest, maxAgeInput } from '../shared/schemas/extract.js';
 import type { CrawlSpec, ExtractSpec } from '../shared/schemas/job-spec.js';
 import type { LlmConfig } from '../shared/schemas/llm.js';
@@ -107,9 +112,12 @@ export function crawlSpec(
   body: CrawlRequest,
   prepared: Awaited<ReturnType<typeof prepareJobRequest>>,
   siteId?: string,
+  tierMaxPages: number | null = null,
 ): CrawlSpec {
   // fetch_mode, max_urls, extract_from_seeds, use_sitemap: the Refyne product's options, read here.
   const { delay, fetch_mode, max_urls, extract_from_seeds, use_sitemap, ...rules } = body.options;
+  // Not given: 50, or fewer when the tenant's tier allows fewer (given and too many: refused by runCrawl).
+  const maxPages = rules.max_pages ?? Math.min(DEFAULT_MAX_PAGES, tierMaxPages ?? DEFAULT_MAX_PAGES);
   return {
     kind: 'crawl',
     url: body.url,
@@ -127,7 +135,7 @@ export function crawlSpec(
     llm: prepared.llm,
     options: {
       ...rules,
-      max_pages: Math.min(rules.max_pages, max_urls ?? rules.max_pages),
+      max_pages: Math.min(maxPages, max_urls ?? maxPages),
       delay_ms: delay ? (parseDuration(delay) ?? 0) : 0,
     },
     ...prepared.webhooks,

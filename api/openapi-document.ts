@@ -3,6 +3,9 @@
 // is added here once, so each route declares only its own responses and the document stays exact.
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES } from './problem.js';
 
+/** The version of this document (info.version), which GET /api/v1/health reports too. */
+export const API_DOCUMENT_VERSION = '1.0.0';
+
 interface Response {
   description?: string;
   content?: Record<string, unknown>;
@@ -51,13 +54,13 @@ function problemResponse(status: string): Response {
 function finishOperation(path: string, method: string, operation: Operation) {
   const responses = operation.responses ?? {};
   operation.responses = responses;
-  if (!path.startsWith('/api/')) return;
+  const api = path.startsWith('/api/');
   const add = (status: string) => {
     responses[status] ??= problemResponse(status);
   };
   // The framework refuses these before the route runs, on any route that could receive them.
-  add('400');
-  if (BODY_METHODS.has(method)) add('415');
+  if (api) add('400');
+  if (api && BODY_METHODS.has(method)) add('415');
   for (const [status, response] of Object.entries(responses)) {
     // Error responses are problem documents: the document says so with the right media type.
     const json = response.content?.['application/json'];
@@ -66,6 +69,7 @@ function finishOperation(path: string, method: string, operation: Operation) {
     if (!response.description || response.description === 'Default Response') {
       response.description = Number(status) >= 400 ? problemResponse(status).description : 'Success';
     }
+    if (!api) continue; // outside /api/v1 (probes, signed downloads): no key, no version
     response.headers = { ...API_VERSION_HEADERS, ...response.headers };
     if (status === '401') continue; // not authenticated: no rate limit applies
     response.headers = {
@@ -135,6 +139,13 @@ class OptionalNulls {
     const properties = target.properties as Record<string, JsonSchema> | undefined;
     if (!properties) return;
     const required = new Set((target.required as string[] | undefined) ?? []);
+    // A property whose presence oneOf/anyOf/not test: null there is present (request-leniency.ts leaves it).
+    const rules = [target.oneOf, target.anyOf, target.not ? [target.not] : undefined].flat() as (
+      | JsonSchema
+      | undefined
+    )[];
+    for (const rule of rules)
+      for (const name of (rule?.required as string[] | undefined) ?? []) required.add(name);
     for (const [name, property] of Object.entries(properties)) {
       this.visit(property);
       if (required.has(name) || this.acceptsNull(property)) continue;

@@ -41,6 +41,12 @@ export const PROBLEM_TYPES = {
     title: 'Not acceptable',
     description: 'The Accept header allows none of the media types the resource is available in.',
   },
+  'link-expired': {
+    status: 410,
+    title: 'Link expired',
+    description:
+      'The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one.',
+  },
   'method-not-allowed': {
     status: 405,
     title: 'Method not allowed',
@@ -69,6 +75,13 @@ export const PROBLEM_TYPES = {
     title: 'Too many open streams',
     description:
       'The tenant already holds STREAMS_PER_TENANT job streams open; close one before opening another.',
+  },
+  'too-many-jobs': {
+    status: 429,
+    title: 'Too many jobs running',
+    description:
+      "The tenant's pricing tier runs at most max_concurrent_jobs jobs at once (GET /api/v1/pricing/tiers); " +
+      'retry after Retry-After seconds.',
   },
   'provider-rate-limited': {
     status: 429,
@@ -107,6 +120,8 @@ export interface ProblemInit {
   title?: string;
   errors?: Problem['errors'];
   extra?: Pick<Problem, 'error_category' | 'job_id'>;
+  /** Seconds, sent as Retry-After. */
+  retryAfter?: number;
 }
 
 /** An error a route throws to answer with a specific problem. */
@@ -140,6 +155,7 @@ export function problemBody(request: FastifyRequest, init: ProblemInit): Problem
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, init: ProblemInit) {
   const body = problemBody(request, init);
+  if (init.retryAfter !== undefined) reply.header('retry-after', String(init.retryAfter));
   return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
 

@@ -7,7 +7,7 @@
 // Anything else unknown is still refused: the body schemas are strict. The OpenAPI document says the same
 // (openapi-document.ts marks those optional fields nullable), so what it promises is what runs.
 import type { FastifyInstance } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export const CAMEL_CASE_ALIASES: Readonly<Record<string, string>> = {
   fetchMode: 'fetch_mode',
@@ -22,9 +22,9 @@ const isPlainObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The schema under wrappers that do not change which JSON it describes (optional, default, pipes' input…). */
-function unwrap(schema: AnySchema): AnySchema {
+function unwrap(schema: AnySchema, steps = 20): AnySchema {
   let current = schema;
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < steps; i++) {
     const def = current._zod.def as unknown as {
       type: string;
       innerType?: AnySchema;
@@ -59,9 +59,27 @@ function elementOf(schema: AnySchema): AnySchema | null {
   return def.type === 'array' && def.element ? def.element : null;
 }
 
-/** An optional field that refuses null: null there can only mean "not given". */
+/** A field that may be left out and refuses null: null there can only mean "not given". */
 const nullMeansAbsent = (field: AnySchema) =>
-  field._zod.optin === 'optional' && !(field as z.ZodType).safeParse(null).success;
+  !(field as z.ZodType).safeParse(null).success && (field as z.ZodType).safeParse(undefined).success;
+
+/**
+ * Fields whose presence the schema's document rules test (`oneOf: [{required: [schema]}, …]`, `not: {required}`):
+ * a null there is present, so it is left for validation to refuse, as the document says.
+ */
+function presenceTested(schema: AnySchema): Set<string> {
+  const names = new Set<string>();
+  let current: AnySchema | undefined = schema;
+  for (let i = 0; current && i < 20; i++) {
+    const meta = z.globalRegistry.get(current as z.ZodType) as Record<string, unknown> | undefined;
+    const rules = [meta?.oneOf, meta?.anyOf, meta?.not ? [meta.not] : undefined].flat();
+    for (const rule of rules)
+      for (const name of (rule as { required?: string[] })?.required ?? []) names.add(name);
+    const next = unwrap(current, 1);
+    current = next === current ? undefined : next;
+  }
+  return names;
+}
 
 /** Drops the nulls that mean "absent", in place, wherever the schema describes the value. */
 export function dropAbsentNulls(schema: AnySchema, value: unknown): void {
@@ -73,11 +91,12 @@ export function dropAbsentNulls(schema: AnySchema, value: unknown): void {
   if (!isPlainObject(value)) return;
   const shapes = objectShapes(schema);
   if (shapes.length === 0) return;
+  const tested = presenceTested(schema);
   for (const key of Object.keys(value)) {
     const fields = shapes.flatMap((shape) => (shape[key] ? [shape[key]] : []));
     if (fields.length === 0) continue;
     if (value[key] === null) {
-      if (fields.every(nullMeansAbsent)) delete value[key];
+      if (!tested.has(key) && fields.every(nullMeansAbsent)) delete value[key];
       continue;
     }
     for (const field of fields) dropAbsentNulls(field, value[key]);

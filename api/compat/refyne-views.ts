@@ -55,6 +55,18 @@ function crawlJob(payload: Json): unknown {
   };
 }
 
+/** The product's tier limits say 0 for "no limit"; its credits are our monthly budget. */
+const tier = (t: Json) => ({
+  name: t.name,
+  display_name: t.display_name,
+  requests_per_minute: t.rate_limit_per_minute,
+  credit_allocation_usd: t.monthly_budget_usd ?? 0,
+  credit_rollover_months: 0,
+  max_concurrent_jobs: t.max_concurrent_jobs ?? 0,
+  max_pages_per_crawl: t.max_pages_per_crawl ?? 0,
+  monthly_extractions: 0,
+});
+
 const list = (key: string, item: (value: Json) => unknown) => (payload: Json) => ({
   ...payload,
   [key]: (payload[key] as Json[]).map(item),
@@ -94,7 +106,7 @@ const VIEWS: Record<string, RefyneView> = {
   'GET /webhooks/:id/deliveries': { schema: RefyneWebhookDeliveriesSchema },
   'GET /usage': { schema: RefyneUsageTotalsSchema },
   'GET /health': { schema: RefyneHealthSchema },
-  'GET /pricing/tiers': { schema: RefyneTierListSchema },
+  'GET /pricing/tiers': { schema: RefyneTierListSchema, from: list('tiers', tier) },
   'GET /cleaners': { schema: RefyneCleanerListSchema },
 };
 

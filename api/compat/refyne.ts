@@ -5,15 +5,10 @@
 // crawl map, the job stream) are shaped by their routes, which read request.apiVersion.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RefyneDeletedSchema, RefyneProblemSchema } from '../../shared/schemas/refyne/resources.js';
+import { originOf } from '../origin.js';
 import { refyneView } from './refyne-views.js';
 
 type Json = Record<string, unknown>;
-
-/** The service's own address as the caller reached it, for absolute URIs. */
-export function originOf(request: FastifyRequest, publicBaseUrl?: string): string {
-  if (publicBaseUrl) return publicBaseUrl.replace(/\/+$/, '');
-  return `${request.protocol}://${request.host}`;
-}
 
 function problem(request: FastifyRequest, reply: FastifyReply, payload: Json, origin: string): unknown {
   if (reply.statusCode === 422) reply.code(400);

@@ -8,6 +8,8 @@ import { FetchModeSchema } from './common.js';
 import { BudgetFields, checkSchemaSource, ExtractRequestSchema, ONE_SCHEMA_SOURCE } from './extract.js';
 
 export const MAX_DELAY_MS = 60_000;
+/** max_pages when a crawl request gives none (and its tier allows as many). */
+export const DEFAULT_MAX_PAGES = 50;
 
 /**
  * A crawl delay: milliseconds, seconds (up to 3 decimals) or minutes, at most 60 s — exactly what the pattern
@@ -64,8 +66,13 @@ export const CrawlOptionsSchema = z
       .int()
       .min(1)
       .max(10_000)
-      .default(50)
-      .meta({ description: 'Pages processed at most (1..10000).' }),
+      .optional()
+      .meta({
+        default: DEFAULT_MAX_PAGES,
+        description:
+          "Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that " +
+          'is lower; more than the tier allows is a 422.',
+      }),
     max_depth: z
       .number()
       .int()

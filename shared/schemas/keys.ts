@@ -50,7 +50,7 @@ export const CreateApiKeyRequestSchema = z
       .max(API_KEY_SCOPES.length)
       .refine((scopes) => new Set(scopes).size === scopes.length, { message: 'a scope is named twice' })
       .default(['full'])
-      .meta({ description: 'What the key may do (see ApiKeyScope). Default: ["full"].' }),
+      .meta({ description: 'What the key may do (see ApiKeyScope). Default: ["full"].', uniqueItems: true }),
     api_version: ApiVersionSchema.optional().meta({
       description:
         'The API version the key gets (see ApiVersion). Default: the version of the request creating it, ' +
@@ -58,9 +58,12 @@ export const CreateApiKeyRequestSchema = z
     }),
     expires_at: z.iso
       .datetime({ offset: true })
-      .refine((value) => Date.parse(value) > Date.now(), { message: 'must be in the future' })
       .optional()
-      .meta({ description: 'RFC 3339 time after which the key is refused (401). Default: never.' }),
+      .meta({
+        description:
+          'RFC 3339 time after which the key is refused (401; a time already past makes a key that never ' +
+          'works). Default: never.',
+      }),
   })
   .strict()
   .meta({ id: 'CreateApiKeyRequest' });

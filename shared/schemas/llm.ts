@@ -194,3 +194,38 @@ export const LlmKeyParamsSchema = z.object({
     .max(100)
     .meta({ description: "The key's id (as the Refyne product deletes keys) or its provider's name" }),
 });
+
+export const ModelsQuerySchema = z.object({
+  include_deprecated: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .meta({ description: 'Also list models the catalogue marks deprecated' }),
+});
+
+export const ModelSchema = z
+  .object({
+    id: z.string().meta({ description: 'The model name to give as model in llm_config or a chain entry' }),
+    name: z.string(),
+    description: z.string().nullable(),
+    context_size: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Context window in tokens; null: unknown' }),
+    input_price_per_mtok: z.number().nullable().meta({ description: 'USD per million input tokens' }),
+    output_price_per_mtok: z.number().nullable().meta({ description: 'USD per million output tokens' }),
+    is_free: z.boolean().meta({ description: 'Both list prices are 0' }),
+    deprecated: z.boolean(),
+  })
+  .meta({ id: 'LlmModel' });
+
+export const ModelListSchema = z
+  .object({
+    provider: z.string(),
+    runnable: z.boolean().meta({
+      description: 'Whether your jobs can call this provider now (your key, the service key, or none needed)',
+    }),
+    models: z.array(ModelSchema),
+  })
+  .meta({ id: 'LlmModelList' });

@@ -10,6 +10,8 @@ export interface Tenant {
   rate_limit_per_minute: number | null;
   /** What the tenant's jobs may spend on model calls per calendar month (UTC), in USD; absent/null: no cap. */
   monthly_budget_usd?: number | null;
+  /** The pricing tier the operator set (PRICING_TIERS); absent: the default tier. */
+  tier?: string | null;
   created_at: string;
 }
 
@@ -77,6 +79,10 @@ export class TenantStore {
 
   async setRateLimit(tenantId: string, perMinute: number | null): Promise<void> {
     await this.tenants.updateOne({ _id: tenantId }, { $set: { rate_limit_per_minute: perMinute } });
+  }
+
+  async setTier(tenantId: string, tier: string | null): Promise<void> {
+    await this.tenants.updateOne({ _id: tenantId }, { $set: { tier } });
   }
 
   async setMonthlyBudget(tenantId: string, usd: number | null): Promise<void> {

@@ -161,7 +161,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Error */
+        /** @description Link expired: The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one. */
         410: {
           headers: {
             /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
@@ -908,7 +908,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Error */
+        /** @description Link expired: The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one. */
         410: {
           headers: {
             /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
@@ -1067,6 +1067,185 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Service health, for API clients
+     * @description Answers 200 whenever the API answers: status ok, or degraded when Temporal or MongoDB does not answer within 3 s (checks says which). Needs an API key of any scope and counts against the rate limit, as every /api/v1 route does; /healthz and /readyz are the keyless probes. refyne version: the product's HealthCheckOutputBody, {status, version}.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ApiHealth'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1982,6 +2161,209 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/jobs/{id}/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A signed URL to download a job's results, valid for an hour
+     * @description The URL (GET /downloads/{token} of this service) serves the job's page results as GET /jobs/{id}/results does, as an attachment in the format asked, to anyone holding it, until expires_at; after that it answers 410. It holds no API key and opens only this job of your tenant; downloads count against your tenant's rate limit. Needs the operator's SECRETS_KEY (503 without). refyne version: the product's GetJobResultsDownloadOutputBody ({job_id, download_url, expires_at}).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description json (default), jsonl or yaml */
+          format?: 'json' | 'jsonl' | 'yaml';
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['DownloadLink'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
             /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
             'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
@@ -4960,6 +5342,197 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/llm/models/{provider}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The models of a provider, with context size and list prices
+     * @description The models of a provider (a name from GET /llm/providers), from the price catalogue the service
+     *     computes cost with (genai-prices): id, name, description, context_size (tokens) and the list prices in USD per million
+     *     input and output tokens (null when the catalogue's price depends on conditions such as prompt length, and such a model
+     *     is then charged at the catalogue's price for each call). Deprecated models only with include_deprecated=true.
+     *     Providers without list prices (ollama, openai_compatible: their endpoint decides which models exist) list the models
+     *     your chain and the service's default chain name for them. runnable says whether a job of yours can call the provider
+     *     now: a key of yours is stored for it, the service has one, or it needs none. An unknown provider is a 404. refyne
+     *     version: the product's UserListModelsOutputBody ({models: [{id, name, description, context_size, is_free}]}).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Also list models the catalogue marks deprecated */
+          include_deprecated?: 'true' | 'false';
+        };
+        header?: never;
+        path: {
+          provider: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['LlmModelList'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/llm/providers': {
     parameters: {
       query?: never;
@@ -5297,7 +5870,7 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Error */
+        /** @description Link expired: The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one. */
         410: {
           headers: {
             /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
@@ -7276,6 +7849,190 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/pricing/tiers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pricing tiers and the limits that apply to you
+     * @description The named limit sets the operator offers (PRICING_TIERS; without it one tier, default, with the
+     *     service's defaults) and your tenant's: the request rate (429 past it), the monthly model budget (a hard cap on every
+     *     model call), the jobs running at once (429 too-many-jobs) and the pages per crawl (422 past it). The operator sets a
+     *     tenant's tier (admin set-tier); a rate limit or budget set for the tenant alone wins over its tier's. refyne version:
+     *     the product's ListTierLimitsOutputBody: requests_per_minute, credit_allocation_usd (the monthly budget), 0 for no
+     *     limit, credit_rollover_months and monthly_extractions 0 (credits do not roll over; extractions are not counted).
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PricingTierList'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -10209,6 +10966,196 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your jobs and model spend over a period, by day, job type, provider and model
+     * @description Totals over the jobs your tenant created in the period (every type and status; a job counts on
+     *     the day it was created): how many, how many ran on your own provider keys (BYOK), what they were charged (cost_usd)
+     *     and the list price of their model calls (llm_cost_usd), with tokens; broken down by day and job type, and by the
+     *     provider and model that answered each page (pages answered from structured data or a learned extractor called no
+     *     model and count in neither). Read from the job and result projections of the event log, so a job still running
+     *     counts what it has spent so far. The period is at most 366 days. refyne version: the product's GetUsageOutputBody
+     *     ({total_jobs, byok_jobs, total_charged_usd}) over the same period.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description First day counted (UTC). Default: the first day of the current month. */
+          from?: string;
+          /** @description Last day counted (UTC), at most 366 days after from. Default: today. */
+          to?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Usage'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/webhooks': {
     parameters: {
       query?: never;
@@ -11310,6 +12257,98 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/downloads/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A job's results through a signed link (no API key)
+     * @description What GET /api/v1/jobs/{id}/download handed out: the results in its format, as an attachment. A token that is not genuine, or whose job is gone, is a 404; one past its expiry a 410; one longer than 512 characters (never a token) a 422.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The results, in the negotiated format */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json':
+              | components['schemas']['JobResultList']
+              | components['schemas']['MergedResults'];
+            'application/x-ndjson': components['schemas']['JobResult'] | unknown;
+            'application/yaml':
+              | components['schemas']['JobResultList']
+              | components['schemas']['MergedResults'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Link expired: The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/healthz': {
     parameters: {
       query?: never;
@@ -11327,7 +12366,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
             [name: string]: unknown;
@@ -11366,7 +12405,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
             [name: string]: unknown;
@@ -11381,13 +12420,13 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
         503: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Problem'];
+            'application/problem+json': components['schemas']['Problem'];
           };
         };
       };
@@ -11562,6 +12601,48 @@ export interface components {
       site_summary: string;
       /** @description A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema. */
       suggested_schema: string;
+    };
+    ApiHealth: {
+      /**
+       * @description The API version of this answer
+       * @enum {string}
+       */
+      api_version: 'v1' | 'refyne';
+      /** @description Per dependency: ok, or why it is unavailable */
+      checks: {
+        [key: string]: string;
+      };
+      /**
+       * @description ok when Temporal and MongoDB answer; degraded when one does not (checks says which)
+       * @enum {string}
+       */
+      status: 'ok' | 'degraded';
+      /**
+       * @description The API document's version (info.version)
+       * @example 1.0.0
+       */
+      version: string;
+    };
+    ApiHealthInput: {
+      /**
+       * @description The API version of this answer
+       * @enum {string}
+       */
+      api_version: 'v1' | 'refyne';
+      /** @description Per dependency: ok, or why it is unavailable */
+      checks: {
+        [key: string]: string;
+      };
+      /**
+       * @description ok when Temporal and MongoDB answer; degraded when one does not (checks says which)
+       * @enum {string}
+       */
+      status: 'ok' | 'degraded';
+      /**
+       * @description The API document's version (info.version)
+       * @example 1.0.0
+       */
+      version: string;
     };
     /** @description An API key of the tenant (the Refyne product's APIKeyResponse, plus api_version and prefix). */
     ApiKey: {
@@ -11814,10 +12895,10 @@ export interface components {
        */
       max_depth: number;
       /**
-       * @description Pages processed at most (1..10000).
+       * @description Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
        * @default 50
        */
-      max_pages: number;
+      max_pages?: number;
       /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
       max_urls?: number;
       /** @description CSS selector of the next-page link; the next page continues at the same depth. */
@@ -11861,7 +12942,7 @@ export interface components {
        */
       max_depth?: number | null;
       /**
-       * @description Pages processed at most (1..10000).
+       * @description Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
        * @default 50
        */
       max_pages?: number | null;
@@ -11938,7 +13019,6 @@ export interface components {
       max_tokens?: number;
       /**
        * @default {
-       *       "max_pages": 50,
        *       "max_depth": 2,
        *       "same_domain_only": true,
        *       "concurrency": 3,
@@ -12024,7 +13104,6 @@ export interface components {
       max_tokens?: number | null;
       /**
        * @default {
-       *       "max_pages": 50,
        *       "max_depth": 2,
        *       "same_domain_only": true,
        *       "concurrency": 3,
@@ -12033,9 +13112,9 @@ export interface components {
        */
       options?: components['schemas']['CrawlOptionsInput'] | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
-      schema?: components['schemas']['SchemaInputInput'] | null;
+      schema?: components['schemas']['SchemaInputInput'];
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
-      schema_id?: string | null;
+      schema_id?: string;
       /**
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
@@ -12089,7 +13168,7 @@ export interface components {
       api_version?: components['schemas']['ApiVersion'];
       /**
        * Format: date-time
-       * @description RFC 3339 time after which the key is refused (401). Default: never.
+       * @description RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never.
        */
       expires_at?: string;
       /** @default api key */
@@ -12105,7 +13184,7 @@ export interface components {
     CreateApiKeyRequestInput: {
       /** @description The API version the key gets (see ApiVersion). Default: the version of the request creating it, so a key made through a Refyne SDK is a refyne key. */
       api_version?: components['schemas']['ApiVersionInput'] | null;
-      /** @description RFC 3339 time after which the key is refused (401). Default: never. */
+      /** @description RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never. */
       expires_at?: string | null;
       /** @default api key */
       name?: string | null;
@@ -12290,6 +13369,24 @@ export interface components {
       /** @description Short name, e.g. "product cards". */
       name: string;
       type: components['schemas']['ElementTypeInput'];
+    };
+    DownloadLink: {
+      /** @description A URL of this service that serves the job's results in the format, without an API key, until expires_at. It names no API key; it is bound to this job of your tenant. */
+      download_url: string;
+      /** @description One hour after the link was made (RFC 3339, UTC) */
+      expires_at: string;
+      /** @enum {string} */
+      format: 'json' | 'jsonl' | 'yaml';
+      job_id: string;
+    };
+    DownloadLinkInput: {
+      /** @description A URL of this service that serves the job's results in the format, without an API key, until expires_at. It names no API key; it is bound to this job of your tenant. */
+      download_url: string;
+      /** @description One hour after the link was made (RFC 3339, UTC) */
+      expires_at: string;
+      /** @enum {string} */
+      format: 'json' | 'jsonl' | 'yaml';
+      job_id: string;
     };
     /**
      * @description repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
@@ -12510,9 +13607,9 @@ export interface components {
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_tokens?: number | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
-      schema?: components['schemas']['SchemaInputInput'] | null;
+      schema?: components['schemas']['SchemaInputInput'];
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
-      schema_id?: string | null;
+      schema_id?: string;
       /**
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
@@ -13573,6 +14670,48 @@ export interface components {
        */
       provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
     };
+    LlmModel: {
+      /** @description Context window in tokens; null: unknown */
+      context_size: number | null;
+      deprecated: boolean;
+      description: string | null;
+      /** @description The model name to give as model in llm_config or a chain entry */
+      id: string;
+      /** @description USD per million input tokens */
+      input_price_per_mtok: number | null;
+      /** @description Both list prices are 0 */
+      is_free: boolean;
+      name: string;
+      /** @description USD per million output tokens */
+      output_price_per_mtok: number | null;
+    };
+    LlmModelInput: {
+      /** @description Context window in tokens; null: unknown */
+      context_size: number | null;
+      deprecated: boolean;
+      description: string | null;
+      /** @description The model name to give as model in llm_config or a chain entry */
+      id: string;
+      /** @description USD per million input tokens */
+      input_price_per_mtok: number | null;
+      /** @description Both list prices are 0 */
+      is_free: boolean;
+      name: string;
+      /** @description USD per million output tokens */
+      output_price_per_mtok: number | null;
+    };
+    LlmModelList: {
+      models: components['schemas']['LlmModel'][];
+      provider: string;
+      /** @description Whether your jobs can call this provider now (your key, the service key, or none needed) */
+      runnable: boolean;
+    };
+    LlmModelListInput: {
+      models: components['schemas']['LlmModelInput'][];
+      provider: string;
+      /** @description Whether your jobs can call this provider now (your key, the service key, or none needed) */
+      runnable: boolean;
+    };
     LlmProvider: {
       allow_base_url_override: boolean;
       base_url_hint: string;
@@ -14611,7 +15750,7 @@ export interface components {
        * @description Each run is a crawl of this stored site with its settings (as POST /sites/{id}/crawl), read when the monitor is created or updated.
        * @example site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e
        */
-      site_id?: string | null;
+      site_id?: string;
     } & (unknown | unknown | unknown);
     /** @description When the monitor runs: a cron expression or an interval. */
     MonitorSchedule: {
@@ -15041,6 +16180,66 @@ export interface components {
       | 'documentation'
       | 'form'
       | 'other';
+    PricingTier: {
+      display_name: string;
+      /** @description The tier of tenants the operator set none for */
+      is_default: boolean;
+      /** @description Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit */
+      max_concurrent_jobs: number | null;
+      /** @description A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000 */
+      max_pages_per_crawl: number | null;
+      /** @description Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap */
+      monthly_budget_usd: number | null;
+      /** @description The tier's name (what the operator sets on a tenant) */
+      name: string;
+      /** @description API requests per minute (429 past it) */
+      rate_limit_per_minute: number;
+    };
+    PricingTierInput: {
+      display_name: string;
+      /** @description The tier of tenants the operator set none for */
+      is_default: boolean;
+      /** @description Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit */
+      max_concurrent_jobs: number | null;
+      /** @description A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000 */
+      max_pages_per_crawl: number | null;
+      /** @description Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap */
+      monthly_budget_usd: number | null;
+      /** @description The tier's name (what the operator sets on a tenant) */
+      name: string;
+      /** @description API requests per minute (429 past it) */
+      rate_limit_per_minute: number;
+    };
+    PricingTierList: {
+      tiers: components['schemas']['PricingTier'][];
+      /** @description Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone */
+      your_tier: {
+        /** @description Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit */
+        max_concurrent_jobs: number | null;
+        /** @description A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000 */
+        max_pages_per_crawl: number | null;
+        /** @description Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap */
+        monthly_budget_usd: number | null;
+        /** @description API requests per minute (429 past it) */
+        rate_limit_per_minute: number;
+        tier: string;
+      };
+    };
+    PricingTierListInput: {
+      tiers: components['schemas']['PricingTierInput'][];
+      /** @description Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone */
+      your_tier: {
+        /** @description Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit */
+        max_concurrent_jobs: number | null;
+        /** @description A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000 */
+        max_pages_per_crawl: number | null;
+        /** @description Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap */
+        monthly_budget_usd: number | null;
+        /** @description API requests per minute (429 past it) */
+        rate_limit_per_minute: number;
+        tier: string;
+      };
+    };
     /** @description RFC 9457 problem document (application/problem+json) */
     Problem: {
       detail: string;
@@ -15171,9 +16370,9 @@ export interface components {
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
       max_tokens?: number | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
-      schema?: components['schemas']['SchemaInputInput'] | null;
+      schema?: components['schemas']['SchemaInputInput'];
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
-      schema_id?: string | null;
+      schema_id?: string;
       /** @description Default: the original job's structured_data. */
       structured_data?: boolean | null;
     } & (unknown | unknown);
@@ -15503,6 +16702,10 @@ export interface components {
         /** @description CSS selector of links to follow (or of elements containing them). */
         follow_selector?: string;
         max_depth?: number;
+        /**
+         * @description Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+         * @default 50
+         */
         max_pages?: number;
         /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
         max_urls?: number;
@@ -15595,6 +16798,10 @@ export interface components {
         /** @description CSS selector of links to follow (or of elements containing them). */
         follow_selector?: string | null;
         max_depth?: number | null;
+        /**
+         * @description Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+         * @default 50
+         */
         max_pages?: number | null;
         /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
         max_urls?: number | null;
@@ -15606,9 +16813,9 @@ export interface components {
         use_sitemap?: false | null;
       } | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
-      schema?: components['schemas']['SchemaInputInput'] | null;
+      schema?: components['schemas']['SchemaInputInput'];
       /** @description A stored schema's id; without schema and schema_id, the site's default_schema_id. */
-      schema_id?: string | null;
+      schema_id?: string;
       /**
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
@@ -16186,6 +17393,130 @@ export interface components {
          */
         remove_selectors?: string[] | null;
       } | null;
+    };
+    Usage: {
+      /** @description Per day (UTC) a job was created on, days without jobs left out */
+      by_day: {
+        /** @description Jobs that ran on your own provider keys */
+        byok_jobs: number;
+        /** @description What the jobs were charged (their cost_usd) */
+        charged_usd: number;
+        date: string;
+        input_tokens: number;
+        jobs: number;
+        /** @description The model calls' list price */
+        llm_cost_usd: number;
+        output_tokens: number;
+      }[];
+      by_job_type: {
+        /** @description Jobs that ran on your own provider keys */
+        byok_jobs: number;
+        /** @description What the jobs were charged (their cost_usd) */
+        charged_usd: number;
+        input_tokens: number;
+        jobs: number;
+        /** @description The model calls' list price */
+        llm_cost_usd: number;
+        output_tokens: number;
+        /** @enum {string} */
+        type: 'extract' | 'crawl' | 'analyze' | 'map';
+      }[];
+      by_model: {
+        charged_usd: number;
+        input_tokens: number;
+        llm_cost_usd: number;
+        model: string;
+        output_tokens: number;
+        /** @description Pages whose result this model gave */
+        pages: number;
+        provider: string;
+      }[];
+      /** @description Per provider that answered pages: the pages' recorded model usage */
+      by_provider: {
+        charged_usd: number;
+        input_tokens: number;
+        llm_cost_usd: number;
+        output_tokens: number;
+        /** @description Pages whose result this model gave */
+        pages: number;
+        provider: string;
+      }[];
+      /** @description Of those, jobs that ran on your own provider keys */
+      byok_jobs: number;
+      /** @description First day counted (UTC) */
+      from: string;
+      input_tokens: number;
+      /** @description The list price of their model calls (llm_cost_usd) */
+      llm_cost_usd: number;
+      output_tokens: number;
+      /** @description Last day counted (UTC) */
+      to: string;
+      /** @description What they were charged: the sum of the jobs' cost_usd */
+      total_charged_usd: number;
+      /** @description Jobs created in the period, of every type and status */
+      total_jobs: number;
+    };
+    UsageInput: {
+      /** @description Per day (UTC) a job was created on, days without jobs left out */
+      by_day: {
+        /** @description Jobs that ran on your own provider keys */
+        byok_jobs: number;
+        /** @description What the jobs were charged (their cost_usd) */
+        charged_usd: number;
+        date: string;
+        input_tokens: number;
+        jobs: number;
+        /** @description The model calls' list price */
+        llm_cost_usd: number;
+        output_tokens: number;
+      }[];
+      by_job_type: {
+        /** @description Jobs that ran on your own provider keys */
+        byok_jobs: number;
+        /** @description What the jobs were charged (their cost_usd) */
+        charged_usd: number;
+        input_tokens: number;
+        jobs: number;
+        /** @description The model calls' list price */
+        llm_cost_usd: number;
+        output_tokens: number;
+        /** @enum {string} */
+        type: 'extract' | 'crawl' | 'analyze' | 'map';
+      }[];
+      by_model: {
+        charged_usd: number;
+        input_tokens: number;
+        llm_cost_usd: number;
+        model: string;
+        output_tokens: number;
+        /** @description Pages whose result this model gave */
+        pages: number;
+        provider: string;
+      }[];
+      /** @description Per provider that answered pages: the pages' recorded model usage */
+      by_provider: {
+        charged_usd: number;
+        input_tokens: number;
+        llm_cost_usd: number;
+        output_tokens: number;
+        /** @description Pages whose result this model gave */
+        pages: number;
+        provider: string;
+      }[];
+      /** @description Of those, jobs that ran on your own provider keys */
+      byok_jobs: number;
+      /** @description First day counted (UTC) */
+      from: string;
+      input_tokens: number;
+      /** @description The list price of their model calls (llm_cost_usd) */
+      llm_cost_usd: number;
+      output_tokens: number;
+      /** @description Last day counted (UTC) */
+      to: string;
+      /** @description What they were charged: the sum of the jobs' cost_usd */
+      total_charged_usd: number;
+      /** @description Jobs created in the period, of every type and status */
+      total_jobs: number;
     };
     Webhook: {
       /**

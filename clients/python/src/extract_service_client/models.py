@@ -1162,6 +1162,50 @@ class LlmProviderListInput(BaseModel):
     providers: list[LlmProviderInput]
 
 
+LlmModelInputContextSize = TypeAliasType(
+    "LlmModelInputContextSize",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Context window in tokens; null: unknown
+"""
+
+
+class LlmModelInput(BaseModel):
+    id: str
+    """
+    The model name to give as model in llm_config or a chain entry
+    """
+    name: str
+    description: str | None
+    context_size: LlmModelInputContextSize | None
+    """
+    Context window in tokens; null: unknown
+    """
+    input_price_per_mtok: float | None
+    """
+    USD per million input tokens
+    """
+    output_price_per_mtok: float | None
+    """
+    USD per million output tokens
+    """
+    is_free: bool
+    """
+    Both list prices are 0
+    """
+    deprecated: bool
+
+
+class LlmModelListInput(BaseModel):
+    provider: str
+    runnable: bool
+    """
+    Whether your jobs can call this provider now (your key, the service key, or none needed)
+    """
+    models: list[LlmModelInput]
+
+
 class WebhookHeaderInput(BaseModel):
     name: Annotated[
         str,
@@ -1440,14 +1484,6 @@ Reuse a page this tenant fetched (same URL, normalised as the crawl does; the sa
 """
 
 
-ExtractRequestInputSchemaId = TypeAliasType(
-    "ExtractRequestInputSchemaId", Annotated[str, Field(max_length=200, min_length=1)]
-)
-"""
-A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
-"""
-
-
 ExtractRequestInputActions = TypeAliasType(
     "ExtractRequestInputActions",
     Annotated[
@@ -1527,7 +1563,7 @@ class ExtractRequestInput(BaseModel):
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
-    schema_id: ExtractRequestInputSchemaId | None = None
+    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
     """
     A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
     """
@@ -1697,7 +1733,7 @@ CrawlOptionsInputMaxPages = TypeAliasType(
     "CrawlOptionsInputMaxPages", Annotated[int, Field(ge=1, le=10000)]
 )
 """
-Pages processed at most (1..10000).
+Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
 """
 
 
@@ -1758,7 +1794,7 @@ class CrawlOptionsInput(BaseModel):
     """
     max_pages: CrawlOptionsInputMaxPages | None = 50
     """
-    Pages processed at most (1..10000).
+    Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
     """
     max_depth: CrawlOptionsInputMaxDepth | None = 2
     """
@@ -1796,14 +1832,6 @@ class CrawlOptionsInput(BaseModel):
     """
     The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.
     """
-
-
-CrawlRequestInputSchemaId = TypeAliasType(
-    "CrawlRequestInputSchemaId", Annotated[str, Field(max_length=200, min_length=1)]
-)
-"""
-A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
-"""
 
 
 CrawlRequestInputActions = TypeAliasType(
@@ -1884,12 +1912,11 @@ class CrawlRequestInput(BaseModel):
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
-    schema_id: CrawlRequestInputSchemaId | None = None
+    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
     """
     A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
     """
     options: Annotated[CrawlOptionsInput | None, Field(validate_default=True)] = {
-        'max_pages': 50,
         'max_depth': 2,
         'same_domain_only': True,
         'concurrency': 3,
@@ -1951,14 +1978,6 @@ class CrawlRequestInput(BaseModel):
     """
 
 
-SiteCrawlRequestInputSchemaId = TypeAliasType(
-    "SiteCrawlRequestInputSchemaId", Annotated[str, Field(max_length=200, min_length=1)]
-)
-"""
-A stored schema's id; without schema and schema_id, the site's default_schema_id.
-"""
-
-
 SiteCrawlRequestInputOptionsFollowSelector = TypeAliasType(
     "SiteCrawlRequestInputOptionsFollowSelector",
     Annotated[str, Field(max_length=1000, min_length=1)],
@@ -1989,6 +2008,9 @@ CSS selector of the next-page link; the next page continues at the same depth.
 SiteCrawlRequestInputOptionsMaxPages = TypeAliasType(
     "SiteCrawlRequestInputOptionsMaxPages", Annotated[int, Field(ge=1, le=10000)]
 )
+"""
+Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+"""
 
 
 SiteCrawlRequestInputOptionsMaxDepth = TypeAliasType(
@@ -2040,7 +2062,10 @@ class SiteCrawlRequestInputOptions(BaseModel):
     """
     CSS selector of the next-page link; the next page continues at the same depth.
     """
-    max_pages: SiteCrawlRequestInputOptionsMaxPages | None = None
+    max_pages: SiteCrawlRequestInputOptionsMaxPages | None = 50
+    """
+    Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+    """
     max_depth: SiteCrawlRequestInputOptionsMaxDepth | None = None
     same_domain_only: bool | None = None
     delay: SiteCrawlRequestInputOptionsDelay | None = None
@@ -2143,7 +2168,7 @@ class SiteCrawlRequestInput(BaseModel):
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
-    schema_id: SiteCrawlRequestInputSchemaId | None = None
+    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
     """
     A stored schema's id; without schema and schema_id, the site's default_schema_id.
     """
@@ -2470,6 +2495,99 @@ class ProblemInput(BaseModel):
     """
 
 
+class ApiHealthInput(BaseModel):
+    status: Literal['ok', 'degraded']
+    """
+    ok when Temporal and MongoDB answer; degraded when one does not (checks says which)
+    """
+    version: Annotated[str, Field(examples=['1.0.0'])]
+    """
+    The API document's version (info.version)
+    """
+    api_version: Literal['v1', 'refyne']
+    """
+    The API version of this answer
+    """
+    checks: dict[str, str]
+    """
+    Per dependency: ok, or why it is unavailable
+    """
+
+
+PageStatusInput = TypeAliasType("PageStatusInput", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
+"""
+Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
+"""
+
+
+class JobResultInput(BaseModel):
+    """
+    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
+    """
+
+    id: str
+    """
+    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
+    """
+    url: str
+    """
+    The page URL as requested or discovered
+    """
+    status: PageStatusInput
+    data: Any
+    """
+    The extracted data; null unless status is completed
+    """
+    error_category: ErrorCategoryInput | None
+    """
+    Why the page failed or was skipped
+    """
+    error_message: str | None
+    from_cache: Literal[True] | None = None
+    """
+    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+    """
+    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
+        None
+    )
+    """
+    With from_cache only: when the stored page was fetched
+    """
+    screenshots: list[PageScreenshotInput] | None = None
+    """
+    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
+    """
+    provenance: ProvenanceInput | None = None
+    """
+    With include_provenance=true only: where each value came from (null on pages that did not complete)
+    """
+
+
+JobResultListInput = TypeAliasType("JobResultListInput", list[JobResultInput])
+"""
+The page results of a job, in the order the pages finished
+"""
+
+
+MergedResultsInput = TypeAliasType("MergedResultsInput", list[Any])
+"""
+merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
+"""
+
+
+class DownloadLinkInput(BaseModel):
+    job_id: str
+    format: Literal['json', 'jsonl', 'yaml']
+    download_url: str
+    """
+    A URL of this service that serves the job's results in the format, without an API key, until expires_at. It names no API key; it is bound to this job of your tenant.
+    """
+    expires_at: str
+    """
+    One hour after the link was made (RFC 3339, UTC)
+    """
+
+
 JobStatusInput = TypeAliasType("JobStatusInput", Literal['pending', 'running', 'completed', 'failed', 'cancelled'])
 """
 pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
@@ -2585,14 +2703,6 @@ class JobInput(BaseModel):
     """
 
 
-ReextractRequestInputSchemaId = TypeAliasType(
-    "ReextractRequestInputSchemaId", Annotated[str, Field(max_length=200, min_length=1)]
-)
-"""
-A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
-"""
-
-
 ReextractRequestInputCleanerChain = TypeAliasType(
     "ReextractRequestInputCleanerChain",
     Annotated[list[CleanerStepInput], Field(max_length=10, min_length=1)],
@@ -2627,7 +2737,7 @@ class ReextractRequestInput(BaseModel):
     """
     The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
     """
-    schema_id: ReextractRequestInputSchemaId | None = None
+    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
     """
     A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
     """
@@ -2723,67 +2833,6 @@ class DebugCaptureReportInput(BaseModel):
     total_tokens_in: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     total_tokens_out: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     captures: list[DebugCaptureReportInputCapture]
-
-
-PageStatusInput = TypeAliasType("PageStatusInput", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
-"""
-Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
-"""
-
-
-class JobResultInput(BaseModel):
-    """
-    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
-    """
-
-    id: str
-    """
-    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
-    """
-    url: str
-    """
-    The page URL as requested or discovered
-    """
-    status: PageStatusInput
-    data: Any
-    """
-    The extracted data; null unless status is completed
-    """
-    error_category: ErrorCategoryInput | None
-    """
-    Why the page failed or was skipped
-    """
-    error_message: str | None
-    from_cache: Literal[True] | None = None
-    """
-    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
-    """
-    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
-        None
-    )
-    """
-    With from_cache only: when the stored page was fetched
-    """
-    screenshots: list[PageScreenshotInput] | None = None
-    """
-    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
-    """
-    provenance: ProvenanceInput | None = None
-    """
-    With include_provenance=true only: where each value came from (null on pages that did not complete)
-    """
-
-
-JobResultListInput = TypeAliasType("JobResultListInput", list[JobResultInput])
-"""
-The page results of a job, in the order the pages finished
-"""
-
-
-MergedResultsInput = TypeAliasType("MergedResultsInput", list[Any])
-"""
-merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-"""
 
 
 class JobStreamEventInputJobStreamEventInputData(BaseModel):
@@ -3047,7 +3096,7 @@ What the key may do (see ApiKeyScope). Default: ["full"].
 
 CreateApiKeyRequestInputExpiresAt = TypeAliasType("CreateApiKeyRequestInputExpiresAt", AwareDatetime)
 """
-RFC 3339 time after which the key is refused (401). Default: never.
+RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never.
 """
 
 
@@ -3063,7 +3112,7 @@ class CreateApiKeyRequestInput(BaseModel):
     """
     expires_at: CreateApiKeyRequestInputExpiresAt | None = None
     """
-    RFC 3339 time after which the key is refused (401). Default: never.
+    RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never.
     """
 
 
@@ -3222,22 +3271,6 @@ How records are matched between runs. Without it, each page is one record matche
 """
 
 
-MonitorRequestInputSiteId = TypeAliasType(
-    "MonitorRequestInputSiteId",
-    Annotated[
-        str,
-        Field(
-            examples=['site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e'],
-            max_length=200,
-            min_length=1,
-        ),
-    ],
-)
-"""
-Each run is a crawl of this stored site with its settings (as POST /sites/{id}/crawl), read when the monitor is created or updated.
-"""
-
-
 class MonitorRequestInput(BaseModel):
     """
     A monitor: one of extract, crawl or site_id, and a schedule. Secrets in the request (llm_config.api_key, webhook.secret, webhook header values) are stored sealed and never shown again. The request's webhooks (webhook, webhook_url, webhook_id and your active saved webhooks, resolved when the monitor is created or updated) receive each run's job events and monitor.changed.
@@ -3269,8 +3302,12 @@ class MonitorRequestInput(BaseModel):
     Each run is a crawl job with this request (as POST /crawl).
     """
     site_id: Annotated[
-        MonitorRequestInputSiteId | None,
-        Field(examples=['site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e']),
+        str | None,
+        Field(
+            examples=['site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e'],
+            max_length=200,
+            min_length=1,
+        ),
     ] = None
     """
     Each run is a crawl of this stored site with its settings (as POST /sites/{id}/crawl), read when the monitor is created or updated.
@@ -3451,6 +3488,106 @@ class MonitorChangeInput(BaseModel):
 class MonitorChangeListInput(BaseModel):
     changes: list[MonitorChangeInput]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+PricingTierInputMaxConcurrentJobs = TypeAliasType(
+    "PricingTierInputMaxConcurrentJobs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+"""
+
+
+PricingTierInputMaxPagesPerCrawl = TypeAliasType(
+    "PricingTierInputMaxPagesPerCrawl",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+"""
+
+
+class PricingTierInput(BaseModel):
+    name: str
+    """
+    The tier's name (what the operator sets on a tenant)
+    """
+    display_name: str
+    is_default: bool
+    """
+    The tier of tenants the operator set none for
+    """
+    rate_limit_per_minute: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    API requests per minute (429 past it)
+    """
+    monthly_budget_usd: float | None
+    """
+    Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap
+    """
+    max_concurrent_jobs: PricingTierInputMaxConcurrentJobs | None
+    """
+    Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+    """
+    max_pages_per_crawl: PricingTierInputMaxPagesPerCrawl | None
+    """
+    A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+    """
+
+
+PricingTierListInputYourTierMaxConcurrentJobs = TypeAliasType(
+    "PricingTierListInputYourTierMaxConcurrentJobs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+"""
+
+
+PricingTierListInputYourTierMaxPagesPerCrawl = TypeAliasType(
+    "PricingTierListInputYourTierMaxPagesPerCrawl",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+"""
+
+
+class PricingTierListInputYourTier(BaseModel):
+    """
+    Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone
+    """
+
+    tier: str
+    rate_limit_per_minute: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    API requests per minute (429 past it)
+    """
+    monthly_budget_usd: float | None
+    """
+    Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap
+    """
+    max_concurrent_jobs: PricingTierListInputYourTierMaxConcurrentJobs | None
+    """
+    Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+    """
+    max_pages_per_crawl: PricingTierListInputYourTierMaxPagesPerCrawl | None
+    """
+    A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+    """
+
+
+class PricingTierListInput(BaseModel):
+    tiers: list[PricingTierInput]
+    your_tier: PricingTierListInputYourTier
+    """
+    Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone
+    """
 
 
 SchemaCategoryInput = TypeAliasType("SchemaCategoryInput", Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'])
@@ -4192,6 +4329,108 @@ class LearnedExtractorInput(BaseModel):
 class LearnedExtractorListInput(BaseModel):
     extractors: list[LearnedExtractorInput]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInputByDayItem(BaseModel):
+    date: str
+    jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs that ran on your own provider keys
+    """
+    charged_usd: float
+    """
+    What the jobs were charged (their cost_usd)
+    """
+    llm_cost_usd: float
+    """
+    The model calls' list price
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInputByJobTypeItem(BaseModel):
+    type: Literal['extract', 'crawl', 'analyze', 'map']
+    jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs that ran on your own provider keys
+    """
+    charged_usd: float
+    """
+    What the jobs were charged (their cost_usd)
+    """
+    llm_cost_usd: float
+    """
+    The model calls' list price
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInputByProviderItem(BaseModel):
+    provider: str
+    pages: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages whose result this model gave
+    """
+    charged_usd: float
+    llm_cost_usd: float
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInputByModelItem(BaseModel):
+    provider: str
+    model: str
+    pages: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages whose result this model gave
+    """
+    charged_usd: float
+    llm_cost_usd: float
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInput(BaseModel):
+    from_: Annotated[str, Field(alias='from')]
+    """
+    First day counted (UTC)
+    """
+    to: str
+    """
+    Last day counted (UTC)
+    """
+    total_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs created in the period, of every type and status
+    """
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Of those, jobs that ran on your own provider keys
+    """
+    total_charged_usd: float
+    """
+    What they were charged: the sum of the jobs' cost_usd
+    """
+    llm_cost_usd: float
+    """
+    The list price of their model calls (llm_cost_usd)
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    by_day: list[UsageInputByDayItem]
+    """
+    Per day (UTC) a job was created on, days without jobs left out
+    """
+    by_job_type: list[UsageInputByJobTypeItem]
+    by_provider: list[UsageInputByProviderItem]
+    """
+    Per provider that answered pages: the pages' recorded model usage
+    """
+    by_model: list[UsageInputByModelItem]
 
 
 class PageActionPageAction(BaseModel):
@@ -5018,6 +5257,50 @@ class LlmProviderList(BaseModel):
     providers: list[LlmProvider]
 
 
+LlmModelContextSize = TypeAliasType(
+    "LlmModelContextSize",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Context window in tokens; null: unknown
+"""
+
+
+class LlmModel(BaseModel):
+    id: str
+    """
+    The model name to give as model in llm_config or a chain entry
+    """
+    name: str
+    description: str | None
+    context_size: LlmModelContextSize | None
+    """
+    Context window in tokens; null: unknown
+    """
+    input_price_per_mtok: float | None
+    """
+    USD per million input tokens
+    """
+    output_price_per_mtok: float | None
+    """
+    USD per million output tokens
+    """
+    is_free: bool
+    """
+    Both list prices are 0
+    """
+    deprecated: bool
+
+
+class LlmModelList(BaseModel):
+    provider: str
+    runnable: bool
+    """
+    Whether your jobs can call this provider now (your key, the service key, or none needed)
+    """
+    models: list[LlmModel]
+
+
 class WebhookHeader(BaseModel):
     name: Annotated[
         str,
@@ -5435,9 +5718,9 @@ class CrawlOptions(BaseModel):
     """
     CSS selector of the next-page link; the next page continues at the same depth.
     """
-    max_pages: Annotated[int, Field(ge=1, le=10000)]
+    max_pages: Annotated[int | None, Field(ge=1, le=10000)] = 50
     """
-    Pages processed at most (1..10000).
+    Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
     """
     max_depth: Annotated[int, Field(ge=0, le=10)]
     """
@@ -5574,7 +5857,10 @@ class SiteCrawlRequestOptions(BaseModel):
     """
     CSS selector of the next-page link; the next page continues at the same depth.
     """
-    max_pages: Annotated[int | None, Field(ge=1, le=10000)] = None
+    max_pages: Annotated[int | None, Field(ge=1, le=10000)] = 50
+    """
+    Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+    """
     max_depth: Annotated[int | None, Field(ge=0, le=10)] = None
     same_domain_only: bool | None = None
     delay: Annotated[
@@ -5928,6 +6214,99 @@ class Problem(BaseModel):
     """
 
 
+class ApiHealth(BaseModel):
+    status: Literal['ok', 'degraded']
+    """
+    ok when Temporal and MongoDB answer; degraded when one does not (checks says which)
+    """
+    version: Annotated[str, Field(examples=['1.0.0'])]
+    """
+    The API document's version (info.version)
+    """
+    api_version: Literal['v1', 'refyne']
+    """
+    The API version of this answer
+    """
+    checks: dict[str, str]
+    """
+    Per dependency: ok, or why it is unavailable
+    """
+
+
+PageStatus = TypeAliasType("PageStatus", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
+"""
+Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
+"""
+
+
+class JobResult(BaseModel):
+    """
+    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
+    """
+
+    id: str
+    """
+    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
+    """
+    url: str
+    """
+    The page URL as requested or discovered
+    """
+    status: PageStatus
+    data: Any
+    """
+    The extracted data; null unless status is completed
+    """
+    error_category: ErrorCategory | None
+    """
+    Why the page failed or was skipped
+    """
+    error_message: str | None
+    from_cache: Literal[True] | None = None
+    """
+    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+    """
+    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
+        None
+    )
+    """
+    With from_cache only: when the stored page was fetched
+    """
+    screenshots: list[PageScreenshot] | None = None
+    """
+    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
+    """
+    provenance: Provenance | None = None
+    """
+    With include_provenance=true only: where each value came from (null on pages that did not complete)
+    """
+
+
+JobResultList = TypeAliasType("JobResultList", list[JobResult])
+"""
+The page results of a job, in the order the pages finished
+"""
+
+
+MergedResults = TypeAliasType("MergedResults", list[Any])
+"""
+merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
+"""
+
+
+class DownloadLink(BaseModel):
+    job_id: str
+    format: Literal['json', 'jsonl', 'yaml']
+    download_url: str
+    """
+    A URL of this service that serves the job's results in the format, without an API key, until expires_at. It names no API key; it is bound to this job of your tenant.
+    """
+    expires_at: str
+    """
+    One hour after the link was made (RFC 3339, UTC)
+    """
+
+
 JobStatus = TypeAliasType("JobStatus", Literal['pending', 'running', 'completed', 'failed', 'cancelled'])
 """
 pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
@@ -6148,67 +6527,6 @@ class DebugCaptureReport(BaseModel):
     total_tokens_in: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     total_tokens_out: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     captures: list[DebugCaptureReportCapture]
-
-
-PageStatus = TypeAliasType("PageStatus", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
-"""
-Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
-"""
-
-
-class JobResult(BaseModel):
-    """
-    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
-    """
-
-    id: str
-    """
-    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
-    """
-    url: str
-    """
-    The page URL as requested or discovered
-    """
-    status: PageStatus
-    data: Any
-    """
-    The extracted data; null unless status is completed
-    """
-    error_category: ErrorCategory | None
-    """
-    Why the page failed or was skipped
-    """
-    error_message: str | None
-    from_cache: Literal[True] | None = None
-    """
-    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
-    """
-    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
-        None
-    )
-    """
-    With from_cache only: when the stored page was fetched
-    """
-    screenshots: list[PageScreenshot] | None = None
-    """
-    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
-    """
-    provenance: Provenance | None = None
-    """
-    With include_provenance=true only: where each value came from (null on pages that did not complete)
-    """
-
-
-JobResultList = TypeAliasType("JobResultList", list[JobResult])
-"""
-The page results of a job, in the order the pages finished
-"""
-
-
-MergedResults = TypeAliasType("MergedResults", list[Any])
-"""
-merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-"""
 
 
 class JobStreamEventJobStreamEventData(BaseModel):
@@ -6468,7 +6786,7 @@ class CreateApiKeyRequest(BaseModel):
     """
     expires_at: AwareDatetime | None = None
     """
-    RFC 3339 time after which the key is refused (401). Default: never.
+    RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never.
     """
 
 
@@ -6807,6 +7125,106 @@ class MonitorChange(BaseModel):
 class MonitorChangeList(BaseModel):
     changes: list[MonitorChange]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+PricingTierMaxConcurrentJobs = TypeAliasType(
+    "PricingTierMaxConcurrentJobs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+"""
+
+
+PricingTierMaxPagesPerCrawl = TypeAliasType(
+    "PricingTierMaxPagesPerCrawl",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+"""
+
+
+class PricingTier(BaseModel):
+    name: str
+    """
+    The tier's name (what the operator sets on a tenant)
+    """
+    display_name: str
+    is_default: bool
+    """
+    The tier of tenants the operator set none for
+    """
+    rate_limit_per_minute: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    API requests per minute (429 past it)
+    """
+    monthly_budget_usd: float | None
+    """
+    Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap
+    """
+    max_concurrent_jobs: PricingTierMaxConcurrentJobs | None
+    """
+    Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+    """
+    max_pages_per_crawl: PricingTierMaxPagesPerCrawl | None
+    """
+    A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+    """
+
+
+PricingTierListYourTierMaxConcurrentJobs = TypeAliasType(
+    "PricingTierListYourTierMaxConcurrentJobs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+"""
+
+
+PricingTierListYourTierMaxPagesPerCrawl = TypeAliasType(
+    "PricingTierListYourTierMaxPagesPerCrawl",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+"""
+
+
+class PricingTierListYourTier(BaseModel):
+    """
+    Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone
+    """
+
+    tier: str
+    rate_limit_per_minute: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    API requests per minute (429 past it)
+    """
+    monthly_budget_usd: float | None
+    """
+    Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap
+    """
+    max_concurrent_jobs: PricingTierListYourTierMaxConcurrentJobs | None
+    """
+    Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+    """
+    max_pages_per_crawl: PricingTierListYourTierMaxPagesPerCrawl | None
+    """
+    A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+    """
+
+
+class PricingTierList(BaseModel):
+    tiers: list[PricingTier]
+    your_tier: PricingTierListYourTier
+    """
+    Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone
+    """
 
 
 SchemaCategory = TypeAliasType("SchemaCategory", Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'])
@@ -7466,3 +7884,105 @@ class LearnedExtractor(BaseModel):
 class LearnedExtractorList(BaseModel):
     extractors: list[LearnedExtractor]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageByDayItem(BaseModel):
+    date: str
+    jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs that ran on your own provider keys
+    """
+    charged_usd: float
+    """
+    What the jobs were charged (their cost_usd)
+    """
+    llm_cost_usd: float
+    """
+    The model calls' list price
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageByJobTypeItem(BaseModel):
+    type: Literal['extract', 'crawl', 'analyze', 'map']
+    jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs that ran on your own provider keys
+    """
+    charged_usd: float
+    """
+    What the jobs were charged (their cost_usd)
+    """
+    llm_cost_usd: float
+    """
+    The model calls' list price
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageByProviderItem(BaseModel):
+    provider: str
+    pages: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages whose result this model gave
+    """
+    charged_usd: float
+    llm_cost_usd: float
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageByModelItem(BaseModel):
+    provider: str
+    model: str
+    pages: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages whose result this model gave
+    """
+    charged_usd: float
+    llm_cost_usd: float
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class Usage(BaseModel):
+    from_: Annotated[str, Field(alias='from')]
+    """
+    First day counted (UTC)
+    """
+    to: str
+    """
+    Last day counted (UTC)
+    """
+    total_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs created in the period, of every type and status
+    """
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Of those, jobs that ran on your own provider keys
+    """
+    total_charged_usd: float
+    """
+    What they were charged: the sum of the jobs' cost_usd
+    """
+    llm_cost_usd: float
+    """
+    The list price of their model calls (llm_cost_usd)
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    by_day: list[UsageByDayItem]
+    """
+    Per day (UTC) a job was created on, days without jobs left out
+    """
+    by_job_type: list[UsageByJobTypeItem]
+    by_provider: list[UsageByProviderItem]
+    """
+    Per provider that answered pages: the pages' recorded model usage
+    """
+    by_model: list[UsageByModelItem]
