@@ -4,6 +4,7 @@
 // absent, camelCase aliases, its crawl options honoured or refused).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createClient } from '../../clients/typescript/src/index.js';
 import type { ApiKeyScope } from '../../shared/api-keys.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -158,6 +159,18 @@ describe('API versions', () => {
     assert.match(problem.type, /^http:\/\/.+\/problems\/validation-error$/);
     assert.equal(problem.errors[0].location, 'body.url');
     assert.equal(problem.error_category, undefined);
+  });
+});
+
+describe('our own clients', () => {
+  test('ask for v1, so they work unchanged with a key pinned to refyne', async () => {
+    const key = await keyWith(['full'], 'refyne');
+    const base = await svc.app.listen({ port: 0, host: '127.0.0.1' });
+    const client = createClient({ baseUrl: base, apiKey: key });
+    const extracted = await client.extract({ url: `${site.url}/item`, schema: { name: 'string' } });
+    assert.ok('metadata' in extracted && 'data_source' in extracted.metadata);
+    const results = await client.results(extracted.job_id);
+    assert.ok(Array.isArray(results) && results[0]?.status === 'completed');
   });
 });
 
