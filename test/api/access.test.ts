@@ -199,6 +199,25 @@ describe("requests built from the product's models", () => {
       target_provider: 'x',
     });
     assert.equal(unknown.statusCode, 422);
+    for (const step of [{ name: 'refyne' }, { name: 'markdown', options: { output: 'html' } }]) {
+      const cleaner = await call(svc.apiKey, 'POST', '/api/v1/extract', {
+        ...extractBody(),
+        cleaner_chain: [step],
+      });
+      assert.equal(cleaner.statusCode, 422, JSON.stringify(step));
+      assert.match(cleaner.json().errors[0].location, /^body\.cleaner_chain\.0/);
+    }
+    const helicone = await call(svc.apiKey, 'POST', '/api/v1/extract', {
+      ...extractBody(),
+      llm_config: { provider: 'helicone', model: 'x' },
+    });
+    assert.equal(helicone.statusCode, 422);
+    const noModel = await call(svc.apiKey, 'POST', '/api/v1/extract', {
+      ...extractBody(),
+      llm_config: { provider: 'anthropic' },
+    });
+    assert.equal(noModel.statusCode, 422);
+    assert.equal(noModel.json().errors[0].location, 'body.llm_config.model');
   });
 
   test('crawl options: max_urls bounds the pages, extract_from_seeds false and use_sitemap true are refused', async () => {
