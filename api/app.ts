@@ -18,6 +18,7 @@ import { registerMetrics } from '../shared/telemetry/metrics-route.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 import { API_PREFIX, createAuthenticator, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
 import { registerRefyneAnswers } from './compat/refyne.js';
+import { refyneNote } from './compat/refyne-views.js';
 import { registerApiVersion } from './compat/version.js';
 import type { ApiDeps } from './deps.js';
 import { startJobSweeper } from './job-sweeper.js';
@@ -133,7 +134,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () =>
-        finishDocument(structuredClone(app.swagger()) as Record<string, unknown>),
+        finishDocument(structuredClone(app.swagger()) as Record<string, unknown>, refyneNote),
       );
       await v1.register(apiHealthRoutes(deps));
       await v1.register(extractRoutes(deps));

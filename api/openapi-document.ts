@@ -12,6 +12,7 @@ interface Response {
   headers?: Record<string, unknown>;
 }
 interface Operation {
+  description?: string;
   parameters?: { in: string }[];
   requestBody?: unknown;
   responses?: Record<string, Response>;
@@ -80,7 +81,16 @@ function finishOperation(path: string, method: string, operation: Operation) {
   }
 }
 
-export function finishDocument<T extends Record<string, unknown>>(document: T): T {
+/** What an operation's description adds about another API version (api/compat: refyneNote). */
+export type VersionNote = (method: string, path: string) => string | null;
+
+function noteVersion(operation: Operation, note: string | null) {
+  // A route that describes its refyne answer itself says more than the note would.
+  if (!note || operation.description?.includes('refyne')) return;
+  operation.description = operation.description ? `${operation.description}\n\n${note}` : note;
+}
+
+export function finishDocument<T extends Record<string, unknown>>(document: T, versionNote?: VersionNote): T {
   const paths = (document.paths ?? {}) as Paths;
   const components = ((document.components as { schemas?: Record<string, JsonSchema> } | undefined)
     ?.schemas ?? {}) as Record<string, JsonSchema>;
@@ -89,6 +99,7 @@ export function finishDocument<T extends Record<string, unknown>>(document: T): 
     for (const [method, operation] of Object.entries(operations)) {
       finishOperation(path, method, operation);
       nullable.requestBody(operation.requestBody);
+      if (versionNote) noteVersion(operation, versionNote(method, path));
     }
   }
   return document;

@@ -37,6 +37,8 @@ import { API_PREFIX } from '../auth.js';
 
 type Json = Record<string, unknown>;
 export interface RefyneView {
+  /** The product's model the answer follows (types.py of its SDK), named in the OpenAPI description. */
+  model: string;
   schema: z.ZodType;
   /** From the v1 answer to what the schema reads (default: as it is). */
   from?: (payload: Json) => unknown;
@@ -73,47 +75,74 @@ const list = (key: string, item: (value: Json) => unknown) => (payload: Json) =>
 });
 
 const VIEWS: Record<string, RefyneView> = {
-  'POST /extract': { schema: RefyneExtractSchema },
-  'POST /crawl': { schema: RefyneCrawlJobSchema, from: crawlJob },
-  'POST /analyze': { schema: RefyneAnalyzeSchema },
-  'GET /jobs': { schema: RefyneJobListSchema },
-  'GET /jobs/:id': { schema: RefyneJobSchema },
-  'POST /jobs/:id/cancel': { schema: RefyneJobSchema },
-  'GET /jobs/:id/debug-capture': { schema: RefyneDebugCaptureSchema },
-  'GET /jobs/:id/webhooks': { schema: RefyneJobDeliveriesSchema },
-  'GET /jobs/:id/webhook-deliveries': { schema: RefyneJobDeliveriesSchema },
-  'GET /jobs/:id/download': { schema: RefyneDownloadSchema },
-  'GET /schemas': { schema: RefyneSchemaListSchema },
-  'POST /schemas': { schema: RefyneSchemaSchema },
-  'GET /schemas/:id': { schema: RefyneSchemaSchema },
-  'PUT /schemas/:id': { schema: RefyneSchemaSchema },
-  'GET /sites': { schema: RefyneSiteListSchema },
-  'POST /sites': { schema: RefyneSiteSchema },
-  'GET /sites/:id': { schema: RefyneSiteSchema },
-  'PUT /sites/:id': { schema: RefyneSiteSchema },
-  'GET /keys': { schema: RefyneApiKeyListSchema },
-  'POST /keys': { schema: RefyneCreatedApiKeySchema },
-  'GET /llm/providers': { schema: RefyneProviderListSchema },
-  'GET /llm/keys': { schema: RefyneLlmKeyListSchema },
-  'PUT /llm/keys': { schema: RefyneLlmKeySchema },
-  'GET /llm/chain': { schema: RefyneChainSchema },
-  'PUT /llm/chain': { schema: RefyneChainSchema },
-  'GET /llm/models/:provider': { schema: RefyneModelListSchema },
-  'GET /webhooks': { schema: RefyneWebhookListSchema, from: list('webhooks', webhook) },
-  'POST /webhooks': { schema: RefyneWebhookSchema, from: webhook },
-  'GET /webhooks/:id': { schema: RefyneWebhookSchema, from: webhook },
-  'PUT /webhooks/:id': { schema: RefyneWebhookSchema, from: webhook },
-  'GET /webhooks/:id/deliveries': { schema: RefyneWebhookDeliveriesSchema },
-  'GET /usage': { schema: RefyneUsageTotalsSchema },
-  'GET /health': { schema: RefyneHealthSchema },
-  'GET /pricing/tiers': { schema: RefyneTierListSchema, from: list('tiers', tier) },
-  'GET /cleaners': { schema: RefyneCleanerListSchema },
+  'POST /extract': { model: 'ExtractOutputBody', schema: RefyneExtractSchema },
+  'POST /crawl': { model: 'CrawlJobResponseBody', schema: RefyneCrawlJobSchema, from: crawlJob },
+  'POST /analyze': { model: 'AnalyzeResponseBody', schema: RefyneAnalyzeSchema },
+  'GET /jobs': { model: 'ListJobsOutputBody', schema: RefyneJobListSchema },
+  'GET /jobs/:id': { model: 'JobResponse', schema: RefyneJobSchema },
+  'POST /jobs/:id/cancel': { model: 'JobResponse', schema: RefyneJobSchema },
+  'GET /jobs/:id/debug-capture': { model: 'GetJobDebugCaptureOutputBody', schema: RefyneDebugCaptureSchema },
+  'GET /jobs/:id/webhooks': { model: 'GetJobWebhookDeliveriesOutputBody', schema: RefyneJobDeliveriesSchema },
+  'GET /jobs/:id/webhook-deliveries': {
+    model: 'GetJobWebhookDeliveriesOutputBody',
+    schema: RefyneJobDeliveriesSchema,
+  },
+  'GET /jobs/:id/download': { model: 'GetJobResultsDownloadOutputBody', schema: RefyneDownloadSchema },
+  'GET /schemas': { model: 'ListSchemasOutputBody', schema: RefyneSchemaListSchema },
+  'POST /schemas': { model: 'SchemaOutput', schema: RefyneSchemaSchema },
+  'GET /schemas/:id': { model: 'SchemaOutput', schema: RefyneSchemaSchema },
+  'PUT /schemas/:id': { model: 'SchemaOutput', schema: RefyneSchemaSchema },
+  'GET /sites': { model: 'ListSavedSitesOutputBody', schema: RefyneSiteListSchema },
+  'POST /sites': { model: 'SavedSiteOutput', schema: RefyneSiteSchema },
+  'GET /sites/:id': { model: 'SavedSiteOutput', schema: RefyneSiteSchema },
+  'PUT /sites/:id': { model: 'SavedSiteOutput', schema: RefyneSiteSchema },
+  'GET /keys': { model: 'ListKeysOutputBody', schema: RefyneApiKeyListSchema },
+  'POST /keys': { model: 'CreateKeyOutputBody', schema: RefyneCreatedApiKeySchema },
+  'GET /llm/providers': { model: 'ListProvidersOutputBody', schema: RefyneProviderListSchema },
+  'GET /llm/keys': { model: 'ListUserServiceKeysOutputBody', schema: RefyneLlmKeyListSchema },
+  'PUT /llm/keys': { model: 'UserServiceKeyResponse', schema: RefyneLlmKeySchema },
+  'GET /llm/chain': { model: 'GetUserFallbackChainOutputBody', schema: RefyneChainSchema },
+  'PUT /llm/chain': { model: 'SetUserFallbackChainOutputBody', schema: RefyneChainSchema },
+  'GET /llm/models/:provider': { model: 'UserListModelsOutputBody', schema: RefyneModelListSchema },
+  'GET /webhooks': {
+    model: 'ListWebhooksOutputBody',
+    schema: RefyneWebhookListSchema,
+    from: list('webhooks', webhook),
+  },
+  'POST /webhooks': { model: 'WebhookResponse', schema: RefyneWebhookSchema, from: webhook },
+  'GET /webhooks/:id': { model: 'WebhookResponse', schema: RefyneWebhookSchema, from: webhook },
+  'PUT /webhooks/:id': { model: 'WebhookResponse', schema: RefyneWebhookSchema, from: webhook },
+  'GET /webhooks/:id/deliveries': {
+    model: 'ListWebhookDeliveriesOutputBody',
+    schema: RefyneWebhookDeliveriesSchema,
+  },
+  'GET /usage': { model: 'GetUsageOutputBody', schema: RefyneUsageTotalsSchema },
+  'GET /health': { model: 'HealthCheckOutputBody', schema: RefyneHealthSchema },
+  'GET /pricing/tiers': {
+    model: 'ListTierLimitsOutputBody',
+    schema: RefyneTierListSchema,
+    from: list('tiers', tier),
+  },
+  'GET /cleaners': { model: 'ListCleanersOutputBody', schema: RefyneCleanerListSchema },
 };
 
 /** The view of a route (by method and registered pattern) for an answer status; an extract's 202 included. */
 export function refyneView(method: string, pattern: string | undefined, status: number): RefyneView | null {
   if (!pattern?.startsWith(API_PREFIX)) return null;
   const route = `${method} ${pattern.slice(API_PREFIX.length)}`;
-  if (route === 'POST /extract' && status === 202) return { schema: RefyneCrawlJobSchema };
+  if (route === 'POST /extract' && status === 202)
+    return { model: 'CrawlJobResponseBody', schema: RefyneCrawlJobSchema };
   return VIEWS[route] ?? null;
+}
+
+/**
+ * What the OpenAPI description of an operation says about the refyne version (path as the document spells it,
+ * `/api/v1/jobs/{id}`): the product's model its answer follows, or that a delete answers {"success": true}.
+ */
+export function refyneNote(method: string, documentPath: string): string | null {
+  if (!documentPath.startsWith(API_PREFIX)) return null;
+  const route = `${method.toUpperCase()} ${documentPath.slice(API_PREFIX.length).replace(/\{(\w+)\}/g, ':$1')}`;
+  if (method.toUpperCase() === 'DELETE') return 'API version refyne: 200 {"success": true} instead of 204.';
+  const view = VIEWS[route];
+  return view ? `API version refyne: the Refyne product's ${view.model}, its fields only.` : null;
 }

@@ -31,6 +31,8 @@ export interface paths {
      *     1.5 × LLM_TIMEOUT_MS, so a hung model fails it with timeout (504); 202 with the job link when it takes longer
      *     than EXTRACT_WAIT_SECONDS. Send an Idempotency-Key header to make retries safe: after a 503 (Retry-After) a retry
      *     with the same key runs the job.
+     *
+     *     API version refyne: the Refyne product's AnalyzeResponseBody, its fields only.
      */
     post: {
       parameters: {
@@ -517,6 +519,8 @@ export interface paths {
     /**
      * Crawl a site from a seed URL and extract from every page
      * @description Starts a durable crawl job. Without wait: 202 at once with job_id, status, status_url and queue_position. With wait=true: 200 with data (the page results) if the job ends within timeout seconds (10..120, default 120), else 202 and the job goes on. A client that disconnects while waiting does not affect the job. Links are followed by follow_selector / follow_pattern on the same site, next_selector paginates at the same depth; robots.txt is obeyed by default; URLs are normalised and never processed twice. Send an Idempotency-Key header to make retries safe.
+     *
+     *     API version refyne: the Refyne product's CrawlJobResponseBody, its fields only.
      */
     post: {
       parameters: {
@@ -778,6 +782,8 @@ export interface paths {
     /**
      * Extract structured data from one page
      * @description Fetches the URL, cleans it with the cleaner chain and asks the model chain for data matching the schema. Runs as a job (see /jobs/{id}) and waits for it: 200 with the result; a failed job answers as soon as its failure is final, with a problem document of type job-failed (validation-error for unusable input or content, 422) carrying job_id and error_category, status by category: 409 no usable model in your settings (no_models) or cancelled, 401 invalid provider key, 429 the model provider's rate limit (type provider-rate-limited, error_category rate_limit, with the provider's Retry-After when it gave one, at most 600 s) or quota_exceeded (a budget — max_cost_usd, max_tokens, the tenant's monthly budget — refused the model call, or the provider's quota), 502 upstream failure, 504 timeout. These are the job's failures: this service's own request-rate limit is the rate-limited type. The model step (every model of the chain and every retry) takes about 1.5 × LLM_TIMEOUT_MS (90 s here): a hung model fails the job with timeout (504) within the wait when EXTRACT_WAIT_SECONDS is longer than that plus the fetch. A job still running after EXTRACT_WAIT_SECONDS (default 120) is answered 202 with the job link and goes on. Send an Idempotency-Key header to make retries safe: a 503 (the workflow service out of reach; Retry-After) keeps the job, and a retry with the same key runs it (it also starts by itself once the service is back).
+     *
+     *     API version refyne: the Refyne product's ExtractOutputBody, its fields only.
      */
     post: {
       parameters: {
@@ -1259,7 +1265,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the caller's jobs, newest first */
+    /**
+     * List the caller's jobs, newest first
+     * @description API version refyne: the Refyne product's ListJobsOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: {
@@ -1440,7 +1449,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read one job */
+    /**
+     * Read one job
+     * @description API version refyne: the Refyne product's JobResponse, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -1623,6 +1635,8 @@ export interface paths {
     /**
      * Cancel a pending or running job
      * @description Cancels the job's workflow: pages in flight end cleanly (recorded as skipped) and the job ends cancelled. Answers the job; a job that already ended is a 409 problem.
+     *
+     *     API version refyne: the Refyne product's JobResponse, its fields only.
      */
     post: {
       parameters: {
@@ -2014,7 +2028,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Model requests and responses of a job run with capture_debug */
+    /**
+     * Model requests and responses of a job run with capture_debug
+     * @description API version refyne: the Refyne product's GetJobDebugCaptureOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -3546,7 +3563,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A job's webhook deliveries, newest first, each with its attempts */
+    /**
+     * A job's webhook deliveries, newest first, each with its attempts
+     * @description API version refyne: the Refyne product's GetJobWebhookDeliveriesOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -3724,7 +3744,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A job's webhook deliveries, newest first, each with its attempts */
+    /**
+     * A job's webhook deliveries, newest first, each with its attempts
+     * @description API version refyne: the Refyne product's GetJobWebhookDeliveriesOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -4449,6 +4472,8 @@ export interface paths {
     /**
      * Your tenant's model fallback chain
      * @description Empty means the service default chain is used.
+     *
+     *     API version refyne: the Refyne product's GetUserFallbackChainOutputBody, its fields only.
      */
     get: {
       parameters: {
@@ -4613,6 +4638,8 @@ export interface paths {
     /**
      * Replace your model fallback chain
      * @description Entries are tried in order (position 0 first). The next entry is tried after rate limits, provider errors, timeouts, unsupported models, truncation and unparseable or non-matching output; an invalid key stops the chain. Each entry uses your key for its provider when stored (sent only to the base_url stored with it), else the service key (sent only to the service's own endpoint). Entries carry no base_url: an endpoint is chosen only together with its key, with PUT /llm/keys.
+     *
+     *     API version refyne: the Refyne product's SetUserFallbackChainOutputBody, its fields only.
      */
     put: {
       parameters: {
@@ -4809,7 +4836,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List your tenant's provider keys (has_key only, never the key) */
+    /**
+     * List your tenant's provider keys (has_key only, never the key)
+     * @description API version refyne: the Refyne product's ListUserServiceKeysOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -4973,6 +5003,8 @@ export interface paths {
     /**
      * Create or update your key for a provider (bring your own key)
      * @description The key is stored sealed (AES-256-GCM with the operator key) and only reported as has_key. An empty or missing api_key keeps the stored key, so is_enabled (or the base_url of a provider without a stored key) can change alone. Jobs whose chain uses this provider then run on your key (is_byok=true, cost_usd 0). The key is only ever sent to the base_url stored with it, or to the provider's official endpoint when stored without one: a job naming another llm_config.base_url is refused (422), and moving a stored key to another base_url needs api_key again (422 at body.base_url otherwise).
+     *
+     *     API version refyne: the Refyne product's UserServiceKeyResponse, its fields only.
      */
     put: {
       parameters: {
@@ -5540,7 +5572,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The model providers the service can call */
+    /**
+     * The model providers the service can call
+     * @description API version refyne: the Refyne product's ListProvidersOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: {
@@ -6816,6 +6851,8 @@ export interface paths {
     /**
      * Delete a monitor and its schedule
      * @description Deletes the Temporal Schedule (a run in progress finishes; its job stays, as every job does), the monitor and its changes. 204.
+     *
+     *     API version refyne: 200 {"success": true} instead of 204.
      */
     delete: {
       parameters: {
@@ -8049,6 +8086,8 @@ export interface paths {
     /**
      * List your stored schemas and other tenants' public ones, newest first
      * @description Filters combine: category, tag (exact), visibility (private or public). include_public=false lists only your own schemas. total counts every match; limit and offset page through them.
+     *
+     *     API version refyne: the Refyne product's ListSchemasOutputBody, its fields only.
      */
     get: {
       parameters: {
@@ -8225,6 +8264,8 @@ export interface paths {
     /**
      * Store a schema
      * @description schema_yaml is checked with the parser extract uses (422 naming the place inside it). Use the stored schema with schema_id on extract and crawl, or as a site default_schema_id. 201 with it.
+     *
+     *     API version refyne: the Refyne product's SchemaOutput, its fields only.
      */
     post: {
       parameters: {
@@ -8420,7 +8461,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a stored schema: one of yours, or a public one */
+    /**
+     * Get a stored schema: one of yours, or a public one
+     * @description API version refyne: the Refyne product's SchemaOutput, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -8586,6 +8630,8 @@ export interface paths {
     /**
      * Update one of your stored schemas
      * @description Every field is optional; a missing one keeps its value. Another tenant's schema, even a public one, is a 404. Jobs already created keep the schema they started with.
+     *
+     *     API version refyne: the Refyne product's SchemaOutput, its fields only.
      */
     put: {
       parameters: {
@@ -8774,6 +8820,8 @@ export interface paths {
     /**
      * Delete one of your stored schemas
      * @description Jobs already created keep their schema; sites naming it as default_schema_id keep the id. Another tenant's schema is a 404.
+     *
+     *     API version refyne: 200 {"success": true} instead of 204.
      */
     delete: {
       parameters: {
@@ -8947,7 +8995,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List your stored sites, newest first */
+    /**
+     * List your stored sites, newest first
+     * @description API version refyne: the Refyne product's ListSavedSitesOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: {
@@ -9117,6 +9168,8 @@ export interface paths {
     /**
      * Store a site
      * @description url is required; domain is its host. default_schema_id must name a stored schema you can use (yours or a public one), else 422. The body of an analyze response can be saved as analysis_result unchanged (its job_id and sample_data are dropped). 201 with the site.
+     *
+     *     API version refyne: the Refyne product's SavedSiteOutput, its fields only.
      */
     post: {
       parameters: {
@@ -9312,7 +9365,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a stored site */
+    /**
+     * Get a stored site
+     * @description API version refyne: the Refyne product's SavedSiteOutput, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -9478,6 +9534,8 @@ export interface paths {
     /**
      * Update a stored site
      * @description Every field is optional and a missing one keeps its value; url is ignored (a site keeps its URL and domain). crawl_options replaces the stored options as a whole; null clears default_schema_id or analysis_result. 200 with the site.
+     *
+     *     API version refyne: the Refyne product's SavedSiteOutput, its fields only.
      */
     put: {
       parameters: {
@@ -9663,7 +9721,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a stored site */
+    /**
+     * Delete a stored site
+     * @description API version refyne: 200 {"success": true} instead of 204.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -10270,6 +10331,8 @@ export interface paths {
     /**
      * Forget a site's learned extractors
      * @description Its next crawls learn again from the model. 204.
+     *
+     *     API version refyne: 200 {"success": true} instead of 204.
      */
     delete: {
       parameters: {
@@ -10800,6 +10863,8 @@ export interface paths {
     /**
      * Delete a stored site's session
      * @description The site's crawls then fetch logged out. 204.
+     *
+     *     API version refyne: 200 {"success": true} instead of 204.
      */
     delete: {
       parameters: {
@@ -11163,7 +11228,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List your saved webhooks */
+    /**
+     * List your saved webhooks
+     * @description API version refyne: the Refyne product's ListWebhooksOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -11328,6 +11396,8 @@ export interface paths {
     /**
      * Save a webhook
      * @description Active webhooks receive the events they subscribe to for every job of the tenant. Deliveries are POSTs with Content-Type: application/json, X-Service-Event, X-Service-Delivery (the same on retries) and, with a secret, X-Service-Signature plus the Standard Webhooks headers; 2xx within 30 s is success, otherwise the delivery is retried after 1 and 5 minutes (3 attempts). The URL must be a public http(s) address. Custom header values are stored encrypted and shown as "****" in every response. 201 with the webhook; 409 when the name is taken.
+     *
+     *     API version refyne: the Refyne product's WebhookResponse, its fields only.
      */
     post: {
       parameters: {
@@ -11540,7 +11610,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a saved webhook (the secret is reported as has_secret only, header values masked) */
+    /**
+     * Get a saved webhook (the secret is reported as has_secret only, header values masked)
+     * @description API version refyne: the Refyne product's WebhookResponse, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -11706,6 +11779,8 @@ export interface paths {
     /**
      * Update a saved webhook
      * @description name, url and is_active are required. A missing secret keeps the stored one, an empty secret removes it; missing events or headers keep the stored ones. A header whose value is sent as "****" (as GET shows it) keeps the stored value of the header with that name. Stored values are kept only while the URL keeps its origin (scheme, host, port): a url on another origin needs the secret, the headers and every "****" value given again, else 422 naming them (body.secret, body.headers, body.headers.<name>). 409 when the new name is taken.
+     *
+     *     API version refyne: the Refyne product's WebhookResponse, its fields only.
      */
     put: {
       parameters: {
@@ -11908,7 +11983,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a saved webhook (jobs already created keep their deliveries) */
+    /**
+     * Delete a saved webhook (jobs already created keep their deliveries)
+     * @description API version refyne: 200 {"success": true} instead of 204.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -12081,7 +12159,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Deliveries of a saved webhook, newest first */
+    /**
+     * Deliveries of a saved webhook, newest first
+     * @description API version refyne: the Refyne product's ListWebhookDeliveriesOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: {
