@@ -12,6 +12,7 @@ import {
   type Refusal,
   tenantAccount,
 } from '../shared/store/budgets.js';
+import { appliedLimits } from '../shared/tiers.js';
 import type { ActivityDeps } from './deps.js';
 import type { ResolvedEntry } from './llm/chain.js';
 
@@ -46,7 +47,9 @@ export function makeBudgetGuard(deps: ActivityDeps) {
   /** Tenants' monthly budgets read ahead by warm(), each taken by its job's first call (see warm). */
   const warmed = new Map<string, Promise<number | null>>();
   const readMonthly = (tenantId: string) =>
-    Promise.resolve(deps.tenants?.getTenant(tenantId)).then((t) => t?.monthly_budget_usd ?? null);
+    Promise.resolve(deps.tenants?.getTenant(tenantId)).then((t) =>
+      t ? appliedLimits(config, t).monthly_budget_usd : null,
+    );
 
   function monthlyBudget(job: BudgetedJob): Promise<number | null> {
     const ahead = warmed.get(job.jobId);

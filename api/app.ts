@@ -17,29 +17,38 @@ import { fastifyTracing } from '../shared/telemetry/fastify-tracing.js';
 import { registerMetrics } from '../shared/telemetry/metrics-route.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 import { API_PREFIX, createAuthenticator, frameworkErrors, MAX_PARAM_LENGTH, registerAuth } from './auth.js';
+import { registerRefyneAnswers } from './compat/refyne.js';
+import { refyneNote } from './compat/refyne-views.js';
+import { registerApiVersion } from './compat/version.js';
 import type { ApiDeps } from './deps.js';
 import { startJobSweeper } from './job-sweeper.js';
 import { registerJsonParser } from './json-body.js';
 import { mcpRoutes } from './mcp/route.js';
-import { finishDocument } from './openapi-document.js';
+import { API_DOCUMENT_VERSION, finishDocument } from './openapi-document.js';
 import { PROBLEM_TYPES, ProblemError, problemTypeUri, registerProblemHandlers } from './problem.js';
+import { registerRequestLeniency } from './request-leniency.js';
 import { analyzeRoutes } from './routes/analyze.js';
 import { cleanerRoutes } from './routes/cleaners.js';
 import { crawlRoutes } from './routes/crawl.js';
 import { extractRoutes } from './routes/extract.js';
-import { healthRoutes } from './routes/health.js';
+import { apiHealthRoutes, healthRoutes } from './routes/health.js';
+import { signedDownloadRoutes } from './routes/jobs/download.js';
 import { jobRoutes } from './routes/jobs/index.js';
 import { keyRoutes } from './routes/keys.js';
 import { llmRoutes } from './routes/llm.js';
+import { llmModelRoutes } from './routes/llm-models.js';
 import { mapRoutes } from './routes/map.js';
 import { monitorRoutes } from './routes/monitors.js';
+import { pricingRoutes } from './routes/pricing.js';
 import { schemaRoutes } from './routes/schemas.js';
 import { siteCrawlRoutes } from './routes/site-crawl.js';
 import { siteSessionRoutes } from './routes/site-session.js';
 import { siteRoutes } from './routes/sites.js';
+import { usageRoutes } from './routes/usage.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { registerScopeCheck } from './scopes.js';
 
-export const API_VERSION = '1.0.0';
+export const API_VERSION = API_DOCUMENT_VERSION;
 
 const API_DESCRIPTION = `Fetches web pages and returns structured data extracted by a language model.
 
@@ -51,7 +60,25 @@ are 413, a body that is not JSON (or nested deeper than 64 arrays and objects) 4
 used for another kind of job, no usable model in the tenant's settings). Each tenant has a request-rate limit per
 minute (429 with Retry-After); answers carry X-RateLimit-Limit, -Remaining and -Reset. A client address that
 sent too many unknown keys is refused (429 with Retry-After) until its window ends, whatever key it sends. Timestamps are RFC 3339
-UTC with milliseconds. Another tenant's resources answer 404.`;
+UTC with milliseconds. Another tenant's resources answer 404.
+
+**API keys have scopes** (full, read, extract, crawl, jobs; see ApiKeyScope): a request outside its key's scopes
+is a 403 problem naming the scope it needs.
+
+**API versions.** Every answer says in its X-API-Version header which version shaped it. v1, the default, is this
+document. refyne shapes every answer exactly as the models of the Refyne product's published SDKs declare it, so
+those SDKs (e.g. the Python package refyne) work unchanged: no field beyond the product's, the results endpoint as
+\`{job_id, status, page_count, results, merged}\`, deletes as 200 \`{"success": true}\`, validation errors as 400
+problems with absolute type URIs. A key is pinned to a version when it is created (POST /keys api_version,
+default the version of the request creating it); a request may name another in its X-API-Version header. Each
+route's description says what refyne changes; routes the product does not have answer as in v1.
+
+**Requests built from the Refyne product's models are understood** in every version: an explicit null for an
+optional field that does not take null means the field is absent (the document marks such fields nullable); the
+top-level camelCase names fetchMode, llmConfig and webhookUrl (sent by one of the product's SDKs) mean
+fetch_mode, llm_config and webhook_url (giving both spellings is a 422). Other unknown fields are still a 422.
+The product's options that go beyond this interface are honoured or refused with a 422 that says why (see
+CrawlOptions, LlmKeyRequest default_model).`;
 
 export interface AppOptions {
   /** From startTracing: a span per request (the parent of the workflow start). */
@@ -93,17 +120,23 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   const sweeper = startJobSweeper(deps, app.log);
   app.addHook('onClose', () => sweeper.stop());
   await registerAuth(app, deps, authenticate);
+  registerApiVersion(app);
+  registerScopeCheck(app);
+  registerRefyneAnswers(app, deps.config.PUBLIC_BASE_URL);
+  registerRequestLeniency(app);
   registerRequestLogContext(app);
 
   await app.register(healthRoutes(deps));
+  await app.register(signedDownloadRoutes(deps)); // GET /downloads/{token}: signed, no API key
   // MCP over Streamable HTTP at /mcp (same keys and rate limit; left out of the OpenAPI document).
   await app.register(mcpRoutes());
   registerMetrics(app, deps, options.metrics); // GET /metrics: outside /api/v1; METRICS_TOKEN, or loopback only
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { schema: { hide: true } }, async () =>
-        finishDocument(structuredClone(app.swagger()) as Record<string, unknown>),
+        finishDocument(structuredClone(app.swagger()) as Record<string, unknown>, refyneNote),
       );
+      await v1.register(apiHealthRoutes(deps));
       await v1.register(extractRoutes(deps));
       await v1.register(crawlRoutes(deps));
       await v1.register(analyzeRoutes(deps));
@@ -112,12 +145,15 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
       await v1.register(jobRoutes(deps));
       await v1.register(keyRoutes(deps));
       await v1.register(llmRoutes(deps));
+      await v1.register(llmModelRoutes(deps));
       await v1.register(webhookRoutes(deps));
       await v1.register(siteRoutes(deps));
       await v1.register(siteCrawlRoutes(deps));
       await v1.register(siteSessionRoutes(deps));
       await v1.register(monitorRoutes(deps));
       await v1.register(schemaRoutes(deps));
+      await v1.register(pricingRoutes(deps));
+      await v1.register(usageRoutes(deps));
     },
     { prefix: API_PREFIX },
   );

@@ -2,7 +2,8 @@
 // limit on unknown keys per client address.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Tenant } from '../shared/store/tenants.js';
+import type { ApiKeyDoc, Tenant } from '../shared/store/tenants.js';
+import { appliedLimits } from '../shared/tiers.js';
 import { type AuthFailureCounter, clientAddressKey, MemoryAuthFailures } from './auth-failures.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError, sendProblem } from './problem.js';
@@ -12,6 +13,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     tenant: Tenant;
     apiKeyId: string;
+    /** The key the request was authenticated with (its scopes, its pinned API version). */
+    apiKey: ApiKeyDoc | null;
   }
 }
 
@@ -117,18 +120,20 @@ export function createAuthenticator(
       await failures.recordFailure(address);
       throw new ProblemError({
         slug: 'unauthorized',
-        detail: 'The API key is not valid (it may have been deleted).',
+        detail: 'The API key is not valid (it may have been deleted, or have expired).',
         errors: [{ location: 'header.authorization', message: 'unknown API key' }],
       });
     }
     request.tenant = found.tenant;
     request.apiKeyId = found.key.id;
+    request.apiKey = found.key;
   };
 }
 
 export async function registerAuth(app: FastifyInstance, deps: ApiDeps, authenticate: Authenticate) {
   app.decorateRequest('tenant', null as unknown as Tenant);
   app.decorateRequest('apiKeyId', '');
+  app.decorateRequest('apiKey', null);
   app.addHook('onRequest', async (request, reply) => {
     if (needsApiKey(request)) await authenticate(request, reply);
   });
@@ -139,7 +144,10 @@ export async function registerAuth(app: FastifyInstance, deps: ApiDeps, authenti
     hook: 'preParsing',
     timeWindow: 60_000,
     keyGenerator: (request) => request.tenant?._id ?? request.ip,
-    max: (request) => request.tenant?.rate_limit_per_minute ?? deps.config.RATE_LIMIT_PER_MINUTE,
+    max: (request) =>
+      request.tenant
+        ? appliedLimits(deps.config, request.tenant).rate_limit_per_minute
+        : deps.config.RATE_LIMIT_PER_MINUTE,
     allowList: (request) => !request.tenant,
     errorResponseBuilder: (_request, context) =>
       new ProblemError({

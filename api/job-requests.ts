@@ -6,7 +6,12 @@ import { defaultChainFor, keepInChain } from '../shared/cleaners.js';
 import { CategorizedError } from '../shared/errors.js';
 import { type NormalizedSchema, normalizeSchema, validateSchemaYaml } from '../shared/schema-input.js';
 import { actionsInput, type PageAction } from '../shared/schemas/actions.js';
-import { type CrawlRequest, parseDuration } from '../shared/schemas/crawl.js';
+import {
+  type CrawlRequest,
+  crawlFetchMode,
+  DEFAULT_MAX_PAGES,
+  parseDuration,
+} from '../shared/schemas/crawl.js';
 import { type ExtractRequest, maxAgeInput } from '../shared/schemas/extract.js';
 import type { CrawlSpec, ExtractSpec } from '../shared/schemas/job-spec.js';
 import type { LlmConfig } from '../shared/schemas/llm.js';
@@ -67,8 +72,7 @@ export async function prepareJobRequest(
   const schema = stored
     ? parseSchemaField(stored.schema_yaml, 'body.schema_id', validateSchemaYaml)
     : parseSchemaField(body.schema, 'body.schema');
-  const llm = body.llm_config;
-  if (llm) await checkLlmConfig(deps, tenantId, llm);
+  const llm = body.llm_config && (await checkLlmConfig(deps, tenantId, body.llm_config));
   const hooks = await resolveWebhooks(deps, tenantId, body);
   // startJob runs this only for a job it creates, so an idempotent replay neither reseals nor recounts.
   const beforeStart = async (jobId: string) => {
@@ -108,12 +112,16 @@ export function crawlSpec(
   body: CrawlRequest,
   prepared: Awaited<ReturnType<typeof prepareJobRequest>>,
   siteId?: string,
+  tierMaxPages: number | null = null,
 ): CrawlSpec {
-  const { delay, ...rules } = body.options;
+  // fetch_mode, max_urls, extract_from_seeds, use_sitemap: the Refyne product's options, read here.
+  const { delay, fetch_mode, max_urls, extract_from_seeds, use_sitemap, ...rules } = body.options;
+  // Not given: 50, or fewer when the tenant's tier allows fewer (given and too many: refused by runCrawl).
+  const maxPages = rules.max_pages ?? Math.min(DEFAULT_MAX_PAGES, tierMaxPages ?? DEFAULT_MAX_PAGES);
   return {
     kind: 'crawl',
     url: body.url,
-    ...actionsInput(body),
+    ...actionsInput({ ...body, fetch_mode: crawlFetchMode(body) }),
     // The links the crawl follows stay visible to the model whatever the cleaners remove.
     cleanerChain: keepInChain<CrawlSpec['cleanerChain'][number]>(
       body.cleaner_chain ?? defaultChainFor(prepared.schema),
@@ -125,7 +133,11 @@ export function crawlSpec(
     learnExtractors: body.learn_extractors,
     ...(siteId ? { siteId } : {}),
     llm: prepared.llm,
-    options: { ...rules, delay_ms: delay ? (parseDuration(delay) ?? 0) : 0 },
+    options: {
+      ...rules,
+      max_pages: Math.min(maxPages, max_urls ?? maxPages),
+      delay_ms: delay ? (parseDuration(delay) ?? 0) : 0,
+    },
     ...prepared.webhooks,
     ...budgetInput(body),
     ...maxAgeInput(body),

@@ -17,6 +17,7 @@ import { isDuplicateKey } from '../shared/store/mongo.js';
 import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
+import { admitJob } from './tier-limits.js';
 
 export interface NewJob {
   tenantId: string;
@@ -29,6 +30,8 @@ export interface NewJob {
   monitorId?: string;
   /** Runs after job.created is recorded and before the workflow starts (e.g. to store a job secret). */
   beforeStart?: (jobId: string) => Promise<void>;
+  /** The tenant's tier limit on jobs at once, for a job the caller starts (none: not checked). */
+  maxConcurrentJobs?: number | null;
 }
 
 /**
@@ -94,6 +97,7 @@ export async function startJob(
       return { job: (await deps.jobs.get(job.tenantId, jobId)) ?? existing, created: false };
     }
   }
+  await admitJob(deps, job.tenantId, job.maxConcurrentJobs ?? null);
   // Marked before it is recorded: a job recorded without a started workflow is always found by the sweeper.
   const starts = pendingStarts(deps);
   const { created, projected } = await appendJobCreated(

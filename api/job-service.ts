@@ -7,10 +7,13 @@ import { isFinal, type JobView } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
 import type { CrawlQuery, CrawlRequest } from '../shared/schemas/crawl.js';
 import type { JobSpec } from '../shared/schemas/job-spec.js';
+import type { Tenant } from '../shared/store/tenants.js';
+import { appliedLimits } from '../shared/tiers.js';
 import type { ApiDeps } from './deps.js';
 import { answerPageJob, awaitJob, crawlResponse } from './job-answer.js';
 import { crawlSpec, prepareJobRequest, refuseSecrets } from './job-requests.js';
 import { startJob } from './job-runner.js';
+import { checkCrawlPages } from './tier-limits.js';
 import { jobResource } from './views.js';
 
 /** The spec an earlier job stored, for the routes that start a job over it (retry, re-extract). */
@@ -21,6 +24,10 @@ export interface JobStart {
   spec: JobSpec;
   beforeStart?: (jobId: string) => Promise<void>;
 }
+
+/** The tier limits of the request's tenant. */
+const limitsOf = (deps: ApiDeps, request: Pick<FastifyRequest, 'tenant'>) =>
+  appliedLimits(deps.config, request.tenant);
 
 const keyOf = (request: Pick<FastifyRequest, 'headers'>) => {
   const key = request.headers['idempotency-key'];
@@ -38,9 +45,15 @@ export async function runWaitedJob<T>(
   start: JobStart,
   view: (job: JobView, page: ResultView) => T,
 ) {
+  const { max_concurrent_jobs } = limitsOf(deps, request);
   const { job } = await startJob(
     deps,
-    { ...start, tenantId: request.tenant._id, idempotencyKey: keyOf(request) },
+    {
+      ...start,
+      tenantId: request.tenant._id,
+      idempotencyKey: keyOf(request),
+      maxConcurrentJobs: max_concurrent_jobs,
+    },
     reply,
   );
   return answerPageJob(deps, job, reply, view);
@@ -54,7 +67,7 @@ export async function runCrawl(
   deps: ApiDeps,
   reply: FastifyReply,
   req: {
-    tenantId: string;
+    tenant: Tenant;
     idempotencyKey: string | null;
     query: CrawlQuery;
     body: CrawlRequest;
@@ -62,16 +75,21 @@ export async function runCrawl(
     siteId?: string;
   },
 ) {
-  const { body, tenantId } = req;
+  const { body } = req;
+  const tenantId = req.tenant._id;
+  const limits = limitsOf(deps, req);
   refuseSecrets(body.actions);
   const prepared = await prepareJobRequest(deps, tenantId, body);
+  checkCrawlPages(body.options.max_pages, limits.max_pages_per_crawl);
+  const spec = crawlSpec(body, prepared, req.siteId, limits.max_pages_per_crawl);
   const { job } = await startJob(
     deps,
     {
       tenantId,
       idempotencyKey: req.idempotencyKey,
-      spec: crawlSpec(body, prepared, req.siteId),
+      spec,
       beforeStart: prepared.beforeStart,
+      maxConcurrentJobs: limits.max_concurrent_jobs,
     },
     reply,
   );
@@ -85,9 +103,14 @@ export async function runCrawl(
 export async function runFollowUpJob(
   deps: ApiDeps,
   reply: FastifyReply,
-  tenantId: string,
+  tenant: Tenant,
   start: JobStart & { retryOf?: string },
 ) {
-  const { job } = await startJob(deps, { ...start, tenantId, idempotencyKey: null }, reply);
+  const { max_concurrent_jobs } = limitsOf(deps, { tenant });
+  const { job } = await startJob(
+    deps,
+    { ...start, tenantId: tenant._id, idempotencyKey: null, maxConcurrentJobs: max_concurrent_jobs },
+    reply,
+  );
   return reply.code(202).send(await jobResource(deps, job));
 }

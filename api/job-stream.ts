@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
+import type { StreamEvent } from '../shared/schemas/stream.js';
 import { formatSseFrame, HEARTBEAT_FRAME, type JobStreamCursor } from '../shared/sse-events.js';
 import type { EventStore } from '../shared/store/event-store.js';
 
@@ -28,6 +29,8 @@ export interface JobStreamRun {
   /** Aborted when the client disconnects or the server shuts down. */
   signal: AbortSignal;
   log: FastifyBaseLogger;
+  /** The events' shape in the request's API version (default: v1's, as built). */
+  shape?: (event: StreamEvent) => StreamEvent;
 }
 
 /** Runs until the job's `complete` is sent, the client leaves, or the log cannot be read; then ends `res`. */
@@ -58,7 +61,7 @@ async function pollLog(run: JobStreamRun, write: (chunk: string) => Promise<void
   while (!signal.aborted && !cursor.done) {
     const batch = await run.events.list(run.jobId, cursor.lastSeq, BATCH);
     for (const event of batch) {
-      for (const out of cursor.next(event)) await write(formatSseFrame(out));
+      for (const out of cursor.next(event)) await write(formatSseFrame(run.shape ? run.shape(out) : out));
       if (cursor.done) return;
     }
     if (batch.length === BATCH) continue; // more backlog: read on at once

@@ -5,12 +5,12 @@ import type { JobLlmConfig } from '../activities/llm/chain.js';
 import { providerInfo } from '../shared/llm/catalog.js';
 import { operatorCredentials, pairKey, tenantSettings } from '../shared/llm/key-pairing.js';
 import { checkCallerHost } from '../shared/net/address-policy.js';
-import type { LlmConfig } from '../shared/schemas/llm.js';
+import type { LlmConfig, ResolvedLlmConfig } from '../shared/schemas/llm.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
 
 /** A request's llm_config as the job carries it: everything but the key, which is stored with the job. */
-export function jobLlmConfig(llm: LlmConfig | undefined): JobLlmConfig | undefined {
+export function jobLlmConfig(llm: ResolvedLlmConfig | undefined): JobLlmConfig | undefined {
   return (
     llm && {
       provider: llm.provider,
@@ -53,7 +53,21 @@ export const invalidBaseUrl = (location: string, message: string, value: string 
  * that endpoint would go there (pairKey) — the operator's and the tenant's stored keys stay with their own.
  * The worker checks the pairing again before every call.
  */
-export async function checkLlmConfig(deps: ApiDeps, tenantId: string, llm: LlmConfig) {
+export async function checkLlmConfig(
+  deps: ApiDeps,
+  tenantId: string,
+  llm: LlmConfig,
+): Promise<ResolvedLlmConfig> {
+  const stored = await deps.llm.getKey(tenantId, llm.provider);
+  const model = llm.model ?? stored?.default_model;
+  if (!model) {
+    const message = `give a model, or store a default_model with your ${llm.provider} key (PUT /llm/keys)`;
+    throw new ProblemError({
+      slug: 'validation-error',
+      detail: `The request has invalid fields: body.llm_config.model`,
+      errors: [{ location: 'body.llm_config.model', message }],
+    });
+  }
   const location = 'body.llm_config.base_url';
   const baseUrl = llm.base_url || undefined;
   await checkBaseUrl(deps, llm.provider, baseUrl, location);
@@ -62,8 +76,9 @@ export async function checkLlmConfig(deps: ApiDeps, tenantId: string, llm: LlmCo
     provider: llm.provider,
     requestBaseUrl: baseUrl,
     hasRequestKey: Boolean(llm.api_key),
-    tenant: tenantSettings(await deps.llm.getKey(tenantId, llm.provider)),
+    tenant: tenantSettings(stored),
     operator: { hasKey: Boolean(operator.apiKey), baseUrl: operator.baseUrl },
   });
   if ('refused' in pairing) throw invalidBaseUrl(location, pairing.refused, llm.base_url);
+  return { ...llm, model };
 }

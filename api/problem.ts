@@ -24,6 +24,13 @@ export const PROBLEM_TYPES = {
     title: 'Unauthorized',
     description: 'The Authorization: Bearer <API key> header is missing or the key is not valid.',
   },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description:
+      "The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); " +
+      'the detail names the scopes that would.',
+  },
   'not-found': {
     status: 404,
     title: 'Not found',
@@ -33,6 +40,12 @@ export const PROBLEM_TYPES = {
     status: 406,
     title: 'Not acceptable',
     description: 'The Accept header allows none of the media types the resource is available in.',
+  },
+  'link-expired': {
+    status: 410,
+    title: 'Link expired',
+    description:
+      'The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one.',
   },
   'method-not-allowed': {
     status: 405,
@@ -62,6 +75,13 @@ export const PROBLEM_TYPES = {
     title: 'Too many open streams',
     description:
       'The tenant already holds STREAMS_PER_TENANT job streams open; close one before opening another.',
+  },
+  'too-many-jobs': {
+    status: 429,
+    title: 'Too many jobs running',
+    description:
+      "The tenant's pricing tier runs at most max_concurrent_jobs jobs at once (GET /api/v1/pricing/tiers); " +
+      'retry after Retry-After seconds.',
   },
   'provider-rate-limited': {
     status: 429,
@@ -100,6 +120,8 @@ export interface ProblemInit {
   title?: string;
   errors?: Problem['errors'];
   extra?: Pick<Problem, 'error_category' | 'job_id'>;
+  /** Seconds, sent as Retry-After. */
+  retryAfter?: number;
 }
 
 /** An error a route throws to answer with a specific problem. */
@@ -133,6 +155,7 @@ export function problemBody(request: FastifyRequest, init: ProblemInit): Problem
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, init: ProblemInit) {
   const body = problemBody(request, init);
+  if (init.retryAfter !== undefined) reply.header('retry-after', String(init.retryAfter));
   return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }
 

@@ -2,18 +2,33 @@
 //   create-key --tenant <name> [--name <label>]   prints only the new key on stdout
 //   set-rate-limit --tenant <name> --per-minute <n|default>
 //   set-budget --tenant <name> --monthly-usd <n|none>
+//   set-tier --tenant <name> --tier <name|default>
+//   set-key-version --tenant <name> --key <key id> --api-version <v1|refyne>
 //   rebuild-projections                           derives jobs and results again from the event log
 import { parseArgs } from 'node:util';
+import {
+  API_KEY_SCOPES,
+  API_VERSIONS,
+  type ApiKeyScope,
+  type ApiVersion,
+  DEFAULT_API_VERSION,
+  isApiVersion,
+} from '../shared/api-keys.js';
 import { loadConfig } from '../shared/config.js';
 import { EventStore } from '../shared/store/event-store.js';
 import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
 import { TenantStore } from '../shared/store/tenants.js';
+import { pricingTiers, tierOf } from '../shared/tiers.js';
 
 const USAGE = `usage: npm run --silent admin -- <command>
-  create-key --tenant <name> [--name <label>]       create a tenant (if new) and an API key; prints the key
+  create-key --tenant <name> [--name <label>] [--api-version v1|refyne] [--scopes full,read,...]
+                                                    create a tenant (if new) and an API key; prints the key
   set-rate-limit --tenant <name> --per-minute <n>   per-tenant request limit ("default" resets it)
   set-budget --tenant <name> --monthly-usd <n>      most the tenant's jobs spend on models per month (UTC),
                                                     a hard cap checked before every model call ("none": no cap)
+  set-tier --tenant <name> --tier <name>            the tenant's pricing tier (PRICING_TIERS; "default" resets it)
+  set-key-version --tenant <name> --key <id> --api-version <v1|refyne>
+                                                    the API version a key's requests get (see README)
   rebuild-projections                               rebuild jobs and results from the job event log`;
 
 const { positionals, values } = parseArgs({
@@ -23,6 +38,10 @@ const { positionals, values } = parseArgs({
     name: { type: 'string' },
     'per-minute': { type: 'string' },
     'monthly-usd': { type: 'string' },
+    tier: { type: 'string' },
+    key: { type: 'string' },
+    'api-version': { type: 'string' },
+    scopes: { type: 'string' },
   },
 });
 const fail = (msg: string): never => {
@@ -30,6 +49,17 @@ const fail = (msg: string): never => {
   process.exit(2);
 };
 const command = positionals[0] ?? fail('no command given');
+const apiVersionOption = (raw: string): ApiVersion =>
+  isApiVersion(raw) ? raw : fail(`--api-version must be one of ${API_VERSIONS.join(', ')}`);
+const scopesOption = (raw: string): ApiKeyScope[] =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .map((s) =>
+      (API_KEY_SCOPES as readonly string[]).includes(s)
+        ? (s as ApiKeyScope)
+        : fail(`--scopes takes ${API_KEY_SCOPES.join(', ')}`),
+    );
 const config = loadConfig();
 const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB).catch((err: Error) =>
   fail(`cannot reach MongoDB at ${config.MONGODB_URI} (is "npm start" running?): ${err.message}`),
@@ -40,8 +70,28 @@ try {
   switch (command) {
     case 'create-key': {
       const tenant = await tenants.ensureTenant(values.tenant ?? fail('--tenant is required'));
-      const { key } = await tenants.createKey(tenant._id, values.name ?? 'admin');
+      const { key } = await tenants.createKey(tenant._id, values.name ?? 'admin', {
+        api_version: apiVersionOption(values['api-version'] ?? DEFAULT_API_VERSION),
+        scopes: scopesOption(values.scopes ?? 'full'),
+      });
       process.stdout.write(`${key}\n`);
+      break;
+    }
+    case 'set-tier': {
+      const tenant = await tenants.ensureTenant(values.tenant ?? fail('--tenant is required'));
+      const raw = values.tier ?? fail('--tier is required');
+      const known = pricingTiers(config).map((t) => t.name);
+      if (raw !== 'default' && !known.includes(raw)) fail(`--tier must be one of ${known.join(', ')}`);
+      await tenants.setTier(tenant._id, raw === 'default' ? null : raw);
+      process.stderr.write(`pricing tier of "${tenant.name}": ${tierOf(config, { tier: raw }).name}\n`);
+      break;
+    }
+    case 'set-key-version': {
+      const tenant = await tenants.ensureTenant(values.tenant ?? fail('--tenant is required'));
+      const version = apiVersionOption(values['api-version'] ?? fail('--api-version is required'));
+      if (!(await tenants.setKeyApiVersion(tenant._id, values.key ?? fail('--key is required'), version)))
+        fail(`tenant "${tenant.name}" has no key ${values.key}`);
+      process.stderr.write(`key ${values.key}: API version ${version}\n`);
       break;
     }
     case 'set-rate-limit': {

@@ -66,7 +66,11 @@ function ensureChromium() {
 // go in: add their pinned requirements file (or an editable package) to these lists.
 const PYTHON_VENV =
   process.env.EXTRACT_SERVICE_PYTHON_VENV ?? join(homedir(), '.cache', 'extract-service', 'python-venv');
-const PYTHON_REQUIREMENTS = ['clients/python/requirements-dev.txt', 'test/conformance/requirements.txt'];
+const PYTHON_REQUIREMENTS = [
+  'clients/python/requirements-dev.txt',
+  'test/conformance/requirements.txt',
+  'test/clients/refyne_sdk/requirements.txt',
+];
 const PYTHON_EDITABLE = ['clients/python'];
 
 function ensurePythonVenv() {

@@ -144,6 +144,8 @@ export function chainOutputFormat(chain: { name: string }[], input: ContentForma
 }
 
 export const DEFAULT_CLEANER_CHAIN: { name: CleanerName }[] = [{ name: 'markdown' }];
+/** What POST /analyze reads pages with (activities/analyze). */
+export const ANALYSIS_CLEANER_CHAIN: { name: CleanerName }[] = [{ name: 'markdown' }];
 
 const LINK_WORDS = /\b(?:urls?|links?|hrefs?|website|homepage|webpage|permalink)\b|_(?:url|link|href)\b/i;
 const IMAGE_WORDS =

@@ -7,6 +7,28 @@ const bool = z
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
 
+/** One named limit set of PRICING_TIERS; a limit left out is the service's default (none, or RATE_LIMIT_PER_MINUTE). */
+export const PricingTierSchema = z
+  .object({
+    display_name: z.string().min(1).max(100).optional(),
+    rate_limit_per_minute: z.number().int().min(1).optional(),
+    monthly_budget_usd: z.number().positive().optional(),
+    max_concurrent_jobs: z.number().int().min(1).optional(),
+    max_pages_per_crawl: z.number().int().min(1).max(10_000).optional(),
+  })
+  .strict();
+export type PricingTierConfig = z.infer<typeof PricingTierSchema>;
+
+const jsonText = (v: unknown) => {
+  if (typeof v !== 'string') return v;
+  if (v.trim() === '') return undefined;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v; // not JSON: the schema says what was expected
+  }
+};
+
 export const ConfigSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -27,6 +49,17 @@ export const ConfigSchema = z.object({
   STREAMS_PER_TENANT: z.coerce.number().int().min(1).default(20),
   ALLOW_PRIVATE_ADDRESSES: bool.default(false),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /**
+   * The operator's named limit sets (GET /api/v1/pricing/tiers), as JSON: {"free": {"display_name": "Free",
+   * "rate_limit_per_minute": 60, "monthly_budget_usd": 5, "max_concurrent_jobs": 2, "max_pages_per_crawl":
+   * 100}, …}. A tenant gets DEFAULT_PRICING_TIER unless the operator set another (admin set-tier). Unset: one
+   * tier, "default", with the service's defaults.
+   */
+  PRICING_TIERS: z.preprocess(
+    jsonText,
+    z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/), PricingTierSchema).optional(),
+  ),
+  DEFAULT_PRICING_TIER: optionalString,
   /**
    * Unknown API keys one client address (an IPv6 address by its /64) may send per AUTH_FAILURE_WINDOW_MS;
    * past that every request of that address needing a key is a 429 until the window ends.
@@ -154,6 +187,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
+  const { PRICING_TIERS: tiers, DEFAULT_PRICING_TIER: chosen } = parsed.data;
+  if (chosen && !(tiers && chosen in tiers))
+    throw new Error(
+      `invalid configuration:\n  DEFAULT_PRICING_TIER: "${chosen}" is not a tier of PRICING_TIERS`,
+    );
   return parsed.data;
 }
 

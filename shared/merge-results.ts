@@ -83,3 +83,30 @@ export function mergeResults(pageData: readonly unknown[]): unknown[] {
   }
   return merged;
 }
+
+/**
+ * The Refyne product's merged results are one object (API version refyne): the pages' object data merged
+ * field by field — a field holding lists on any page gets all their items, merged as above (de-duplicated,
+ * records by URL); any other field keeps the first page's value that holds one (null, '', [] and {} hold
+ * none). Data that is not an object (a prompt's text, a list) is merged as above under `items`, unless a page
+ * has an `items` field of its own, which then takes those too.
+ */
+export function mergeIntoObject(pageData: readonly unknown[]): JsonRecord {
+  const merged: JsonRecord = {};
+  const lists = new Map<string, unknown[]>();
+  const loose: unknown[] = [];
+  for (const data of pageData) {
+    if (data === null || data === undefined) continue;
+    if (!isRecord(data)) {
+      loose.push(data);
+      continue;
+    }
+    for (const [key, value] of Object.entries(data)) {
+      if (Array.isArray(value)) lists.set(key, [...(lists.get(key) ?? []), value]);
+      else if (!(key in merged) || (isEmpty(merged[key]) && !isEmpty(value))) merged[key] = value;
+    }
+  }
+  if (loose.length > 0) lists.set('items', [...(lists.get('items') ?? []), ...loose.map((d) => [d].flat())]);
+  for (const [key, pages] of lists) merged[key] = mergeResults(pages);
+  return merged;
+}

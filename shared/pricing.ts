@@ -8,7 +8,7 @@ export interface Cost {
 }
 
 /** Our provider names → the catalogue's; OpenAI-compatible endpoints and Ollama have no list price. */
-const CATALOGUE_PROVIDER: Record<string, string | undefined> = {
+export const CATALOGUE_PROVIDER: Record<string, string | undefined> = {
   openai: 'openai',
   anthropic: 'anthropic',
   openrouter: 'openrouter',

@@ -1,6 +1,6 @@
 // Provider keys at rest: AES-256-GCM with the operator's SECRETS_KEY (32 bytes, base64 or hex). The stored
 // form is `v1.<iv>.<tag>.<ciphertext>` in base64url; a wrong key or a tampered value fails to decrypt.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /** The operator has not configured SECRETS_KEY, so nothing secret can be stored or opened. */
 export class SecretsUnavailableError extends Error {}
@@ -28,6 +28,11 @@ export class SecretBox {
     return ['v1', iv, cipher.getAuthTag(), body]
       .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
       .join('.');
+  }
+
+  /** A key of its own for one purpose (e.g. signing download links), derived from SECRETS_KEY by HKDF. */
+  derivedKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `extract-service:${purpose}`, 32));
   }
 
   open(sealed: string): string {

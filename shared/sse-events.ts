@@ -61,11 +61,12 @@ export function eventsForLogEvent(event: JobEvent, job: JobView): StreamEvent[] 
   const page = resultFromEvent(event);
   if (page) {
     const { url, status, data, error_category, error_message } = page;
+    const answered = { llm_provider: page.provider || null, llm_model: page.model || null };
     out.push({
       event: 'result',
       id: 0,
       retry: SSE_RETRY_MS,
-      data: { id: page.id, url, status, data, error_category, error_message },
+      data: { id: page.id, url, status, data, error_category, error_message, ...answered },
     });
     // An extract job's one page failing is the job failing (told by `complete`); a cancelled page is the
     // job ending. Other page failures leave the job running: those are `error` events.
@@ -75,7 +76,13 @@ export function eventsForLogEvent(event: JobEvent, job: JobView): StreamEvent[] 
         event: 'error',
         id: 0,
         retry: SSE_RETRY_MS,
-        data: { job_id: job.id, url, error_category, error_message: error_message ?? '' },
+        data: {
+          job_id: job.id,
+          url,
+          error_category,
+          error_message: error_message ?? '',
+          message: `${url}: ${error_message ?? error_category}`,
+        },
       });
     }
   }

@@ -2,6 +2,7 @@
 // parse its structure, store its cleaned content and the model's evidence by id, and return the compact
 // structural summary. Page content never leaves the store. Parsing and cleaning run in the HTML pool.
 import { ApplicationFailure } from '@temporalio/common';
+import { ANALYSIS_CLEANER_CHAIN } from '../../shared/cleaners.js';
 import { CategorizedError } from '../../shared/errors.js';
 import type { FetchMode, ResolvedFetchMode } from '../../shared/schemas/common.js';
 import { currentActivity } from '../activity-context.js';
@@ -104,7 +105,7 @@ export function makeAnalyzePage(deps: ActivityDeps) {
           body: chosen.body,
           contentType: 'text/html',
           baseUrl: chosen.result.finalUrl,
-          chain: [{ name: 'markdown' }],
+          chain: ANALYSIS_CLEANER_CHAIN,
         },
         currentActivity()?.cancellationSignal,
       );

@@ -21,6 +21,9 @@ export interface ApiResponse {
 
 export type ApiCall = (request: ApiRequest) => Promise<ApiResponse>;
 
+/** The tools read the interface's shapes, whatever version the caller's key is pinned to. */
+const V1 = { 'x-api-version': 'v1' } as const;
+
 /** The service could not be reached at all (stdio only): the message names the URL, never the key. */
 export class ServiceUnreachableError extends Error {}
 
@@ -50,7 +53,7 @@ export function injectCall(app: FastifyInstance, authorization: string): ApiCall
     const res = await app.inject({
       method: request.method,
       url: urlOf(request),
-      headers: { authorization, accept: 'application/json' },
+      headers: { authorization, accept: 'application/json', ...V1 },
       ...(request.body === undefined ? {} : { payload: request.body as object }),
     });
     return {
@@ -72,6 +75,7 @@ export function fetchCall(baseUrl: string, apiKey: string, timeoutMs: number): A
         headers: {
           authorization: `Bearer ${apiKey}`,
           accept: 'application/json',
+          ...V1,
           ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),

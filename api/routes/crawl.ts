@@ -31,7 +31,7 @@ export const crawlRoutes =
       },
       async (request, reply) =>
         runCrawl(deps, reply, {
-          tenantId: request.tenant._id,
+          tenant: request.tenant,
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           query: request.query,
           body: request.body,

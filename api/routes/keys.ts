@@ -8,15 +8,20 @@ import {
   CreatedApiKeySchema,
 } from '../../shared/schemas/keys.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
-import type { ApiKeyDoc } from '../../shared/store/tenants.js';
+import { type ApiKeyDoc, keyApiVersion, keyScopes } from '../../shared/store/tenants.js';
 import type { ApiDeps } from '../deps.js';
 import { notFound } from '../problem.js';
 
 const keyResource = (doc: ApiKeyDoc) => ({
   id: doc.id,
   name: doc.name,
+  key_prefix: doc.prefix,
   prefix: doc.prefix,
+  scopes: keyScopes(doc),
+  api_version: keyApiVersion(doc),
   created_at: doc.created_at,
+  last_used_at: doc.last_used_at,
+  expires_at: doc.expires_at ?? null,
 });
 
 export const keyRoutes =
@@ -27,14 +32,22 @@ export const keyRoutes =
       {
         schema: {
           summary: 'Create an API key for your tenant',
-          description: 'The key is in this response only; it is stored as a hash and cannot be shown again.',
+          description:
+            'The key is in this response only; it is stored as a hash and cannot be shown again. Needs a key ' +
+            "with the full scope. refyne version: the product's CreateKeyOutputBody (no api_version, prefix " +
+            'or last_used_at).',
           tags: ['keys'],
-          body: CreateApiKeyRequestSchema.optional().default({ name: 'api key' }),
+          body: CreateApiKeyRequestSchema.optional().default({ name: 'api key', scopes: ['full'] }),
           response: { 201: CreatedApiKeySchema, ...standardErrors },
         },
       },
       async (request, reply) => {
-        const { key, doc } = await deps.tenants.createKey(request.tenant._id, request.body.name);
+        const { name, scopes, api_version, expires_at } = request.body;
+        const { key, doc } = await deps.tenants.createKey(request.tenant._id, name, {
+          scopes,
+          api_version: api_version ?? request.apiVersion,
+          expires_at: expires_at ? new Date(expires_at).toISOString() : null,
+        });
         return reply.code(201).send({ ...keyResource(doc), key });
       },
     );
@@ -44,6 +57,9 @@ export const keyRoutes =
       {
         schema: {
           summary: "List your tenant's API keys (never the keys themselves)",
+          description:
+            "Each key with its scopes and API version. refyne version: the product's ListKeysOutputBody " +
+            '(APIKeyResponse items: no api_version or prefix).',
           tags: ['keys'],
           response: { 200: ApiKeyListSchema, ...standardErrors },
         },
@@ -56,7 +72,8 @@ export const keyRoutes =
       {
         schema: {
           summary: 'Delete an API key',
-          description: 'Requests with the deleted key are refused from now on (401).',
+          description:
+            'Requests with the deleted key are refused from now on (401). refyne version: 200 {"success": true}.',
           tags: ['keys'],
           params: IdParamsSchema,
           response: { 204: z.null().meta({ description: 'Deleted' }), ...standardErrors },

@@ -7,11 +7,11 @@ import {
   ChainRequestSchema,
   ChainSchema,
   LlmKeyListSchema,
+  LlmKeyParamsSchema,
   type LlmKeyRequest,
   LlmKeyRequestSchema,
   LlmKeySchema,
   ProviderListSchema,
-  ProviderParamsSchema,
   ProvidersQuerySchema,
 } from '../../shared/schemas/llm.js';
 import { standardErrors } from '../../shared/schemas/problem.js';
@@ -28,6 +28,7 @@ const keyResource = (doc: LlmKeyDoc) => ({
   updated_at: doc.updated_at,
   has_key: doc.sealed_key !== null,
   is_enabled: doc.is_enabled,
+  default_model: doc.default_model ?? null,
 });
 
 const chainResource = (entries: ChainEntryDoc[]) => ({ chain: entries });
@@ -95,15 +96,18 @@ export const llmRoutes =
       '/llm/keys/:provider',
       {
         schema: {
-          summary: 'Delete your key for a provider',
+          summary: 'Delete one of your provider keys, by its id or its provider',
+          description:
+            'The path names the key by its id (as the Refyne product deletes keys) or by its provider. refyne ' +
+            'version: 200 {"success": true}.',
           tags: ['llm'],
-          params: ProviderParamsSchema,
+          params: LlmKeyParamsSchema,
           response: { 204: z.null().meta({ description: 'Deleted' }), ...standardErrors },
         },
       },
       async (request, reply) => {
-        if (!(await deps.llm.deleteKey(request.tenant._id, request.params.provider))) {
-          throw notFound(`key for provider ${request.params.provider}`);
+        if (!(await deps.llm.deleteKeyByIdOrProvider(request.tenant._id, request.params.provider))) {
+          throw notFound(`key ${request.params.provider}`);
         }
         return reply.code(204).send(null);
       },

@@ -32,7 +32,7 @@ export const siteCrawlRoutes =
         const site = await deps.sites.get(request.tenant._id, request.params.id);
         if (!site) throw notFound(`site ${request.params.id}`);
         return runCrawl(deps, reply, {
-          tenantId: request.tenant._id,
+          tenant: request.tenant,
           idempotencyKey: request.headers['idempotency-key'] ?? null,
           query: request.query,
           body: siteCrawlRequest(site, request.body),

@@ -51,7 +51,22 @@ export const CleanerInfoSchema = z
   })
   .meta({ id: 'Cleaner' });
 
+const DefaultChainSchema = z.array(
+  z.object({ name: z.enum(CLEANER_NAMES), options: z.record(z.string(), z.unknown()).optional() }),
+);
+
 export const CleanerListSchema = z
-  .object({ cleaners: z.array(CleanerInfoSchema) })
+  .object({
+    cleaners: z.array(CleanerInfoSchema),
+    default_extraction_chain: DefaultChainSchema.meta({
+      description:
+        'The chain extract and crawl run when the request names none: [markdown], page chrome dropped; its ' +
+        'include_links and include_images options follow the schema (on when a field or the prompt asks for ' +
+        "links, URLs or images). The Refyne product's field.",
+    }),
+    default_analysis_chain: DefaultChainSchema.meta({
+      description: "The chain POST /analyze reads pages with. The Refyne product's field.",
+    }),
+  })
   .meta({ id: 'CleanerList', description: 'The cleaners a cleaner_chain can name, in no particular order.' });
 export type CleanerList = z.infer<typeof CleanerListSchema>;

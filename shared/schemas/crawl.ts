@@ -4,9 +4,12 @@ import { MAX_LINK_CHARS_PER_PAGE, MAX_LINKS_PER_PAGE, MAX_URL_LENGTH } from '../
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM_SIZE, urlPatternProblem } from '../crawl/url-pattern.js';
 import { DATA_SOURCES } from '../structured-data.js';
 import { checkActionsMode, checkFormats } from './actions.js';
+import { FetchModeSchema } from './common.js';
 import { BudgetFields, checkSchemaSource, ExtractRequestSchema, ONE_SCHEMA_SOURCE } from './extract.js';
 
 export const MAX_DELAY_MS = 60_000;
+/** max_pages when a crawl request gives none (and its tier allows as many). */
+export const DEFAULT_MAX_PAGES = 50;
 
 /**
  * A crawl delay: milliseconds, seconds (up to 3 decimals) or minutes, at most 60 s — exactly what the pattern
@@ -63,8 +66,13 @@ export const CrawlOptionsSchema = z
       .int()
       .min(1)
       .max(10_000)
-      .default(50)
-      .meta({ description: 'Pages processed at most (1..10000).' }),
+      .optional()
+      .meta({
+        default: DEFAULT_MAX_PAGES,
+        description:
+          "Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that " +
+          'is lower; more than the tier allows is a 422.',
+      }),
     max_depth: z
       .number()
       .int()
@@ -99,6 +107,42 @@ export const CrawlOptionsSchema = z
           'Read as RFC 9309 says: a robots.txt answering 4xx allows everything; 5xx, 429 or an unreachable server ' +
           'disallows everything (retried after a minute); only its first 500 KiB are read; kept per origin for 10 ' +
           'minutes.',
+      }),
+    // The Refyne product's crawl options where the interface is silent: honoured, or refused with a 422.
+    fetch_mode: FetchModeSchema.optional().meta({
+      description:
+        "The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's " +
+        'fetch_mode, which wins when it is not auto.',
+    }),
+    max_urls: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .meta({
+        description:
+          "Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, " +
+          'so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped ' +
+          '(max_pages). Default: max_pages.',
+      }),
+    extract_from_seeds: z
+      .literal(true, { error: 'false is not offered: every crawl extracts its seed page (depth 0)' })
+      .optional()
+      .meta({
+        description:
+          "The Refyne product's option: the seed page is always extracted here, so only true is taken (false is " +
+          'a 422).',
+      }),
+    use_sitemap: z
+      .literal(false, {
+        error: "true is not offered: crawls follow links; POST /api/v1/map lists a site's sitemap URLs",
+      })
+      .optional()
+      .meta({
+        description:
+          "The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered " +
+          '(true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.',
       }),
   })
   .strict()
@@ -139,6 +183,24 @@ const jobFields = {
   webhook_url: e.webhook_url,
   ...BudgetFields,
 };
+type FetchModes = { fetch_mode: z.infer<typeof FetchModeSchema>; options: { fetch_mode?: string } };
+
+/** A crawl's fetch mode: the request's, else its options' (where the Refyne product puts it), else auto. */
+export function crawlFetchMode<B extends FetchModes>(body: B): B['fetch_mode'] {
+  if (body.fetch_mode !== 'auto') return body.fetch_mode;
+  return (body.options.fetch_mode ?? 'auto') as B['fetch_mode'];
+}
+
+function checkOptionsFetchMode(body: FetchModes, ctx: z.RefinementCtx) {
+  const inOptions = body.options.fetch_mode;
+  if (inOptions && body.fetch_mode !== 'auto' && inOptions !== body.fetch_mode)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['options', 'fetch_mode'],
+      message: `differs from fetch_mode "${body.fetch_mode}": give the fetch mode once`,
+    });
+}
+
 export const CrawlRequestSchema = z
   .object({
     url: e.url,
@@ -152,8 +214,9 @@ export const CrawlRequestSchema = z
   })
   .strict()
   .superRefine(checkSchemaSource)
-  .superRefine(checkActionsMode)
-  .superRefine(checkFormats)
+  .superRefine((body, ctx) => checkActionsMode({ ...body, fetch_mode: crawlFetchMode(body) }, ctx))
+  .superRefine((body, ctx) => checkFormats({ ...body, fetch_mode: crawlFetchMode(body) }, ctx))
+  .superRefine(checkOptionsFetchMode)
   .meta({ id: 'CrawlRequest', ...ONE_SCHEMA_SOURCE });
 export type CrawlRequest = z.infer<typeof CrawlRequestSchema>;
 
@@ -262,9 +325,17 @@ export const CrawlMapSchema = z
         llm_model: z.string().nullable(),
         llm_provider: z.string().nullable(),
         depth: z.number().int(),
-        extract_duration_ms: z.number().int().nullable(),
-        fetch_duration_ms: z.number().int().nullable(),
-        clean_duration_ms: z.number().int().nullable(),
+        extract_duration_ms: z.number().int().meta({
+          description: 'Time the model (or learned extractor) took on the page; 0 for a page not extracted',
+        }),
+        fetch_duration_ms: z
+          .number()
+          .int()
+          .meta({ description: 'Time the fetch took; 0 for a page not fetched (skipped, pending)' }),
+        clean_duration_ms: z
+          .number()
+          .int()
+          .meta({ description: 'Time the cleaner chain took; 0 for a page not cleaned' }),
         token_usage_input: z.number().int(),
         token_usage_output: z.number().int(),
         data_source: z.enum(DATA_SOURCES).nullable().meta({

@@ -32,7 +32,16 @@ const MaxTokensSchema = z.number().int().min(1).max(200_000);
 export const LlmConfigSchema = z
   .object({
     provider: ProviderNameSchema,
-    model: z.string().min(1).max(200),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({
+        description:
+          'Default: the default_model stored with your key for this provider (PUT /llm/keys); without one the ' +
+          'request is a 422 at body.llm_config.model.',
+      }),
     api_key: z.string().min(1).max(1000).optional().meta({
       description: 'Used for this job only; stored sealed with the job, never returned, logged or captured.',
     }),
@@ -57,6 +66,8 @@ export const LlmConfigSchema = z
       'endpoint (see base_url).',
   });
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
+/** An llm_config whose model is known (given, or the stored key's default_model). */
+export type ResolvedLlmConfig = LlmConfig & { model: string };
 
 export const LlmKeyRequestSchema = z
   .object({
@@ -70,6 +81,15 @@ export const LlmKeyRequestSchema = z
         'base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it.',
     }),
     is_enabled: z.boolean(),
+    default_model: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({
+        description:
+          "The model a job's llm_config naming this provider without a model runs (the Refyne product's field). " +
+          'Missing keeps the stored one; empty clears it.',
+      }),
   })
   .strict()
   .meta({ id: 'LlmKeyRequest' });
@@ -88,6 +108,10 @@ export const LlmKeySchema = z
     updated_at: TimestampSchema,
     has_key: z.boolean(),
     is_enabled: z.boolean(),
+    default_model: z
+      .string()
+      .nullable()
+      .meta({ description: 'The model an llm_config naming the provider without a model runs; null: none.' }),
   })
   .meta({ id: 'LlmKey', description: 'A provider key of the tenant. The key itself is never returned.' });
 
@@ -162,3 +186,46 @@ export const ProvidersQuerySchema = z.object({
 });
 
 export const ProviderParamsSchema = z.object({ provider: z.string().min(1).max(100) });
+
+export const LlmKeyParamsSchema = z.object({
+  provider: z
+    .string()
+    .min(1)
+    .max(100)
+    .meta({ description: "The key's id (as the Refyne product deletes keys) or its provider's name" }),
+});
+
+export const ModelsQuerySchema = z.object({
+  include_deprecated: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .meta({ description: 'Also list models the catalogue marks deprecated' }),
+});
+
+export const ModelSchema = z
+  .object({
+    id: z.string().meta({ description: 'The model name to give as model in llm_config or a chain entry' }),
+    name: z.string(),
+    description: z.string().nullable(),
+    context_size: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Context window in tokens; null: unknown' }),
+    input_price_per_mtok: z.number().nullable().meta({ description: 'USD per million input tokens' }),
+    output_price_per_mtok: z.number().nullable().meta({ description: 'USD per million output tokens' }),
+    is_free: z.boolean().meta({ description: 'Both list prices are 0' }),
+    deprecated: z.boolean(),
+  })
+  .meta({ id: 'LlmModel' });
+
+export const ModelListSchema = z
+  .object({
+    provider: z.string(),
+    runnable: z.boolean().meta({
+      description: 'Whether your jobs can call this provider now (your key, the service key, or none needed)',
+    }),
+    models: z.array(ModelSchema),
+  })
+  .meta({ id: 'LlmModelList' });

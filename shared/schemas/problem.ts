@@ -25,6 +25,7 @@ export type Problem = z.infer<typeof ProblemSchema>;
 /** Standard error responses every authenticated route may answer. */
 export const standardErrors = {
   401: ProblemSchema,
+  403: ProblemSchema,
   404: ProblemSchema,
   413: ProblemSchema,
   422: ProblemSchema,

@@ -27,6 +27,12 @@ export const StreamResultDataSchema = z.object({
   data: z.unknown().meta({ description: 'The extracted data (null unless completed)' }),
   error_category: ErrorCategorySchema.nullable(),
   error_message: z.string().nullable(),
+  llm_provider: z.string().nullable().meta({
+    description: "The provider that answered (the Refyne product's field); null when no model was called",
+  }),
+  llm_model: z.string().nullable().meta({
+    description: "The model that answered (the Refyne product's field); null when no model was called",
+  }),
 });
 
 export const StreamErrorDataSchema = z.object({
@@ -34,6 +40,9 @@ export const StreamErrorDataSchema = z.object({
   url: z.string(),
   error_category: ErrorCategorySchema,
   error_message: z.string(),
+  message: z.string().meta({
+    description: "The page's URL and error in one line (the Refyne product's SSEErrorEvent field)",
+  }),
 });
 
 export const StreamCompleteDataSchema = z.object({

@@ -84,11 +84,9 @@ export class JobReader {
     }
   }
 
-  /** The tenant's jobs, newest first, walking its job numbers down (numbers never used are skipped). */
-  async list(tenantId: string, limit: number, offset: number): Promise<JobView[]> {
+  /** The tenant's newest job number in use. */
+  private async newestNumber(tenantId: string): Promise<number> {
     const counter = await this.counters.findOne({ _id: tenantId });
-    const ids: string[] = [];
-    let skipped = 0;
     // Numbers just taken may be past the counter (see nextTenantSeq): start from the last one in use.
     let newest = counter?.job_seq ?? 0;
     while (
@@ -97,6 +95,27 @@ export class JobReader {
         .findOne({ _id: tenantJobKey(tenantId, newest + 1) as never })
     )
       newest++;
+    return newest;
+  }
+
+  /** Every job of the tenant, newest first, a batch of job numbers at a time (for totals over them). */
+  async *newestFirst(tenantId: string): AsyncGenerator<JobView[]> {
+    const entries = this.db.collection<{ _id: string; job_id: string }>(COLLECTIONS.tenantJobs);
+    for (let n = await this.newestNumber(tenantId); n >= 1; n -= PARALLEL) {
+      const numbers = Array.from({ length: Math.min(PARALLEL, n) }, (_, i) => n - i);
+      const found = await Promise.all(
+        numbers.map((k) => entries.findOne({ _id: tenantJobKey(tenantId, k) })),
+      );
+      const jobs = await Promise.all(found.map((entry) => (entry ? this.get(tenantId, entry.job_id) : null)));
+      yield jobs.filter((j): j is JobView => j !== null);
+    }
+  }
+
+  /** The tenant's jobs, newest first, walking its job numbers down (numbers never used are skipped). */
+  async list(tenantId: string, limit: number, offset: number): Promise<JobView[]> {
+    const ids: string[] = [];
+    let skipped = 0;
+    const newest = await this.newestNumber(tenantId);
     for (let n = newest; n >= 1 && ids.length < limit; n -= PARALLEL) {
       const numbers = Array.from({ length: Math.min(PARALLEL, n) }, (_, i) => n - i);
       const entries = await Promise.all(

@@ -13,6 +13,8 @@ export interface LlmKeyDoc {
   sealed_key: string | null;
   base_url: string | null;
   is_enabled: boolean;
+  /** The model an llm_config naming the provider without a model runs; absent on keys stored before it. */
+  default_model?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -77,7 +79,13 @@ export class LlmSettingsStore {
   /** Creates or updates the key for a provider; an empty or missing api_key keeps the stored one. */
   async putKey(
     tenantId: string,
-    input: { provider: string; api_key?: string; base_url?: string | null; is_enabled: boolean },
+    input: {
+      provider: string;
+      api_key?: string;
+      base_url?: string | null;
+      is_enabled: boolean;
+      default_model?: string;
+    },
   ): Promise<LlmKeyDoc> {
     const now = new Date().toISOString();
     const existing = await this.getKey(tenantId, input.provider);
@@ -89,6 +97,8 @@ export class LlmSettingsStore {
       sealed_key: input.api_key ? this.box().seal(input.api_key) : (existing?.sealed_key ?? null),
       base_url: input.base_url === undefined ? (existing?.base_url ?? null) : input.base_url || null,
       is_enabled: input.is_enabled,
+      default_model:
+        input.default_model === undefined ? (existing?.default_model ?? null) : input.default_model || null,
       created_at: existing?.created_at ?? now,
       updated_at: now,
     };
@@ -98,6 +108,12 @@ export class LlmSettingsStore {
 
   async deleteKey(tenantId: string, provider: string): Promise<boolean> {
     return (await this.keys.deleteOne({ _id: `${tenantId}:${provider}` })).deletedCount === 1;
+  }
+
+  /** Deletes the tenant's key with this id, or for this provider; false when it has neither. */
+  async deleteKeyByIdOrProvider(tenantId: string, idOrProvider: string): Promise<boolean> {
+    const byId = (await this.listKeys(tenantId)).find((key) => key.id === idOrProvider);
+    return this.deleteKey(tenantId, byId ? byId.provider : idOrProvider);
   }
 
   /** The plain key, for the activity about to call the provider. */

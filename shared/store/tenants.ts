@@ -1,6 +1,7 @@
 // Tenants and their API keys. Keys are random, shown once, and stored only as SHA-256 hashes.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
+import { type ApiKeyScope, type ApiVersion, DEFAULT_API_VERSION } from '../api-keys.js';
 import { COLLECTIONS, isDuplicateKey } from './mongo.js';
 
 export interface Tenant {
@@ -9,6 +10,8 @@ export interface Tenant {
   rate_limit_per_minute: number | null;
   /** What the tenant's jobs may spend on model calls per calendar month (UTC), in USD; absent/null: no cap. */
   monthly_budget_usd?: number | null;
+  /** The pricing tier the operator set (PRICING_TIERS); absent: the default tier. */
+  tier?: string | null;
   created_at: string;
 }
 
@@ -22,7 +25,22 @@ export interface ApiKeyDoc {
   prefix: string;
   created_at: string;
   last_used_at: string | null;
+  /** Absent on keys made before scopes: full. */
+  scopes?: ApiKeyScope[];
+  /** The API version the key's requests get unless they name one (X-API-Version); absent: v1. */
+  api_version?: ApiVersion;
+  /** After this time the key is refused (401); absent or null: never. */
+  expires_at?: string | null;
 }
+
+export interface NewKeyOptions {
+  scopes?: ApiKeyScope[];
+  api_version?: ApiVersion;
+  expires_at?: string | null;
+}
+
+export const keyScopes = (doc: ApiKeyDoc): ApiKeyScope[] => doc.scopes ?? ['full'];
+export const keyApiVersion = (doc: ApiKeyDoc): ApiVersion => doc.api_version ?? DEFAULT_API_VERSION;
 
 export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
 export const newApiKey = () => `sk_${randomBytes(24).toString('base64url')}`;
@@ -63,6 +81,10 @@ export class TenantStore {
     await this.tenants.updateOne({ _id: tenantId }, { $set: { rate_limit_per_minute: perMinute } });
   }
 
+  async setTier(tenantId: string, tier: string | null): Promise<void> {
+    await this.tenants.updateOne({ _id: tenantId }, { $set: { tier } });
+  }
+
   async setMonthlyBudget(tenantId: string, usd: number | null): Promise<void> {
     await this.tenants.updateOne({ _id: tenantId }, { $set: { monthly_budget_usd: usd } });
   }
@@ -71,6 +93,7 @@ export class TenantStore {
   async createKey(
     tenantId: string,
     name: string,
+    options: NewKeyOptions = {},
     plain = newApiKey(),
   ): Promise<{ key: string; doc: ApiKeyDoc }> {
     const doc: ApiKeyDoc = {
@@ -81,6 +104,9 @@ export class TenantStore {
       prefix: plain.slice(0, 7),
       created_at: new Date().toISOString(),
       last_used_at: null,
+      scopes: options.scopes ?? ['full'],
+      api_version: options.api_version ?? DEFAULT_API_VERSION,
+      expires_at: options.expires_at ?? null,
     };
     await this.keys.insertOne(doc);
     return { key: plain, doc };
@@ -90,15 +116,17 @@ export class TenantStore {
   async ensureKey(tenantId: string, name: string, plain: string): Promise<void> {
     if (await this.keys.findOne({ _id: hashApiKey(plain) })) return;
     try {
-      await this.createKey(tenantId, name, plain);
+      await this.createKey(tenantId, name, {}, plain);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
   }
 
-  async findByKey(plain: string): Promise<{ tenant: Tenant; key: ApiKeyDoc } | null> {
+  /** The key's tenant and record; null for an unknown or expired key. */
+  async findByKey(plain: string, now = new Date()): Promise<{ tenant: Tenant; key: ApiKeyDoc } | null> {
     const key = await this.keys.findOne({ _id: hashApiKey(plain) });
     if (!key) return null;
+    if (key.expires_at && Date.parse(key.expires_at) <= now.getTime()) return null;
     const tenant = await this.getTenant(key.tenant_id);
     return tenant ? { tenant, key } : null;
   }
@@ -109,6 +137,14 @@ export class TenantStore {
 
   async listKeys(tenantId: string): Promise<ApiKeyDoc[]> {
     return this.keys.find({ tenant_id: tenantId }).sort({ created_at: 1 }).toArray();
+  }
+
+  async setKeyApiVersion(tenantId: string, keyId: string, version: ApiVersion): Promise<boolean> {
+    const res = await this.keys.updateOne(
+      { id: keyId, tenant_id: tenantId },
+      { $set: { api_version: version } },
+    );
+    return res.matchedCount === 1;
   }
 
   async deleteKey(tenantId: string, keyId: string): Promise<boolean> {

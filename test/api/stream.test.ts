@@ -46,7 +46,15 @@ async function openStream(jobId: string, opts: { headers?: Record<string, string
     headers: { ...svc.auth(), accept: 'text/event-stream', ...opts.headers },
     signal: abort.signal,
   });
-  const client = { res, frames: [] as Frame[], heartbeats: 0, ended: false, close: () => abort.abort() };
+  const refyne = opts.headers?.['x-api-version'] === 'refyne';
+  const client = {
+    res,
+    frames: [] as Frame[],
+    heartbeats: 0,
+    ended: false,
+    refyne,
+    close: () => abort.abort(),
+  };
   if (res.status !== 200 || !res.body) return client;
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   void (async () => {
@@ -84,7 +92,7 @@ function parseBlock(block: string, client: Client) {
     retry: Number(fields.retry),
     data: JSON.parse(fields.data ?? 'null'),
   };
-  StreamEventSchema.parse(frame);
+  if (!client.refyne) StreamEventSchema.parse(frame);
   client.frames.push(frame);
 }
 
@@ -188,6 +196,7 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
       url: 'https://a.test/b',
       error_category: 'http_status',
       error_message: 'HTTP 404',
+      message: 'https://a.test/b: HTTP 404',
     });
 
     await append(log.jobCompleted());
@@ -313,6 +322,34 @@ describe('GET /api/v1/jobs/{id}/stream', () => {
     } finally {
       await other.close();
     }
+  });
+
+  test("API version refyne: each event's data holds exactly the product's SSE event fields", async () => {
+    const { jobId, log, append } = await newJob();
+    await append(
+      log.started(),
+      log.discovered(['https://a.test/', 'https://a.test/b'], 0),
+      log.completed('https://a.test/', { n: 1 }, 0),
+      log.failed('https://a.test/b', 1),
+      log.jobCompleted(),
+    );
+    const client = await openStream(jobId, { headers: { 'x-api-version': 'refyne' } });
+    assert.equal(client.res.headers.get('x-api-version'), 'refyne');
+    await until('the stream to end', () => client.ended);
+    const keys = (event: string) =>
+      client.frames.filter((f) => f.event === event).map((f) => Object.keys(f.data).sort().join(','));
+    assert.deepEqual(new Set(keys('status')), new Set(['job_id,page_count,status,urls_queued']));
+    assert.deepEqual(keys('result'), [
+      'error_category,error_message,id,llm_model,llm_provider,status,url',
+      'error_category,error_message,id,llm_model,llm_provider,status,url',
+    ]);
+    assert.deepEqual(
+      client.frames.filter((f) => f.event === 'error').map((f) => f.data),
+      [{ message: 'https://a.test/b: HTTP 404' }],
+    );
+    assert.deepEqual(keys('complete'), [
+      'cost_usd,error_category,error_message,job_id,page_count,results_url,status',
+    ]);
   });
 
   test('the OpenAPI document describes the stream', async () => {

@@ -4,8 +4,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
 import {
+  ANALYSIS_CLEANER_CHAIN,
   CLEANER_NAMES,
   chainOutputFormat,
+  DEFAULT_CLEANER_CHAIN,
   defaultChainFor,
   describeCleaners,
   isCleanerName,
@@ -33,7 +35,11 @@ describe('catalogue', () => {
 
   test('describes every cleaner and option, with types and defaults from the zod schemas', () => {
     const list = describeCleaners();
-    CleanerListSchema.parse({ cleaners: list });
+    CleanerListSchema.parse({
+      cleaners: list,
+      default_extraction_chain: DEFAULT_CLEANER_CHAIN,
+      default_analysis_chain: ANALYSIS_CLEANER_CHAIN,
+    });
     const byName = Object.fromEntries(list.map((cleaner) => [cleaner.name, cleaner]));
     assert.deepEqual(
       list.filter((cleaner) => cleaner.default).map((cleaner) => cleaner.name),

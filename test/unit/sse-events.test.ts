@@ -68,12 +68,15 @@ describe('JobStreamCursor', () => {
       data: { title: 'A' },
       error_category: null,
       error_message: null,
+      llm_provider: 'openai',
+      llm_model: 'gpt-4o-mini',
     });
     assert.deepEqual(out[6]?.data, {
       job_id: 'j1',
       url: 'https://a.test/missing',
       error_category: 'http_status',
       error_message: 'HTTP 404',
+      message: 'https://a.test/missing: HTTP 404',
     });
     assert.equal((out[8]!.data as { status: string }).status, 'skipped');
     assert.deepEqual(out.at(-1)?.data, {
@@ -142,12 +145,18 @@ describe('SSE framing', () => {
       event: 'error',
       id: 7,
       retry: 3000,
-      data: { job_id: 'j', url: 'u', error_category: 'unknown', error_message: 'line 1\nline 2\r\n' },
+      data: {
+        job_id: 'j',
+        url: 'u',
+        error_category: 'unknown',
+        error_message: 'line 1\nline 2\r\n',
+        message: 'u: line 1\nline 2\r\n',
+      },
     });
     assert.equal(
       frame,
       'id: 7\nevent: error\nretry: 3000\ndata: {"job_id":"j","url":"u","error_category":"unknown",' +
-        '"error_message":"line 1\\nline 2\\r\\n"}\n\n',
+        '"error_message":"line 1\\nline 2\\r\\n","message":"u: line 1\\nline 2\\r\\n"}\n\n',
     );
     assert.equal(HEARTBEAT_FRAME, ': heartbeat\n\n');
   });

@@ -4,6 +4,7 @@ import type { JobView } from '../../../shared/reducers/job.js';
 import { IdParamsSchema } from '../../../shared/schemas/common.js';
 import { CrawlMapSchema } from '../../../shared/schemas/crawl.js';
 import { standardErrors } from '../../../shared/schemas/problem.js';
+import { RefyneCrawlMapEntrySchema } from '../../../shared/schemas/refyne/jobs.js';
 import { pageOutcome } from '../../../shared/store/jobs.js';
 import type { CrawlMapEntry } from '../../../shared/store/read-models.js';
 import { CRAWL_IN_FLIGHT_QUERY } from '../../../shared/temporal-names.js';
@@ -28,7 +29,9 @@ export const crawlMapRoutes =
             'out of limits — error_details says which — or the job ended first). At most 50 skipped links are ' +
             'recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map. ' +
             'The entries are streamed as they are read (the counts come after them in the object), so a crawl ' +
-            'of any size is answered without the service holding it whole.',
+            'of any size is answered without the service holding it whole. Durations and token counts are integers, ' +
+            '0 for a page that was not fetched or extracted (skipped, pending). API version refyne: entries carry ' +
+            "the product's CrawlMapEntry fields only (no clean_duration_ms or data_source).",
           tags: ['jobs'],
           params: IdParamsSchema,
           response: { 200: CrawlMapSchema, ...standardErrors },
@@ -38,6 +41,8 @@ export const crawlMapRoutes =
         const job = await deps.jobs.get(request.tenant._id, request.params.id);
         if (!job) throw notFound(`job ${request.params.id}`);
         const crawling = await pagesInFlight(deps, job);
+        // API version refyne: the product's CrawlMapEntry fields only.
+        const entrySchema = request.apiVersion === 'refyne' ? RefyneCrawlMapEntrySchema : ENTRY;
         const counts = { total: 0, completed: 0, failed: 0, byCategory: {} as Record<string, number> };
         const toJson = (entry: CrawlMapEntry) => {
           if (entry.status === 'pending' && crawling.has(entry.node)) entry.status = 'crawling';
@@ -49,9 +54,11 @@ export const crawlMapRoutes =
             if (category) counts.byCategory[category] = (counts.byCategory[category] ?? 0) + 1;
           }
           const { node: _node, ...e } = entry;
-          return ENTRY.parse({
+          return entrySchema.parse({
             ...e,
-            clean_duration_ms: e.clean_duration_ms ?? null,
+            extract_duration_ms: e.extract_duration_ms ?? 0,
+            fetch_duration_ms: e.fetch_duration_ms ?? 0,
+            clean_duration_ms: e.clean_duration_ms ?? 0,
             data_source: e.data_source ?? null,
           });
         };

@@ -76,7 +76,7 @@ export const reextractRoutes =
           ...(body.max_cost_usd === undefined && body.max_tokens === undefined ? {} : budgetInput(body)),
         };
         const spec = reextractSpec(stored, { pages, originalJobId: original.id, changes });
-        return runFollowUpJob(deps, reply, tenantId, { spec, beforeStart });
+        return runFollowUpJob(deps, reply, request.tenant, { spec, beforeStart });
       },
     );
   };

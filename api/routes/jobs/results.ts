@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import * as yaml from 'js-yaml';
 import Negotiator from 'negotiator';
-import { mergeResults } from '../../../shared/merge-results.js';
+import { mergeIntoObject, mergeResults } from '../../../shared/merge-results.js';
 import type { JobView } from '../../../shared/reducers/job.js';
 import type { ResultView } from '../../../shared/reducers/results.js';
 import { IdParamsSchema } from '../../../shared/schemas/common.js';
@@ -17,7 +17,7 @@ import {
 } from '../../../shared/schemas/results.js';
 import type { ApiDeps } from '../../deps.js';
 import { notFound, ProblemError } from '../../problem.js';
-import { streamItems } from '../../streamed-body.js';
+import { streamItems, streamObject } from '../../streamed-body.js';
 import { jobResult } from '../../views.js';
 
 const DESCRIPTION = `The page results of a job of any type (extract, crawl, analyze), in the order the pages finished:
@@ -48,7 +48,13 @@ line, or a YAML sequence.
 
 **Size.** The page results are streamed as they are read (a batch of at most 160 pages at a time), so a crawl
 of any size is answered without the service holding it whole; a body cut short means the read failed midway.
-merge=true holds the completed pages' data, as merging needs all of it.`;
+merge=true holds the completed pages' data, as merging needs all of it.
+
+**API version refyne** (JSON only): the product's shape, \`{job_id, status, page_count, results, merged}\`:
+\`results\` lists the completed pages as \`{id, url, data}\` (null with merge=true); \`merged\` (null without
+merge=true) is one object merged field by field from the completed pages' object data: a field holding lists
+gets all their items, merged and de-duplicated as above; any other field keeps the first value that holds one;
+data that is not an object is merged under \`items\`.`;
 
 const MEDIA_TYPES: readonly string[] = Object.values(RESULT_MEDIA_TYPES).flat();
 const FORMAT_OF_MEDIA_TYPE = new Map<string, ResultFormat>(
@@ -74,12 +80,26 @@ function renderText(format: Exclude<ResultFormat, 'json'>, items: readonly unkno
   return yaml.dump(items, { noRefs: true, lineWidth: -1 });
 }
 
-/** The merged records of the completed pages: only their data is kept while the results are read. */
-async function mergedItems(deps: ApiDeps, job: JobView): Promise<unknown[]> {
+/** The completed pages' data: only that is kept while the results are read. */
+async function completedData(deps: ApiDeps, job: JobView): Promise<unknown[]> {
   const data: unknown[] = [];
   for await (const batch of deps.jobs.resultBatches(job))
     for (const page of batch) if (page.status === 'completed') data.push(page.data);
-  return mergeResults(data);
+  return data;
+}
+
+async function* completedPages(batches: AsyncIterable<readonly ResultView[]>) {
+  for await (const batch of batches) yield batch.filter((page) => page.status === 'completed');
+}
+
+/** API version refyne: `{job_id, status, page_count, results, merged}`, the results streamed like v1's. */
+async function refyneResults(deps: ApiDeps, job: JobView, merge: boolean) {
+  const head = { job_id: job.id, status: job.status, page_count: job.page_count };
+  if (merge) return { ...head, results: null, merged: mergeIntoObject(await completedData(deps, job)) };
+  const entry = (page: ResultView) => ({ id: page.id, url: page.url, data: page.data ?? null });
+  return streamObject(head, 'results', completedPages(deps.jobs.resultBatches(job)), entry, () => ({
+    merged: null,
+  }));
 }
 
 export const resultRoutes =
@@ -108,8 +128,10 @@ export const resultRoutes =
           });
         }
         reply.header('vary', 'Accept').type(`${choice.mediaType}; charset=utf-8`);
+        if (request.apiVersion === 'refyne' && choice.format === 'json')
+          return reply.send((await refyneResults(deps, job, request.query.merge)) as never);
         if (request.query.merge) {
-          const items = await mergedItems(deps, job);
+          const items = mergeResults(await completedData(deps, job));
           // JSON goes through the response schema; the text formats are sent as they are.
           return choice.format === 'json' ? items : renderText(choice.format, items);
         }

@@ -51,7 +51,7 @@ export const retryRoutes =
         });
         // What the original job kept beside its spec: its one-job model key and webhook destinations.
         const beforeStart = (jobId: string) => copyJobSecrets(deps, original.id, jobId, hasJobKey(stored));
-        return runFollowUpJob(deps, reply, tenantId, { spec, beforeStart, retryOf: original.id });
+        return runFollowUpJob(deps, reply, request.tenant, { spec, beforeStart, retryOf: original.id });
       },
     );
   };

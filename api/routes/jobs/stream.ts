@@ -11,6 +11,7 @@ import {
 } from '../../../shared/schemas/stream.js';
 import { JobStreamCursor, resumePoint, SSE_IDS_PER_SEQ } from '../../../shared/sse-events.js';
 import { API_PREFIX } from '../../auth.js';
+import { refyneStreamEvent } from '../../compat/refyne-stream.js';
 import type { ApiDeps } from '../../deps.js';
 import { runJobStream, SSE_HEADERS, StreamSlots } from '../../job-stream.js';
 import { notFound, ProblemError } from '../../problem.js';
@@ -19,8 +20,9 @@ const DESCRIPTION = `Server-Sent Events (send \`Accept: text/event-stream\`). Ev
 \`data\` line is JSON (JobStreamEvent describes each kind).
 
 - \`status\` first (the job when it was created), then again when the job starts and after each page;
-- \`result\` per finished page: \`{id, url, status, data, error_category, error_message}\`;
-- \`error\` when a page of a multi-page job fails and the job goes on;
+- \`result\` per finished page: \`{id, url, status, data, error_category, error_message, llm_provider, llm_model}\`
+  (the last two as the Refyne product's SSEResultEvent has them: who answered, null without a model call);
+- \`error\` when a page of a multi-page job fails and the job goes on (with \`message\`, the product's field);
 - \`complete\` when the job is completed, failed or cancelled; the stream then ends.
 
 Ids are unique and strictly increasing: the i-th event (from 0) told for the job's event number \`seq\` has id
@@ -31,7 +33,11 @@ after the end of an ended job gets its \`complete\` event again, so it knows the
 \`: heartbeat\` comment comes every 15 seconds.
 
 A tenant holds at most STREAMS_PER_TENANT (default 20) streams open at once (per API instance); one more is a
-429 problem of type too-many-streams until one of them ends.`;
+429 problem of type too-many-streams until one of them ends.
+
+**API version refyne**: each event's data holds exactly the fields of the product's SSEStatusEvent,
+SSEResultEvent (no \`data\`: read the page's data from the results), SSECompleteEvent and SSEErrorEvent
+(\`{message}\`).`;
 
 /** OpenAPI 3.1 has no event-stream type: the 200 body is documented as a stream of events as sent. */
 const EventStreamResponse = z.string().meta({
@@ -95,6 +101,7 @@ export const streamRoutes =
             heartbeatMs: deps.config.SSE_HEARTBEAT_MS,
             signal: controller.signal,
             log: request.log,
+            ...(request.apiVersion === 'refyne' ? { shape: refyneStreamEvent } : {}),
           });
           open.set(controller, run);
           await run;

@@ -59,7 +59,9 @@ export function createClient(options: ClientOptions) {
   const fetchImpl = retryingFetch(options.fetch ?? globalThis.fetch, options);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const authorization = `Bearer ${options.apiKey}`;
-  const api = createFetchClient<paths>({ baseUrl, fetch: fetchImpl, headers: { authorization } });
+  // The interface's shapes (API version v1), whatever version the key is pinned to.
+  const version = { 'x-api-version': 'v1' };
+  const api = createFetchClient<paths>({ baseUrl, fetch: fetchImpl, headers: { authorization, ...version } });
   const start = (opts: StartOptions) => ({
     headers: { 'idempotency-key': opts.idempotencyKey ?? crypto.randomUUID() },
     signal: opts.signal,
@@ -122,7 +124,7 @@ export function createClient(options: ClientOptions) {
     stream(jobId: string, opts: StreamOptions = {}): AsyncGenerator<JobStreamEvent> {
       const url = `${baseUrl}/api/v1/jobs/${encodeURIComponent(jobId)}/stream`;
       return resumableStream((lastEventId, signal) => {
-        const headers: Record<string, string> = { authorization, accept: 'text/event-stream' };
+        const headers: Record<string, string> = { authorization, ...version, accept: 'text/event-stream' };
         if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
         return fetchImpl(new Request(url, { headers, signal }));
       }, opts);

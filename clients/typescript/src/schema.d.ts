@@ -31,6 +31,8 @@ export interface paths {
      *     1.5 × LLM_TIMEOUT_MS, so a hung model fails it with timeout (504); 202 with the job link when it takes longer
      *     than EXTRACT_WAIT_SECONDS. Send an Idempotency-Key header to make retries safe: after a 503 (Retry-After) a retry
      *     with the same key runs the job.
+     *
+     *     API version refyne: the Refyne product's AnalyzeResponseBody, its fields only.
      */
     post: {
       parameters: {
@@ -51,6 +53,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -66,6 +70,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -81,6 +87,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -96,6 +104,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -105,6 +132,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -120,6 +149,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -132,9 +163,11 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Error */
+        /** @description Link expired: The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one. */
         410: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -150,6 +183,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -165,6 +200,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -180,6 +217,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -197,6 +236,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -212,6 +253,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -227,6 +270,8 @@ export interface paths {
         /** @description Job failed: The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}. */
         502: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -244,6 +289,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -259,6 +306,8 @@ export interface paths {
         /** @description Error */
         504: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -288,7 +337,7 @@ export interface paths {
     };
     /**
      * List the content cleaners and their options
-     * @description Each cleaner a cleaner_chain step can name, what it does, whether it is in the default chain, and each option with its type, default and meaning. Steps run in order, each on the output of the one before, e.g. [{"name": "readability"}, {"name": "markdown"}].
+     * @description Each cleaner a cleaner_chain step can name, what it does, whether it is in the default chain, and each option with its type, default and meaning. Steps run in order, each on the output of the one before, e.g. [{"name": "readability"}, {"name": "markdown"}]. With the default chains of extraction and analysis (the Refyne product's fields; its cleaner options such as output or preset are not offered: a 422 names them). refyne version: the product's ListCleanersOutputBody.
      */
     get: {
       parameters: {
@@ -302,6 +351,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -317,6 +368,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -332,6 +385,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -341,6 +413,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -356,6 +430,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -371,6 +447,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -388,6 +466,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -403,6 +483,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -437,6 +519,8 @@ export interface paths {
     /**
      * Crawl a site from a seed URL and extract from every page
      * @description Starts a durable crawl job. Without wait: 202 at once with job_id, status, status_url and queue_position. With wait=true: 200 with data (the page results) if the job ends within timeout seconds (10..120, default 120), else 202 and the job goes on. A client that disconnects while waiting does not affect the job. Links are followed by follow_selector / follow_pattern on the same site, next_selector paginates at the same depth; robots.txt is obeyed by default; URLs are normalised and never processed twice. Send an Idempotency-Key header to make retries safe.
+     *
+     *     API version refyne: the Refyne product's CrawlJobResponseBody, its fields only.
      */
     post: {
       parameters: {
@@ -462,6 +546,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -477,6 +563,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -492,6 +580,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -507,6 +597,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -516,6 +625,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -531,6 +642,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -546,6 +659,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -561,6 +676,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -576,6 +693,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -593,6 +712,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -608,6 +729,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -625,6 +748,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -657,6 +782,8 @@ export interface paths {
     /**
      * Extract structured data from one page
      * @description Fetches the URL, cleans it with the cleaner chain and asks the model chain for data matching the schema. Runs as a job (see /jobs/{id}) and waits for it: 200 with the result; a failed job answers as soon as its failure is final, with a problem document of type job-failed (validation-error for unusable input or content, 422) carrying job_id and error_category, status by category: 409 no usable model in your settings (no_models) or cancelled, 401 invalid provider key, 429 the model provider's rate limit (type provider-rate-limited, error_category rate_limit, with the provider's Retry-After when it gave one, at most 600 s) or quota_exceeded (a budget — max_cost_usd, max_tokens, the tenant's monthly budget — refused the model call, or the provider's quota), 502 upstream failure, 504 timeout. These are the job's failures: this service's own request-rate limit is the rate-limited type. The model step (every model of the chain and every retry) takes about 1.5 × LLM_TIMEOUT_MS (90 s here): a hung model fails the job with timeout (504) within the wait when EXTRACT_WAIT_SECONDS is longer than that plus the fetch. A job still running after EXTRACT_WAIT_SECONDS (default 120) is answered 202 with the job link and goes on. Send an Idempotency-Key header to make retries safe: a 503 (the workflow service out of reach; Retry-After) keeps the job, and a retry with the same key runs it (it also starts by itself once the service is back).
+     *
+     *     API version refyne: the Refyne product's ExtractOutputBody, its fields only.
      */
     post: {
       parameters: {
@@ -677,6 +804,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -692,6 +821,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -707,6 +838,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -722,6 +855,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -731,6 +883,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -746,6 +900,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -758,9 +914,11 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Error */
+        /** @description Link expired: The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one. */
         410: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -776,6 +934,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -791,6 +951,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -806,6 +968,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -823,6 +987,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -838,6 +1004,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -853,6 +1021,8 @@ export interface paths {
         /** @description Job failed: The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}. */
         502: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -870,6 +1040,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -885,6 +1057,8 @@ export interface paths {
         /** @description Error */
         504: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -905,22 +1079,20 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/jobs': {
+  '/api/v1/health': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** List the caller's jobs, newest first */
+    /**
+     * Service health, for API clients
+     * @description Answers 200 whenever the API answers: status ok, or degraded when Temporal or MongoDB does not answer within 3 s (checks says which). Needs an API key of any scope and counts against the rate limit, as every /api/v1 route does; /healthz and /readyz are the keyless probes. refyne version: the product's HealthCheckOutputBody, {status, version}.
+     */
     get: {
       parameters: {
-        query?: {
-          /** @description Page size, 1..100. */
-          limit?: number;
-          /** @description Items to skip. */
-          offset?: number;
-        };
+        query?: never;
         header?: never;
         path?: never;
         cookie?: never;
@@ -930,6 +1102,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -939,12 +1113,14 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['JobList'];
+            'application/json': components['schemas']['ApiHealth'];
           };
         };
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -960,6 +1136,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -969,6 +1164,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -984,6 +1181,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -999,6 +1198,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1016,6 +1217,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1031,6 +1234,192 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/jobs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the caller's jobs, newest first
+     * @description API version refyne: the Refyne product's ListJobsOutputBody, its fields only.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Page size, 1..100. */
+          limit?: number;
+          /** @description Items to skip. */
+          offset?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['JobList'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1060,7 +1449,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read one job */
+    /**
+     * Read one job
+     * @description API version refyne: the Refyne product's JobResponse, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -1075,6 +1467,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1090,6 +1484,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1105,6 +1501,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1114,6 +1529,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1129,6 +1546,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1144,6 +1563,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1161,6 +1582,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1176,6 +1599,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1210,6 +1635,8 @@ export interface paths {
     /**
      * Cancel a pending or running job
      * @description Cancels the job's workflow: pages in flight end cleanly (recorded as skipped) and the job ends cancelled. Answers the job; a job that already ended is a 409 problem.
+     *
+     *     API version refyne: the Refyne product's JobResponse, its fields only.
      */
     post: {
       parameters: {
@@ -1225,6 +1652,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1240,6 +1669,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1255,6 +1686,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1264,6 +1714,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1279,6 +1731,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1294,6 +1748,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1309,6 +1765,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1324,6 +1782,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1341,6 +1801,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1356,6 +1818,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1385,7 +1849,7 @@ export interface paths {
     };
     /**
      * Every URL a crawl discovered, with its parent, depth, status, timings, tokens and model
-     * @description Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, out of limits — error_details says which — or the job ended first). At most 50 skipped links are recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map. The entries are streamed as they are read (the counts come after them in the object), so a crawl of any size is answered without the service holding it whole.
+     * @description Entries are in discovery order. Status: pending, crawling (being fetched or extracted right now, as the running crawl reports it), completed, failed, skipped (robots.txt, not HTML, out of limits — error_details says which — or the job ended first). At most 50 skipped links are recorded per page, so a page of endless links cannot flood the map. Extract jobs have a one-page map. The entries are streamed as they are read (the counts come after them in the object), so a crawl of any size is answered without the service holding it whole. Durations and token counts are integers, 0 for a page that was not fetched or extracted (skipped, pending). API version refyne: entries carry the product's CrawlMapEntry fields only (no clean_duration_ms or data_source).
      */
     get: {
       parameters: {
@@ -1401,6 +1865,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1416,6 +1882,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1431,6 +1899,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1440,6 +1927,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1455,6 +1944,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1470,6 +1961,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1487,6 +1980,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1502,6 +1997,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1531,7 +2028,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Model requests and responses of a job run with capture_debug */
+    /**
+     * Model requests and responses of a job run with capture_debug
+     * @description API version refyne: the Refyne product's GetJobDebugCaptureOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -1546,6 +2046,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1561,6 +2063,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1576,6 +2080,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1585,6 +2108,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1600,6 +2125,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1615,6 +2142,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1632,6 +2161,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1647,6 +2178,211 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/jobs/{id}/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A signed URL to download a job's results, valid for an hour
+     * @description The URL (GET /downloads/{token} of this service) serves the job's page results as GET /jobs/{id}/results does, as an attachment in the format asked, to anyone holding it, until expires_at; after that it answers 410. It holds no API key and opens only this job of your tenant; downloads count against your tenant's rate limit. Needs the operator's SECRETS_KEY (503 without). refyne version: the product's GetJobResultsDownloadOutputBody ({job_id, download_url, expires_at}).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description json (default), jsonl or yaml */
+          format?: 'json' | 'jsonl' | 'yaml';
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['DownloadLink'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1700,6 +2436,8 @@ export interface paths {
         /** @description The screenshot */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1715,6 +2453,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1730,6 +2470,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1739,6 +2498,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1754,6 +2515,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1769,6 +2532,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1786,6 +2551,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1801,6 +2568,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1854,6 +2623,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1869,6 +2640,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1884,6 +2657,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -1893,6 +2685,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1908,6 +2702,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1923,6 +2719,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1938,6 +2736,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1953,6 +2753,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1970,6 +2772,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -1985,6 +2789,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2002,6 +2808,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2060,6 +2868,12 @@ export interface paths {
      *     **Size.** The page results are streamed as they are read (a batch of at most 160 pages at a time), so a crawl
      *     of any size is answered without the service holding it whole; a body cut short means the read failed midway.
      *     merge=true holds the completed pages' data, as merging needs all of it.
+     *
+     *     **API version refyne** (JSON only): the product's shape, `{job_id, status, page_count, results, merged}`:
+     *     `results` lists the completed pages as `{id, url, data}` (null with merge=true); `merged` (null without
+     *     merge=true) is one object merged field by field from the completed pages' object data: a field holding lists
+     *     gets all their items, merged and de-duplicated as above; any other field keeps the first value that holds one;
+     *     data that is not an object is merged under `items`.
      */
     get: {
       parameters: {
@@ -2082,6 +2896,8 @@ export interface paths {
         /** @description The results, in the negotiated format */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2103,6 +2919,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2118,6 +2936,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2127,6 +2964,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2142,6 +2981,8 @@ export interface paths {
         /** @description Not acceptable: The Accept header allows none of the media types the resource is available in. */
         406: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2157,6 +2998,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2172,6 +3015,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2189,6 +3034,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2204,6 +3051,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2256,6 +3105,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2271,6 +3122,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2286,6 +3139,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2295,6 +3167,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2310,6 +3184,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2325,6 +3201,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2340,6 +3218,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2355,6 +3235,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2372,6 +3254,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2387,6 +3271,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2404,6 +3290,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2437,8 +3325,9 @@ export interface paths {
      *     `data` line is JSON (JobStreamEvent describes each kind).
      *
      *     - `status` first (the job when it was created), then again when the job starts and after each page;
-     *     - `result` per finished page: `{id, url, status, data, error_category, error_message}`;
-     *     - `error` when a page of a multi-page job fails and the job goes on;
+     *     - `result` per finished page: `{id, url, status, data, error_category, error_message, llm_provider, llm_model}`
+     *       (the last two as the Refyne product's SSEResultEvent has them: who answered, null without a model call);
+     *     - `error` when a page of a multi-page job fails and the job goes on (with `message`, the product's field);
      *     - `complete` when the job is completed, failed or cancelled; the stream then ends.
      *
      *     Ids are unique and strictly increasing: the i-th event (from 0) told for the job's event number `seq` has id
@@ -2450,6 +3339,10 @@ export interface paths {
      *
      *     A tenant holds at most STREAMS_PER_TENANT (default 20) streams open at once (per API instance); one more is a
      *     429 problem of type too-many-streams until one of them ends.
+     *
+     *     **API version refyne**: each event's data holds exactly the fields of the product's SSEStatusEvent,
+     *     SSEResultEvent (no `data`: read the page's data from the results), SSECompleteEvent and SSEErrorEvent
+     *     (`{message}`).
      */
     get: {
       parameters: {
@@ -2471,6 +3364,8 @@ export interface paths {
         /** @description The event stream */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2522,6 +3417,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2537,6 +3434,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2546,6 +3462,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2561,6 +3479,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2576,6 +3496,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2593,6 +3515,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2608,6 +3532,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2637,7 +3563,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A job's webhook deliveries, newest first, each with its attempts */
+    /**
+     * A job's webhook deliveries, newest first, each with its attempts
+     * @description API version refyne: the Refyne product's GetJobWebhookDeliveriesOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -2652,6 +3581,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2667,6 +3598,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2682,6 +3615,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2691,6 +3643,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2706,6 +3660,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2721,6 +3677,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2738,6 +3696,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2753,6 +3713,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2782,7 +3744,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A job's webhook deliveries, newest first, each with its attempts */
+    /**
+     * A job's webhook deliveries, newest first, each with its attempts
+     * @description API version refyne: the Refyne product's GetJobWebhookDeliveriesOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -2797,6 +3762,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2812,6 +3779,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2827,6 +3796,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2836,6 +3824,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2851,6 +3841,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2866,6 +3858,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2883,6 +3877,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2898,6 +3894,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2927,7 +3925,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List your tenant's API keys (never the keys themselves) */
+    /**
+     * List your tenant's API keys (never the keys themselves)
+     * @description Each key with its scopes and API version. refyne version: the product's ListKeysOutputBody (APIKeyResponse items: no api_version or prefix).
+     */
     get: {
       parameters: {
         query?: never;
@@ -2940,6 +3941,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2957,6 +3960,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2972,6 +3977,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -2981,6 +4005,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -2996,6 +4022,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3011,6 +4039,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3028,6 +4058,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3043,6 +4075,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3060,7 +4094,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key for your tenant
-     * @description The key is in this response only; it is stored as a hash and cannot be shown again.
+     * @description The key is in this response only; it is stored as a hash and cannot be shown again. Needs a key with the full scope. refyne version: the product's CreateKeyOutputBody (no api_version, prefix or last_used_at).
      */
     post: {
       parameters: {
@@ -3071,16 +4105,15 @@ export interface paths {
       };
       requestBody: {
         content: {
-          'application/json': {
-            /** @default api key */
-            name?: string;
-          };
+          'application/json': components['schemas']['CreateApiKeyRequestInput'];
         };
       };
       responses: {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3096,6 +4129,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3111,6 +4146,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3120,6 +4174,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3135,6 +4191,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3150,6 +4208,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3165,6 +4225,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3182,6 +4244,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3197,6 +4261,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3229,7 +4295,7 @@ export interface paths {
     post?: never;
     /**
      * Delete an API key
-     * @description Requests with the deleted key are refused from now on (401).
+     * @description Requests with the deleted key are refused from now on (401). refyne version: 200 {"success": true}.
      */
     delete: {
       parameters: {
@@ -3245,6 +4311,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3258,6 +4326,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3273,6 +4343,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3282,6 +4371,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3297,6 +4388,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3312,6 +4405,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3329,6 +4424,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3344,6 +4441,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3373,6 +4472,8 @@ export interface paths {
     /**
      * Your tenant's model fallback chain
      * @description Empty means the service default chain is used.
+     *
+     *     API version refyne: the Refyne product's GetUserFallbackChainOutputBody, its fields only.
      */
     get: {
       parameters: {
@@ -3386,6 +4487,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3401,6 +4504,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3416,6 +4521,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3425,6 +4549,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3440,6 +4566,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3455,6 +4583,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3472,6 +4602,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3487,6 +4619,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3504,6 +4638,8 @@ export interface paths {
     /**
      * Replace your model fallback chain
      * @description Entries are tried in order (position 0 first). The next entry is tried after rate limits, provider errors, timeouts, unsupported models, truncation and unparseable or non-matching output; an invalid key stops the chain. Each entry uses your key for its provider when stored (sent only to the base_url stored with it), else the service key (sent only to the service's own endpoint). Entries carry no base_url: an endpoint is chosen only together with its key, with PUT /llm/keys.
+     *
+     *     API version refyne: the Refyne product's SetUserFallbackChainOutputBody, its fields only.
      */
     put: {
       parameters: {
@@ -3521,6 +4657,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3536,6 +4674,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3551,6 +4691,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3560,6 +4719,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3575,6 +4736,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3590,6 +4753,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3605,6 +4770,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3622,6 +4789,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3637,6 +4806,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3665,7 +4836,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List your tenant's provider keys (has_key only, never the key) */
+    /**
+     * List your tenant's provider keys (has_key only, never the key)
+     * @description API version refyne: the Refyne product's ListUserServiceKeysOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -3678,6 +4852,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3693,6 +4869,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3708,6 +4886,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3717,6 +4914,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3732,6 +4931,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3747,6 +4948,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3764,6 +4967,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3779,6 +4984,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3796,6 +5003,8 @@ export interface paths {
     /**
      * Create or update your key for a provider (bring your own key)
      * @description The key is stored sealed (AES-256-GCM with the operator key) and only reported as has_key. An empty or missing api_key keeps the stored key, so is_enabled (or the base_url of a provider without a stored key) can change alone. Jobs whose chain uses this provider then run on your key (is_byok=true, cost_usd 0). The key is only ever sent to the base_url stored with it, or to the provider's official endpoint when stored without one: a job naming another llm_config.base_url is refused (422), and moving a stored key to another base_url needs api_key again (422 at body.base_url otherwise).
+     *
+     *     API version refyne: the Refyne product's UserServiceKeyResponse, its fields only.
      */
     put: {
       parameters: {
@@ -3813,6 +5022,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3828,6 +5039,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3843,6 +5056,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -3852,6 +5084,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3867,6 +5101,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3882,6 +5118,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3897,6 +5135,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3914,6 +5154,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3929,6 +5171,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3960,12 +5204,16 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete your key for a provider */
+    /**
+     * Delete one of your provider keys, by its id or its provider
+     * @description The path names the key by its id (as the Refyne product deletes keys) or by its provider. refyne version: 200 {"success": true}.
+     */
     delete: {
       parameters: {
         query?: never;
         header?: never;
         path: {
+          /** @description The key's id (as the Refyne product deletes keys) or its provider's name */
           provider: string;
         };
         cookie?: never;
@@ -3975,6 +5223,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -3988,6 +5238,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4003,6 +5255,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4012,6 +5283,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4027,6 +5300,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4042,6 +5317,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4059,6 +5336,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4074,6 +5353,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4093,22 +5374,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/llm/providers': {
+  '/api/v1/llm/models/{provider}': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** The model providers the service can call */
+    /**
+     * The models of a provider, with context size and list prices
+     * @description The models of a provider (a name from GET /llm/providers), from the price catalogue the service
+     *     computes cost with (genai-prices): id, name, description, context_size (tokens) and the list prices in USD per million
+     *     input and output tokens (null when the catalogue's price depends on conditions such as prompt length, and such a model
+     *     is then charged at the catalogue's price for each call). Deprecated models only with include_deprecated=true.
+     *     Providers without list prices (ollama, openai_compatible: their endpoint decides which models exist) list the models
+     *     your chain and the service's default chain name for them. runnable says whether a job of yours can call the provider
+     *     now: a key of yours is stored for it, the service has one, or it needs none. An unknown provider is a 404. refyne
+     *     version: the product's UserListModelsOutputBody ({models: [{id, name, description, context_size, is_free}]}).
+     */
     get: {
       parameters: {
         query?: {
-          /** @description Also list decommissioned providers */
-          include_decommissioned?: 'true' | 'false';
+          /** @description Also list models the catalogue marks deprecated */
+          include_deprecated?: 'true' | 'false';
         };
         header?: never;
-        path?: never;
+        path: {
+          provider: string;
+        };
         cookie?: never;
       };
       requestBody?: never;
@@ -4116,6 +5409,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4125,12 +5420,14 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['LlmProviderList'];
+            'application/json': components['schemas']['LlmModelList'];
           };
         };
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4146,6 +5443,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4155,6 +5471,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4170,6 +5488,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4185,6 +5505,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4202,6 +5524,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4217,6 +5541,190 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/llm/providers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The model providers the service can call
+     * @description API version refyne: the Refyne product's ListProvidersOutputBody, its fields only.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Also list decommissioned providers */
+          include_decommissioned?: 'true' | 'false';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['LlmProviderList'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4287,6 +5795,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4302,6 +5812,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4317,6 +5829,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4332,6 +5846,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4341,6 +5874,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4356,6 +5891,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4368,9 +5905,11 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem'];
           };
         };
-        /** @description Error */
+        /** @description Link expired: The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one. */
         410: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4386,6 +5925,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4401,6 +5942,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4416,6 +5959,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4433,6 +5978,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4448,6 +5995,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4463,6 +6012,8 @@ export interface paths {
         /** @description Job failed: The job ran and failed; error_category says why and the job stays readable at /api/v1/jobs/{job_id}. */
         502: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4480,6 +6031,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4495,6 +6048,8 @@ export interface paths {
         /** @description Error */
         504: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4540,6 +6095,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4555,6 +6112,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4570,6 +6129,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4579,6 +6157,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4594,6 +6174,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4609,6 +6191,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4626,6 +6210,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4641,6 +6227,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4676,6 +6264,8 @@ export interface paths {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4691,6 +6281,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4706,6 +6298,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4715,6 +6326,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4730,6 +6343,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4745,6 +6360,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4760,6 +6377,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4775,6 +6394,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4792,6 +6413,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4807,6 +6430,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4824,6 +6449,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4866,6 +6493,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4881,6 +6510,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4896,6 +6527,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -4905,6 +6555,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4920,6 +6572,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4935,6 +6589,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4952,6 +6608,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -4967,6 +6625,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5003,6 +6663,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5018,6 +6680,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5033,6 +6697,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5042,6 +6725,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5057,6 +6742,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5072,6 +6759,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5087,6 +6776,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5104,6 +6795,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5119,6 +6812,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5136,6 +6831,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5154,6 +6851,8 @@ export interface paths {
     /**
      * Delete a monitor and its schedule
      * @description Deletes the Temporal Schedule (a run in progress finishes; its job stays, as every job does), the monitor and its changes. 204.
+     *
+     *     API version refyne: 200 {"success": true} instead of 204.
      */
     delete: {
       parameters: {
@@ -5169,6 +6868,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5182,6 +6883,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5197,6 +6900,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5206,6 +6928,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5221,6 +6945,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5236,6 +6962,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5253,6 +6981,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5268,6 +6998,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5285,6 +7017,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5334,6 +7068,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5349,6 +7085,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5364,6 +7102,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5373,6 +7130,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5388,6 +7147,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5403,6 +7164,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5420,6 +7183,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5435,6 +7200,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5484,6 +7251,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5499,6 +7268,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5514,6 +7285,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5523,6 +7313,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5538,6 +7330,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5553,6 +7347,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5568,6 +7364,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5585,6 +7383,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5600,6 +7400,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5617,6 +7419,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5664,6 +7468,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5679,6 +7485,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5694,6 +7502,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5703,6 +7530,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5718,6 +7547,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5733,6 +7564,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5748,6 +7581,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5765,6 +7600,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5780,6 +7617,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5797,6 +7636,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5844,6 +7685,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5859,6 +7702,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5874,6 +7719,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -5883,6 +7747,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5898,6 +7764,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5913,6 +7781,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5928,6 +7798,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5943,6 +7815,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5960,6 +7834,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5975,6 +7851,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -5992,6 +7870,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6012,6 +7892,190 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/pricing/tiers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pricing tiers and the limits that apply to you
+     * @description The named limit sets the operator offers (PRICING_TIERS; without it one tier, default, with the
+     *     service's defaults) and your tenant's: the request rate (429 past it), the monthly model budget (a hard cap on every
+     *     model call), the jobs running at once (429 too-many-jobs) and the pages per crawl (422 past it). The operator sets a
+     *     tenant's tier (admin set-tier); a rate limit or budget set for the tenant alone wins over its tier's. refyne version:
+     *     the product's ListTierLimitsOutputBody: requests_per_minute, credit_allocation_usd (the monthly budget), 0 for no
+     *     limit, credit_rollover_months and monthly_extractions 0 (credits do not roll over; extractions are not counted).
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PricingTierList'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/schemas': {
     parameters: {
       query?: never;
@@ -6022,6 +8086,8 @@ export interface paths {
     /**
      * List your stored schemas and other tenants' public ones, newest first
      * @description Filters combine: category, tag (exact), visibility (private or public). include_public=false lists only your own schemas. total counts every match; limit and offset page through them.
+     *
+     *     API version refyne: the Refyne product's ListSchemasOutputBody, its fields only.
      */
     get: {
       parameters: {
@@ -6046,6 +8112,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6061,6 +8129,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6076,6 +8146,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6085,6 +8174,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6100,6 +8191,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6115,6 +8208,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6132,6 +8227,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6147,6 +8244,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6165,6 +8264,8 @@ export interface paths {
     /**
      * Store a schema
      * @description schema_yaml is checked with the parser extract uses (422 naming the place inside it). Use the stored schema with schema_id on extract and crawl, or as a site default_schema_id. 201 with it.
+     *
+     *     API version refyne: the Refyne product's SchemaOutput, its fields only.
      */
     post: {
       parameters: {
@@ -6182,6 +8283,8 @@ export interface paths {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6197,6 +8300,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6212,6 +8317,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6221,6 +8345,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6236,6 +8362,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6251,6 +8379,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6266,6 +8396,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6283,6 +8415,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6298,6 +8432,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6325,7 +8461,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a stored schema: one of yours, or a public one */
+    /**
+     * Get a stored schema: one of yours, or a public one
+     * @description API version refyne: the Refyne product's SchemaOutput, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -6340,6 +8479,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6355,6 +8496,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6370,6 +8513,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6379,6 +8541,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6394,6 +8558,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6409,6 +8575,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6426,6 +8594,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6441,6 +8611,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6458,6 +8630,8 @@ export interface paths {
     /**
      * Update one of your stored schemas
      * @description Every field is optional; a missing one keeps its value. Another tenant's schema, even a public one, is a 404. Jobs already created keep the schema they started with.
+     *
+     *     API version refyne: the Refyne product's SchemaOutput, its fields only.
      */
     put: {
       parameters: {
@@ -6477,6 +8651,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6492,6 +8668,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6507,6 +8685,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6516,6 +8713,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6531,6 +8730,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6546,6 +8747,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6561,6 +8764,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6578,6 +8783,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6593,6 +8800,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6611,6 +8820,8 @@ export interface paths {
     /**
      * Delete one of your stored schemas
      * @description Jobs already created keep their schema; sites naming it as default_schema_id keep the id. Another tenant's schema is a 404.
+     *
+     *     API version refyne: 200 {"success": true} instead of 204.
      */
     delete: {
       parameters: {
@@ -6626,6 +8837,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6639,6 +8852,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6654,6 +8869,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6663,6 +8897,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6678,6 +8914,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6693,6 +8931,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6710,6 +8950,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6725,6 +8967,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6751,7 +8995,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List your stored sites, newest first */
+    /**
+     * List your stored sites, newest first
+     * @description API version refyne: the Refyne product's ListSavedSitesOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: {
@@ -6769,6 +9016,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6784,6 +9033,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6799,6 +9050,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6808,6 +9078,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6823,6 +9095,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6838,6 +9112,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6855,6 +9131,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6870,6 +9148,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6888,6 +9168,8 @@ export interface paths {
     /**
      * Store a site
      * @description url is required; domain is its host. default_schema_id must name a stored schema you can use (yours or a public one), else 422. The body of an analyze response can be saved as analysis_result unchanged (its job_id and sample_data are dropped). 201 with the site.
+     *
+     *     API version refyne: the Refyne product's SavedSiteOutput, its fields only.
      */
     post: {
       parameters: {
@@ -6905,6 +9187,8 @@ export interface paths {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6920,6 +9204,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6935,6 +9221,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -6944,6 +9249,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6959,6 +9266,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6974,6 +9283,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -6989,6 +9300,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7006,6 +9319,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7021,6 +9336,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7048,7 +9365,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a stored site */
+    /**
+     * Get a stored site
+     * @description API version refyne: the Refyne product's SavedSiteOutput, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -7063,6 +9383,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7078,6 +9400,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7093,6 +9417,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7102,6 +9445,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7117,6 +9462,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7132,6 +9479,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7149,6 +9498,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7164,6 +9515,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7181,6 +9534,8 @@ export interface paths {
     /**
      * Update a stored site
      * @description Every field is optional and a missing one keeps its value; url is ignored (a site keeps its URL and domain). crawl_options replaces the stored options as a whole; null clears default_schema_id or analysis_result. 200 with the site.
+     *
+     *     API version refyne: the Refyne product's SavedSiteOutput, its fields only.
      */
     put: {
       parameters: {
@@ -7200,6 +9555,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7215,6 +9572,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7230,6 +9589,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7239,6 +9617,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7254,6 +9634,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7269,6 +9651,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7284,6 +9668,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7301,6 +9687,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7316,6 +9704,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7331,7 +9721,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a stored site */
+    /**
+     * Delete a stored site
+     * @description API version refyne: 200 {"success": true} instead of 204.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -7346,6 +9739,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7359,6 +9754,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7374,6 +9771,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7383,6 +9799,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7398,6 +9816,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7413,6 +9833,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7430,6 +9852,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7445,6 +9869,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7503,6 +9929,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7518,6 +9946,8 @@ export interface paths {
         /** @description Success */
         202: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7533,6 +9963,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7548,6 +9980,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7557,6 +10008,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7572,6 +10025,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7587,6 +10042,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7602,6 +10059,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7617,6 +10076,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7634,6 +10095,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7649,6 +10112,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7666,6 +10131,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7716,6 +10183,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7731,6 +10200,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7746,6 +10217,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7755,6 +10245,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7770,6 +10262,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7785,6 +10279,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7802,6 +10298,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7817,6 +10315,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7836,6 +10336,8 @@ export interface paths {
     /**
      * Forget a site's learned extractors
      * @description Its next crawls learn again from the model. 204.
+     *
+     *     API version refyne: 200 {"success": true} instead of 204.
      */
     delete: {
       parameters: {
@@ -7851,6 +10353,8 @@ export interface paths {
         /** @description Forgotten */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7864,6 +10368,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7879,6 +10385,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -7888,6 +10413,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7903,6 +10430,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7918,6 +10447,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7935,6 +10466,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7950,6 +10483,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -7994,6 +10529,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8009,6 +10546,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8024,6 +10563,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8033,6 +10591,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8048,6 +10608,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8063,6 +10625,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8080,6 +10644,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8095,6 +10661,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8131,6 +10699,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8146,6 +10716,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8161,6 +10733,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8170,6 +10761,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8185,6 +10778,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8200,6 +10795,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8215,6 +10812,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8232,6 +10831,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8247,6 +10848,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8265,6 +10868,8 @@ export interface paths {
     /**
      * Delete a stored site's session
      * @description The site's crawls then fetch logged out. 204.
+     *
+     *     API version refyne: 200 {"success": true} instead of 204.
      */
     delete: {
       parameters: {
@@ -8280,6 +10885,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8293,6 +10900,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8308,6 +10917,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8317,6 +10945,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8332,6 +10962,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8347,6 +10979,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8364,6 +10998,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8379,6 +11015,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8398,17 +11036,31 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/webhooks': {
+  '/api/v1/usage': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** List your saved webhooks */
+    /**
+     * Your jobs and model spend over a period, by day, job type, provider and model
+     * @description Totals over the jobs your tenant created in the period (every type and status; a job counts on
+     *     the day it was created): how many, how many ran on your own provider keys (BYOK), what they were charged (cost_usd)
+     *     and the list price of their model calls (llm_cost_usd), with tokens; broken down by day and job type, and by the
+     *     provider and model that answered each page (pages answered from structured data or a learned extractor called no
+     *     model and count in neither). Read from the job and result projections of the event log, so a job still running
+     *     counts what it has spent so far. The period is at most 366 days. refyne version: the product's GetUsageOutputBody
+     *     ({total_jobs, byok_jobs, total_charged_usd}) over the same period.
+     */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description First day counted (UTC). Default: the first day of the current month. */
+          from?: string;
+          /** @description Last day counted (UTC), at most 366 days after from. Default: today. */
+          to?: string;
+        };
         header?: never;
         path?: never;
         cookie?: never;
@@ -8418,6 +11070,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8427,12 +11081,14 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['WebhookList'];
+            'application/json': components['schemas']['Usage'];
           };
         };
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8448,6 +11104,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8457,6 +11132,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8472,6 +11149,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8487,6 +11166,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8504,6 +11185,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8519,6 +11202,187 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List your saved webhooks
+     * @description API version refyne: the Refyne product's ListWebhooksOutputBody, its fields only.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WebhookList'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8537,6 +11401,8 @@ export interface paths {
     /**
      * Save a webhook
      * @description Active webhooks receive the events they subscribe to for every job of the tenant. Deliveries are POSTs with Content-Type: application/json, X-Service-Event, X-Service-Delivery (the same on retries) and, with a secret, X-Service-Signature plus the Standard Webhooks headers; 2xx within 30 s is success, otherwise the delivery is retried after 1 and 5 minutes (3 attempts). The URL must be a public http(s) address. Custom header values are stored encrypted and shown as "****" in every response. 201 with the webhook; 409 when the name is taken.
+     *
+     *     API version refyne: the Refyne product's WebhookResponse, its fields only.
      */
     post: {
       parameters: {
@@ -8554,6 +11420,8 @@ export interface paths {
         /** @description Success */
         201: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8569,6 +11437,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8584,6 +11454,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8593,6 +11482,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8608,6 +11499,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8623,6 +11516,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8638,6 +11533,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8653,6 +11550,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8670,6 +11569,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8685,6 +11586,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8712,7 +11615,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a saved webhook (the secret is reported as has_secret only, header values masked) */
+    /**
+     * Get a saved webhook (the secret is reported as has_secret only, header values masked)
+     * @description API version refyne: the Refyne product's WebhookResponse, its fields only.
+     */
     get: {
       parameters: {
         query?: never;
@@ -8727,6 +11633,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8742,6 +11650,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8757,6 +11667,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8766,6 +11695,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8781,6 +11712,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8796,6 +11729,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8813,6 +11748,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8828,6 +11765,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8845,6 +11784,8 @@ export interface paths {
     /**
      * Update a saved webhook
      * @description name, url and is_active are required. A missing secret keeps the stored one, an empty secret removes it; missing events or headers keep the stored ones. A header whose value is sent as "****" (as GET shows it) keeps the stored value of the header with that name. Stored values are kept only while the URL keeps its origin (scheme, host, port): a url on another origin needs the secret, the headers and every "****" value given again, else 422 naming them (body.secret, body.headers, body.headers.<name>). 409 when the new name is taken.
+     *
+     *     API version refyne: the Refyne product's WebhookResponse, its fields only.
      */
     put: {
       parameters: {
@@ -8864,6 +11805,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8879,6 +11822,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8894,6 +11839,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -8903,6 +11867,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8918,6 +11884,8 @@ export interface paths {
         /** @description Conflict: The resource conflicts with an existing one. */
         409: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8933,6 +11901,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8948,6 +11918,8 @@ export interface paths {
         /** @description Unsupported media type: Send the body as application/json. */
         415: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8963,6 +11935,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8980,6 +11954,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -8995,6 +11971,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9010,7 +11988,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a saved webhook (jobs already created keep their deliveries) */
+    /**
+     * Delete a saved webhook (jobs already created keep their deliveries)
+     * @description API version refyne: 200 {"success": true} instead of 204.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -9025,6 +12006,8 @@ export interface paths {
         /** @description Deleted */
         204: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9038,6 +12021,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9053,6 +12038,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -9062,6 +12066,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9077,6 +12083,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9092,6 +12100,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9109,6 +12119,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9124,6 +12136,8 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9150,7 +12164,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Deliveries of a saved webhook, newest first */
+    /**
+     * Deliveries of a saved webhook, newest first
+     * @description API version refyne: the Refyne product's ListWebhookDeliveriesOutputBody, its fields only.
+     */
     get: {
       parameters: {
         query?: {
@@ -9170,6 +12187,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9185,6 +12204,8 @@ export interface paths {
         /** @description Bad request: The request could not be read (for example malformed JSON). */
         400: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9200,6 +12221,25 @@ export interface paths {
         /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
         401: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
             [name: string]: unknown;
           };
           content: {
@@ -9209,6 +12249,8 @@ export interface paths {
         /** @description Not found: No such route, or no such resource for this tenant. */
         404: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9224,6 +12266,8 @@ export interface paths {
         /** @description Payload too large: The request body is larger than the documented limit. */
         413: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9239,6 +12283,8 @@ export interface paths {
         /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
         422: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9256,6 +12302,8 @@ export interface paths {
           headers: {
             /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
             'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
@@ -9271,12 +12319,106 @@ export interface paths {
         /** @description Internal server error: An unexpected error; it has been logged. */
         500: {
           headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
             /** @description The tenant's requests allowed per minute. */
             'X-RateLimit-Limit'?: number;
             /** @description Requests left in the current minute. */
             'X-RateLimit-Remaining'?: number;
             /** @description Seconds until the current minute ends. */
             'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/downloads/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A job's results through a signed link (no API key)
+     * @description What GET /api/v1/jobs/{id}/download handed out: the results in its format, as an attachment. A token that is not genuine, or whose job is gone, is a 404; one past its expiry a 410; one longer than 512 characters (never a token) a 422.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The results, in the negotiated format */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json':
+              | components['schemas']['JobResultList']
+              | components['schemas']['MergedResults'];
+            'application/x-ndjson': components['schemas']['JobResult'] | unknown;
+            'application/yaml':
+              | components['schemas']['JobResultList']
+              | components['schemas']['MergedResults'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Link expired: The signed download link is past its expires_at; ask GET /api/v1/jobs/{id}/download for a new one. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
+        503: {
+          headers: {
             [name: string]: unknown;
           };
           content: {
@@ -9310,7 +12452,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
             [name: string]: unknown;
@@ -9349,7 +12491,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description Success */
         200: {
           headers: {
             [name: string]: unknown;
@@ -9364,13 +12506,13 @@ export interface paths {
             };
           };
         };
-        /** @description Default Response */
+        /** @description Service unavailable: A dependency (Temporal or MongoDB) is not reachable, or the operator has not configured SECRETS_KEY, which storing a provider key or a webhook secret needs. */
         503: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Problem'];
+            'application/problem+json': components['schemas']['Problem'];
           };
         };
       };
@@ -9483,18 +12625,17 @@ export interface components {
     };
     AnalyzeRequestInput: {
       /** @default true */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /**
        * @description 0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.
        * @default 0
        */
-      depth?: number;
+      depth?: number | null;
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
-       * @enum {string}
        */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * Format: uri
        * @description Absolute http or https URL
@@ -9547,28 +12688,108 @@ export interface components {
       /** @description A structured schema (YAML text with name and fields) that /extract and /crawl accept as their schema. */
       suggested_schema: string;
     };
+    ApiHealth: {
+      /**
+       * @description The API version of this answer
+       * @enum {string}
+       */
+      api_version: 'v1' | 'refyne';
+      /** @description Per dependency: ok, or why it is unavailable */
+      checks: {
+        [key: string]: string;
+      };
+      /**
+       * @description ok when Temporal and MongoDB answer; degraded when one does not (checks says which)
+       * @enum {string}
+       */
+      status: 'ok' | 'degraded';
+      /**
+       * @description The API document's version (info.version)
+       * @example 1.0.0
+       */
+      version: string;
+    };
+    ApiHealthInput: {
+      /**
+       * @description The API version of this answer
+       * @enum {string}
+       */
+      api_version: 'v1' | 'refyne';
+      /** @description Per dependency: ok, or why it is unavailable */
+      checks: {
+        [key: string]: string;
+      };
+      /**
+       * @description ok when Temporal and MongoDB answer; degraded when one does not (checks says which)
+       * @enum {string}
+       */
+      status: 'ok' | 'degraded';
+      /**
+       * @description The API document's version (info.version)
+       * @example 1.0.0
+       */
+      version: string;
+    };
+    /** @description An API key of the tenant (the Refyne product's APIKeyResponse, plus api_version and prefix). */
     ApiKey: {
+      api_version: components['schemas']['ApiVersion'];
       /**
        * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description When the key stops working; null: never */
+      expires_at: string | null;
       id: string;
-      name: string;
       /** @description First characters of the key, to recognise it */
+      key_prefix: string;
+      /** @description Not recorded yet: always null */
+      last_used_at: string | null;
+      name: string;
+      /** @description The same as key_prefix (the name earlier versions used) */
       prefix: string;
+      scopes: components['schemas']['ApiKeyScope'][];
     };
+    /** @description An API key of the tenant (the Refyne product's APIKeyResponse, plus api_version and prefix). */
     ApiKeyInput: {
+      api_version: components['schemas']['ApiVersionInput'];
       /**
        * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description When the key stops working; null: never */
+      expires_at: string | null;
       id: string;
-      name: string;
       /** @description First characters of the key, to recognise it */
+      key_prefix: string;
+      /** @description Not recorded yet: always null */
+      last_used_at: string | null;
+      name: string;
+      /** @description The same as key_prefix (the name earlier versions used) */
       prefix: string;
+      scopes: components['schemas']['ApiKeyScopeInput'][];
     };
+    /**
+     * @description full: everything. read: every read (GET), nothing that starts a job or changes a setting. extract: one-page jobs (POST /extract, /analyze, /map), cancelling, retrying and re-extracting them, and reading jobs. crawl: crawls (POST /crawl, /sites/{id}/crawl), cancelling, retrying and re-extracting them, and reading jobs. jobs: reading jobs (GET /jobs…) only. Creating, listing and deleting keys, and every other change (sites, schemas, webhooks, model settings, monitors), needs full. A request outside the key's scopes is a 403 problem naming the scopes that would allow it. GET /health takes any key.
+     * @enum {string}
+     */
+    ApiKeyScope: 'full' | 'read' | 'extract' | 'crawl' | 'jobs';
+    /**
+     * @description full: everything. read: every read (GET), nothing that starts a job or changes a setting. extract: one-page jobs (POST /extract, /analyze, /map), cancelling, retrying and re-extracting them, and reading jobs. crawl: crawls (POST /crawl, /sites/{id}/crawl), cancelling, retrying and re-extracting them, and reading jobs. jobs: reading jobs (GET /jobs…) only. Creating, listing and deleting keys, and every other change (sites, schemas, webhooks, model settings, monitors), needs full. A request outside the key's scopes is a 403 problem naming the scopes that would allow it. GET /health takes any key.
+     * @enum {string}
+     */
+    ApiKeyScopeInput: 'full' | 'read' | 'extract' | 'crawl' | 'jobs';
+    /**
+     * @description The shape of the key's answers. v1 (default): this document. refyne: every answer shaped exactly as the models of the Refyne product's published SDKs declare it (no field of ours beyond them; results as {job_id, status, page_count, results, merged}; deletes answer 200 {"success": true}; validation errors are 400), so those SDKs work unchanged; see each route. A request may name a version in its X-API-Version header instead; every answer names the version it is in, in X-API-Version.
+     * @enum {string}
+     */
+    ApiVersion: 'v1' | 'refyne';
+    /**
+     * @description The shape of the key's answers. v1 (default): this document. refyne: every answer shaped exactly as the models of the Refyne product's published SDKs declare it (no field of ours beyond them; results as {job_id, status, page_count, results, merged}; deletes answer 200 {"success": true}; validation errors are 400), so those SDKs work unchanged; see each route. A request may name a version in its X-API-Version header instead; every answer names the version it is in, in X-API-Version.
+     * @enum {string}
+     */
+    ApiVersionInput: 'v1' | 'refyne';
     Cleaner: {
       /** @description Part of the default chain */
       default: boolean;
@@ -9602,10 +12823,42 @@ export interface components {
     /** @description The cleaners a cleaner_chain can name, in no particular order. */
     CleanerList: {
       cleaners: components['schemas']['Cleaner'][];
+      /** @description The chain POST /analyze reads pages with. The Refyne product's field. */
+      default_analysis_chain: {
+        /** @enum {string} */
+        name: 'markdown' | 'readability' | 'text' | 'html' | 'noop';
+        options?: {
+          [key: string]: unknown;
+        };
+      }[];
+      /** @description The chain extract and crawl run when the request names none: [markdown], page chrome dropped; its include_links and include_images options follow the schema (on when a field or the prompt asks for links, URLs or images). The Refyne product's field. */
+      default_extraction_chain: {
+        /** @enum {string} */
+        name: 'markdown' | 'readability' | 'text' | 'html' | 'noop';
+        options?: {
+          [key: string]: unknown;
+        };
+      }[];
     };
     /** @description The cleaners a cleaner_chain can name, in no particular order. */
     CleanerListInput: {
       cleaners: components['schemas']['CleanerInput'][];
+      /** @description The chain POST /analyze reads pages with. The Refyne product's field. */
+      default_analysis_chain: {
+        /** @enum {string} */
+        name: 'markdown' | 'readability' | 'text' | 'html' | 'noop';
+        options?: {
+          [key: string]: unknown;
+        };
+      }[];
+      /** @description The chain extract and crawl run when the request names none: [markdown], page chrome dropped; its include_links and include_images options follow the schema (on when a field or the prompt asks for links, URLs or images). The Refyne product's field. */
+      default_extraction_chain: {
+        /** @enum {string} */
+        name: 'markdown' | 'readability' | 'text' | 'html' | 'noop';
+        options?: {
+          [key: string]: unknown;
+        };
+      }[];
     };
     /** @description One step of a cleaner chain: {name, options?}; see GET /api/v1/cleaners. */
     CleanerStep:
@@ -9624,7 +12877,8 @@ export interface components {
     CrawlMap: {
       completed: number;
       entries: {
-        clean_duration_ms: number | null;
+        /** @description Time the cleaner chain took; 0 for a page not cleaned */
+        clean_duration_ms: number;
         completed_at: string | null;
         /** @description A completed page's data source (structured_data, learned_extractor, model, mixed); null otherwise */
         data_source: ('structured_data' | 'learned_extractor' | 'model' | 'mixed') | null;
@@ -9633,8 +12887,10 @@ export interface components {
         error_category: string | null;
         error_details: string | null;
         error_message: string | null;
-        extract_duration_ms: number | null;
-        fetch_duration_ms: number | null;
+        /** @description Time the model (or learned extractor) took on the page; 0 for a page not extracted */
+        extract_duration_ms: number;
+        /** @description Time the fetch took; 0 for a page not fetched (skipped, pending) */
+        fetch_duration_ms: number;
         id: string;
         llm_model: string | null;
         llm_provider: string | null;
@@ -9660,7 +12916,8 @@ export interface components {
     CrawlMapInput: {
       completed: number;
       entries: {
-        clean_duration_ms: number | null;
+        /** @description Time the cleaner chain took; 0 for a page not cleaned */
+        clean_duration_ms: number;
         completed_at: string | null;
         /** @description A completed page's data source (structured_data, learned_extractor, model, mixed); null otherwise */
         data_source: ('structured_data' | 'learned_extractor' | 'model' | 'mixed') | null;
@@ -9669,8 +12926,10 @@ export interface components {
         error_category: string | null;
         error_details: string | null;
         error_message: string | null;
-        extract_duration_ms: number | null;
-        fetch_duration_ms: number | null;
+        /** @description Time the model (or learned extractor) took on the page; 0 for a page not extracted */
+        extract_duration_ms: number;
+        /** @description Time the fetch took; 0 for a page not fetched (skipped, pending) */
+        fetch_duration_ms: number;
         id: string;
         llm_model: string | null;
         llm_provider: string | null;
@@ -9702,6 +12961,16 @@ export interface components {
       concurrency: number;
       /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
       delay?: string;
+      /**
+       * @description The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422).
+       * @constant
+       */
+      extract_from_seeds?: true;
+      /**
+       * @description The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto.
+       * @enum {string}
+       */
+      fetch_mode?: 'auto' | 'static' | 'dynamic';
       /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
       follow_pattern?: string;
       /** @description CSS selector of links to follow (or of elements containing them). */
@@ -9712,10 +12981,12 @@ export interface components {
        */
       max_depth: number;
       /**
-       * @description Pages processed at most (1..10000).
+       * @description Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
        * @default 50
        */
-      max_pages: number;
+      max_pages?: number;
+      /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
+      max_urls?: number;
       /** @description CSS selector of the next-page link; the next page continues at the same depth. */
       next_selector?: string;
       /**
@@ -9728,6 +12999,11 @@ export interface components {
        * @default true
        */
       same_domain_only: boolean;
+      /**
+       * @description The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.
+       * @constant
+       */
+      use_sitemap?: false;
     };
     /** @description Each page yields at most 500 distinct links (next_selector links first), 256 KiB of URLs in all, each URL at most 1000 characters; links past these bounds are not followed (the page still succeeds). */
     CrawlOptionsInput: {
@@ -9735,35 +13011,43 @@ export interface components {
        * @description Pages in flight at once (1..20).
        * @default 3
        */
-      concurrency?: number;
+      concurrency?: number | null;
       /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
-      delay?: string;
+      delay?: string | null;
+      /** @description The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422). */
+      extract_from_seeds?: true | null;
+      /** @description The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto. */
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
-      follow_pattern?: string;
+      follow_pattern?: string | null;
       /** @description CSS selector of links to follow (or of elements containing them). */
-      follow_selector?: string;
+      follow_selector?: string | null;
       /**
        * @description Link depth from the seed (0..10).
        * @default 2
        */
-      max_depth?: number;
+      max_depth?: number | null;
       /**
-       * @description Pages processed at most (1..10000).
+       * @description Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
        * @default 50
        */
-      max_pages?: number;
+      max_pages?: number | null;
+      /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
+      max_urls?: number | null;
       /** @description CSS selector of the next-page link; the next page continues at the same depth. */
-      next_selector?: string;
+      next_selector?: string | null;
       /**
        * @description Obey robots.txt (disallowed pages are skipped as robots_disallowed). Turn off only for sites you own. Read as RFC 9309 says: a robots.txt answering 4xx allows everything; 5xx, 429 or an unreachable server disallows everything (retried after a minute); only its first 500 KiB are read; kept per origin for 10 minutes.
        * @default true
        */
-      respect_robots?: boolean;
+      respect_robots?: boolean | null;
       /**
        * @description Follow only links on the seed host (www. ignored).
        * @default true
        */
-      same_domain_only?: boolean;
+      same_domain_only?: boolean | null;
+      /** @description The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken. */
+      use_sitemap?: false | null;
     };
     CrawlRequest: {
       /**
@@ -9821,7 +13105,6 @@ export interface components {
       max_tokens?: number;
       /**
        * @default {
-       *       "max_pages": 50,
        *       "max_depth": 2,
        *       "same_domain_only": true,
        *       "concurrency": 3,
@@ -9874,48 +13157,46 @@ export interface components {
        *       }
        *     ]
        */
-      actions?: components['schemas']['PageActionInput'][];
+      actions?: components['schemas']['PageActionInput'][] | null;
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /** @description Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large. */
-      cleaner_chain?: components['schemas']['CleanerStepInput'][];
+      cleaner_chain?: components['schemas']['CleanerStepInput'][] | null;
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
-       * @enum {string}
        */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
        */
-      formats?: ('screenshot' | 'screenshot_full_page')[];
+      formats?: ('screenshot' | 'screenshot_full_page')[] | null;
       /**
        * @description Learn extractors per page template: once the model has answered a few pages of one template (same URL shape and page structure), CSS selectors that read the same values on those pages answer the rest of its pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must come out non-empty and every value of the right type, else the page goes to the model. Every LEARNED_CHECK_EVERY pages (operator setting, default 200), and on the first page of each job, one page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, the pages it answered since its last check (their results are replaced; the stream shows each re-done page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and lists of those, and lists of objects of those (item containers from the repeated block, properties read inside each); object fields and prompts always go to the model. Page provenance names the selector read. A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.
        * @default true
        */
-      learn_extractors?: boolean;
-      llm_config?: components['schemas']['LlmConfigInput'];
-      max_age?: components['schemas']['MaxAgeInput'];
+      learn_extractors?: boolean | null;
+      llm_config?: components['schemas']['LlmConfigInput'] | null;
+      max_age?: components['schemas']['MaxAgeInput'] | null;
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_cost_usd?: number;
+      max_cost_usd?: number | null;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_tokens?: number;
+      max_tokens?: number | null;
       /**
        * @default {
-       *       "max_pages": 50,
        *       "max_depth": 2,
        *       "same_domain_only": true,
        *       "concurrency": 3,
        *       "respect_robots": true
        *     }
        */
-      options?: components['schemas']['CrawlOptionsInput'];
+      options?: components['schemas']['CrawlOptionsInput'] | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
       schema?: components['schemas']['SchemaInputInput'];
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
@@ -9924,20 +13205,17 @@ export interface components {
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
        */
-      structured_data?: boolean;
+      structured_data?: boolean | null;
       /**
        * Format: uri
        * @description http(s) URL of the page
        */
       url: string;
-      webhook?: components['schemas']['InlineWebhookInput'];
+      webhook?: components['schemas']['InlineWebhookInput'] | null;
       /** @description A saved webhook of yours that receives this job's events (422 when it does not exist). */
-      webhook_id?: string;
-      /**
-       * Format: uri
-       * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
-       */
-      webhook_url?: string;
+      webhook_id?: string | null;
+      /** @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job. */
+      webhook_url?: string | null;
     } & (unknown | unknown);
     CrawlResponse: {
       cost_usd: number;
@@ -9971,31 +13249,80 @@ export interface components {
         output: number;
       };
     };
+    CreateApiKeyRequest: {
+      /** @description The API version the key gets (see ApiVersion). Default: the version of the request creating it, so a key made through a Refyne SDK is a refyne key. */
+      api_version?: components['schemas']['ApiVersion'];
+      /**
+       * Format: date-time
+       * @description RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never.
+       */
+      expires_at?: string;
+      /** @default api key */
+      name: string;
+      /**
+       * @description What the key may do (see ApiKeyScope). Default: ["full"].
+       * @default [
+       *       "full"
+       *     ]
+       */
+      scopes: components['schemas']['ApiKeyScope'][];
+    };
+    CreateApiKeyRequestInput: {
+      /** @description The API version the key gets (see ApiVersion). Default: the version of the request creating it, so a key made through a Refyne SDK is a refyne key. */
+      api_version?: components['schemas']['ApiVersionInput'] | null;
+      /** @description RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never. */
+      expires_at?: string | null;
+      /** @default api key */
+      name?: string | null;
+      /**
+       * @description What the key may do (see ApiKeyScope). Default: ["full"].
+       * @default [
+       *       "full"
+       *     ]
+       */
+      scopes?: components['schemas']['ApiKeyScopeInput'][] | null;
+    };
     CreatedApiKey: {
+      api_version: components['schemas']['ApiVersion'];
       /**
        * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description When the key stops working; null: never */
+      expires_at: string | null;
       id: string;
       /** @description The key itself. Shown only in this response; store it now. */
       key: string;
-      name: string;
       /** @description First characters of the key, to recognise it */
+      key_prefix: string;
+      /** @description Not recorded yet: always null */
+      last_used_at: string | null;
+      name: string;
+      /** @description The same as key_prefix (the name earlier versions used) */
       prefix: string;
+      scopes: components['schemas']['ApiKeyScope'][];
     };
     CreatedApiKeyInput: {
+      api_version: components['schemas']['ApiVersionInput'];
       /**
        * @description RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description When the key stops working; null: never */
+      expires_at: string | null;
       id: string;
       /** @description The key itself. Shown only in this response; store it now. */
       key: string;
-      name: string;
       /** @description First characters of the key, to recognise it */
+      key_prefix: string;
+      /** @description Not recorded yet: always null */
+      last_used_at: string | null;
+      name: string;
+      /** @description The same as key_prefix (the name earlier versions used) */
       prefix: string;
+      scopes: components['schemas']['ApiKeyScopeInput'][];
     };
     /** @description Each model call of a job run with capture_debug: the full request (prompts, page content sent, schema, model, temperature, max_tokens, fallback position, retry flag) and response (raw and parsed output, errors, tokens, cost, duration). Credentials are redacted. enabled=false and no captures otherwise. */
     DebugCaptureReport: {
@@ -10128,6 +13455,24 @@ export interface components {
       /** @description Short name, e.g. "product cards". */
       name: string;
       type: components['schemas']['ElementTypeInput'];
+    };
+    DownloadLink: {
+      /** @description A URL of this service that serves the job's results in the format, without an API key, until expires_at. It names no API key; it is bound to this job of your tenant. */
+      download_url: string;
+      /** @description One hour after the link was made (RFC 3339, UTC) */
+      expires_at: string;
+      /** @enum {string} */
+      format: 'json' | 'jsonl' | 'yaml';
+      job_id: string;
+    };
+    DownloadLinkInput: {
+      /** @description A URL of this service that serves the job's results in the format, without an API key, until expires_at. It names no API key; it is bound to this job of your tenant. */
+      download_url: string;
+      /** @description One hour after the link was made (RFC 3339, UTC) */
+      expires_at: string;
+      /** @enum {string} */
+      format: 'json' | 'jsonl' | 'yaml';
+      job_id: string;
     };
     /**
      * @description repeated_item: a repeated block (cards, rows, list items) — count is the number of repetitions; pagination: links to further pages of the same listing; navigation: site menu links; table: data tables; form: forms; heading: h1–h3 headings; image: content images; price: price-looking texts; date: <time> elements or dates; link_list: a group of links sharing a pattern; text_block: paragraphs of body text.
@@ -10321,33 +13666,32 @@ export interface components {
        *       }
        *     ]
        */
-      actions?: components['schemas']['PageActionInput'][];
+      actions?: components['schemas']['PageActionInput'][] | null;
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /** @description Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large. */
-      cleaner_chain?: components['schemas']['CleanerStepInput'][];
+      cleaner_chain?: components['schemas']['CleanerStepInput'][] | null;
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
-       * @enum {string}
        */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
        */
-      formats?: ('screenshot' | 'screenshot_full_page')[];
-      llm_config?: components['schemas']['LlmConfigInput'];
-      max_age?: components['schemas']['MaxAgeInput'];
+      formats?: ('screenshot' | 'screenshot_full_page')[] | null;
+      llm_config?: components['schemas']['LlmConfigInput'] | null;
+      max_age?: components['schemas']['MaxAgeInput'] | null;
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_cost_usd?: number;
+      max_cost_usd?: number | null;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_tokens?: number;
+      max_tokens?: number | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
       schema?: components['schemas']['SchemaInputInput'];
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
@@ -10356,20 +13700,17 @@ export interface components {
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
        */
-      structured_data?: boolean;
+      structured_data?: boolean | null;
       /**
        * Format: uri
        * @description http(s) URL of the page
        */
       url: string;
-      webhook?: components['schemas']['InlineWebhookInput'];
+      webhook?: components['schemas']['InlineWebhookInput'] | null;
       /** @description A saved webhook of yours that receives this job's events (422 when it does not exist). */
-      webhook_id?: string;
-      /**
-       * Format: uri
-       * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
-       */
-      webhook_url?: string;
+      webhook_id?: string | null;
+      /** @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job. */
+      webhook_url?: string | null;
     } & (unknown | unknown);
     ExtractResponse: {
       data: unknown;
@@ -10556,28 +13897,28 @@ export interface components {
          * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
-        drop_boilerplate?: boolean;
+        drop_boilerplate?: boolean | null;
         /**
          * @description Keep images: <img src alt>. When false images are dropped.
          * @default true
          */
-        include_images?: boolean;
+        include_images?: boolean | null;
         /**
          * @description Keep link targets: <a href>. When false only the link text stays.
          * @default true
          */
-        include_links?: boolean;
+        include_links?: boolean | null;
         /**
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors?: string[];
+        keep_selectors?: string[] | null;
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors?: string[];
-      };
+        remove_selectors?: string[] | null;
+      } | null;
     };
     /** @description A webhook for this job only. */
     InlineWebhook: {
@@ -10598,9 +13939,9 @@ export interface components {
       /** @description Events delivered; empty, null or ["*"] means all. */
       events?: components['schemas']['WebhookEventNameInput'][] | null;
       /** @description Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response. */
-      headers?: components['schemas']['WebhookHeaderInput'][];
+      headers?: components['schemas']['WebhookHeaderInput'][] | null;
       /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. */
-      secret?: string;
+      secret?: string | null;
       /**
        * Format: uri
        * @description Endpoint receiving POST requests.
@@ -10835,12 +14176,16 @@ export interface components {
       error_category: components['schemas']['ErrorCategory'];
       error_message: string;
       job_id: string;
+      /** @description The page's URL and error in one line (the Refyne product's SSEErrorEvent field) */
+      message: string;
       url: string;
     };
     JobStreamErrorDataInput: {
       error_category: components['schemas']['ErrorCategoryInput'];
       error_message: string;
       job_id: string;
+      /** @description The page's URL and error in one line (the Refyne product's SSEErrorEvent field) */
+      message: string;
       url: string;
     };
     /** @description One Server-Sent Event of a job stream */
@@ -10873,6 +14218,10 @@ export interface components {
             error_message: string | null;
             /** @description Page result id */
             id: string;
+            /** @description The model that answered (the Refyne product's field); null when no model was called */
+            llm_model: string | null;
+            /** @description The provider that answered (the Refyne product's field); null when no model was called */
+            llm_provider: string | null;
             /** @enum {string} */
             status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
             url: string;
@@ -10889,6 +14238,8 @@ export interface components {
             error_category: components['schemas']['ErrorCategory'];
             error_message: string;
             job_id: string;
+            /** @description The page's URL and error in one line (the Refyne product's SSEErrorEvent field) */
+            message: string;
             url: string;
           };
           /** @constant */
@@ -10948,6 +14299,10 @@ export interface components {
             error_message: string | null;
             /** @description Page result id */
             id: string;
+            /** @description The model that answered (the Refyne product's field); null when no model was called */
+            llm_model: string | null;
+            /** @description The provider that answered (the Refyne product's field); null when no model was called */
+            llm_provider: string | null;
             /** @enum {string} */
             status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
             url: string;
@@ -10964,6 +14319,8 @@ export interface components {
             error_category: components['schemas']['ErrorCategoryInput'];
             error_message: string;
             job_id: string;
+            /** @description The page's URL and error in one line (the Refyne product's SSEErrorEvent field) */
+            message: string;
             url: string;
           };
           /** @constant */
@@ -11000,6 +14357,10 @@ export interface components {
       error_message: string | null;
       /** @description Page result id */
       id: string;
+      /** @description The model that answered (the Refyne product's field); null when no model was called */
+      llm_model: string | null;
+      /** @description The provider that answered (the Refyne product's field); null when no model was called */
+      llm_provider: string | null;
       /** @enum {string} */
       status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
       url: string;
@@ -11011,6 +14372,10 @@ export interface components {
       error_message: string | null;
       /** @description Page result id */
       id: string;
+      /** @description The model that answered (the Refyne product's field); null when no model was called */
+      llm_model: string | null;
+      /** @description The provider that answered (the Refyne product's field); null when no model was called */
+      llm_provider: string | null;
       /** @enum {string} */
       status: 'pending' | 'crawling' | 'completed' | 'failed' | 'skipped';
       url: string;
@@ -11270,9 +14635,9 @@ export interface components {
     LlmChainRequestInput: {
       chain: {
         /** @default true */
-        is_enabled?: boolean;
+        is_enabled?: boolean | null;
         /** @default 4096 */
-        max_tokens?: number;
+        max_tokens?: number | null;
         model: string;
         /**
          * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
@@ -11280,7 +14645,7 @@ export interface components {
          */
         provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
         /** @default 0 */
-        temperature?: number;
+        temperature?: number | null;
       }[];
     };
     /** @description A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the provider (PUT /llm/keys) is used, else the service key for that provider; each goes only to its own endpoint (see base_url). */
@@ -11290,7 +14655,8 @@ export interface components {
       /** @description Endpoint for this job: a local runtime or a custom OpenAI-compatible server. It must not point to a private, loopback or metadata address (checked now and on every connection). A key is only ever sent to the endpoint it was given for: a base_url works with api_key in this same llm_config, or with your key stored for exactly this base_url (PUT /llm/keys), or, for a keyless provider, with no key at all. The service's key, or your key stored without this base_url, is never sent to it: such a request is 422 at body.llm_config.base_url. Not accepted by providers with allow_base_url_override false. */
       base_url?: string;
       max_tokens?: number;
-      model: string;
+      /** @description Default: the default_model stored with your key for this provider (PUT /llm/keys); without one the request is a 422 at body.llm_config.model. */
+      model?: string;
       /**
        * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
        * @enum {string}
@@ -11301,17 +14667,18 @@ export interface components {
     /** @description A one-job model chain of one entry, overriding the tenant chain. Without api_key, the key stored for the provider (PUT /llm/keys) is used, else the service key for that provider; each goes only to its own endpoint (see base_url). */
     LlmConfigInput: {
       /** @description Used for this job only; stored sealed with the job, never returned, logged or captured. */
-      api_key?: string;
+      api_key?: string | null;
       /** @description Endpoint for this job: a local runtime or a custom OpenAI-compatible server. It must not point to a private, loopback or metadata address (checked now and on every connection). A key is only ever sent to the endpoint it was given for: a base_url works with api_key in this same llm_config, or with your key stored for exactly this base_url (PUT /llm/keys), or, for a keyless provider, with no key at all. The service's key, or your key stored without this base_url, is never sent to it: such a request is 422 at body.llm_config.base_url. Not accepted by providers with allow_base_url_override false. */
-      base_url?: string;
-      max_tokens?: number;
-      model: string;
+      base_url?: string | null;
+      max_tokens?: number | null;
+      /** @description Default: the default_model stored with your key for this provider (PUT /llm/keys); without one the request is a 422 at body.llm_config.model. */
+      model?: string | null;
       /**
        * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
        * @enum {string}
        */
       provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
-      temperature?: number;
+      temperature?: number | null;
     };
     /** @description A provider key of the tenant. The key itself is never returned. */
     LlmKey: {
@@ -11322,6 +14689,8 @@ export interface components {
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description The model an llm_config naming the provider without a model runs; null: none. */
+      default_model: string | null;
       has_key: boolean;
       id: string;
       is_enabled: boolean;
@@ -11341,6 +14710,8 @@ export interface components {
        * @example 2026-11-23T10:00:00.000Z
        */
       created_at: string;
+      /** @description The model an llm_config naming the provider without a model runs; null: none. */
+      default_model: string | null;
       has_key: boolean;
       id: string;
       is_enabled: boolean;
@@ -11362,6 +14733,8 @@ export interface components {
       api_key?: string;
       /** @description The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it. */
       base_url?: string;
+      /** @description The model a job's llm_config naming this provider without a model runs (the Refyne product's field). Missing keeps the stored one; empty clears it. */
+      default_model?: string;
       is_enabled: boolean;
       /**
        * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
@@ -11371,15 +14744,59 @@ export interface components {
     };
     LlmKeyRequestInput: {
       /** @description Empty or missing keeps the stored key. */
-      api_key?: string;
+      api_key?: string | null;
       /** @description The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it. */
-      base_url?: string;
+      base_url?: string | null;
+      /** @description The model a job's llm_config naming this provider without a model runs (the Refyne product's field). Missing keeps the stored one; empty clears it. */
+      default_model?: string | null;
       is_enabled: boolean;
       /**
        * @description A provider name from GET /api/v1/llm/providers (not decommissioned).
        * @enum {string}
        */
       provider: 'openai' | 'anthropic' | 'openrouter' | 'ollama' | 'openai_compatible';
+    };
+    LlmModel: {
+      /** @description Context window in tokens; null: unknown */
+      context_size: number | null;
+      deprecated: boolean;
+      description: string | null;
+      /** @description The model name to give as model in llm_config or a chain entry */
+      id: string;
+      /** @description USD per million input tokens */
+      input_price_per_mtok: number | null;
+      /** @description Both list prices are 0 */
+      is_free: boolean;
+      name: string;
+      /** @description USD per million output tokens */
+      output_price_per_mtok: number | null;
+    };
+    LlmModelInput: {
+      /** @description Context window in tokens; null: unknown */
+      context_size: number | null;
+      deprecated: boolean;
+      description: string | null;
+      /** @description The model name to give as model in llm_config or a chain entry */
+      id: string;
+      /** @description USD per million input tokens */
+      input_price_per_mtok: number | null;
+      /** @description Both list prices are 0 */
+      is_free: boolean;
+      name: string;
+      /** @description USD per million output tokens */
+      output_price_per_mtok: number | null;
+    };
+    LlmModelList: {
+      models: components['schemas']['LlmModel'][];
+      provider: string;
+      /** @description Whether your jobs can call this provider now (your key, the service key, or none needed) */
+      runnable: boolean;
+    };
+    LlmModelListInput: {
+      models: components['schemas']['LlmModelInput'][];
+      provider: string;
+      /** @description Whether your jobs can call this provider now (your key, the service key, or none needed) */
+      runnable: boolean;
     };
     LlmProvider: {
       allow_base_url_override: boolean;
@@ -11488,12 +14905,12 @@ export interface components {
        * @description An element only a logged-out page has (a login form).
        * @example form#login
        */
-      selector?: string;
+      selector?: string | null;
       /**
        * @description The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
        * @example /login
        */
-      url_pattern?: string;
+      url_pattern?: string | null;
     };
     LoginRecipe: {
       /**
@@ -11619,28 +15036,28 @@ export interface components {
        * @description Drop query strings, so /item?id=1 and /item?id=2 are one URL (/item).
        * @default false
        */
-      ignore_query?: boolean;
+      ignore_query?: boolean | null;
       /**
        * @description Also list URLs on subdomains of the start host (blog.example.com for example.com). Off: only the start host, with or without a leading "www." (the crawl's same-domain rule).
        * @default false
        */
-      include_subdomains?: boolean;
+      include_subdomains?: boolean | null;
       /**
        * @description URLs listed at most (1..10000).
        * @default 1000
        * @example 1000
        */
-      limit?: number;
+      limit?: number | null;
       /**
        * @description Obey robots.txt as crawls do: pages and sitemaps it disallows are not fetched, URLs it disallows are not listed. Turn off only for sites you own.
        * @default true
        */
-      respect_robots?: boolean;
+      respect_robots?: boolean | null;
       /**
        * @description Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
        * @example blog
        */
-      search?: string;
+      search?: string | null;
       /**
        * Format: uri
        * @description The site's start page; its host decides which URLs belong to the site.
@@ -11651,7 +15068,7 @@ export interface components {
        * @description Read the site's sitemaps: those named by robots.txt (Sitemap: lines), else /sitemap.xml; sitemap indexes are followed, gzip sitemaps read. Off: only the link walk.
        * @default true
        */
-      use_sitemap?: boolean;
+      use_sitemap?: boolean | null;
     };
     /**
      * @example {
@@ -11858,28 +15275,28 @@ export interface components {
          * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
-        drop_boilerplate?: boolean;
+        drop_boilerplate?: boolean | null;
         /**
          * @description Keep images: ![alt](src). When false images are dropped.
          * @default true
          */
-        include_images?: boolean;
+        include_images?: boolean | null;
         /**
          * @description Keep link targets: [text](url). When false only the link text stays.
          * @default true
          */
-        include_links?: boolean;
+        include_links?: boolean | null;
         /**
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors?: string[];
+        keep_selectors?: string[] | null;
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors?: string[];
-      };
+        remove_selectors?: string[] | null;
+      } | null;
     };
     /**
      * @description Reuse a page this tenant fetched (same URL, normalised as the crawl does; the same fetch_mode, or any mode for auto) within this age instead of fetching it: e.g. "2h", "30m", "45s", "1d", or seconds as a number; more than 30d is taken as 30d. Default 0: always fetch. A reused page makes no request to the site (robots.txt included) and its result says from_cache: true with the time it was fetched. A dynamic-mode page that its own scripts (or a meta refresh) took to another origin than the one that answered (HTTP redirects aside) is never reused for the URL, as its content is not the content of that URL (its own job keeps it for re-extract). Pages are kept PAGE_RETENTION_DAYS (operator setting), so an older page is fetched again.
@@ -12406,15 +15823,15 @@ export interface components {
        * @description A name for the monitor (default: the URL it watches).
        * @example Widget price
        */
-      name?: string;
+      name?: string | null;
       /**
        * @description Create (or keep) the monitor paused: its schedule takes no action until resumed.
        * @default false
        */
-      paused?: boolean;
+      paused?: boolean | null;
       schedule: components['schemas']['MonitorScheduleInput'];
       /** @description With site_id: overrides of the site's settings (as the body of POST /sites/{id}/crawl). */
-      site_crawl?: components['schemas']['SiteCrawlRequestInput'];
+      site_crawl?: components['schemas']['SiteCrawlRequestInput'] | null;
       /**
        * @description Each run is a crawl of this stored site with its settings (as POST /sites/{id}/crawl), read when the monitor is created or updated.
        * @example site_0b8d2f7c9e1a4b3c8d5e6f7a8b9c0d1e
@@ -12464,7 +15881,7 @@ export interface components {
        * @default UTC
        * @example Europe/Berlin
        */
-      timezone?: string;
+      timezone?: string | null;
     } & (
       | {
           cron: string;
@@ -12483,7 +15900,7 @@ export interface components {
     NoopCleanerStepInput: {
       /** @constant */
       name: 'noop';
-      options?: Record<string, never>;
+      options?: Record<string, never> | null;
     };
     PageAction:
       | {
@@ -12627,36 +16044,36 @@ export interface components {
            * @description With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
            * @example ul#list > li
            */
-          item_selector?: string;
+          item_selector?: string | null;
           /** @constant */
           kind: 'click';
           /**
            * @description With repeat: most clicks (default 10, at most 50).
            * @default 10
            */
-          max?: number;
+          max?: number | null;
           /**
            * @description With item_selector: stop at this many items (at most 10000).
            * @example 100
            */
-          max_items?: number;
+          max_items?: number | null;
           /**
            * @description Click again while the selector is still present (a "Load more" button), up to max times; the step ends without error when the element is gone. The first click needs the element.
            * @default false
            */
-          repeat?: boolean;
+          repeat?: boolean | null;
           /**
            * @description CSS selector of the element
            * @example button.load-more
            */
           selector: string;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
           /**
            * @description Pause after each click for the page to react, ms (default 500).
            * @default 500
            */
-          wait_after_ms?: number;
+          wait_after_ms?: number | null;
         }
       | {
           /** @constant */
@@ -12665,16 +16082,16 @@ export interface components {
            * @description Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. Only in the site's login recipe, and typed only while the page is on the site's origin: a job's or a site's page actions with secret are a 422, since what they type could come back to any key of the tenant (a screenshot, a search box in the result). The login page is never captured: its screenshots are discarded, its content is not a result, and only the cookies it leaves for the site's origin are kept (sealed).
            * @example password
            */
-          secret?: string;
+          secret?: string | null;
           /**
            * @description CSS selector of the element
            * @example button.load-more
            */
           selector: string;
           /** @description Text to type. Never logged or captured (only its length is kept), but stored with the job's request: for a password use secret. */
-          text?: string;
+          text?: string | null;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
         }
       | {
           /** @description A key name as Chromium knows it, e.g. Enter, Tab, Escape, ArrowDown. */
@@ -12682,56 +16099,56 @@ export interface components {
           /** @constant */
           kind: 'press';
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
         }
       | {
           /**
            * @description With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
            * @example ul#list > li
            */
-          item_selector?: string;
+          item_selector?: string | null;
           /** @constant */
           kind: 'scroll';
           /**
            * @description With item_selector: stop at this many items (at most 10000).
            * @example 100
            */
-          max_items?: number;
+          max_items?: number | null;
           /**
            * @description With until_no_new_content: most scrolls (default 10, at most 50).
            * @default 10
            */
-          max_scrolls?: number;
+          max_scrolls?: number | null;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
           /**
            * @description 'bottom' (default) or a number of pixels to scroll down by.
            * @default bottom
            */
-          to?: 'bottom' | number;
+          to?: ('bottom' | number) | null;
           /**
            * @description Infinite scroll: scroll to the bottom again and again until the page stops growing (no new content within wait_after_ms after a scroll), up to max_scrolls.
            * @default false
            */
-          until_no_new_content?: boolean;
+          until_no_new_content?: boolean | null;
           /**
            * @description How long to wait for new content after each scroll, ms (default 1000).
            * @default 1000
            */
-          wait_after_ms?: number;
+          wait_after_ms?: number | null;
         }
       | {
           /** @constant */
           kind: 'wait';
           /** @description Pause this long, ms. */
-          ms?: number;
+          ms?: number | null;
           /**
            * @description Wait until this element is present.
            * @example button.load-more
            */
-          selector?: string;
+          selector?: string | null;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
         }
       | {
           /** @constant */
@@ -12742,7 +16159,7 @@ export interface components {
            */
           selector: string;
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
           /** @description The option value to select. */
           value: string;
         }
@@ -12751,11 +16168,11 @@ export interface components {
            * @description false (default): the viewport, 1280 × 900. true: the whole page, 1280 px wide, cut at 8000 px high (the outcome says clipped). The PNG is stored with the page; over 4 MB it fails the page with content_too_large.
            * @default false
            */
-          full_page?: boolean;
+          full_page?: boolean | null;
           /** @constant */
           kind: 'screenshot';
           /** @description How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000. */
-          timeout_ms?: number;
+          timeout_ms?: number | null;
         };
     PageScreenshot: {
       /**
@@ -12849,6 +16266,66 @@ export interface components {
       | 'documentation'
       | 'form'
       | 'other';
+    PricingTier: {
+      display_name: string;
+      /** @description The tier of tenants the operator set none for */
+      is_default: boolean;
+      /** @description Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit */
+      max_concurrent_jobs: number | null;
+      /** @description A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000 */
+      max_pages_per_crawl: number | null;
+      /** @description Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap */
+      monthly_budget_usd: number | null;
+      /** @description The tier's name (what the operator sets on a tenant) */
+      name: string;
+      /** @description API requests per minute (429 past it) */
+      rate_limit_per_minute: number;
+    };
+    PricingTierInput: {
+      display_name: string;
+      /** @description The tier of tenants the operator set none for */
+      is_default: boolean;
+      /** @description Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit */
+      max_concurrent_jobs: number | null;
+      /** @description A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000 */
+      max_pages_per_crawl: number | null;
+      /** @description Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap */
+      monthly_budget_usd: number | null;
+      /** @description The tier's name (what the operator sets on a tenant) */
+      name: string;
+      /** @description API requests per minute (429 past it) */
+      rate_limit_per_minute: number;
+    };
+    PricingTierList: {
+      tiers: components['schemas']['PricingTier'][];
+      /** @description Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone */
+      your_tier: {
+        /** @description Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit */
+        max_concurrent_jobs: number | null;
+        /** @description A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000 */
+        max_pages_per_crawl: number | null;
+        /** @description Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap */
+        monthly_budget_usd: number | null;
+        /** @description API requests per minute (429 past it) */
+        rate_limit_per_minute: number;
+        tier: string;
+      };
+    };
+    PricingTierListInput: {
+      tiers: components['schemas']['PricingTierInput'][];
+      /** @description Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone */
+      your_tier: {
+        /** @description Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit */
+        max_concurrent_jobs: number | null;
+        /** @description A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000 */
+        max_pages_per_crawl: number | null;
+        /** @description Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap */
+        monthly_budget_usd: number | null;
+        /** @description API requests per minute (429 past it) */
+        rate_limit_per_minute: number;
+        tier: string;
+      };
+    };
     /** @description RFC 9457 problem document (application/problem+json) */
     Problem: {
       detail: string;
@@ -12923,13 +16400,13 @@ export interface components {
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors?: string[];
+        keep_selectors?: string[] | null;
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors?: string[];
-      };
+        remove_selectors?: string[] | null;
+      } | null;
     };
     /**
      * @description A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
@@ -12970,20 +16447,20 @@ export interface components {
      */
     ReextractRequestInput: {
       /** @description Default: the original job's capture_debug. */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /** @description Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema. */
-      cleaner_chain?: components['schemas']['CleanerStepInput'][];
-      llm_config?: components['schemas']['LlmConfigInput'];
+      cleaner_chain?: components['schemas']['CleanerStepInput'][] | null;
+      llm_config?: components['schemas']['LlmConfigInput'] | null;
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_cost_usd?: number;
+      max_cost_usd?: number | null;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_tokens?: number;
+      max_tokens?: number | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
       schema?: components['schemas']['SchemaInputInput'];
       /** @description A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count. */
       schema_id?: string;
       /** @description Default: the original job's structured_data. */
-      structured_data?: boolean;
+      structured_data?: boolean | null;
     } & (unknown | unknown);
     /**
      * @description What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
@@ -13119,18 +16596,17 @@ export interface components {
        * @description In dynamic mode the page's scripts cannot read it (default true).
        * @default true
        */
-      http_only?: boolean;
+      http_only?: boolean | null;
       /**
        * @description The cookie name.
        * @example sessionid
        */
       name: string;
       /**
-       * Format: starts_with
        * @description Default '/'.
        * @default /
        */
-      path?: string;
+      path?: string | null;
       /**
        * @description The cookie value: sealed, never answered.
        * @example a1b2c3d4
@@ -13196,7 +16672,7 @@ export interface components {
       detected_elements: components['schemas']['DetectedElementInput'][];
       follow_patterns: components['schemas']['FollowPatternInput'][];
       /** @description Accepted from an analyze response, not stored. */
-      job_id?: string;
+      job_id?: string | null;
       /** @description A "Load more" button or infinite scroll found on the page, with the actions that show all items; null when none was found (absent on analyses recorded before it was looked for). */
       load_more?: components['schemas']['LoadMoreFindingInput'] | null;
       page_type: components['schemas']['PageTypeInput'];
@@ -13297,16 +16773,37 @@ export interface components {
         concurrency?: number;
         /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
         delay?: string;
+        /**
+         * @description The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422).
+         * @constant
+         */
+        extract_from_seeds?: true;
+        /**
+         * @description The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto.
+         * @enum {string}
+         */
+        fetch_mode?: 'auto' | 'static' | 'dynamic';
         /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
         follow_pattern?: string;
         /** @description CSS selector of links to follow (or of elements containing them). */
         follow_selector?: string;
         max_depth?: number;
+        /**
+         * @description Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+         * @default 50
+         */
         max_pages?: number;
+        /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
+        max_urls?: number;
         /** @description CSS selector of the next-page link; the next page continues at the same depth. */
         next_selector?: string;
         respect_robots?: boolean;
         same_domain_only?: boolean;
+        /**
+         * @description The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.
+         * @constant
+         */
+        use_sitemap?: false;
       };
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
       schema?: components['schemas']['SchemaInput'];
@@ -13348,50 +16845,59 @@ export interface components {
        *       }
        *     ]
        */
-      actions?: components['schemas']['PageActionInput'][];
+      actions?: components['schemas']['PageActionInput'][] | null;
       /**
        * @description Store each model request and response; read them at /api/v1/jobs/{id}/debug-capture.
        * @default false
        */
-      capture_debug?: boolean;
+      capture_debug?: boolean | null;
       /** @description Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large. */
-      cleaner_chain?: components['schemas']['CleanerStepInput'][];
-      /**
-       * @description Default: the site's fetch_mode.
-       * @enum {string}
-       */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      cleaner_chain?: components['schemas']['CleanerStepInput'][] | null;
+      /** @description Default: the site's fetch_mode. */
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * @description Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
        * @example [
        *       "screenshot"
        *     ]
        */
-      formats?: ('screenshot' | 'screenshot_full_page')[];
+      formats?: ('screenshot' | 'screenshot_full_page')[] | null;
       /** @description Default: the site's learn_extractors. */
-      learn_extractors?: boolean;
-      llm_config?: components['schemas']['LlmConfigInput'];
-      max_age?: components['schemas']['MaxAgeInput'];
+      learn_extractors?: boolean | null;
+      llm_config?: components['schemas']['LlmConfigInput'] | null;
+      max_age?: components['schemas']['MaxAgeInput'] | null;
       /** @description Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_cost_usd?: number;
+      max_cost_usd?: number | null;
       /** @description Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs. */
-      max_tokens?: number;
+      max_tokens?: number | null;
       /** @description Crawl options (as in CrawlOptions) that override the site's crawl_options; an option given neither here nor on the site takes its usual default. */
       options?: {
-        concurrency?: number;
+        concurrency?: number | null;
         /** @description Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms. */
-        delay?: string;
+        delay?: string | null;
+        /** @description The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422). */
+        extract_from_seeds?: true | null;
+        /** @description The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto. */
+        fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
         /** @description Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL. */
-        follow_pattern?: string;
+        follow_pattern?: string | null;
         /** @description CSS selector of links to follow (or of elements containing them). */
-        follow_selector?: string;
-        max_depth?: number;
-        max_pages?: number;
+        follow_selector?: string | null;
+        max_depth?: number | null;
+        /**
+         * @description Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+         * @default 50
+         */
+        max_pages?: number | null;
+        /** @description Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages. */
+        max_urls?: number | null;
         /** @description CSS selector of the next-page link; the next page continues at the same depth. */
-        next_selector?: string;
-        respect_robots?: boolean;
-        same_domain_only?: boolean;
-      };
+        next_selector?: string | null;
+        respect_robots?: boolean | null;
+        same_domain_only?: boolean | null;
+        /** @description The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken. */
+        use_sitemap?: false | null;
+      } | null;
       /** @description The schema inline (see SchemaInput). Give either schema or schema_id, not both (422). */
       schema?: components['schemas']['SchemaInputInput'];
       /** @description A stored schema's id; without schema and schema_id, the site's default_schema_id. */
@@ -13400,15 +16906,12 @@ export interface components {
        * @description Answer from the page's structured data first (JSON-LD incl. @graph, microdata, RDFa Lite, OpenGraph/meta tags). Fields are matched by name and schema.org property (name/title, price from offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, …) and each value is checked against the field's type. The visible page wins: a text value is taken only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the page shows it; anything else is left to the model. When every field (required and optional) is answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD ItemList or the page's entities of one type only when every element maps. Prompt schemas and object fields always go to the model. Page metadata says data_source (structured_data, model or mixed) and structured_fields. false: every page goes to the model.
        * @default true
        */
-      structured_data?: boolean;
-      webhook?: components['schemas']['InlineWebhookInput'];
+      structured_data?: boolean | null;
+      webhook?: components['schemas']['InlineWebhookInput'] | null;
       /** @description A saved webhook of yours that receives this job's events (422 when it does not exist). */
-      webhook_id?: string;
-      /**
-       * Format: uri
-       * @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
-       */
-      webhook_url?: string;
+      webhook_id?: string | null;
+      /** @description An unsigned webhook for this job (all events). Active saved webhooks also receive the job. */
+      webhook_url?: string | null;
     };
     SiteCreateRequest: {
       /**
@@ -13465,7 +16968,7 @@ export interface components {
       /** @default null */
       analysis_result?: components['schemas']['SiteAnalysisRequestInput'] | null;
       /** @default {} */
-      crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'];
+      crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'] | null;
       /**
        * @description A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it.
        * @default null
@@ -13474,16 +16977,15 @@ export interface components {
       /**
        * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
        * @default auto
-       * @enum {string}
        */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /**
        * @description Whether the site's crawls learn extractors per page template and keep them across jobs (see learn_extractors on POST /crawl); a crawl request may override it.
        * @default true
        */
-      learn_extractors?: boolean;
+      learn_extractors?: boolean | null;
       /** @description Default: the domain. */
-      name?: string;
+      name?: string | null;
       /**
        * Format: uri
        * @description The site entry URL; its host becomes the domain.
@@ -13713,7 +17215,7 @@ export interface components {
        * @description Cookies sent only to the site's origin, from its own pages (at most 50).
        * @default []
        */
-      cookies?: components['schemas']['SessionCookieInput'][];
+      cookies?: components['schemas']['SessionCookieInput'][] | null;
       /**
        * @description Request headers sent only to the site's origin (scheme, host, port), and in the browser only on requests of the site's own pages (e.g. an API token).
        * @default {}
@@ -13723,7 +17225,7 @@ export interface components {
        */
       headers?: {
         [key: string]: string;
-      };
+      } | null;
       /** @default null */
       logged_out?: components['schemas']['LoggedOutRuleInput'] | null;
       /** @default null */
@@ -13737,7 +17239,7 @@ export interface components {
        */
       secrets?: {
         [key: string]: string;
-      };
+      } | null;
     };
     /** @description Every field is optional and a missing one keeps its value. crawl_options, when given, replaces the stored options as a whole; null clears default_schema_id or analysis_result. */
     SiteUpdateRequest: {
@@ -13779,19 +17281,16 @@ export interface components {
        */
       actions?: components['schemas']['PageActionInput'][] | null;
       analysis_result?: components['schemas']['SiteAnalysisRequestInput'] | null;
-      crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'];
+      crawl_options?: components['schemas']['SiteCrawlOptionsRequestInput'] | null;
       /** @description A stored schema you can use (yours or a public one) for crawls of this site; 422 otherwise. null clears it. */
       default_schema_id?: string | null;
-      /**
-       * @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
-       * @enum {string}
-       */
-      fetch_mode?: 'auto' | 'static' | 'dynamic';
+      /** @description How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES. */
+      fetch_mode?: ('auto' | 'static' | 'dynamic') | null;
       /** @description Whether the site's crawls learn extractors per page template and keep them across jobs (see learn_extractors on POST /crawl); a crawl request may override it. */
-      learn_extractors?: boolean;
-      name?: string;
+      learn_extractors?: boolean | null;
+      name?: string | null;
       /** @description Ignored: a site keeps the URL (and domain) it was created with. */
-      url?: string;
+      url?: string | null;
     };
     StoredSchema: {
       category: components['schemas']['SchemaCategory'];
@@ -13841,12 +17340,12 @@ export interface components {
     };
     StoredSchemaCreateRequestInput: {
       /** @default other */
-      category?: components['schemas']['SchemaCategoryInput'];
+      category?: components['schemas']['SchemaCategoryInput'] | null;
       /**
        * @description Free text, at most 2000 characters.
        * @default
        */
-      description?: string;
+      description?: string | null;
       name: string;
       /** @description The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema. */
       schema_yaml: string;
@@ -13856,7 +17355,7 @@ export interface components {
        */
       tags?: string[] | null;
       /** @default private */
-      visibility?: components['schemas']['SchemaVisibilityInput'];
+      visibility?: components['schemas']['SchemaVisibilityInput'] | null;
     };
     StoredSchemaInput: {
       category: components['schemas']['SchemaCategoryInput'];
@@ -13907,15 +17406,15 @@ export interface components {
     };
     /** @description Every field is optional; a missing field keeps its value, tags: null clears the tags. */
     StoredSchemaUpdateRequestInput: {
-      category?: components['schemas']['SchemaCategoryInput'];
+      category?: components['schemas']['SchemaCategoryInput'] | null;
       /** @description Free text, at most 2000 characters. */
-      description?: string;
-      name?: string;
+      description?: string | null;
+      name?: string | null;
       /** @description The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema. */
-      schema_yaml?: string;
+      schema_yaml?: string | null;
       /** @description Free labels (at most 20, 1..50 characters each; duplicates removed), or null. */
       tags?: string[] | null;
-      visibility?: components['schemas']['SchemaVisibilityInput'];
+      visibility?: components['schemas']['SchemaVisibilityInput'] | null;
     };
     /** @description Plain text: no markup; headings, paragraphs, list items and table rows stay on their own lines. */
     TextCleanerStep: {
@@ -13958,28 +17457,152 @@ export interface components {
          * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"). Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
-        drop_boilerplate?: boolean;
+        drop_boilerplate?: boolean | null;
         /**
          * @description Keep images: alt [src]. When false images are dropped.
          * @default false
          */
-        include_images?: boolean;
+        include_images?: boolean | null;
         /**
          * @description Keep link targets: text [url]. When false only the link text stays.
          * @default false
          */
-        include_links?: boolean;
+        include_links?: boolean | null;
         /**
          * @description CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
          * @default []
          */
-        keep_selectors?: string[];
+        keep_selectors?: string[] | null;
         /**
          * @description CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
          * @default []
          */
-        remove_selectors?: string[];
-      };
+        remove_selectors?: string[] | null;
+      } | null;
+    };
+    Usage: {
+      /** @description Per day (UTC) a job was created on, days without jobs left out */
+      by_day: {
+        /** @description Jobs that ran on your own provider keys */
+        byok_jobs: number;
+        /** @description What the jobs were charged (their cost_usd) */
+        charged_usd: number;
+        date: string;
+        input_tokens: number;
+        jobs: number;
+        /** @description The model calls' list price */
+        llm_cost_usd: number;
+        output_tokens: number;
+      }[];
+      by_job_type: {
+        /** @description Jobs that ran on your own provider keys */
+        byok_jobs: number;
+        /** @description What the jobs were charged (their cost_usd) */
+        charged_usd: number;
+        input_tokens: number;
+        jobs: number;
+        /** @description The model calls' list price */
+        llm_cost_usd: number;
+        output_tokens: number;
+        /** @enum {string} */
+        type: 'extract' | 'crawl' | 'analyze' | 'map';
+      }[];
+      by_model: {
+        charged_usd: number;
+        input_tokens: number;
+        llm_cost_usd: number;
+        model: string;
+        output_tokens: number;
+        /** @description Pages whose result this model gave */
+        pages: number;
+        provider: string;
+      }[];
+      /** @description Per provider that answered pages: the pages' recorded model usage */
+      by_provider: {
+        charged_usd: number;
+        input_tokens: number;
+        llm_cost_usd: number;
+        output_tokens: number;
+        /** @description Pages whose result this model gave */
+        pages: number;
+        provider: string;
+      }[];
+      /** @description Of those, jobs that ran on your own provider keys */
+      byok_jobs: number;
+      /** @description First day counted (UTC) */
+      from: string;
+      input_tokens: number;
+      /** @description The list price of their model calls (llm_cost_usd) */
+      llm_cost_usd: number;
+      output_tokens: number;
+      /** @description Last day counted (UTC) */
+      to: string;
+      /** @description What they were charged: the sum of the jobs' cost_usd */
+      total_charged_usd: number;
+      /** @description Jobs created in the period, of every type and status */
+      total_jobs: number;
+    };
+    UsageInput: {
+      /** @description Per day (UTC) a job was created on, days without jobs left out */
+      by_day: {
+        /** @description Jobs that ran on your own provider keys */
+        byok_jobs: number;
+        /** @description What the jobs were charged (their cost_usd) */
+        charged_usd: number;
+        date: string;
+        input_tokens: number;
+        jobs: number;
+        /** @description The model calls' list price */
+        llm_cost_usd: number;
+        output_tokens: number;
+      }[];
+      by_job_type: {
+        /** @description Jobs that ran on your own provider keys */
+        byok_jobs: number;
+        /** @description What the jobs were charged (their cost_usd) */
+        charged_usd: number;
+        input_tokens: number;
+        jobs: number;
+        /** @description The model calls' list price */
+        llm_cost_usd: number;
+        output_tokens: number;
+        /** @enum {string} */
+        type: 'extract' | 'crawl' | 'analyze' | 'map';
+      }[];
+      by_model: {
+        charged_usd: number;
+        input_tokens: number;
+        llm_cost_usd: number;
+        model: string;
+        output_tokens: number;
+        /** @description Pages whose result this model gave */
+        pages: number;
+        provider: string;
+      }[];
+      /** @description Per provider that answered pages: the pages' recorded model usage */
+      by_provider: {
+        charged_usd: number;
+        input_tokens: number;
+        llm_cost_usd: number;
+        output_tokens: number;
+        /** @description Pages whose result this model gave */
+        pages: number;
+        provider: string;
+      }[];
+      /** @description Of those, jobs that ran on your own provider keys */
+      byok_jobs: number;
+      /** @description First day counted (UTC) */
+      from: string;
+      input_tokens: number;
+      /** @description The list price of their model calls (llm_cost_usd) */
+      llm_cost_usd: number;
+      output_tokens: number;
+      /** @description Last day counted (UTC) */
+      to: string;
+      /** @description What they were charged: the sum of the jobs' cost_usd */
+      total_charged_usd: number;
+      /** @description Jobs created in the period, of every type and status */
+      total_jobs: number;
     };
     Webhook: {
       /**
@@ -14182,7 +17805,7 @@ export interface components {
       is_active: boolean;
       name: string;
       /** @description Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. On PUT a missing secret keeps the stored one only while the url keeps its origin; a url on another origin needs the secret again (or "" for none), else 422 at body.secret: a delivery signed with it could be replayed to the old receiver. */
-      secret?: string;
+      secret?: string | null;
       /**
        * Format: uri
        * @description Endpoint receiving POST requests. On PUT, stored credentials stay with the origin (scheme, host, port) they were given for: see secret and headers.

@@ -81,4 +81,9 @@ class ClientOptions:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.retry = RetryPolicy(retries=retries, max_retry_delay=max_retry_delay)
-        self.headers = {**(headers or {}), "authorization": f"Bearer {api_key}"}
+        # The interface's shapes (API version v1), whatever version the key is pinned to.
+        self.headers = {
+            **(headers or {}),
+            "authorization": f"Bearer {api_key}",
+            "x-api-version": "v1",
+        }

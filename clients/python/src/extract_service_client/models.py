@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from pydantic import AwareDatetime
 from pydantic import BaseModel as _BaseModel
 from pydantic import ConfigDict, Field, StringConstraints
 from typing_extensions import TypeAliasType
@@ -14,6 +15,48 @@ class BaseModel(_BaseModel):
     model_config = ConfigDict(
         extra='allow',
     )
+
+
+PageActionInputPageActionInputMax = TypeAliasType(
+    "PageActionInputPageActionInputMax", Annotated[int, Field(ge=1, le=50)]
+)
+"""
+With repeat: most clicks (default 10, at most 50).
+"""
+
+
+PageActionInputPageActionInputWaitAfterMs = TypeAliasType(
+    "PageActionInputPageActionInputWaitAfterMs", Annotated[int, Field(ge=0, le=10000)]
+)
+"""
+Pause after each click for the page to react, ms (default 500).
+"""
+
+
+PageActionInputPageActionInputItemSelector = TypeAliasType(
+    "PageActionInputPageActionInputItemSelector",
+    Annotated[str, Field(examples=['ul#list > li'], max_length=500, min_length=1)],
+)
+"""
+With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+"""
+
+
+PageActionInputPageActionInputMaxItems = TypeAliasType(
+    "PageActionInputPageActionInputMaxItems",
+    Annotated[int, Field(examples=[100], ge=1, le=10000)],
+)
+"""
+With item_selector: stop at this many items (at most 10000).
+"""
+
+
+PageActionInputPageActionInputTimeoutMs = TypeAliasType(
+    "PageActionInputPageActionInputTimeoutMs", Annotated[int, Field(ge=100, le=30000)]
+)
+"""
+How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
+"""
 
 
 class PageActionInputPageActionInput(BaseModel):
@@ -28,28 +71,56 @@ class PageActionInputPageActionInput(BaseModel):
     """
     Click again while the selector is still present (a "Load more" button), up to max times; the step ends without error when the element is gone. The first click needs the element.
     """
-    max: Annotated[int | None, Field(ge=1, le=50)] = 10
+    max: PageActionInputPageActionInputMax | None = 10
     """
     With repeat: most clicks (default 10, at most 50).
     """
-    wait_after_ms: Annotated[int | None, Field(ge=0, le=10000)] = 500
+    wait_after_ms: PageActionInputPageActionInputWaitAfterMs | None = 500
     """
     Pause after each click for the page to react, ms (default 500).
     """
     item_selector: Annotated[
-        str | None, Field(examples=['ul#list > li'], max_length=500, min_length=1)
+        PageActionInputPageActionInputItemSelector | None,
+        Field(examples=['ul#list > li']),
     ] = None
     """
     With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
     """
-    max_items: Annotated[int | None, Field(examples=[100], ge=1, le=10000)] = None
+    max_items: Annotated[
+        PageActionInputPageActionInputMaxItems | None, Field(examples=[100])
+    ] = None
     """
     With item_selector: stop at this many items (at most 10000).
     """
-    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    timeout_ms: PageActionInputPageActionInputTimeoutMs | None = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
+
+
+PageActionInputPageActionInput1Text = TypeAliasType(
+    "PageActionInputPageActionInput1Text", Annotated[str, Field(max_length=2000)]
+)
+"""
+Text to type. Never logged or captured (only its length is kept), but stored with the job's request: for a password use secret.
+"""
+
+
+PageActionInputPageActionInput1Secret = TypeAliasType(
+    "PageActionInputPageActionInput1Secret",
+    Annotated[str, Field(examples=['password'], pattern='^[A-Za-z0-9_-]{1,64}$')],
+)
+"""
+Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. Only in the site's login recipe, and typed only while the page is on the site's origin: a job's or a site's page actions with secret are a 422, since what they type could come back to any key of the tenant (a screenshot, a search box in the result). The login page is never captured: its screenshots are discarded, its content is not a result, and only the cookies it leaves for the site's origin are kept (sealed).
+"""
+
+
+PageActionInputPageActionInput1TimeoutMs = TypeAliasType(
+    "PageActionInputPageActionInput1TimeoutMs", Annotated[int, Field(ge=100, le=30000)]
+)
+"""
+How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
+"""
 
 
 class PageActionInputPageActionInput1(BaseModel):
@@ -60,20 +131,28 @@ class PageActionInputPageActionInput1(BaseModel):
     """
     CSS selector of the element
     """
-    text: Annotated[str | None, Field(max_length=2000)] = None
+    text: PageActionInputPageActionInput1Text | None = None
     """
     Text to type. Never logged or captured (only its length is kept), but stored with the job's request: for a password use secret.
     """
     secret: Annotated[
-        str | None, Field(examples=['password'], pattern='^[A-Za-z0-9_-]{1,64}$')
+        PageActionInputPageActionInput1Secret | None, Field(examples=['password'])
     ] = None
     """
     Instead of text: the name of a secret in the stored site's session (PUT /sites/{id}/session), typed by the worker; only the name is in the request. Only in the site's login recipe, and typed only while the page is on the site's origin: a job's or a site's page actions with secret are a 422, since what they type could come back to any key of the tenant (a screenshot, a search box in the result). The login page is never captured: its screenshots are discarded, its content is not a result, and only the cookies it leaves for the site's origin are kept (sealed).
     """
-    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    timeout_ms: PageActionInputPageActionInput1TimeoutMs | None = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
+
+
+PageActionInputPageActionInput2TimeoutMs = TypeAliasType(
+    "PageActionInputPageActionInput2TimeoutMs", Annotated[int, Field(ge=100, le=30000)]
+)
+"""
+How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
+"""
 
 
 class PageActionInputPageActionInput2(BaseModel):
@@ -82,7 +161,7 @@ class PageActionInputPageActionInput2(BaseModel):
     """
     A key name as Chromium knows it, e.g. Enter, Tab, Escape, ArrowDown.
     """
-    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    timeout_ms: PageActionInputPageActionInput2TimeoutMs | None = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
@@ -96,6 +175,48 @@ PageActionInputPageActionInput3To = TypeAliasType(
 """
 
 
+PageActionInputPageActionInput3MaxScrolls = TypeAliasType(
+    "PageActionInputPageActionInput3MaxScrolls", Annotated[int, Field(ge=1, le=50)]
+)
+"""
+With until_no_new_content: most scrolls (default 10, at most 50).
+"""
+
+
+PageActionInputPageActionInput3WaitAfterMs = TypeAliasType(
+    "PageActionInputPageActionInput3WaitAfterMs", Annotated[int, Field(ge=0, le=10000)]
+)
+"""
+How long to wait for new content after each scroll, ms (default 1000).
+"""
+
+
+PageActionInputPageActionInput3ItemSelector = TypeAliasType(
+    "PageActionInputPageActionInput3ItemSelector",
+    Annotated[str, Field(examples=['ul#list > li'], max_length=500, min_length=1)],
+)
+"""
+With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
+"""
+
+
+PageActionInputPageActionInput3MaxItems = TypeAliasType(
+    "PageActionInputPageActionInput3MaxItems",
+    Annotated[int, Field(examples=[100], ge=1, le=10000)],
+)
+"""
+With item_selector: stop at this many items (at most 10000).
+"""
+
+
+PageActionInputPageActionInput3TimeoutMs = TypeAliasType(
+    "PageActionInputPageActionInput3TimeoutMs", Annotated[int, Field(ge=100, le=30000)]
+)
+"""
+How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
+"""
+
+
 class PageActionInputPageActionInput3(BaseModel):
     kind: Literal['scroll']
     to: Literal['bottom'] | PageActionInputPageActionInput3To | None = 'bottom'
@@ -106,46 +227,83 @@ class PageActionInputPageActionInput3(BaseModel):
     """
     Infinite scroll: scroll to the bottom again and again until the page stops growing (no new content within wait_after_ms after a scroll), up to max_scrolls.
     """
-    max_scrolls: Annotated[int | None, Field(ge=1, le=50)] = 10
+    max_scrolls: PageActionInputPageActionInput3MaxScrolls | None = 10
     """
     With until_no_new_content: most scrolls (default 10, at most 50).
     """
-    wait_after_ms: Annotated[int | None, Field(ge=0, le=10000)] = 1000
+    wait_after_ms: PageActionInputPageActionInput3WaitAfterMs | None = 1000
     """
     How long to wait for new content after each scroll, ms (default 1000).
     """
     item_selector: Annotated[
-        str | None, Field(examples=['ul#list > li'], max_length=500, min_length=1)
+        PageActionInputPageActionInput3ItemSelector | None,
+        Field(examples=['ul#list > li']),
     ] = None
     """
     With repeat or until_no_new_content: CSS selector of one listing item; the step stops once max_items match it (the outcome says how many were shown).
     """
-    max_items: Annotated[int | None, Field(examples=[100], ge=1, le=10000)] = None
+    max_items: Annotated[
+        PageActionInputPageActionInput3MaxItems | None, Field(examples=[100])
+    ] = None
     """
     With item_selector: stop at this many items (at most 10000).
     """
-    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    timeout_ms: PageActionInputPageActionInput3TimeoutMs | None = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
+
+
+PageActionInputPageActionInput4Ms = TypeAliasType(
+    "PageActionInputPageActionInput4Ms", Annotated[int, Field(ge=1, le=10000)]
+)
+"""
+Pause this long, ms.
+"""
+
+
+PageActionInputPageActionInput4Selector = TypeAliasType(
+    "PageActionInputPageActionInput4Selector",
+    Annotated[str, Field(examples=['button.load-more'], max_length=500, min_length=1)],
+)
+"""
+Wait until this element is present.
+"""
+
+
+PageActionInputPageActionInput4TimeoutMs = TypeAliasType(
+    "PageActionInputPageActionInput4TimeoutMs", Annotated[int, Field(ge=100, le=30000)]
+)
+"""
+How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
+"""
 
 
 class PageActionInputPageActionInput4(BaseModel):
     kind: Literal['wait']
-    ms: Annotated[int | None, Field(ge=1, le=10000)] = None
+    ms: PageActionInputPageActionInput4Ms | None = None
     """
     Pause this long, ms.
     """
     selector: Annotated[
-        str | None, Field(examples=['button.load-more'], max_length=500, min_length=1)
+        PageActionInputPageActionInput4Selector | None,
+        Field(examples=['button.load-more']),
     ] = None
     """
     Wait until this element is present.
     """
-    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    timeout_ms: PageActionInputPageActionInput4TimeoutMs | None = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
+
+
+PageActionInputPageActionInput5TimeoutMs = TypeAliasType(
+    "PageActionInputPageActionInput5TimeoutMs", Annotated[int, Field(ge=100, le=30000)]
+)
+"""
+How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
+"""
 
 
 class PageActionInputPageActionInput5(BaseModel):
@@ -160,10 +318,18 @@ class PageActionInputPageActionInput5(BaseModel):
     """
     The option value to select.
     """
-    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    timeout_ms: PageActionInputPageActionInput5TimeoutMs | None = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
+
+
+PageActionInputPageActionInput6TimeoutMs = TypeAliasType(
+    "PageActionInputPageActionInput6TimeoutMs", Annotated[int, Field(ge=100, le=30000)]
+)
+"""
+How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
+"""
 
 
 class PageActionInputPageActionInput6(BaseModel):
@@ -172,7 +338,7 @@ class PageActionInputPageActionInput6(BaseModel):
     """
     false (default): the viewport, 1280 × 900. true: the whole page, 1280 px wide, cut at 8000 px high (the outcome says clipped). The PNG is stored with the page; over 4 MB it fails the page with content_too_large.
     """
-    timeout_ms: Annotated[int | None, Field(ge=100, le=30000)] = None
+    timeout_ms: PageActionInputPageActionInput6TimeoutMs | None = None
     """
     How long the step may wait for its selector and take, ms (a repeated click: each click). Default 5000, at most 30000.
     """
@@ -392,12 +558,20 @@ class AnalysisResultInput(BaseModel):
     """
 
 
+AnalyzeRequestInputDepth = TypeAliasType(
+    "AnalyzeRequestInputDepth", Annotated[int, Field(ge=0, le=1)]
+)
+"""
+0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.
+"""
+
+
 class AnalyzeRequestInput(BaseModel):
     url: Annotated[str, Field(max_length=4096, min_length=1)]
     """
     Absolute http or https URL
     """
-    depth: Annotated[int | None, Field(ge=0, le=1)] = 0
+    depth: AnalyzeRequestInputDepth | None = 0
     """
     0: the page alone; 1: also a sample of the pages it links to, to tell which pattern leads to details.
     """
@@ -447,28 +621,48 @@ class AnalyzeResponseInput(BaseModel):
     """
 
 
-MarkdownCleanerStepInputOptionsRemoveSelector = TypeAliasType(
-    "MarkdownCleanerStepInputOptionsRemoveSelector",
+MarkdownCleanerStepInputOptionsRemoveSelectorsMarkdownCleanerStepInputOptionsRemoveSelector = TypeAliasType(
+    "MarkdownCleanerStepInputOptionsRemoveSelectorsMarkdownCleanerStepInputOptionsRemoveSelector",
     Annotated[str, Field(max_length=500, min_length=1)],
 )
 
 
-MarkdownCleanerStepInputOptionsKeepSelector = TypeAliasType(
-    "MarkdownCleanerStepInputOptionsKeepSelector",
+MarkdownCleanerStepInputOptionsRemoveSelectors = TypeAliasType(
+    "MarkdownCleanerStepInputOptionsRemoveSelectors",
+    Annotated[
+        list[MarkdownCleanerStepInputOptionsRemoveSelectorsMarkdownCleanerStepInputOptionsRemoveSelector],
+        Field(max_length=50),
+    ],
+)
+"""
+CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
+"""
+
+
+MarkdownCleanerStepInputOptionsKeepSelectorsMarkdownCleanerStepInputOptionsKeepSelector = TypeAliasType(
+    "MarkdownCleanerStepInputOptionsKeepSelectorsMarkdownCleanerStepInputOptionsKeepSelector",
     Annotated[str, Field(max_length=500, min_length=1)],
 )
+
+
+MarkdownCleanerStepInputOptionsKeepSelectors = TypeAliasType(
+    "MarkdownCleanerStepInputOptionsKeepSelectors",
+    Annotated[
+        list[MarkdownCleanerStepInputOptionsKeepSelectorsMarkdownCleanerStepInputOptionsKeepSelector],
+        Field(max_length=50),
+    ],
+)
+"""
+CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
+"""
 
 
 class MarkdownCleanerStepInputOptions(BaseModel):
-    remove_selectors: Annotated[
-        list[MarkdownCleanerStepInputOptionsRemoveSelector] | None, Field(max_length=50)
-    ] = []
+    remove_selectors: MarkdownCleanerStepInputOptionsRemoveSelectors | None = []
     """
     CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
     """
-    keep_selectors: Annotated[
-        list[MarkdownCleanerStepInputOptionsKeepSelector] | None, Field(max_length=50)
-    ] = []
+    keep_selectors: MarkdownCleanerStepInputOptionsKeepSelectors | None = []
     """
     CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
     """
@@ -495,30 +689,48 @@ class MarkdownCleanerStepInput(BaseModel):
     options: MarkdownCleanerStepInputOptions | None = None
 
 
-ReadabilityCleanerStepInputOptionsRemoveSelector = TypeAliasType(
-    "ReadabilityCleanerStepInputOptionsRemoveSelector",
+ReadabilityCleanerStepInputOptionsRemoveSelectorsReadabilityCleanerStepInputOptionsRemoveSelector = TypeAliasType(
+    "ReadabilityCleanerStepInputOptionsRemoveSelectorsReadabilityCleanerStepInputOptionsRemoveSelector",
     Annotated[str, Field(max_length=500, min_length=1)],
 )
 
 
-ReadabilityCleanerStepInputOptionsKeepSelector = TypeAliasType(
-    "ReadabilityCleanerStepInputOptionsKeepSelector",
+ReadabilityCleanerStepInputOptionsRemoveSelectors = TypeAliasType(
+    "ReadabilityCleanerStepInputOptionsRemoveSelectors",
+    Annotated[
+        list[ReadabilityCleanerStepInputOptionsRemoveSelectorsReadabilityCleanerStepInputOptionsRemoveSelector],
+        Field(max_length=50),
+    ],
+)
+"""
+CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
+"""
+
+
+ReadabilityCleanerStepInputOptionsKeepSelectorsReadabilityCleanerStepInputOptionsKeepSelector = TypeAliasType(
+    "ReadabilityCleanerStepInputOptionsKeepSelectorsReadabilityCleanerStepInputOptionsKeepSelector",
     Annotated[str, Field(max_length=500, min_length=1)],
 )
+
+
+ReadabilityCleanerStepInputOptionsKeepSelectors = TypeAliasType(
+    "ReadabilityCleanerStepInputOptionsKeepSelectors",
+    Annotated[
+        list[ReadabilityCleanerStepInputOptionsKeepSelectorsReadabilityCleanerStepInputOptionsKeepSelector],
+        Field(max_length=50),
+    ],
+)
+"""
+CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
+"""
 
 
 class ReadabilityCleanerStepInputOptions(BaseModel):
-    remove_selectors: Annotated[
-        list[ReadabilityCleanerStepInputOptionsRemoveSelector] | None,
-        Field(max_length=50),
-    ] = []
+    remove_selectors: ReadabilityCleanerStepInputOptionsRemoveSelectors | None = []
     """
     CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
     """
-    keep_selectors: Annotated[
-        list[ReadabilityCleanerStepInputOptionsKeepSelector] | None,
-        Field(max_length=50),
-    ] = []
+    keep_selectors: ReadabilityCleanerStepInputOptionsKeepSelectors | None = []
     """
     CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
     """
@@ -533,28 +745,48 @@ class ReadabilityCleanerStepInput(BaseModel):
     options: ReadabilityCleanerStepInputOptions | None = None
 
 
-TextCleanerStepInputOptionsRemoveSelector = TypeAliasType(
-    "TextCleanerStepInputOptionsRemoveSelector",
+TextCleanerStepInputOptionsRemoveSelectorsTextCleanerStepInputOptionsRemoveSelector = TypeAliasType(
+    "TextCleanerStepInputOptionsRemoveSelectorsTextCleanerStepInputOptionsRemoveSelector",
     Annotated[str, Field(max_length=500, min_length=1)],
 )
 
 
-TextCleanerStepInputOptionsKeepSelector = TypeAliasType(
-    "TextCleanerStepInputOptionsKeepSelector",
+TextCleanerStepInputOptionsRemoveSelectors = TypeAliasType(
+    "TextCleanerStepInputOptionsRemoveSelectors",
+    Annotated[
+        list[TextCleanerStepInputOptionsRemoveSelectorsTextCleanerStepInputOptionsRemoveSelector],
+        Field(max_length=50),
+    ],
+)
+"""
+CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
+"""
+
+
+TextCleanerStepInputOptionsKeepSelectorsTextCleanerStepInputOptionsKeepSelector = TypeAliasType(
+    "TextCleanerStepInputOptionsKeepSelectorsTextCleanerStepInputOptionsKeepSelector",
     Annotated[str, Field(max_length=500, min_length=1)],
 )
+
+
+TextCleanerStepInputOptionsKeepSelectors = TypeAliasType(
+    "TextCleanerStepInputOptionsKeepSelectors",
+    Annotated[
+        list[TextCleanerStepInputOptionsKeepSelectorsTextCleanerStepInputOptionsKeepSelector],
+        Field(max_length=50),
+    ],
+)
+"""
+CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
+"""
 
 
 class TextCleanerStepInputOptions(BaseModel):
-    remove_selectors: Annotated[
-        list[TextCleanerStepInputOptionsRemoveSelector] | None, Field(max_length=50)
-    ] = []
+    remove_selectors: TextCleanerStepInputOptionsRemoveSelectors | None = []
     """
     CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
     """
-    keep_selectors: Annotated[
-        list[TextCleanerStepInputOptionsKeepSelector] | None, Field(max_length=50)
-    ] = []
+    keep_selectors: TextCleanerStepInputOptionsKeepSelectors | None = []
     """
     CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
     """
@@ -581,28 +813,48 @@ class TextCleanerStepInput(BaseModel):
     options: TextCleanerStepInputOptions | None = None
 
 
-HtmlCleanerStepInputOptionsRemoveSelector = TypeAliasType(
-    "HtmlCleanerStepInputOptionsRemoveSelector",
+HtmlCleanerStepInputOptionsRemoveSelectorsHtmlCleanerStepInputOptionsRemoveSelector = TypeAliasType(
+    "HtmlCleanerStepInputOptionsRemoveSelectorsHtmlCleanerStepInputOptionsRemoveSelector",
     Annotated[str, Field(max_length=500, min_length=1)],
 )
 
 
-HtmlCleanerStepInputOptionsKeepSelector = TypeAliasType(
-    "HtmlCleanerStepInputOptionsKeepSelector",
+HtmlCleanerStepInputOptionsRemoveSelectors = TypeAliasType(
+    "HtmlCleanerStepInputOptionsRemoveSelectors",
+    Annotated[
+        list[HtmlCleanerStepInputOptionsRemoveSelectorsHtmlCleanerStepInputOptionsRemoveSelector],
+        Field(max_length=50),
+    ],
+)
+"""
+CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
+"""
+
+
+HtmlCleanerStepInputOptionsKeepSelectorsHtmlCleanerStepInputOptionsKeepSelector = TypeAliasType(
+    "HtmlCleanerStepInputOptionsKeepSelectorsHtmlCleanerStepInputOptionsKeepSelector",
     Annotated[str, Field(max_length=500, min_length=1)],
 )
+
+
+HtmlCleanerStepInputOptionsKeepSelectors = TypeAliasType(
+    "HtmlCleanerStepInputOptionsKeepSelectors",
+    Annotated[
+        list[HtmlCleanerStepInputOptionsKeepSelectorsHtmlCleanerStepInputOptionsKeepSelector],
+        Field(max_length=50),
+    ],
+)
+"""
+CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
+"""
 
 
 class HtmlCleanerStepInputOptions(BaseModel):
-    remove_selectors: Annotated[
-        list[HtmlCleanerStepInputOptionsRemoveSelector] | None, Field(max_length=50)
-    ] = []
+    remove_selectors: HtmlCleanerStepInputOptionsRemoveSelectors | None = []
     """
     CSS selectors of elements to drop with everything inside them, e.g. ["nav", ".ads", "#cookie-banner"].
     """
-    keep_selectors: Annotated[
-        list[HtmlCleanerStepInputOptionsKeepSelector] | None, Field(max_length=50)
-    ] = []
+    keep_selectors: HtmlCleanerStepInputOptionsKeepSelectors | None = []
     """
     CSS selectors of elements that survive cleaning: they are not dropped as page noise, by remove_selectors (a kept element inside a removed one stays where it was) or by readability (appended after the main content when left out of it). Crawls add their follow and next-page selectors.
     """
@@ -667,12 +919,67 @@ class CleanerInput(BaseModel):
     options: list[CleanerInputOption]
 
 
+class CleanerListInputDefaultExtractionChainItem(BaseModel):
+    name: Literal['markdown', 'readability', 'text', 'html', 'noop']
+    options: dict[str, Any] | None = None
+
+
+class CleanerListInputDefaultAnalysisChainItem(BaseModel):
+    name: Literal['markdown', 'readability', 'text', 'html', 'noop']
+    options: dict[str, Any] | None = None
+
+
 class CleanerListInput(BaseModel):
     """
     The cleaners a cleaner_chain can name, in no particular order.
     """
 
     cleaners: list[CleanerInput]
+    default_extraction_chain: list[CleanerListInputDefaultExtractionChainItem]
+    """
+    The chain extract and crawl run when the request names none: [markdown], page chrome dropped; its include_links and include_images options follow the schema (on when a field or the prompt asks for links, URLs or images). The Refyne product's field.
+    """
+    default_analysis_chain: list[CleanerListInputDefaultAnalysisChainItem]
+    """
+    The chain POST /analyze reads pages with. The Refyne product's field.
+    """
+
+
+LlmConfigInputModel = TypeAliasType(
+    "LlmConfigInputModel", Annotated[str, Field(max_length=200, min_length=1)]
+)
+"""
+Default: the default_model stored with your key for this provider (PUT /llm/keys); without one the request is a 422 at body.llm_config.model.
+"""
+
+
+LlmConfigInputApiKey = TypeAliasType(
+    "LlmConfigInputApiKey", Annotated[str, Field(max_length=1000, min_length=1)]
+)
+"""
+Used for this job only; stored sealed with the job, never returned, logged or captured.
+"""
+
+
+LlmConfigInputBaseUrl = TypeAliasType(
+    "LlmConfigInputBaseUrl",
+    Annotated[
+        str, Field(max_length=2048, pattern='^(?:[hH][tT][tT][pP][sS]?:\\/\\/\\S+)?$')
+    ],
+)
+"""
+Endpoint for this job: a local runtime or a custom OpenAI-compatible server. It must not point to a private, loopback or metadata address (checked now and on every connection). A key is only ever sent to the endpoint it was given for: a base_url works with api_key in this same llm_config, or with your key stored for exactly this base_url (PUT /llm/keys), or, for a keyless provider, with no key at all. The service's key, or your key stored without this base_url, is never sent to it: such a request is 422 at body.llm_config.base_url. Not accepted by providers with allow_base_url_override false.
+"""
+
+
+LlmConfigInputTemperature = TypeAliasType(
+    "LlmConfigInputTemperature", Annotated[float, Field(ge=0.0, le=2.0)]
+)
+
+
+LlmConfigInputMaxTokens = TypeAliasType(
+    "LlmConfigInputMaxTokens", Annotated[int, Field(ge=1, le=200000)]
+)
 
 
 class LlmConfigInput(BaseModel):
@@ -684,20 +991,47 @@ class LlmConfigInput(BaseModel):
     """
     A provider name from GET /api/v1/llm/providers (not decommissioned).
     """
-    model: Annotated[str, Field(max_length=200, min_length=1)]
-    api_key: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
+    model: LlmConfigInputModel | None = None
+    """
+    Default: the default_model stored with your key for this provider (PUT /llm/keys); without one the request is a 422 at body.llm_config.model.
+    """
+    api_key: LlmConfigInputApiKey | None = None
     """
     Used for this job only; stored sealed with the job, never returned, logged or captured.
     """
-    base_url: Annotated[
-        str | None,
-        Field(max_length=2048, pattern='^(?:[hH][tT][tT][pP][sS]?:\\/\\/\\S+)?$'),
-    ] = None
+    base_url: LlmConfigInputBaseUrl | None = None
     """
     Endpoint for this job: a local runtime or a custom OpenAI-compatible server. It must not point to a private, loopback or metadata address (checked now and on every connection). A key is only ever sent to the endpoint it was given for: a base_url works with api_key in this same llm_config, or with your key stored for exactly this base_url (PUT /llm/keys), or, for a keyless provider, with no key at all. The service's key, or your key stored without this base_url, is never sent to it: such a request is 422 at body.llm_config.base_url. Not accepted by providers with allow_base_url_override false.
     """
-    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = None
-    max_tokens: Annotated[int | None, Field(ge=1, le=200000)] = None
+    temperature: LlmConfigInputTemperature | None = None
+    max_tokens: LlmConfigInputMaxTokens | None = None
+
+
+LlmKeyRequestInputApiKey = TypeAliasType(
+    "LlmKeyRequestInputApiKey", Annotated[str, Field(max_length=1000)]
+)
+"""
+Empty or missing keeps the stored key.
+"""
+
+
+LlmKeyRequestInputBaseUrl = TypeAliasType(
+    "LlmKeyRequestInputBaseUrl",
+    Annotated[
+        str, Field(max_length=2048, pattern='^(?:[hH][tT][tT][pP][sS]?:\\/\\/\\S+)?$')
+    ],
+)
+"""
+The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it.
+"""
+
+
+LlmKeyRequestInputDefaultModel = TypeAliasType(
+    "LlmKeyRequestInputDefaultModel", Annotated[str, Field(max_length=200)]
+)
+"""
+The model a job's llm_config naming this provider without a model runs (the Refyne product's field). Missing keeps the stored one; empty clears it.
+"""
 
 
 class LlmKeyRequestInput(BaseModel):
@@ -705,18 +1039,19 @@ class LlmKeyRequestInput(BaseModel):
     """
     A provider name from GET /api/v1/llm/providers (not decommissioned).
     """
-    api_key: Annotated[str | None, Field(max_length=1000)] = None
+    api_key: LlmKeyRequestInputApiKey | None = None
     """
     Empty or missing keeps the stored key.
     """
-    base_url: Annotated[
-        str | None,
-        Field(max_length=2048, pattern='^(?:[hH][tT][tT][pP][sS]?:\\/\\/\\S+)?$'),
-    ] = None
+    base_url: LlmKeyRequestInputBaseUrl | None = None
     """
     The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it.
     """
     is_enabled: bool
+    default_model: LlmKeyRequestInputDefaultModel | None = None
+    """
+    The model a job's llm_config naming this provider without a model runs (the Refyne product's field). Missing keeps the stored one; empty clears it.
+    """
 
 
 class LlmKeyInput(BaseModel):
@@ -740,10 +1075,24 @@ class LlmKeyInput(BaseModel):
     """
     has_key: bool
     is_enabled: bool
+    default_model: str | None
+    """
+    The model an llm_config naming the provider without a model runs; null: none.
+    """
 
 
 class LlmKeyListInput(BaseModel):
     keys: list[LlmKeyInput]
+
+
+LlmChainRequestInputChainItemTemperature = TypeAliasType(
+    "LlmChainRequestInputChainItemTemperature", Annotated[float, Field(ge=0.0, le=2.0)]
+)
+
+
+LlmChainRequestInputChainItemMaxTokens = TypeAliasType(
+    "LlmChainRequestInputChainItemMaxTokens", Annotated[int, Field(ge=1, le=200000)]
+)
 
 
 class LlmChainRequestInputChainItem(BaseModel):
@@ -757,8 +1106,8 @@ class LlmChainRequestInputChainItem(BaseModel):
     """
     model: Annotated[str, Field(max_length=200, min_length=1)]
     is_enabled: bool | None = True
-    temperature: Annotated[float | None, Field(ge=0.0, le=2.0)] = 0
-    max_tokens: Annotated[int | None, Field(ge=1, le=200000)] = 4096
+    temperature: LlmChainRequestInputChainItemTemperature | None = 0
+    max_tokens: LlmChainRequestInputChainItemMaxTokens | None = 4096
 
 
 class LlmChainRequestInput(BaseModel):
@@ -813,6 +1162,50 @@ class LlmProviderListInput(BaseModel):
     providers: list[LlmProviderInput]
 
 
+LlmModelInputContextSize = TypeAliasType(
+    "LlmModelInputContextSize",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Context window in tokens; null: unknown
+"""
+
+
+class LlmModelInput(BaseModel):
+    id: str
+    """
+    The model name to give as model in llm_config or a chain entry
+    """
+    name: str
+    description: str | None
+    context_size: LlmModelInputContextSize | None
+    """
+    Context window in tokens; null: unknown
+    """
+    input_price_per_mtok: float | None
+    """
+    USD per million input tokens
+    """
+    output_price_per_mtok: float | None
+    """
+    USD per million output tokens
+    """
+    is_free: bool
+    """
+    Both list prices are 0
+    """
+    deprecated: bool
+
+
+class LlmModelListInput(BaseModel):
+    provider: str
+    runnable: bool
+    """
+    Whether your jobs can call this provider now (your key, the service key, or none needed)
+    """
+    models: list[LlmModelInput]
+
+
 class WebhookHeaderInput(BaseModel):
     name: Annotated[
         str,
@@ -829,6 +1222,23 @@ class WebhookHeaderInput(BaseModel):
 WebhookEventNameInput = TypeAliasType("WebhookEventNameInput", Literal['*', 'job.started', 'job.progress', 'job.completed', 'job.failed', 'monitor.changed'])
 """
 job.started, job.progress (crawls, at most one per second), job.completed, job.failed; * = all. job.completed data: {job_type, status, page_count, cost_usd, budget_exhausted, results, results_truncated, results_total, results_url}; results hold the page results in order up to about 1 MB of JSON (results_truncated says whether some were left out; all of them are at results_url). job.failed data: {job_type, status, error_category, error_message, budget_exhausted}. budget_exhausted: a budget (max_cost_usd, max_tokens, the tenant's monthly budget) stopped the job (see Job). monitor.changed (sent by a monitor's run, only when its results differ from the run before; job_id is the run's job) data: {monitor_id, monitor_name, previous_job_id, change_id, counts {added, removed, changed}, added, removed, changed, omitted, changes_url} (see MonitorChange).
+"""
+
+
+InlineWebhookInputSecret = TypeAliasType(
+    "InlineWebhookInputSecret", Annotated[str, Field(max_length=256)]
+)
+"""
+Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to.
+"""
+
+
+InlineWebhookInputHeaders = TypeAliasType(
+    "InlineWebhookInputHeaders",
+    Annotated[list[WebhookHeaderInput], Field(max_length=10)],
+)
+"""
+Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response.
 """
 
 
@@ -850,11 +1260,11 @@ class InlineWebhookInput(BaseModel):
     """
     Endpoint receiving POST requests.
     """
-    secret: Annotated[str | None, Field(max_length=256)] = None
+    secret: InlineWebhookInputSecret | None = None
     """
     Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to.
     """
-    headers: Annotated[list[WebhookHeaderInput] | None, Field(max_length=10)] = None
+    headers: InlineWebhookInputHeaders | None = None
     """
     Custom headers, at most 10, sent with every delivery. Values (often credentials) are write only: stored encrypted, never logged, shown as "****" in every response.
     """
@@ -862,6 +1272,14 @@ class InlineWebhookInput(BaseModel):
     """
     Events delivered; empty, null or ["*"] means all.
     """
+
+
+WebhookRequestInputSecret = TypeAliasType(
+    "WebhookRequestInputSecret", Annotated[str, Field(max_length=256)]
+)
+"""
+Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. On PUT a missing secret keeps the stored one only while the url keeps its origin; a url on another origin needs the secret again (or "" for none), else 422 at body.secret: a delivery signed with it could be replayed to the old receiver.
+"""
 
 
 WebhookRequestInputEvents = TypeAliasType(
@@ -888,7 +1306,7 @@ class WebhookRequestInput(BaseModel):
     """
     Endpoint receiving POST requests. On PUT, stored credentials stay with the origin (scheme, host, port) they were given for: see secret and headers.
     """
-    secret: Annotated[str | None, Field(max_length=256)] = None
+    secret: WebhookRequestInputSecret | None = None
     """
     Signing secret (write only, at most 256 characters; empty disables signing). With a secret every delivery carries the Standard Webhooks headers webhook-id (the delivery id), webhook-timestamp (Unix seconds of the attempt) and webhook-signature ("v1,<base64 HMAC-SHA256 of id.timestamp.body>"), keyed by the secret's UTF-8 bytes, or for a secret "whsec_<base64>" the decoded bytes: verify them and refuse a timestamp more than a few minutes off, against replays. It also carries the legacy X-Service-Signature (lowercase hex HMAC-SHA256 of the body alone, keyed by the UTF-8 bytes): it proves no time, so a captured delivery passes it forever; the clients accept it only when asked to. On PUT a missing secret keeps the stored one only while the url keeps its origin; a url on another origin needs the secret again (or "" for none), else 422 at body.secret: a delivery signed with it could be replayed to the old receiver.
     """
@@ -1066,6 +1484,76 @@ Reuse a page this tenant fetched (same URL, normalised as the crawl does; the sa
 """
 
 
+ExtractRequestInputActions = TypeAliasType(
+    "ExtractRequestInputActions",
+    Annotated[
+        list[PageActionInput],
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ],
+)
+"""
+Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+"""
+
+
+ExtractRequestInputFormats = TypeAliasType(
+    "ExtractRequestInputFormats",
+    Annotated[
+        list[Literal['screenshot', 'screenshot_full_page']],
+        Field(examples=[['screenshot']], max_length=2),
+    ],
+)
+"""
+Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+"""
+
+
+ExtractRequestInputCleanerChain = TypeAliasType(
+    "ExtractRequestInputCleanerChain",
+    Annotated[list[CleanerStepInput], Field(max_length=10, min_length=1)],
+)
+"""
+Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
+"""
+
+
+ExtractRequestInputWebhookId = TypeAliasType(
+    "ExtractRequestInputWebhookId", Annotated[str, Field(max_length=200, min_length=1)]
+)
+"""
+A saved webhook of yours that receives this job's events (422 when it does not exist).
+"""
+
+
+ExtractRequestInputWebhookUrl = TypeAliasType(
+    "ExtractRequestInputWebhookUrl",
+    Annotated[str, Field(max_length=4096, min_length=1)],
+)
+"""
+An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
+"""
+
+
+ExtractRequestInputMaxCostUsd = TypeAliasType(
+    "ExtractRequestInputMaxCostUsd", Annotated[float, Field(gt=0.0)]
+)
+"""
+Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
+
+
+ExtractRequestInputMaxTokens = TypeAliasType(
+    "ExtractRequestInputMaxTokens", Annotated[int, Field(gt=0, le=9007199254740991)]
+)
+"""
+Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
+
+
 class ExtractRequestInput(BaseModel):
     url: Annotated[str, Field(max_length=4096, min_length=1)]
     """
@@ -1084,26 +1572,21 @@ class ExtractRequestInput(BaseModel):
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
     """
     actions: Annotated[
-        list[PageActionInput] | None,
+        ExtractRequestInputActions | None,
         Field(
-            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
-            max_length=20,
-            min_length=1,
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]]
         ),
     ] = None
     """
     Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
     """
     formats: Annotated[
-        list[Literal['screenshot', 'screenshot_full_page']] | None,
-        Field(examples=[['screenshot']], max_length=2),
+        ExtractRequestInputFormats | None, Field(examples=[['screenshot']])
     ] = None
     """
     Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
-    cleaner_chain: Annotated[
-        list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
-    ] = None
+    cleaner_chain: ExtractRequestInputCleanerChain | None = None
     """
     Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
     """
@@ -1118,19 +1601,19 @@ class ExtractRequestInput(BaseModel):
     """
     max_age: MaxAgeInput | None = None
     webhook: InlineWebhookInput | None = None
-    webhook_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    webhook_id: ExtractRequestInputWebhookId | None = None
     """
     A saved webhook of yours that receives this job's events (422 when it does not exist).
     """
-    webhook_url: Annotated[str | None, Field(max_length=4096, min_length=1)] = None
+    webhook_url: ExtractRequestInputWebhookUrl | None = None
     """
     An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
     """
-    max_cost_usd: Annotated[float | None, Field(gt=0.0)] = None
+    max_cost_usd: ExtractRequestInputMaxCostUsd | None = None
     """
     Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
-    max_tokens: Annotated[int | None, Field(gt=0, le=9007199254740991)] = None
+    max_tokens: ExtractRequestInputMaxTokens | None = None
     """
     Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
@@ -1219,28 +1702,101 @@ class AcceptedJobInput(BaseModel):
     queue_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
+CrawlOptionsInputFollowSelector = TypeAliasType(
+    "CrawlOptionsInputFollowSelector",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+CSS selector of links to follow (or of elements containing them).
+"""
+
+
+CrawlOptionsInputFollowPattern = TypeAliasType(
+    "CrawlOptionsInputFollowPattern",
+    Annotated[str, Field(max_length=300, min_length=1)],
+)
+"""
+Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+"""
+
+
+CrawlOptionsInputNextSelector = TypeAliasType(
+    "CrawlOptionsInputNextSelector",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+CSS selector of the next-page link; the next page continues at the same depth.
+"""
+
+
+CrawlOptionsInputMaxPages = TypeAliasType(
+    "CrawlOptionsInputMaxPages", Annotated[int, Field(ge=1, le=10000)]
+)
+"""
+Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+"""
+
+
+CrawlOptionsInputMaxDepth = TypeAliasType(
+    "CrawlOptionsInputMaxDepth", Annotated[int, Field(ge=0, le=10)]
+)
+"""
+Link depth from the seed (0..10).
+"""
+
+
+CrawlOptionsInputDelay = TypeAliasType(
+    "CrawlOptionsInputDelay",
+    Annotated[
+        str,
+        Field(
+            pattern='^(?:(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)ms|(?:[0-9]|[1-5][0-9])(?:\\.[0-9]{1,3})?s|60(?:\\.0{1,3})?s|0(?:\\.[0-9]{1,3})?m|1(?:\\.0{1,3})?m)$'
+        ),
+    ],
+)
+"""
+Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.
+"""
+
+
+CrawlOptionsInputConcurrency = TypeAliasType(
+    "CrawlOptionsInputConcurrency", Annotated[int, Field(ge=1, le=20)]
+)
+"""
+Pages in flight at once (1..20).
+"""
+
+
+CrawlOptionsInputMaxUrls = TypeAliasType(
+    "CrawlOptionsInputMaxUrls", Annotated[int, Field(ge=1, le=10000)]
+)
+"""
+Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages.
+"""
+
+
 class CrawlOptionsInput(BaseModel):
     """
     Each page yields at most 500 distinct links (next_selector links first), 256 KiB of URLs in all, each URL at most 1000 characters; links past these bounds are not followed (the page still succeeds).
     """
 
-    follow_selector: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
+    follow_selector: CrawlOptionsInputFollowSelector | None = None
     """
     CSS selector of links to follow (or of elements containing them).
     """
-    follow_pattern: Annotated[str | None, Field(max_length=300, min_length=1)] = None
+    follow_pattern: CrawlOptionsInputFollowPattern | None = None
     """
     Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
     """
-    next_selector: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
+    next_selector: CrawlOptionsInputNextSelector | None = None
     """
     CSS selector of the next-page link; the next page continues at the same depth.
     """
-    max_pages: Annotated[int | None, Field(ge=1, le=10000)] = 50
+    max_pages: CrawlOptionsInputMaxPages | None = 50
     """
-    Pages processed at most (1..10000).
+    Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
     """
-    max_depth: Annotated[int | None, Field(ge=0, le=10)] = 2
+    max_depth: CrawlOptionsInputMaxDepth | None = 2
     """
     Link depth from the seed (0..10).
     """
@@ -1248,16 +1804,11 @@ class CrawlOptionsInput(BaseModel):
     """
     Follow only links on the seed host (www. ignored).
     """
-    delay: Annotated[
-        str | None,
-        Field(
-            pattern='^(?:(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)ms|(?:[0-9]|[1-5][0-9])(?:\\.[0-9]{1,3})?s|60(?:\\.0{1,3})?s|0(?:\\.[0-9]{1,3})?m|1(?:\\.0{1,3})?m)$'
-        ),
-    ] = None
+    delay: CrawlOptionsInputDelay | None = None
     """
     Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.
     """
-    concurrency: Annotated[int | None, Field(ge=1, le=20)] = 3
+    concurrency: CrawlOptionsInputConcurrency | None = 3
     """
     Pages in flight at once (1..20).
     """
@@ -1265,6 +1816,91 @@ class CrawlOptionsInput(BaseModel):
     """
     Obey robots.txt (disallowed pages are skipped as robots_disallowed). Turn off only for sites you own. Read as RFC 9309 says: a robots.txt answering 4xx allows everything; 5xx, 429 or an unreachable server disallows everything (retried after a minute); only its first 500 KiB are read; kept per origin for 10 minutes.
     """
+    fetch_mode: Literal['auto', 'static', 'dynamic'] | None = None
+    """
+    The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto.
+    """
+    max_urls: CrawlOptionsInputMaxUrls | None = None
+    """
+    Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages.
+    """
+    extract_from_seeds: Literal[True] | None = None
+    """
+    The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422).
+    """
+    use_sitemap: Literal[False] | None = None
+    """
+    The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.
+    """
+
+
+CrawlRequestInputActions = TypeAliasType(
+    "CrawlRequestInputActions",
+    Annotated[
+        list[PageActionInput],
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ],
+)
+"""
+Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
+"""
+
+
+CrawlRequestInputFormats = TypeAliasType(
+    "CrawlRequestInputFormats",
+    Annotated[
+        list[Literal['screenshot', 'screenshot_full_page']],
+        Field(examples=[['screenshot']], max_length=2),
+    ],
+)
+"""
+Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+"""
+
+
+CrawlRequestInputCleanerChain = TypeAliasType(
+    "CrawlRequestInputCleanerChain",
+    Annotated[list[CleanerStepInput], Field(max_length=10, min_length=1)],
+)
+"""
+Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
+"""
+
+
+CrawlRequestInputWebhookId = TypeAliasType(
+    "CrawlRequestInputWebhookId", Annotated[str, Field(max_length=200, min_length=1)]
+)
+"""
+A saved webhook of yours that receives this job's events (422 when it does not exist).
+"""
+
+
+CrawlRequestInputWebhookUrl = TypeAliasType(
+    "CrawlRequestInputWebhookUrl", Annotated[str, Field(max_length=4096, min_length=1)]
+)
+"""
+An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
+"""
+
+
+CrawlRequestInputMaxCostUsd = TypeAliasType(
+    "CrawlRequestInputMaxCostUsd", Annotated[float, Field(gt=0.0)]
+)
+"""
+Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
+
+
+CrawlRequestInputMaxTokens = TypeAliasType(
+    "CrawlRequestInputMaxTokens", Annotated[int, Field(gt=0, le=9007199254740991)]
+)
+"""
+Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
 
 
 class CrawlRequestInput(BaseModel):
@@ -1281,7 +1917,6 @@ class CrawlRequestInput(BaseModel):
     A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
     """
     options: Annotated[CrawlOptionsInput | None, Field(validate_default=True)] = {
-        'max_pages': 50,
         'max_depth': 2,
         'same_domain_only': True,
         'concurrency': 3,
@@ -1292,26 +1927,21 @@ class CrawlRequestInput(BaseModel):
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
     """
     actions: Annotated[
-        list[PageActionInput] | None,
+        CrawlRequestInputActions | None,
         Field(
-            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
-            max_length=20,
-            min_length=1,
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]]
         ),
     ] = None
     """
     Steps run in order in the rendered page before it is read (fetch_mode dynamic; auto becomes dynamic, static is a 422). At most 20 steps, each with its own timeout, all together at most 45 s. A step that fails fails the page with error_category action_failed and a message naming the step. Each step's outcome is in the page's metadata.actions. In a crawl they run on every page.
     """
     formats: Annotated[
-        list[Literal['screenshot', 'screenshot_full_page']] | None,
-        Field(examples=[['screenshot']], max_length=2),
+        CrawlRequestInputFormats | None, Field(examples=[['screenshot']])
     ] = None
     """
     Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
-    cleaner_chain: Annotated[
-        list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
-    ] = None
+    cleaner_chain: CrawlRequestInputCleanerChain | None = None
     """
     Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
     """
@@ -1330,22 +1960,89 @@ class CrawlRequestInput(BaseModel):
     Learn extractors per page template: once the model has answered a few pages of one template (same URL shape and page structure), CSS selectors that read the same values on those pages answer the rest of its pages without the model (0 tokens). A field's candidates must all agree on a page, a required field must come out non-empty and every value of the right type, else the page goes to the model. Every LEARNED_CHECK_EVERY pages (operator setting, default 200), and on the first page of each job, one page is checked against the model; a disagreement invalidates the extractor and re-does, by the model, the pages it answered since its last check (their results are replaced; the stream shows each re-done page as a page.completed carrying `revises`). Learns schemas of strings, numbers, integers, booleans and lists of those, and lists of objects of those (item containers from the repeated block, properties read inside each); object fields and prompts always go to the model. Page provenance names the selector read. A stored site's crawls keep its extractors across jobs (GET /sites/{id}/extractors). false: no learning.
     """
     webhook: InlineWebhookInput | None = None
-    webhook_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    webhook_id: CrawlRequestInputWebhookId | None = None
     """
     A saved webhook of yours that receives this job's events (422 when it does not exist).
     """
-    webhook_url: Annotated[str | None, Field(max_length=4096, min_length=1)] = None
+    webhook_url: CrawlRequestInputWebhookUrl | None = None
     """
     An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
     """
-    max_cost_usd: Annotated[float | None, Field(gt=0.0)] = None
+    max_cost_usd: CrawlRequestInputMaxCostUsd | None = None
     """
     Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
-    max_tokens: Annotated[int | None, Field(gt=0, le=9007199254740991)] = None
+    max_tokens: CrawlRequestInputMaxTokens | None = None
     """
     Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
+
+
+SiteCrawlRequestInputOptionsFollowSelector = TypeAliasType(
+    "SiteCrawlRequestInputOptionsFollowSelector",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+CSS selector of links to follow (or of elements containing them).
+"""
+
+
+SiteCrawlRequestInputOptionsFollowPattern = TypeAliasType(
+    "SiteCrawlRequestInputOptionsFollowPattern",
+    Annotated[str, Field(max_length=300, min_length=1)],
+)
+"""
+Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+"""
+
+
+SiteCrawlRequestInputOptionsNextSelector = TypeAliasType(
+    "SiteCrawlRequestInputOptionsNextSelector",
+    Annotated[str, Field(max_length=1000, min_length=1)],
+)
+"""
+CSS selector of the next-page link; the next page continues at the same depth.
+"""
+
+
+SiteCrawlRequestInputOptionsMaxPages = TypeAliasType(
+    "SiteCrawlRequestInputOptionsMaxPages", Annotated[int, Field(ge=1, le=10000)]
+)
+"""
+Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+"""
+
+
+SiteCrawlRequestInputOptionsMaxDepth = TypeAliasType(
+    "SiteCrawlRequestInputOptionsMaxDepth", Annotated[int, Field(ge=0, le=10)]
+)
+
+
+SiteCrawlRequestInputOptionsDelay = TypeAliasType(
+    "SiteCrawlRequestInputOptionsDelay",
+    Annotated[
+        str,
+        Field(
+            pattern='^(?:(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)ms|(?:[0-9]|[1-5][0-9])(?:\\.[0-9]{1,3})?s|60(?:\\.0{1,3})?s|0(?:\\.[0-9]{1,3})?m|1(?:\\.0{1,3})?m)$'
+        ),
+    ],
+)
+"""
+Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.
+"""
+
+
+SiteCrawlRequestInputOptionsConcurrency = TypeAliasType(
+    "SiteCrawlRequestInputOptionsConcurrency", Annotated[int, Field(ge=1, le=20)]
+)
+
+
+SiteCrawlRequestInputOptionsMaxUrls = TypeAliasType(
+    "SiteCrawlRequestInputOptionsMaxUrls", Annotated[int, Field(ge=1, le=10000)]
+)
+"""
+Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages.
+"""
 
 
 class SiteCrawlRequestInputOptions(BaseModel):
@@ -1353,32 +2050,117 @@ class SiteCrawlRequestInputOptions(BaseModel):
     Crawl options (as in CrawlOptions) that override the site's crawl_options; an option given neither here nor on the site takes its usual default.
     """
 
-    follow_selector: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
+    follow_selector: SiteCrawlRequestInputOptionsFollowSelector | None = None
     """
     CSS selector of links to follow (or of elements containing them).
     """
-    follow_pattern: Annotated[str | None, Field(max_length=300, min_length=1)] = None
+    follow_pattern: SiteCrawlRequestInputOptionsFollowPattern | None = None
     """
     Regular expression on the absolute (normalized) URL; with follow_selector it filters those links, alone it picks among all links. RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
     """
-    next_selector: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
+    next_selector: SiteCrawlRequestInputOptionsNextSelector | None = None
     """
     CSS selector of the next-page link; the next page continues at the same depth.
     """
-    max_pages: Annotated[int | None, Field(ge=1, le=10000)] = None
-    max_depth: Annotated[int | None, Field(ge=0, le=10)] = None
+    max_pages: SiteCrawlRequestInputOptionsMaxPages | None = 50
+    """
+    Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+    """
+    max_depth: SiteCrawlRequestInputOptionsMaxDepth | None = None
     same_domain_only: bool | None = None
-    delay: Annotated[
-        str | None,
-        Field(
-            pattern='^(?:(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)ms|(?:[0-9]|[1-5][0-9])(?:\\.[0-9]{1,3})?s|60(?:\\.0{1,3})?s|0(?:\\.[0-9]{1,3})?m|1(?:\\.0{1,3})?m)$'
-        ),
-    ] = None
+    delay: SiteCrawlRequestInputOptionsDelay | None = None
     """
     Minimum time between the starts of two requests to the same domain, e.g. 1s or 500ms.
     """
-    concurrency: Annotated[int | None, Field(ge=1, le=20)] = None
+    concurrency: SiteCrawlRequestInputOptionsConcurrency | None = None
     respect_robots: bool | None = None
+    fetch_mode: Literal['auto', 'static', 'dynamic'] | None = None
+    """
+    The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto.
+    """
+    max_urls: SiteCrawlRequestInputOptionsMaxUrls | None = None
+    """
+    Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages.
+    """
+    extract_from_seeds: Literal[True] | None = None
+    """
+    The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422).
+    """
+    use_sitemap: Literal[False] | None = None
+    """
+    The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.
+    """
+
+
+SiteCrawlRequestInputActions = TypeAliasType(
+    "SiteCrawlRequestInputActions",
+    Annotated[
+        list[PageActionInput],
+        Field(
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
+            max_length=20,
+            min_length=1,
+        ),
+    ],
+)
+"""
+Page actions for every page, instead of the site's actions (see CrawlRequest actions).
+"""
+
+
+SiteCrawlRequestInputFormats = TypeAliasType(
+    "SiteCrawlRequestInputFormats",
+    Annotated[
+        list[Literal['screenshot', 'screenshot_full_page']],
+        Field(examples=[['screenshot']], max_length=2),
+    ],
+)
+"""
+Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
+"""
+
+
+SiteCrawlRequestInputCleanerChain = TypeAliasType(
+    "SiteCrawlRequestInputCleanerChain",
+    Annotated[list[CleanerStepInput], Field(max_length=10, min_length=1)],
+)
+"""
+Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
+"""
+
+
+SiteCrawlRequestInputWebhookId = TypeAliasType(
+    "SiteCrawlRequestInputWebhookId",
+    Annotated[str, Field(max_length=200, min_length=1)],
+)
+"""
+A saved webhook of yours that receives this job's events (422 when it does not exist).
+"""
+
+
+SiteCrawlRequestInputWebhookUrl = TypeAliasType(
+    "SiteCrawlRequestInputWebhookUrl",
+    Annotated[str, Field(max_length=4096, min_length=1)],
+)
+"""
+An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
+"""
+
+
+SiteCrawlRequestInputMaxCostUsd = TypeAliasType(
+    "SiteCrawlRequestInputMaxCostUsd", Annotated[float, Field(gt=0.0)]
+)
+"""
+Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
+
+
+SiteCrawlRequestInputMaxTokens = TypeAliasType(
+    "SiteCrawlRequestInputMaxTokens", Annotated[int, Field(gt=0, le=9007199254740991)]
+)
+"""
+Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
 
 
 class SiteCrawlRequestInput(BaseModel):
@@ -1399,26 +2181,21 @@ class SiteCrawlRequestInput(BaseModel):
     Default: the site's fetch_mode.
     """
     actions: Annotated[
-        list[PageActionInput] | None,
+        SiteCrawlRequestInputActions | None,
         Field(
-            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]],
-            max_length=20,
-            min_length=1,
+            examples=[[{'kind': 'click', 'selector': '#cookie-accept'}, {'kind': 'click', 'selector': 'button.load-more', 'repeat': True, 'max': 10}, {'kind': 'scroll', 'to': 'bottom', 'until_no_new_content': True, 'max_scrolls': 20}]]
         ),
     ] = None
     """
     Page actions for every page, instead of the site's actions (see CrawlRequest actions).
     """
     formats: Annotated[
-        list[Literal['screenshot', 'screenshot_full_page']] | None,
-        Field(examples=[['screenshot']], max_length=2),
+        SiteCrawlRequestInputFormats | None, Field(examples=[['screenshot']])
     ] = None
     """
     Extra outputs besides the extracted data. 'screenshot': a PNG of the viewport (1280 × 900) once the page is read (after any actions); 'screenshot_full_page': the whole page, cut at 8000 px high. A screenshot needs the browser (fetch_mode dynamic; auto becomes dynamic, static is a 422); a PNG over 4 MB fails the page with content_too_large. It runs as a last screenshot action (so a page with it is never taken from max_age, and a page read as a document or plain text has none), its outcome in metadata.actions; metadata.screenshots lists the page's screenshots (size and URL: GET /api/v1/jobs/{id}/pages/{page_id}/screenshot?index=N, where page_id is the page result's id). Screenshots are kept PAGE_RETENTION_DAYS, like page contents.
     """
-    cleaner_chain: Annotated[
-        list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
-    ] = None
+    cleaner_chain: SiteCrawlRequestInputCleanerChain | None = None
     """
     Ordered content cleaners applied before the model sees the page. Default: [markdown] (page chrome dropped) without link targets and image URLs, unless a field of the schema (its name or description) or the prompt asks for links, URLs or images — then with them. The prompt names the format the chain produced (markdown, text or html). Cleaning a page has a time limit (the service's HTML_TIMEOUT_MS, default 15 s): a page over it fails with processing_timeout, a page too large for the cleaner to hold in memory with content_too_large.
     """
@@ -1437,19 +2214,19 @@ class SiteCrawlRequestInput(BaseModel):
     Default: the site's learn_extractors.
     """
     webhook: InlineWebhookInput | None = None
-    webhook_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    webhook_id: SiteCrawlRequestInputWebhookId | None = None
     """
     A saved webhook of yours that receives this job's events (422 when it does not exist).
     """
-    webhook_url: Annotated[str | None, Field(max_length=4096, min_length=1)] = None
+    webhook_url: SiteCrawlRequestInputWebhookUrl | None = None
     """
     An unsigned webhook for this job (all events). Active saved webhooks also receive the job.
     """
-    max_cost_usd: Annotated[float | None, Field(gt=0.0)] = None
+    max_cost_usd: SiteCrawlRequestInputMaxCostUsd | None = None
     """
     Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
-    max_tokens: Annotated[int | None, Field(gt=0, le=9007199254740991)] = None
+    max_tokens: SiteCrawlRequestInputMaxTokens | None = None
     """
     Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
@@ -1494,24 +2271,6 @@ class CrawlMapInputErrorSummary(BaseModel):
     by_category: dict[str, CrawlMapInputErrorSummaryByCategoryAdditionalProperty]
 
 
-CrawlMapInputEntryExtractDurationMs = TypeAliasType(
-    "CrawlMapInputEntryExtractDurationMs",
-    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
-)
-
-
-CrawlMapInputEntryFetchDurationMs = TypeAliasType(
-    "CrawlMapInputEntryFetchDurationMs",
-    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
-)
-
-
-CrawlMapInputEntryCleanDurationMs = TypeAliasType(
-    "CrawlMapInputEntryCleanDurationMs",
-    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
-)
-
-
 class CrawlMapInputEntry(BaseModel):
     id: str
     url: str
@@ -1525,9 +2284,20 @@ class CrawlMapInputEntry(BaseModel):
     llm_model: str | None
     llm_provider: str | None
     depth: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    extract_duration_ms: CrawlMapInputEntryExtractDurationMs | None
-    fetch_duration_ms: CrawlMapInputEntryFetchDurationMs | None
-    clean_duration_ms: CrawlMapInputEntryCleanDurationMs | None
+    extract_duration_ms: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Time the model (or learned extractor) took on the page; 0 for a page not extracted
+    """
+    fetch_duration_ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Time the fetch took; 0 for a page not fetched (skipped, pending)
+    """
+    clean_duration_ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Time the cleaner chain took; 0 for a page not cleaned
+    """
     token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     data_source: Literal['structured_data', 'learned_extractor', 'model', 'mixed'] | None
@@ -1547,6 +2317,23 @@ class CrawlMapInput(BaseModel):
     entries: list[CrawlMapInputEntry]
 
 
+MapRequestInputLimit = TypeAliasType(
+    "MapRequestInputLimit", Annotated[int, Field(examples=[1000], ge=1, le=10000)]
+)
+"""
+URLs listed at most (1..10000).
+"""
+
+
+MapRequestInputSearch = TypeAliasType(
+    "MapRequestInputSearch",
+    Annotated[str, Field(examples=['blog'], max_length=200, min_length=1)],
+)
+"""
+Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
+"""
+
+
 class MapRequestInput(BaseModel):
     url: Annotated[
         str, Field(examples=['https://example.com'], max_length=4096, min_length=1)
@@ -1554,7 +2341,7 @@ class MapRequestInput(BaseModel):
     """
     The site's start page; its host decides which URLs belong to the site.
     """
-    limit: Annotated[int | None, Field(examples=[1000], ge=1, le=10000)] = 1000
+    limit: Annotated[MapRequestInputLimit | None, Field(examples=[1000])] = 1000
     """
     URLs listed at most (1..10000).
     """
@@ -1562,9 +2349,7 @@ class MapRequestInput(BaseModel):
     """
     Also list URLs on subdomains of the start host (blog.example.com for example.com). Off: only the start host, with or without a leading "www." (the crawl's same-domain rule).
     """
-    search: Annotated[
-        str | None, Field(examples=['blog'], max_length=200, min_length=1)
-    ] = None
+    search: Annotated[MapRequestInputSearch | None, Field(examples=['blog'])] = None
     """
     Keep only URLs containing every word of this text, case-insensitively (plain text, not a pattern), e.g. "blog 2026".
     """
@@ -1710,6 +2495,99 @@ class ProblemInput(BaseModel):
     """
 
 
+class ApiHealthInput(BaseModel):
+    status: Literal['ok', 'degraded']
+    """
+    ok when Temporal and MongoDB answer; degraded when one does not (checks says which)
+    """
+    version: Annotated[str, Field(examples=['1.0.0'])]
+    """
+    The API document's version (info.version)
+    """
+    api_version: Literal['v1', 'refyne']
+    """
+    The API version of this answer
+    """
+    checks: dict[str, str]
+    """
+    Per dependency: ok, or why it is unavailable
+    """
+
+
+PageStatusInput = TypeAliasType("PageStatusInput", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
+"""
+Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
+"""
+
+
+class JobResultInput(BaseModel):
+    """
+    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
+    """
+
+    id: str
+    """
+    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
+    """
+    url: str
+    """
+    The page URL as requested or discovered
+    """
+    status: PageStatusInput
+    data: Any
+    """
+    The extracted data; null unless status is completed
+    """
+    error_category: ErrorCategoryInput | None
+    """
+    Why the page failed or was skipped
+    """
+    error_message: str | None
+    from_cache: Literal[True] | None = None
+    """
+    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+    """
+    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
+        None
+    )
+    """
+    With from_cache only: when the stored page was fetched
+    """
+    screenshots: list[PageScreenshotInput] | None = None
+    """
+    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
+    """
+    provenance: ProvenanceInput | None = None
+    """
+    With include_provenance=true only: where each value came from (null on pages that did not complete)
+    """
+
+
+JobResultListInput = TypeAliasType("JobResultListInput", list[JobResultInput])
+"""
+The page results of a job, in the order the pages finished
+"""
+
+
+MergedResultsInput = TypeAliasType("MergedResultsInput", list[Any])
+"""
+merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
+"""
+
+
+class DownloadLinkInput(BaseModel):
+    job_id: str
+    format: Literal['json', 'jsonl', 'yaml']
+    download_url: str
+    """
+    A URL of this service that serves the job's results in the format, without an API key, until expires_at. It names no API key; it is bound to this job of your tenant.
+    """
+    expires_at: str
+    """
+    One hour after the link was made (RFC 3339, UTC)
+    """
+
+
 JobStatusInput = TypeAliasType("JobStatusInput", Literal['pending', 'running', 'completed', 'failed', 'cancelled'])
 """
 pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
@@ -1825,6 +2703,31 @@ class JobInput(BaseModel):
     """
 
 
+ReextractRequestInputCleanerChain = TypeAliasType(
+    "ReextractRequestInputCleanerChain",
+    Annotated[list[CleanerStepInput], Field(max_length=10, min_length=1)],
+)
+"""
+Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
+"""
+
+
+ReextractRequestInputMaxCostUsd = TypeAliasType(
+    "ReextractRequestInputMaxCostUsd", Annotated[float, Field(gt=0.0)]
+)
+"""
+Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
+
+
+ReextractRequestInputMaxTokens = TypeAliasType(
+    "ReextractRequestInputMaxTokens", Annotated[int, Field(gt=0, le=9007199254740991)]
+)
+"""
+Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
+
+
 class ReextractRequestInput(BaseModel):
     """
     A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
@@ -1838,9 +2741,7 @@ class ReextractRequestInput(BaseModel):
     """
     A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
     """
-    cleaner_chain: Annotated[
-        list[CleanerStepInput] | None, Field(max_length=10, min_length=1)
-    ] = None
+    cleaner_chain: ReextractRequestInputCleanerChain | None = None
     """
     Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
     """
@@ -1853,11 +2754,11 @@ class ReextractRequestInput(BaseModel):
     """
     Default: the original job's capture_debug.
     """
-    max_cost_usd: Annotated[float | None, Field(gt=0.0)] = None
+    max_cost_usd: ReextractRequestInputMaxCostUsd | None = None
     """
     Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
-    max_tokens: Annotated[int | None, Field(gt=0, le=9007199254740991)] = None
+    max_tokens: ReextractRequestInputMaxTokens | None = None
     """
     Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
     """
@@ -1934,67 +2835,6 @@ class DebugCaptureReportInput(BaseModel):
     captures: list[DebugCaptureReportInputCapture]
 
 
-PageStatusInput = TypeAliasType("PageStatusInput", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
-"""
-Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
-"""
-
-
-class JobResultInput(BaseModel):
-    """
-    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
-    """
-
-    id: str
-    """
-    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
-    """
-    url: str
-    """
-    The page URL as requested or discovered
-    """
-    status: PageStatusInput
-    data: Any
-    """
-    The extracted data; null unless status is completed
-    """
-    error_category: ErrorCategoryInput | None
-    """
-    Why the page failed or was skipped
-    """
-    error_message: str | None
-    from_cache: Literal[True] | None = None
-    """
-    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
-    """
-    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
-        None
-    )
-    """
-    With from_cache only: when the stored page was fetched
-    """
-    screenshots: list[PageScreenshotInput] | None = None
-    """
-    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
-    """
-    provenance: ProvenanceInput | None = None
-    """
-    With include_provenance=true only: where each value came from (null on pages that did not complete)
-    """
-
-
-JobResultListInput = TypeAliasType("JobResultListInput", list[JobResultInput])
-"""
-The page results of a job, in the order the pages finished
-"""
-
-
-MergedResultsInput = TypeAliasType("MergedResultsInput", list[Any])
-"""
-merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-"""
-
-
 class JobStreamEventInputJobStreamEventInputData(BaseModel):
     job_id: str
     status: JobStatusInput
@@ -2040,6 +2880,14 @@ class JobStreamEventInputJobStreamEventInput1Data(BaseModel):
     """
     error_category: ErrorCategoryInput | None
     error_message: str | None
+    llm_provider: str | None
+    """
+    The provider that answered (the Refyne product's field); null when no model was called
+    """
+    llm_model: str | None
+    """
+    The model that answered (the Refyne product's field); null when no model was called
+    """
 
 
 class JobStreamEventInputJobStreamEventInput1(BaseModel):
@@ -2064,6 +2912,10 @@ class JobStreamEventInputJobStreamEventInput2Data(BaseModel):
     url: str
     error_category: ErrorCategoryInput
     error_message: str
+    message: str
+    """
+    The page's URL and error in one line (the Refyne product's SSEErrorEvent field)
+    """
 
 
 class JobStreamEventInputJobStreamEventInput2(BaseModel):
@@ -2149,6 +3001,14 @@ class JobStreamResultDataInput(BaseModel):
     """
     error_category: ErrorCategoryInput | None
     error_message: str | None
+    llm_provider: str | None
+    """
+    The provider that answered (the Refyne product's field); null when no model was called
+    """
+    llm_model: str | None
+    """
+    The model that answered (the Refyne product's field); null when no model was called
+    """
 
 
 class JobStreamErrorDataInput(BaseModel):
@@ -2156,6 +3016,10 @@ class JobStreamErrorDataInput(BaseModel):
     url: str
     error_category: ErrorCategoryInput
     error_message: str
+    message: str
+    """
+    The page's URL and error in one line (the Refyne product's SSEErrorEvent field)
+    """
 
 
 class JobStreamCompleteDataInput(BaseModel):
@@ -2173,29 +3037,109 @@ class JobStreamCompleteDataInput(BaseModel):
     results_url: str
 
 
+ApiKeyScopeInput = TypeAliasType("ApiKeyScopeInput", Literal['full', 'read', 'extract', 'crawl', 'jobs'])
+"""
+full: everything. read: every read (GET), nothing that starts a job or changes a setting. extract: one-page jobs (POST /extract, /analyze, /map), cancelling, retrying and re-extracting them, and reading jobs. crawl: crawls (POST /crawl, /sites/{id}/crawl), cancelling, retrying and re-extracting them, and reading jobs. jobs: reading jobs (GET /jobs…) only. Creating, listing and deleting keys, and every other change (sites, schemas, webhooks, model settings, monitors), needs full. A request outside the key's scopes is a 403 problem naming the scopes that would allow it. GET /health takes any key.
+"""
+
+
+ApiVersionInput = TypeAliasType("ApiVersionInput", Literal['v1', 'refyne'])
+"""
+The shape of the key's answers. v1 (default): this document. refyne: every answer shaped exactly as the models of the Refyne product's published SDKs declare it (no field of ours beyond them; results as {job_id, status, page_count, results, merged}; deletes answer 200 {"success": true}; validation errors are 400), so those SDKs work unchanged; see each route. A request may name a version in its X-API-Version header instead; every answer names the version it is in, in X-API-Version.
+"""
+
+
 class ApiKeyInput(BaseModel):
+    """
+    An API key of the tenant (the Refyne product's APIKeyResponse, plus api_version and prefix).
+    """
+
     id: str
     name: str
-    prefix: str
+    key_prefix: str
     """
     First characters of the key, to recognise it
     """
+    prefix: str
+    """
+    The same as key_prefix (the name earlier versions used)
+    """
+    scopes: list[ApiKeyScopeInput]
+    api_version: ApiVersionInput
     created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
     """
     RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    last_used_at: str | None
+    """
+    Not recorded yet: always null
+    """
+    expires_at: str | None
+    """
+    When the key stops working; null: never
+    """
+
+
+CreateApiKeyRequestInputName = TypeAliasType(
+    "CreateApiKeyRequestInputName", Annotated[str, Field(max_length=64, min_length=1)]
+)
+
+
+CreateApiKeyRequestInputScopes = TypeAliasType(
+    "CreateApiKeyRequestInputScopes",
+    Annotated[list[ApiKeyScopeInput], Field(max_length=5, min_length=1)],
+)
+"""
+What the key may do (see ApiKeyScope). Default: ["full"].
+"""
+
+
+CreateApiKeyRequestInputExpiresAt = TypeAliasType("CreateApiKeyRequestInputExpiresAt", AwareDatetime)
+"""
+RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never.
+"""
+
+
+class CreateApiKeyRequestInput(BaseModel):
+    name: CreateApiKeyRequestInputName | None = 'api key'
+    scopes: CreateApiKeyRequestInputScopes | None = ['full']
+    """
+    What the key may do (see ApiKeyScope). Default: ["full"].
+    """
+    api_version: ApiVersionInput | None = None
+    """
+    The API version the key gets (see ApiVersion). Default: the version of the request creating it, so a key made through a Refyne SDK is a refyne key.
+    """
+    expires_at: CreateApiKeyRequestInputExpiresAt | None = None
+    """
+    RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never.
     """
 
 
 class CreatedApiKeyInput(BaseModel):
     id: str
     name: str
-    prefix: str
+    key_prefix: str
     """
     First characters of the key, to recognise it
     """
+    prefix: str
+    """
+    The same as key_prefix (the name earlier versions used)
+    """
+    scopes: list[ApiKeyScopeInput]
+    api_version: ApiVersionInput
     created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
     """
     RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    last_used_at: str | None
+    """
+    Not recorded yet: always null
+    """
+    expires_at: str | None
+    """
+    When the key stops working; null: never
     """
     key: str
     """
@@ -2219,6 +3163,15 @@ A cron expression of five fields (minute, hour, day of month, month, day of week
 """
 
 
+MonitorScheduleInputMonitorScheduleInputTimezone = TypeAliasType(
+    "MonitorScheduleInputMonitorScheduleInputTimezone",
+    Annotated[str, Field(examples=['Europe/Berlin'], max_length=64)],
+)
+"""
+IANA time zone a cron expression is read in (default UTC).
+"""
+
+
 class MonitorScheduleInputMonitorScheduleInput(BaseModel):
     """
     When the monitor runs: a cron expression or an interval.
@@ -2236,7 +3189,8 @@ class MonitorScheduleInputMonitorScheduleInput(BaseModel):
     An interval between runs, at least 1m, e.g. 15m, 6h or 1d.
     """
     timezone: Annotated[
-        str | None, Field(examples=['Europe/Berlin'], max_length=64)
+        MonitorScheduleInputMonitorScheduleInputTimezone | None,
+        Field(examples=['Europe/Berlin']),
     ] = 'UTC'
     """
     IANA time zone a cron expression is read in (default UTC).
@@ -2259,6 +3213,15 @@ A cron expression of five fields (minute, hour, day of month, month, day of week
 """
 
 
+MonitorScheduleInputMonitorScheduleInput1Timezone = TypeAliasType(
+    "MonitorScheduleInputMonitorScheduleInput1Timezone",
+    Annotated[str, Field(examples=['Europe/Berlin'], max_length=64)],
+)
+"""
+IANA time zone a cron expression is read in (default UTC).
+"""
+
+
 class MonitorScheduleInputMonitorScheduleInput1(BaseModel):
     """
     When the monitor runs: a cron expression or an interval.
@@ -2276,7 +3239,8 @@ class MonitorScheduleInputMonitorScheduleInput1(BaseModel):
     An interval between runs, at least 1m, e.g. 15m, 6h or 1d.
     """
     timezone: Annotated[
-        str | None, Field(examples=['Europe/Berlin'], max_length=64)
+        MonitorScheduleInputMonitorScheduleInput1Timezone | None,
+        Field(examples=['Europe/Berlin']),
     ] = 'UTC'
     """
     IANA time zone a cron expression is read in (default UTC).
@@ -2286,6 +3250,15 @@ class MonitorScheduleInputMonitorScheduleInput1(BaseModel):
 MonitorScheduleInput = TypeAliasType("MonitorScheduleInput", MonitorScheduleInputMonitorScheduleInput | MonitorScheduleInputMonitorScheduleInput1)
 """
 When the monitor runs: a cron expression or an interval.
+"""
+
+
+MonitorRequestInputName = TypeAliasType(
+    "MonitorRequestInputName",
+    Annotated[str, Field(examples=['Widget price'], max_length=100, min_length=1)],
+)
+"""
+A name for the monitor (default: the URL it watches).
 """
 
 
@@ -2304,7 +3277,7 @@ class MonitorRequestInput(BaseModel):
     """
 
     name: Annotated[
-        str | None, Field(examples=['Widget price'], max_length=100, min_length=1)
+        MonitorRequestInputName | None, Field(examples=['Widget price'])
     ] = None
     """
     A name for the monitor (default: the URL it watches).
@@ -2517,6 +3490,106 @@ class MonitorChangeListInput(BaseModel):
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
+PricingTierInputMaxConcurrentJobs = TypeAliasType(
+    "PricingTierInputMaxConcurrentJobs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+"""
+
+
+PricingTierInputMaxPagesPerCrawl = TypeAliasType(
+    "PricingTierInputMaxPagesPerCrawl",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+"""
+
+
+class PricingTierInput(BaseModel):
+    name: str
+    """
+    The tier's name (what the operator sets on a tenant)
+    """
+    display_name: str
+    is_default: bool
+    """
+    The tier of tenants the operator set none for
+    """
+    rate_limit_per_minute: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    API requests per minute (429 past it)
+    """
+    monthly_budget_usd: float | None
+    """
+    Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap
+    """
+    max_concurrent_jobs: PricingTierInputMaxConcurrentJobs | None
+    """
+    Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+    """
+    max_pages_per_crawl: PricingTierInputMaxPagesPerCrawl | None
+    """
+    A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+    """
+
+
+PricingTierListInputYourTierMaxConcurrentJobs = TypeAliasType(
+    "PricingTierListInputYourTierMaxConcurrentJobs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+"""
+
+
+PricingTierListInputYourTierMaxPagesPerCrawl = TypeAliasType(
+    "PricingTierListInputYourTierMaxPagesPerCrawl",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+"""
+
+
+class PricingTierListInputYourTier(BaseModel):
+    """
+    Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone
+    """
+
+    tier: str
+    rate_limit_per_minute: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    API requests per minute (429 past it)
+    """
+    monthly_budget_usd: float | None
+    """
+    Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap
+    """
+    max_concurrent_jobs: PricingTierListInputYourTierMaxConcurrentJobs | None
+    """
+    Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+    """
+    max_pages_per_crawl: PricingTierListInputYourTierMaxPagesPerCrawl | None
+    """
+    A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+    """
+
+
+class PricingTierListInput(BaseModel):
+    tiers: list[PricingTierInput]
+    your_tier: PricingTierListInputYourTier
+    """
+    Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone
+    """
+
+
 SchemaCategoryInput = TypeAliasType("SchemaCategoryInput", Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'])
 """
 What kind of pages the schema is for. ecommerce: products and prices; news: articles; jobs: job postings; real_estate: property listings; events: dated events; directory: businesses, people or organisations; reviews: ratings and reviews; social: posts and profiles; documentation: reference pages; other: anything else (the default).
@@ -2526,6 +3599,14 @@ What kind of pages the schema is for. ecommerce: products and prices; news: arti
 SchemaVisibilityInput = TypeAliasType("SchemaVisibilityInput", Literal['private', 'public'])
 """
 private (default): only your tenant sees and uses it. public: every tenant can read, list and use it (schema_id, default_schema_id); only your tenant can change or delete it.
+"""
+
+
+StoredSchemaCreateRequestInputDescription = TypeAliasType(
+    "StoredSchemaCreateRequestInputDescription", Annotated[str, Field(max_length=2000)]
+)
+"""
+Free text, at most 2000 characters.
 """
 
 
@@ -2549,7 +3630,7 @@ Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
 
 class StoredSchemaCreateRequestInput(BaseModel):
     name: Annotated[str, Field(max_length=200, min_length=1)]
-    description: Annotated[str | None, Field(max_length=2000)] = ''
+    description: StoredSchemaCreateRequestInputDescription | None = ''
     """
     Free text, at most 2000 characters.
     """
@@ -2563,6 +3644,28 @@ class StoredSchemaCreateRequestInput(BaseModel):
     Free labels (at most 20, 1..50 characters each; duplicates removed), or null.
     """
     visibility: SchemaVisibilityInput | None = 'private'
+
+
+StoredSchemaUpdateRequestInputName = TypeAliasType(
+    "StoredSchemaUpdateRequestInputName",
+    Annotated[str, Field(max_length=200, min_length=1)],
+)
+
+
+StoredSchemaUpdateRequestInputDescription = TypeAliasType(
+    "StoredSchemaUpdateRequestInputDescription", Annotated[str, Field(max_length=2000)]
+)
+"""
+Free text, at most 2000 characters.
+"""
+
+
+StoredSchemaUpdateRequestInputSchemaYaml = TypeAliasType(
+    "StoredSchemaUpdateRequestInputSchemaYaml", Annotated[str, Field(min_length=1)]
+)
+"""
+The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema.
+"""
 
 
 StoredSchemaUpdateRequestInputTagsStoredSchemaUpdateRequestInputTag = TypeAliasType(
@@ -2588,13 +3691,13 @@ class StoredSchemaUpdateRequestInput(BaseModel):
     Every field is optional; a missing field keeps its value, tags: null clears the tags.
     """
 
-    name: Annotated[str | None, Field(max_length=200, min_length=1)] = None
-    description: Annotated[str | None, Field(max_length=2000)] = None
+    name: StoredSchemaUpdateRequestInputName | None = None
+    description: StoredSchemaUpdateRequestInputDescription | None = None
     """
     Free text, at most 2000 characters.
     """
     category: SchemaCategoryInput | None = None
-    schema_yaml: Annotated[str | None, Field(min_length=1)] = None
+    schema_yaml: StoredSchemaUpdateRequestInputSchemaYaml | None = None
     """
     The schema as YAML (or JSON) text: a structured schema (name + fields) or a {field: type} map, with the rules of SchemaInput. It is parsed on save with the same parser extract uses; an unusable schema is a 422 whose errors[0].location points inside it (body.schema_yaml.fields.0.type). A prompt is not a stored schema.
     """
@@ -2644,6 +3747,14 @@ class StoredSchemaListInput(BaseModel):
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
+SessionCookieInputPath = TypeAliasType(
+    "SessionCookieInputPath", Annotated[str, Field(max_length=500, pattern='^\\/.*')]
+)
+"""
+Default '/'.
+"""
+
+
 class SessionCookieInput(BaseModel):
     name: Annotated[
         str,
@@ -2658,7 +3769,7 @@ class SessionCookieInput(BaseModel):
     """
     The cookie value: sealed, never answered.
     """
-    path: Annotated[str | None, Field(max_length=500, pattern='^\\/.*')] = '/'
+    path: SessionCookieInputPath | None = '/'
     """
     Default '/'.
     """
@@ -2691,23 +3802,50 @@ class LoginRecipeInput(BaseModel):
     """
 
 
+LoggedOutRuleInputSelector = TypeAliasType(
+    "LoggedOutRuleInputSelector",
+    Annotated[str, Field(examples=['form#login'], max_length=1000, min_length=1)],
+)
+"""
+An element only a logged-out page has (a login form).
+"""
+
+
+LoggedOutRuleInputUrlPattern = TypeAliasType(
+    "LoggedOutRuleInputUrlPattern",
+    Annotated[str, Field(examples=['/login'], max_length=300, min_length=1)],
+)
+"""
+The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+"""
+
+
 class LoggedOutRuleInput(BaseModel):
     """
     How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
     """
 
     selector: Annotated[
-        str | None, Field(examples=['form#login'], max_length=1000, min_length=1)
+        LoggedOutRuleInputSelector | None, Field(examples=['form#login'])
     ] = None
     """
     An element only a logged-out page has (a login form).
     """
     url_pattern: Annotated[
-        str | None, Field(examples=['/login'], max_length=300, min_length=1)
+        LoggedOutRuleInputUrlPattern | None, Field(examples=['/login'])
     ] = None
     """
     The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
     """
+
+
+SiteSessionRequestInputCookies = TypeAliasType(
+    "SiteSessionRequestInputCookies",
+    Annotated[list[SessionCookieInput], Field(max_length=50)],
+)
+"""
+Cookies sent only to the site's origin, from its own pages (at most 50).
+"""
 
 
 SiteSessionRequestInputHeadersAdditionalProperty = TypeAliasType(
@@ -2728,7 +3866,7 @@ class SiteSessionRequestInput(BaseModel):
     """
 
     cookies: Annotated[
-        list[SessionCookieInput] | None, Field(max_length=50, validate_default=True)
+        SiteSessionRequestInputCookies | None, Field(validate_default=True)
     ] = []
     """
     Cookies sent only to the site's origin, from its own pages (at most 50).
@@ -2920,6 +4058,14 @@ class SiteAnalysisRequestInput(BaseModel):
     """
 
 
+SiteCreateRequestInputName = TypeAliasType(
+    "SiteCreateRequestInputName", Annotated[str, Field(max_length=200, min_length=1)]
+)
+"""
+Default: the domain.
+"""
+
+
 SiteCreateRequestInputDefaultSchemaId = TypeAliasType(
     "SiteCreateRequestInputDefaultSchemaId",
     Annotated[str, Field(max_length=200, min_length=1)],
@@ -2950,7 +4096,7 @@ class SiteCreateRequestInput(BaseModel):
     """
     The site entry URL; its host becomes the domain.
     """
-    name: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    name: SiteCreateRequestInputName | None = None
     """
     Default: the domain.
     """
@@ -2977,6 +4123,11 @@ class SiteCreateRequestInput(BaseModel):
     """
     Page actions run on every page of the site's crawls (as actions on POST /crawl; they need the browser, so the site's crawls fetch in dynamic mode). A type step may not take secret: only the site's login recipe types secrets. A crawl request may give its own. null clears them.
     """
+
+
+SiteUpdateRequestInputName = TypeAliasType(
+    "SiteUpdateRequestInputName", Annotated[str, Field(max_length=200, min_length=1)]
+)
 
 
 SiteUpdateRequestInputDefaultSchemaId = TypeAliasType(
@@ -3009,7 +4160,7 @@ class SiteUpdateRequestInput(BaseModel):
     Every field is optional and a missing one keeps its value. crawl_options, when given, replaces the stored options as a whole; null clears default_schema_id or analysis_result.
     """
 
-    name: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    name: SiteUpdateRequestInputName | None = None
     fetch_mode: Literal['auto', 'static', 'dynamic'] | None = None
     """
     How to fetch the page. static: one HTTP request. dynamic: rendered in headless Chromium (waits for the network to go quiet, bounded). auto (default): static first, switching to the browser when the page needs scripts to show its content (no visible text, an empty app mount point, a noscript wall, very little text with scripts, or a JavaScript challenge); metadata.fetch_mode says which was used. Every request, including the browser's, passes the address policy (link-local and cloud metadata addresses are refused even where private ones are allowed). Size bounds (content_too_large): the page itself at most FETCH_MAX_BYTES; in dynamic mode also its DOM while scripts run (measured every 200 ms) and everything it downloads in all (document, scripts, images, fetches) at most 4 × FETCH_MAX_BYTES.
@@ -3178,6 +4329,108 @@ class LearnedExtractorInput(BaseModel):
 class LearnedExtractorListInput(BaseModel):
     extractors: list[LearnedExtractorInput]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInputByDayItem(BaseModel):
+    date: str
+    jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs that ran on your own provider keys
+    """
+    charged_usd: float
+    """
+    What the jobs were charged (their cost_usd)
+    """
+    llm_cost_usd: float
+    """
+    The model calls' list price
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInputByJobTypeItem(BaseModel):
+    type: Literal['extract', 'crawl', 'analyze', 'map']
+    jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs that ran on your own provider keys
+    """
+    charged_usd: float
+    """
+    What the jobs were charged (their cost_usd)
+    """
+    llm_cost_usd: float
+    """
+    The model calls' list price
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInputByProviderItem(BaseModel):
+    provider: str
+    pages: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages whose result this model gave
+    """
+    charged_usd: float
+    llm_cost_usd: float
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInputByModelItem(BaseModel):
+    provider: str
+    model: str
+    pages: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages whose result this model gave
+    """
+    charged_usd: float
+    llm_cost_usd: float
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageInput(BaseModel):
+    from_: Annotated[str, Field(alias='from')]
+    """
+    First day counted (UTC)
+    """
+    to: str
+    """
+    Last day counted (UTC)
+    """
+    total_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs created in the period, of every type and status
+    """
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Of those, jobs that ran on your own provider keys
+    """
+    total_charged_usd: float
+    """
+    What they were charged: the sum of the jobs' cost_usd
+    """
+    llm_cost_usd: float
+    """
+    The list price of their model calls (llm_cost_usd)
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    by_day: list[UsageInputByDayItem]
+    """
+    Per day (UTC) a job was created on, days without jobs left out
+    """
+    by_job_type: list[UsageInputByJobTypeItem]
+    by_provider: list[UsageInputByProviderItem]
+    """
+    Per provider that answered pages: the pages' recorded model usage
+    """
+    by_model: list[UsageInputByModelItem]
 
 
 class PageActionPageAction(BaseModel):
@@ -3829,12 +5082,30 @@ class Cleaner(BaseModel):
     options: list[CleanerOption]
 
 
+class CleanerListDefaultExtractionChainItem(BaseModel):
+    name: Literal['markdown', 'readability', 'text', 'html', 'noop']
+    options: dict[str, Any] | None = None
+
+
+class CleanerListDefaultAnalysisChainItem(BaseModel):
+    name: Literal['markdown', 'readability', 'text', 'html', 'noop']
+    options: dict[str, Any] | None = None
+
+
 class CleanerList(BaseModel):
     """
     The cleaners a cleaner_chain can name, in no particular order.
     """
 
     cleaners: list[Cleaner]
+    default_extraction_chain: list[CleanerListDefaultExtractionChainItem]
+    """
+    The chain extract and crawl run when the request names none: [markdown], page chrome dropped; its include_links and include_images options follow the schema (on when a field or the prompt asks for links, URLs or images). The Refyne product's field.
+    """
+    default_analysis_chain: list[CleanerListDefaultAnalysisChainItem]
+    """
+    The chain POST /analyze reads pages with. The Refyne product's field.
+    """
 
 
 class LlmConfig(BaseModel):
@@ -3846,7 +5117,10 @@ class LlmConfig(BaseModel):
     """
     A provider name from GET /api/v1/llm/providers (not decommissioned).
     """
-    model: Annotated[str, Field(max_length=200, min_length=1)]
+    model: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    """
+    Default: the default_model stored with your key for this provider (PUT /llm/keys); without one the request is a 422 at body.llm_config.model.
+    """
     api_key: Annotated[str | None, Field(max_length=1000, min_length=1)] = None
     """
     Used for this job only; stored sealed with the job, never returned, logged or captured.
@@ -3879,6 +5153,10 @@ class LlmKeyRequest(BaseModel):
     The endpoint this key is for: the key is sent only there (missing or empty: the provider's official endpoint), and jobs may name it as llm_config.base_url without giving a key. It must not point to a private, loopback or metadata address (checked when saved and on every connection). Changing the base_url of a stored key needs api_key again. Missing keeps the stored base_url; empty clears it.
     """
     is_enabled: bool
+    default_model: Annotated[str | None, Field(max_length=200)] = None
+    """
+    The model a job's llm_config naming this provider without a model runs (the Refyne product's field). Missing keeps the stored one; empty clears it.
+    """
 
 
 class LlmKey(BaseModel):
@@ -3902,6 +5180,10 @@ class LlmKey(BaseModel):
     """
     has_key: bool
     is_enabled: bool
+    default_model: str | None
+    """
+    The model an llm_config naming the provider without a model runs; null: none.
+    """
 
 
 class LlmKeyList(BaseModel):
@@ -3973,6 +5255,50 @@ class LlmProvider(BaseModel):
 
 class LlmProviderList(BaseModel):
     providers: list[LlmProvider]
+
+
+LlmModelContextSize = TypeAliasType(
+    "LlmModelContextSize",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Context window in tokens; null: unknown
+"""
+
+
+class LlmModel(BaseModel):
+    id: str
+    """
+    The model name to give as model in llm_config or a chain entry
+    """
+    name: str
+    description: str | None
+    context_size: LlmModelContextSize | None
+    """
+    Context window in tokens; null: unknown
+    """
+    input_price_per_mtok: float | None
+    """
+    USD per million input tokens
+    """
+    output_price_per_mtok: float | None
+    """
+    USD per million output tokens
+    """
+    is_free: bool
+    """
+    Both list prices are 0
+    """
+    deprecated: bool
+
+
+class LlmModelList(BaseModel):
+    provider: str
+    runnable: bool
+    """
+    Whether your jobs can call this provider now (your key, the service key, or none needed)
+    """
+    models: list[LlmModel]
 
 
 class WebhookHeader(BaseModel):
@@ -4392,9 +5718,9 @@ class CrawlOptions(BaseModel):
     """
     CSS selector of the next-page link; the next page continues at the same depth.
     """
-    max_pages: Annotated[int, Field(ge=1, le=10000)]
+    max_pages: Annotated[int | None, Field(ge=1, le=10000)] = 50
     """
-    Pages processed at most (1..10000).
+    Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
     """
     max_depth: Annotated[int, Field(ge=0, le=10)]
     """
@@ -4420,6 +5746,22 @@ class CrawlOptions(BaseModel):
     respect_robots: bool
     """
     Obey robots.txt (disallowed pages are skipped as robots_disallowed). Turn off only for sites you own. Read as RFC 9309 says: a robots.txt answering 4xx allows everything; 5xx, 429 or an unreachable server disallows everything (retried after a minute); only its first 500 KiB are read; kept per origin for 10 minutes.
+    """
+    fetch_mode: Literal['auto', 'static', 'dynamic'] | None = None
+    """
+    The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto.
+    """
+    max_urls: Annotated[int | None, Field(ge=1, le=10000)] = None
+    """
+    Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages.
+    """
+    extract_from_seeds: Literal[True] | None = None
+    """
+    The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422).
+    """
+    use_sitemap: Literal[False] | None = None
+    """
+    The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.
     """
 
 
@@ -4515,7 +5857,10 @@ class SiteCrawlRequestOptions(BaseModel):
     """
     CSS selector of the next-page link; the next page continues at the same depth.
     """
-    max_pages: Annotated[int | None, Field(ge=1, le=10000)] = None
+    max_pages: Annotated[int | None, Field(ge=1, le=10000)] = 50
+    """
+    Pages processed at most (1..10000). Default 50, or your pricing tier's max_pages_per_crawl when that is lower; more than the tier allows is a 422.
+    """
     max_depth: Annotated[int | None, Field(ge=0, le=10)] = None
     same_domain_only: bool | None = None
     delay: Annotated[
@@ -4529,6 +5874,22 @@ class SiteCrawlRequestOptions(BaseModel):
     """
     concurrency: Annotated[int | None, Field(ge=1, le=20)] = None
     respect_robots: bool | None = None
+    fetch_mode: Literal['auto', 'static', 'dynamic'] | None = None
+    """
+    The crawl's fetch mode, where the Refyne product's CrawlOptions puts it: the same as the request's fetch_mode, which wins when it is not auto.
+    """
+    max_urls: Annotated[int | None, Field(ge=1, le=10000)] = None
+    """
+    Most URLs queued, the seed included (the Refyne product's option). Every queued URL is processed, so the crawl takes at most the smaller of max_pages and max_urls pages; links past it are skipped (max_pages). Default: max_pages.
+    """
+    extract_from_seeds: Literal[True] | None = None
+    """
+    The Refyne product's option: the seed page is always extracted here, so only true is taken (false is a 422).
+    """
+    use_sitemap: Literal[False] | None = None
+    """
+    The Refyne product's option to read URLs from sitemap.xml instead of following links: not offered (true is a 422; POST /api/v1/map lists the sitemap URLs of a site). Only false is taken.
+    """
 
 
 class SiteCrawlRequest(BaseModel):
@@ -4644,24 +6005,6 @@ class CrawlMapErrorSummary(BaseModel):
     by_category: dict[str, CrawlMapErrorSummaryByCategoryAdditionalProperty]
 
 
-CrawlMapEntryExtractDurationMs = TypeAliasType(
-    "CrawlMapEntryExtractDurationMs",
-    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
-)
-
-
-CrawlMapEntryFetchDurationMs = TypeAliasType(
-    "CrawlMapEntryFetchDurationMs",
-    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
-)
-
-
-CrawlMapEntryCleanDurationMs = TypeAliasType(
-    "CrawlMapEntryCleanDurationMs",
-    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
-)
-
-
 class CrawlMapEntry(BaseModel):
     id: str
     url: str
@@ -4675,9 +6018,20 @@ class CrawlMapEntry(BaseModel):
     llm_model: str | None
     llm_provider: str | None
     depth: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    extract_duration_ms: CrawlMapEntryExtractDurationMs | None
-    fetch_duration_ms: CrawlMapEntryFetchDurationMs | None
-    clean_duration_ms: CrawlMapEntryCleanDurationMs | None
+    extract_duration_ms: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    Time the model (or learned extractor) took on the page; 0 for a page not extracted
+    """
+    fetch_duration_ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Time the fetch took; 0 for a page not fetched (skipped, pending)
+    """
+    clean_duration_ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Time the cleaner chain took; 0 for a page not cleaned
+    """
     token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
     data_source: Literal['structured_data', 'learned_extractor', 'model', 'mixed'] | None
@@ -4857,6 +6211,99 @@ class Problem(BaseModel):
     job_id: str | None = None
     """
     For job failures: the job that failed
+    """
+
+
+class ApiHealth(BaseModel):
+    status: Literal['ok', 'degraded']
+    """
+    ok when Temporal and MongoDB answer; degraded when one does not (checks says which)
+    """
+    version: Annotated[str, Field(examples=['1.0.0'])]
+    """
+    The API document's version (info.version)
+    """
+    api_version: Literal['v1', 'refyne']
+    """
+    The API version of this answer
+    """
+    checks: dict[str, str]
+    """
+    Per dependency: ok, or why it is unavailable
+    """
+
+
+PageStatus = TypeAliasType("PageStatus", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
+"""
+Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
+"""
+
+
+class JobResult(BaseModel):
+    """
+    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
+    """
+
+    id: str
+    """
+    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
+    """
+    url: str
+    """
+    The page URL as requested or discovered
+    """
+    status: PageStatus
+    data: Any
+    """
+    The extracted data; null unless status is completed
+    """
+    error_category: ErrorCategory | None
+    """
+    Why the page failed or was skipped
+    """
+    error_message: str | None
+    from_cache: Literal[True] | None = None
+    """
+    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
+    """
+    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
+        None
+    )
+    """
+    With from_cache only: when the stored page was fetched
+    """
+    screenshots: list[PageScreenshot] | None = None
+    """
+    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
+    """
+    provenance: Provenance | None = None
+    """
+    With include_provenance=true only: where each value came from (null on pages that did not complete)
+    """
+
+
+JobResultList = TypeAliasType("JobResultList", list[JobResult])
+"""
+The page results of a job, in the order the pages finished
+"""
+
+
+MergedResults = TypeAliasType("MergedResults", list[Any])
+"""
+merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
+"""
+
+
+class DownloadLink(BaseModel):
+    job_id: str
+    format: Literal['json', 'jsonl', 'yaml']
+    download_url: str
+    """
+    A URL of this service that serves the job's results in the format, without an API key, until expires_at. It names no API key; it is bound to this job of your tenant.
+    """
+    expires_at: str
+    """
+    One hour after the link was made (RFC 3339, UTC)
     """
 
 
@@ -5082,67 +6529,6 @@ class DebugCaptureReport(BaseModel):
     captures: list[DebugCaptureReportCapture]
 
 
-PageStatus = TypeAliasType("PageStatus", Literal['pending', 'crawling', 'completed', 'failed', 'skipped'])
-"""
-Status of one page of a job: pending, crawling, completed, failed, or skipped (robots.txt, duplicate, not HTML, out of limits). Results only hold finished pages: completed, failed or skipped.
-"""
-
-
-class JobResult(BaseModel):
-    """
-    One page's result, the same shape as the stream's result events. Per-page metadata (timings, tokens, model, depth, parent) is in the crawl map and the debug capture, not here.
-    """
-
-    id: str
-    """
-    Page result id: the page_id of the page's routes (GET /jobs/{id}/pages/{page_id}/screenshot)
-    """
-    url: str
-    """
-    The page URL as requested or discovered
-    """
-    status: PageStatus
-    data: Any
-    """
-    The extracted data; null unless status is completed
-    """
-    error_category: ErrorCategory | None
-    """
-    Why the page failed or was skipped
-    """
-    error_message: str | None
-    from_cache: Literal[True] | None = None
-    """
-    Present (true) only on a page that came from the page store instead of the network (max_age, POST /jobs/{id}/reextract, retry with refetch false), with fetched_at
-    """
-    fetched_at: Annotated[str | None, Field(examples=['2026-11-25T10:00:00.000Z'])] = (
-        None
-    )
-    """
-    With from_cache only: when the stored page was fetched
-    """
-    screenshots: list[PageScreenshot] | None = None
-    """
-    Present only on a page with screenshots (formats or screenshot actions): their sizes and URLs
-    """
-    provenance: Provenance | None = None
-    """
-    With include_provenance=true only: where each value came from (null on pages that did not complete)
-    """
-
-
-JobResultList = TypeAliasType("JobResultList", list[JobResult])
-"""
-The page results of a job, in the order the pages finished
-"""
-
-
-MergedResults = TypeAliasType("MergedResults", list[Any])
-"""
-merge=true: the completed pages' data merged into one de-duplicated array of records (see the route).
-"""
-
-
 class JobStreamEventJobStreamEventData(BaseModel):
     job_id: str
     status: JobStatus
@@ -5188,6 +6574,14 @@ class JobStreamEventJobStreamEvent1Data(BaseModel):
     """
     error_category: ErrorCategory | None
     error_message: str | None
+    llm_provider: str | None
+    """
+    The provider that answered (the Refyne product's field); null when no model was called
+    """
+    llm_model: str | None
+    """
+    The model that answered (the Refyne product's field); null when no model was called
+    """
 
 
 class JobStreamEventJobStreamEvent1(BaseModel):
@@ -5212,6 +6606,10 @@ class JobStreamEventJobStreamEvent2Data(BaseModel):
     url: str
     error_category: ErrorCategory
     error_message: str
+    message: str
+    """
+    The page's URL and error in one line (the Refyne product's SSEErrorEvent field)
+    """
 
 
 class JobStreamEventJobStreamEvent2(BaseModel):
@@ -5297,6 +6695,14 @@ class JobStreamResultData(BaseModel):
     """
     error_category: ErrorCategory | None
     error_message: str | None
+    llm_provider: str | None
+    """
+    The provider that answered (the Refyne product's field); null when no model was called
+    """
+    llm_model: str | None
+    """
+    The model that answered (the Refyne product's field); null when no model was called
+    """
 
 
 class JobStreamErrorData(BaseModel):
@@ -5304,6 +6710,10 @@ class JobStreamErrorData(BaseModel):
     url: str
     error_category: ErrorCategory
     error_message: str
+    message: str
+    """
+    The page's URL and error in one line (the Refyne product's SSEErrorEvent field)
+    """
 
 
 class JobStreamCompleteData(BaseModel):
@@ -5321,29 +6731,89 @@ class JobStreamCompleteData(BaseModel):
     results_url: str
 
 
+ApiKeyScope = TypeAliasType("ApiKeyScope", Literal['full', 'read', 'extract', 'crawl', 'jobs'])
+"""
+full: everything. read: every read (GET), nothing that starts a job or changes a setting. extract: one-page jobs (POST /extract, /analyze, /map), cancelling, retrying and re-extracting them, and reading jobs. crawl: crawls (POST /crawl, /sites/{id}/crawl), cancelling, retrying and re-extracting them, and reading jobs. jobs: reading jobs (GET /jobs…) only. Creating, listing and deleting keys, and every other change (sites, schemas, webhooks, model settings, monitors), needs full. A request outside the key's scopes is a 403 problem naming the scopes that would allow it. GET /health takes any key.
+"""
+
+
+ApiVersion = TypeAliasType("ApiVersion", Literal['v1', 'refyne'])
+"""
+The shape of the key's answers. v1 (default): this document. refyne: every answer shaped exactly as the models of the Refyne product's published SDKs declare it (no field of ours beyond them; results as {job_id, status, page_count, results, merged}; deletes answer 200 {"success": true}; validation errors are 400), so those SDKs work unchanged; see each route. A request may name a version in its X-API-Version header instead; every answer names the version it is in, in X-API-Version.
+"""
+
+
 class ApiKey(BaseModel):
+    """
+    An API key of the tenant (the Refyne product's APIKeyResponse, plus api_version and prefix).
+    """
+
     id: str
     name: str
-    prefix: str
+    key_prefix: str
     """
     First characters of the key, to recognise it
     """
+    prefix: str
+    """
+    The same as key_prefix (the name earlier versions used)
+    """
+    scopes: list[ApiKeyScope]
+    api_version: ApiVersion
     created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
     """
     RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    last_used_at: str | None
+    """
+    Not recorded yet: always null
+    """
+    expires_at: str | None
+    """
+    When the key stops working; null: never
+    """
+
+
+class CreateApiKeyRequest(BaseModel):
+    name: Annotated[str, Field(max_length=64, min_length=1)]
+    scopes: Annotated[list[ApiKeyScope], Field(max_length=5, min_length=1)]
+    """
+    What the key may do (see ApiKeyScope). Default: ["full"].
+    """
+    api_version: ApiVersion | None = None
+    """
+    The API version the key gets (see ApiVersion). Default: the version of the request creating it, so a key made through a Refyne SDK is a refyne key.
+    """
+    expires_at: AwareDatetime | None = None
+    """
+    RFC 3339 time after which the key is refused (401; a time already past makes a key that never works). Default: never.
     """
 
 
 class CreatedApiKey(BaseModel):
     id: str
     name: str
-    prefix: str
+    key_prefix: str
     """
     First characters of the key, to recognise it
     """
+    prefix: str
+    """
+    The same as key_prefix (the name earlier versions used)
+    """
+    scopes: list[ApiKeyScope]
+    api_version: ApiVersion
     created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
     """
     RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    last_used_at: str | None
+    """
+    Not recorded yet: always null
+    """
+    expires_at: str | None
+    """
+    When the key stops working; null: never
     """
     key: str
     """
@@ -5655,6 +7125,106 @@ class MonitorChange(BaseModel):
 class MonitorChangeList(BaseModel):
     changes: list[MonitorChange]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+PricingTierMaxConcurrentJobs = TypeAliasType(
+    "PricingTierMaxConcurrentJobs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+"""
+
+
+PricingTierMaxPagesPerCrawl = TypeAliasType(
+    "PricingTierMaxPagesPerCrawl",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+"""
+
+
+class PricingTier(BaseModel):
+    name: str
+    """
+    The tier's name (what the operator sets on a tenant)
+    """
+    display_name: str
+    is_default: bool
+    """
+    The tier of tenants the operator set none for
+    """
+    rate_limit_per_minute: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    API requests per minute (429 past it)
+    """
+    monthly_budget_usd: float | None
+    """
+    Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap
+    """
+    max_concurrent_jobs: PricingTierMaxConcurrentJobs | None
+    """
+    Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+    """
+    max_pages_per_crawl: PricingTierMaxPagesPerCrawl | None
+    """
+    A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+    """
+
+
+PricingTierListYourTierMaxConcurrentJobs = TypeAliasType(
+    "PricingTierListYourTierMaxConcurrentJobs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+"""
+
+
+PricingTierListYourTierMaxPagesPerCrawl = TypeAliasType(
+    "PricingTierListYourTierMaxPagesPerCrawl",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+"""
+
+
+class PricingTierListYourTier(BaseModel):
+    """
+    Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone
+    """
+
+    tier: str
+    rate_limit_per_minute: Annotated[
+        int, Field(ge=-9007199254740991, le=9007199254740991)
+    ]
+    """
+    API requests per minute (429 past it)
+    """
+    monthly_budget_usd: float | None
+    """
+    Most the tenant's jobs spend on model calls per calendar month (UTC), a hard cap checked before every model call; null: no cap
+    """
+    max_concurrent_jobs: PricingTierListYourTierMaxConcurrentJobs | None
+    """
+    Jobs running at once; one more is a 429 problem (too-many-jobs) with Retry-After; null: no limit
+    """
+    max_pages_per_crawl: PricingTierListYourTierMaxPagesPerCrawl | None
+    """
+    A crawl's max_pages at most (more is a 422; a crawl giving none takes 50 or this, the lower); null: the interface's 10000
+    """
+
+
+class PricingTierList(BaseModel):
+    tiers: list[PricingTier]
+    your_tier: PricingTierListYourTier
+    """
+    Your tenant's tier and the limits that apply to it: the tier's, except a rate limit or monthly budget the operator set for your tenant alone
+    """
 
 
 SchemaCategory = TypeAliasType("SchemaCategory", Literal['ecommerce', 'news', 'jobs', 'real_estate', 'events', 'directory', 'reviews', 'social', 'documentation', 'other'])
@@ -6314,3 +7884,105 @@ class LearnedExtractor(BaseModel):
 class LearnedExtractorList(BaseModel):
     extractors: list[LearnedExtractor]
     total: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageByDayItem(BaseModel):
+    date: str
+    jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs that ran on your own provider keys
+    """
+    charged_usd: float
+    """
+    What the jobs were charged (their cost_usd)
+    """
+    llm_cost_usd: float
+    """
+    The model calls' list price
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageByJobTypeItem(BaseModel):
+    type: Literal['extract', 'crawl', 'analyze', 'map']
+    jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs that ran on your own provider keys
+    """
+    charged_usd: float
+    """
+    What the jobs were charged (their cost_usd)
+    """
+    llm_cost_usd: float
+    """
+    The model calls' list price
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageByProviderItem(BaseModel):
+    provider: str
+    pages: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages whose result this model gave
+    """
+    charged_usd: float
+    llm_cost_usd: float
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class UsageByModelItem(BaseModel):
+    provider: str
+    model: str
+    pages: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Pages whose result this model gave
+    """
+    charged_usd: float
+    llm_cost_usd: float
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class Usage(BaseModel):
+    from_: Annotated[str, Field(alias='from')]
+    """
+    First day counted (UTC)
+    """
+    to: str
+    """
+    Last day counted (UTC)
+    """
+    total_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Jobs created in the period, of every type and status
+    """
+    byok_jobs: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Of those, jobs that ran on your own provider keys
+    """
+    total_charged_usd: float
+    """
+    What they were charged: the sum of the jobs' cost_usd
+    """
+    llm_cost_usd: float
+    """
+    The list price of their model calls (llm_cost_usd)
+    """
+    input_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    output_tokens: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    by_day: list[UsageByDayItem]
+    """
+    Per day (UTC) a job was created on, days without jobs left out
+    """
+    by_job_type: list[UsageByJobTypeItem]
+    by_provider: list[UsageByProviderItem]
+    """
+    Per provider that answered pages: the pages' recorded model usage
+    """
+    by_model: list[UsageByModelItem]
