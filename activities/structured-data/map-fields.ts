@@ -8,6 +8,7 @@ import type { Field } from '../../shared/schema-input.js';
 import type { StructuredItem } from '../../shared/structured-data.js';
 import { type FieldRule, ruleFor } from './field-rules.js';
 import { type Candidate, candidateFor, type Outcome } from './field-values.js';
+import { imageKey } from './images.js';
 import { type PageEvidence, pageEvidence } from './page-evidence.js';
 import { tokenText } from './text.js';
 
@@ -151,11 +152,40 @@ function valueFor(
     const candidate = stated.outcome;
     const siblings = items.filter((i) => i !== item && i.source === item.source && sharesType(i, item));
     if (siblings.some((s) => disagrees(candidate, statement(field, rule, s, ctx)))) return undefined;
+    if (rule.kind === 'image' && item.source !== 'meta' && previewDiffers(field, rule, candidate, items, ctx))
+      return undefined;
     if (!candidate.shown(ctx.page)) return undefined;
     return { value: candidate.value, path: `${item.source} ${item.types[0] ?? 'item'} ${stated.path}` };
   }
   return undefined;
 }
+
+/**
+ * Which of a recipe's or product's photos is "the" image is a choice: where the page names a preview image
+ * (og:image) that is not the subject's image (or, for a list, not among them), the model decides.
+ */
+function previewDiffers(
+  field: Field,
+  rule: FieldRule,
+  candidate: Candidate,
+  items: StructuredItem[],
+  ctx: Context,
+): boolean {
+  const ours = new Set(
+    (Array.isArray(candidate.value) ? candidate.value : [candidate.value]).map(keyOfImage),
+  );
+  return items
+    .filter((i) => i.source === 'meta')
+    .some((meta) => {
+      const stated = statement(field, rule, meta, ctx);
+      if (!stated) return false;
+      if (stated.outcome === 'ambiguous' || stated.outcome === undefined) return true;
+      const theirs = Array.isArray(stated.outcome.value) ? stated.outcome.value : [stated.outcome.value];
+      return theirs.some((v) => !ours.has(keyOfImage(v)));
+    });
+}
+
+const keyOfImage = (v: unknown) => (typeof v === 'string' ? imageKey(v) : JSON.stringify(v));
 
 function disagrees(candidate: Candidate, other: Stated | undefined): boolean {
   if (!other) return false;

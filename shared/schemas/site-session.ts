@@ -92,7 +92,11 @@ const LoggedOutRuleSchema = z
     message: 'give selector, url_pattern or both',
   })
   .meta({
-    minProperties: 1, // selector, url_pattern or both (the only properties)
+    // selector, url_pattern or both, each a string: a null one is absent (null means absent in every body).
+    anyOf: [
+      { required: ['selector'], properties: { selector: { type: 'string' } } },
+      { required: ['url_pattern'], properties: { url_pattern: { type: 'string' } } },
+    ],
     id: 'LoggedOutRule',
     description:
       'How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.',

@@ -270,6 +270,18 @@ describe('people, titles and dates', () => {
     assert.deepEqual(answer({ image: 'string' }, photo('https://blog.test/other.jpg'), text).answered, []);
   });
 
+  test("an image the page's preview (og:image) names otherwise is the model's to choose", () => {
+    const full = 'https://blog.test/wp-content/uploads/pie.jpg';
+    const text = `![Pie](${full}) ![Slice](https://blog.test/slice.jpg)`;
+    const html = (preview: string) =>
+      page(
+        `<meta property="og:image" content="${preview}">${ld({ '@type': 'Recipe', name: 'Pie', image: full })}`,
+        '',
+      );
+    assert.deepEqual(answer({ image: 'string' }, html('https://blog.test/slice.jpg'), text).answered, []);
+    assert.deepEqual(answer({ image: 'string' }, html(`${full}?w=1200`), text).data, { image: full });
+  });
+
   test('text in scripts without spaces is matched as a whole word', () => {
     const html = page(ld({ '@type': 'Recipe', name: '焗饭' }), '');
     assert.deepEqual(answer({ title: 'string' }, html, '番茄鸡肉浓情焗饭【两人份】').answered, []);

@@ -14887,31 +14887,45 @@ export interface components {
       selector: string;
     };
     /** @description How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required. */
-    LoggedOutRule: {
-      /**
-       * @description An element only a logged-out page has (a login form).
-       * @example form#login
-       */
-      selector?: string;
-      /**
-       * @description The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
-       * @example /login
-       */
-      url_pattern?: string;
-    };
+    LoggedOutRule:
+      | {
+          /**
+           * @description An element only a logged-out page has (a login form).
+           * @example form#login
+           */
+          selector?: string;
+          /**
+           * @description The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+           * @example /login
+           */
+          url_pattern?: string;
+        }
+      | {
+          selector: string;
+        }
+      | {
+          url_pattern: string;
+        };
     /** @description How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required. */
-    LoggedOutRuleInput: {
-      /**
-       * @description An element only a logged-out page has (a login form).
-       * @example form#login
-       */
-      selector?: string | null;
-      /**
-       * @description The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
-       * @example /login
-       */
-      url_pattern?: string | null;
-    };
+    LoggedOutRuleInput:
+      | {
+          /**
+           * @description An element only a logged-out page has (a login form).
+           * @example form#login
+           */
+          selector?: string;
+          /**
+           * @description The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+           * @example /login
+           */
+          url_pattern?: string;
+        }
+      | {
+          selector: string;
+        }
+      | {
+          url_pattern: string;
+        };
     LoginRecipe: {
       /**
        * @description Page actions run on the login page (as in PageAction; no screenshot: the login page is never captured). A type step can take secret (a name from secrets) instead of text, so a password is never in a request or a job. When they have run, the cookies the browser holds for the site's host become the session (sealed). End with a wait for an element only a logged-in page shows.

@@ -3802,41 +3802,48 @@ class LoginRecipeInput(BaseModel):
     """
 
 
-LoggedOutRuleInputSelector = TypeAliasType(
-    "LoggedOutRuleInputSelector",
-    Annotated[str, Field(examples=['form#login'], max_length=1000, min_length=1)],
-)
-"""
-An element only a logged-out page has (a login form).
-"""
-
-
-LoggedOutRuleInputUrlPattern = TypeAliasType(
-    "LoggedOutRuleInputUrlPattern",
-    Annotated[str, Field(examples=['/login'], max_length=300, min_length=1)],
-)
-"""
-The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
-"""
-
-
-class LoggedOutRuleInput(BaseModel):
+class LoggedOutRuleInputLoggedOutRuleInput(BaseModel):
     """
     How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
     """
 
     selector: Annotated[
-        LoggedOutRuleInputSelector | None, Field(examples=['form#login'])
+        str, Field(examples=['form#login'], max_length=1000, min_length=1)
+    ]
+    """
+    An element only a logged-out page has (a login form).
+    """
+    url_pattern: Annotated[
+        str | None, Field(examples=['/login'], max_length=300, min_length=1)
+    ] = None
+    """
+    The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    """
+
+
+class LoggedOutRuleInputLoggedOutRuleInput1(BaseModel):
+    """
+    How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
+    """
+
+    selector: Annotated[
+        str | None, Field(examples=['form#login'], max_length=1000, min_length=1)
     ] = None
     """
     An element only a logged-out page has (a login form).
     """
     url_pattern: Annotated[
-        LoggedOutRuleInputUrlPattern | None, Field(examples=['/login'])
-    ] = None
+        str, Field(examples=['/login'], max_length=300, min_length=1)
+    ]
     """
     The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
     """
+
+
+LoggedOutRuleInput = TypeAliasType("LoggedOutRuleInput", LoggedOutRuleInputLoggedOutRuleInput | LoggedOutRuleInputLoggedOutRuleInput1)
+"""
+How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
+"""
 
 
 SiteSessionRequestInputCookies = TypeAliasType(
@@ -7401,7 +7408,26 @@ class LoginRecipe(BaseModel):
     """
 
 
-class LoggedOutRule(BaseModel):
+class LoggedOutRuleLoggedOutRule(BaseModel):
+    """
+    How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
+    """
+
+    selector: Annotated[
+        str, Field(examples=['form#login'], max_length=1000, min_length=1)
+    ]
+    """
+    An element only a logged-out page has (a login form).
+    """
+    url_pattern: Annotated[
+        str | None, Field(examples=['/login'], max_length=300, min_length=1)
+    ] = None
+    """
+    The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
+    """
+
+
+class LoggedOutRuleLoggedOutRule1(BaseModel):
     """
     How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
     """
@@ -7413,11 +7439,17 @@ class LoggedOutRule(BaseModel):
     An element only a logged-out page has (a login form).
     """
     url_pattern: Annotated[
-        str | None, Field(examples=['/login'], max_length=300, min_length=1)
-    ] = None
+        str, Field(examples=['/login'], max_length=300, min_length=1)
+    ]
     """
     The page's final URL matches it when the site sent a logged-out visitor away (to its login page). RE2 syntax (https://github.com/google/re2/wiki/Syntax), matched in linear time: no backreferences or lookaround (422 if given). At most 300 characters and 500 compiled RE2 instructions. It matches anywhere in the URL, as RegExp.test does; anchor with ^ and $ for the whole URL.
     """
+
+
+LoggedOutRule = TypeAliasType("LoggedOutRule", LoggedOutRuleLoggedOutRule | LoggedOutRuleLoggedOutRule1)
+"""
+How a fetched page tells it was served logged out. Then the login recipe runs once (a fresh session) and the page is fetched again; without a recipe, or when it still matches, the page fails with error_category login_required.
+"""
 
 
 SiteSessionRequestHeadersAdditionalProperty = TypeAliasType(
