@@ -2,13 +2,13 @@
 // clients/python/tests over HTTP through a proxy that records requests, drops each job's first stream after
 // a few events and answers 429/503 on request; and the committed models against the live document.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { generatePythonModels, MODELS_PATH, PYTHON_VENV } from '../../scripts/generate-python-client.js';
+import { generatePythonModels, MODELS_PATH } from '../../scripts/generate-python-client.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { runPytest } from '../support/pytest.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type Plan, type Seen, startProxy, type TestProxy } from './proxy.js';
 
@@ -97,30 +97,10 @@ after(async () => {
 
 const CLIENT_DIR = fileURLToPath(new URL('../../clients/python', import.meta.url));
 
-/** pytest in the venv; asynchronous, since the service it talks to runs in this process. */
-function pytest(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const args = ['-m', 'pytest', join(CLIENT_DIR, 'tests'), '-p', 'no:cacheprovider', '--color=no', '-q'];
-  // This checkout's client first: the venv (shared by every clone) holds whichever checkout installed it.
-  const pythonEnv = { PYTHONPATH: join(CLIENT_DIR, 'src'), PYTHONDONTWRITEBYTECODE: '1' };
-  const child = spawn(join(PYTHON_VENV, 'bin', 'python'), [...args, '--durations=5'], {
-    env: { ...process.env, ...pythonEnv, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
-  return new Promise((resolve) =>
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    }),
-  );
-}
+/** The client's own tests, this checkout's client first: the venv (shared by every clone) holds whichever
+ * checkout installed it. */
+const pytest = (env: Record<string, string>) =>
+  runPytest(join(CLIENT_DIR, 'tests'), { PYTHONPATH: join(CLIENT_DIR, 'src'), ...env }, 150_000);
 
 // The two tests run side by side: the generator's few seconds overlap pytest's.
 describe('Python client', { concurrency: 2 }, () => {

@@ -2,12 +2,10 @@
 // scripts/setup.mjs), unchanged, against the real stack with a key pinned to API version refyne: pytest runs
 // test/clients/refyne_sdk, which calls every one of the SDK's 41 methods and checks what comes back.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { PYTHON_VENV } from '../../scripts/generate-python-client.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { runPytest } from '../support/pytest.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -34,8 +32,9 @@ before(async () => {
   const tenant = await svc.newTenant('refyne-sdk');
   refyneKey = (await svc.deps.tenants.createKey(tenant.tenantId, 'sdk', { api_version: 'refyne' })).key;
   v1Key = tenant.apiKey;
-  const read = { api_version: 'refyne', scopes: ['read'] } as const;
-  readKey = (await svc.deps.tenants.createKey(tenant.tenantId, 'read', { ...read, scopes: ['read'] })).key;
+  readKey = (
+    await svc.deps.tenants.createKey(tenant.tenantId, 'read', { api_version: 'refyne', scopes: ['read'] })
+  ).key;
 });
 after(async () => {
   await site?.close();
@@ -44,27 +43,7 @@ after(async () => {
 
 const TESTS_DIR = fileURLToPath(new URL('./refyne_sdk', import.meta.url));
 
-function pytest(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const args = ['-m', 'pytest', TESTS_DIR, '-p', 'no:cacheprovider', '--color=no', '-q', '--durations=5'];
-  const child = spawn(join(PYTHON_VENV, 'bin', 'python'), args, {
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-  return new Promise((resolve) =>
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    }),
-  );
-}
+const pytest = (env: Record<string, string>) => runPytest(TESTS_DIR, env, 240_000);
 
 test('the official refyne SDK works unchanged against a key pinned to API version refyne', async (t) => {
   const { code, output } = await pytest({
