@@ -81,7 +81,7 @@ export const ConfigSchema = z.object({
   CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
   /**
    * Browser pages rendering at once; more dynamic fetches wait for a page. Also how many kept pages may wait
-   * for their scope's next render. 8 plain pages took ~650 MB PSS for the whole browser (README, Benchmarks).
+   * for their scope's next render. 8 plain pages took ~650 MB PSS for the whole browser (docs/benchmarks.md).
    */
   BROWSER_MAX_PAGES: z.coerce.number().int().min(1).max(32).default(8),
   /** Pages one browser renders before it is replaced, to bound leaks (a new browser costs its pages anew). */

@@ -11,7 +11,7 @@ import { createMcpServer } from './tools.js';
 
 const DESCRIPTION =
   'The MCP server (Model Context Protocol, Streamable HTTP, stateless, JSON answers). Not part of this ' +
-  'OpenAPI document; see the README section MCP. Tools: extract, crawl, job_status, job_results, analyze, ' +
+  'OpenAPI document; see docs/clients.md, section MCP. Tools: extract, crawl, job_status, job_results, analyze, ' +
   'map, list_jobs, cancel_job.';
 
 /** A web Request carrying the Fastify request's method, URL and headers (the body is passed parsed). */
