@@ -1,10 +1,8 @@
 // Re-records the workflow histories CI replays (test/replay/histories): runs a fixed set of jobs on a
 // private stack with the fake model and saves each workflow run's history. Run after a deliberate,
 // versioned workflow change:  npm run --silent record-histories [extract|analyze|map|crawl|deferred|cancelled|cancelled-start|webhook|page-store|batches]...
-// (no names: all of them; `batches`: crawls whose pages ran several at once). Extracts record
-// extractPageWorkflow (extract-page-*); the extract-*.json histories without "page" are of extractWorkflow,
-// which no new job starts, kept so its running workflows stay covered;
-// analyses likewise record analyzePageWorkflow (analyze-page-*), analyze-depth1.json is of analyzeWorkflow.
+// (no names: all of them; `batches`: crawls whose pages ran several at once). Every workflow type the worker
+// runs has histories here; re-record them all when a patch is retired (README, "How the code changes").
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

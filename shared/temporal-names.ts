@@ -9,13 +9,6 @@ export const WORKFLOW_TYPES = {
   map: 'mapWorkflow',
 } as const;
 
-/**
- * Workflow types no new job starts, still registered so their running workflows finish and their recorded
- * histories replay: extracts before one-activity pages (fetchPage, cleanContent, extractWithModel), analyses
- * before one-activity jobs (analyzePage, classifyLinks, suggestAnalysis, recordAnalysis).
- */
-export const EARLIER_WORKFLOW_TYPES = { extract: 'extractWorkflow', analyze: 'analyzeWorkflow' } as const;
-
 /** Query of a running crawl: the crawl-map nodes whose page is being processed now (status `crawling`). */
 export const CRAWL_IN_FLIGHT_QUERY = 'crawlInFlight';
 

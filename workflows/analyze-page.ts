@@ -1,12 +1,20 @@
 // analyzePageWorkflow: an analyze job as one activity (analyzeJob: fetch, depth-1 links, the model and the
 // analysis's record), which records job.started, the analysis and job.completed itself (runOneActivityJob).
-// Two workflow tasks and one activity per analysis, where analyzeWorkflow (kept for its running workflows and
-// recorded histories) takes eight tasks and six activities.
+// Two workflow tasks and one activity per analysis.
 import { proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { AnalyzeWorkflowInput, AnalyzeWorkflowResult } from './analyze.js';
+import type { AnalyzeWorkflowInput } from '../shared/schemas/job-spec.js';
 import { runOneActivityJob } from './page-job.js';
 import { analyzeJobPolicy } from './policies.js';
+
+/** The analyze job's spec with its ids (shared/schemas/job-spec.ts). */
+export type { AnalyzeWorkflowInput };
+
+export interface AnalyzeWorkflowResult {
+  jobId: string;
+  status: 'completed';
+  pageType: string;
+}
 
 const { analyzeJob } = proxyActivities<Activities>(analyzeJobPolicy);
 

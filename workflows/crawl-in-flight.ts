@@ -1,15 +1,7 @@
 // A crawl's pages in flight: each started alone (in its domain's turn) or with others as one batch, tracked
 // from its first run to its outcome recorded in its seq, and the page loop woken when one ends. The awaits of
 // a tracked page are those of the loop before batches: replay needs their order, so keep them as they are.
-import {
-  defineQuery,
-  isCancellation,
-  patched,
-  proxyActivities,
-  setHandler,
-  sleep,
-  uuid4,
-} from '@temporalio/workflow';
+import { defineQuery, isCancellation, proxyActivities, setHandler, sleep, uuid4 } from '@temporalio/workflow';
 import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.js';
 import type { Activities } from '../activities/index.js';
 import type { CrawlJobInput, CrawlRunOptions, Seed } from '../shared/schemas/job-spec.js';
@@ -45,31 +37,13 @@ type StartedPage = Pick<InFlightPage, 'page' | 'slot' | 'pageId'>;
 
 const { crawlPage } = proxyActivities<Activities>(crawlPagePolicy);
 
-/** patched() id of pages deferred by their tenant's share of the worker (see start()). */
-const TENANT_SHARE_PATCH = 'crawl-tenant-share';
 /** The longest wait between two tries of a deferred page. */
 const MAX_DEFER_WAIT_MS = 2_000;
-/** patched() id of the loop's single wake-up (see somePageEnded()). */
-const CRAWL_ONE_WAKEUP_PATCH = 'crawl-one-wakeup';
-/** patched() id of pages cancelled with their job kept in flight until the cancellation records them. */
-const CANCELLED_PAGES_PATCH = 'crawl-cancelled-pages-skipped';
-/** patched() id of queued pages started several at once, as one crawlPages activity (crawl-batches.ts). */
-const CRAWL_PAGE_BATCHES_PATCH = 'crawl-page-batches';
-/**
- * patched() id of the page store's options (max_age, stored pages): asked only by runs whose input has
- * them, so other runs' histories are unchanged.
- */
-const PAGE_STORE_PATCH = 'crawl-page-store';
 
 export class PagesInFlight {
   // Pages whose activity runs now (not those still waiting for their domain's turn): the crawl map shows
   // them as `crawling`. A query reads this; nothing about it is recorded in history.
   private readonly crawling = new Set<number>();
-  /** The loop waits on one promise its pages resolve (see somePageEnded()). */
-  readonly oneWakeup: boolean;
-  private readonly mayDefer: boolean;
-  private readonly keepCancelledPages: boolean;
-  private readonly usesStore: boolean;
   /** Pages that may start together as one activity (1: each page alone). */
   readonly batchSize: number;
   private readonly turns: DomainTurns;
@@ -77,25 +51,11 @@ export class PagesInFlight {
   private stopped: { error: unknown } | null = null;
   private wake: (() => void) | null = null;
 
-  /** Asks its patches in the order runs recorded them (patched() records a marker when first asked). */
   constructor(private readonly run: CrawlRun) {
-    const { input, opts, seeds, state } = run;
+    const { opts, state } = run;
     setHandler(defineQuery<number[]>(CRAWL_IN_FLIGHT_QUERY), () => [...this.crawling]);
-    // Runs recorded before this waited on Promise.race over every page in flight: ~10 promises per page,
-    // each costing a stack trace in the workflow sandbox (~10% of the worker's CPU on a fast crawl). The
-    // old way stays for their replay.
-    this.oneWakeup = patched(CRAWL_ONE_WAKEUP_PATCH);
-    // Runs recorded before this never passed mayDefer, so their pages were never deferred.
-    this.mayDefer = patched(TENANT_SHARE_PATCH);
-    // A page cancelled with its job stays in flight, so the cancellation records it as skipped in its seq
-    // (seqs are gap-free: a missing one holds the job's projection back). Runs recorded before this dropped
-    // it, which went unnoticed while a cancelled page's activity still wrote its result in its seq.
-    this.keepCancelledPages = patched(CANCELLED_PAGES_PATCH);
-    this.usesStore =
-      (input.maxAgeMs !== undefined || seeds.some((seed) => seed.stored)) && patched(PAGE_STORE_PATCH);
-    // Runs recorded before this started every page as its own activity; so do crawls with a per-domain delay.
-    const batchSize = batchSizeOf(opts);
-    this.batchSize = batchSize > 1 && patched(CRAWL_PAGE_BATCHES_PATCH) ? batchSize : 1;
+    // Crawls with a per-domain delay start every page as its own activity.
+    this.batchSize = batchSizeOf(opts);
     this.turns = new DomainTurns(state, opts.delay_ms);
   }
 
@@ -110,8 +70,7 @@ export class PagesInFlight {
     const turn = this.turns.turnFor(page.url);
     const at = { page, slot, pageId };
     const pageInput = this.inputOf(at);
-    const { mayDefer } = this;
-    this.track(at, pageInput, turn, () => crawlPage(mayDefer ? { ...pageInput, mayDefer } : pageInput));
+    this.track(at, pageInput, turn, () => crawlPage(pageInput));
   }
 
   /** Starts pages as one activity (no per-domain delay, so their turns are free), each in its own seq. */
@@ -122,7 +81,7 @@ export class PagesInFlight {
       pageId: page.redo?.pageId ?? uuid4(),
     }));
     const started = entries.map((at) => ({ at, pageInput: this.inputOf(at) }));
-    const results = crawlBatch(started.map(({ pageInput }) => ({ ...pageInput, mayDefer: this.mayDefer })));
+    const results = crawlBatch(started.map(({ pageInput }) => pageInput));
     for (const [i, { at, pageInput }] of started.entries()) {
       this.crawling.add(at.page.node);
       this.track(at, pageInput, null, () => results[i] as Promise<CrawlPageResult>);
@@ -131,10 +90,8 @@ export class PagesInFlight {
 
   /** Until at least one page in flight ends; a cancellation (or other error) of a page is thrown here. */
   async somePageEnded(): Promise<void> {
-    if (!this.oneWakeup) {
-      await Promise.race([...this.run.inflight.values()].map((f) => f.promise));
-      return;
-    }
+    // One promise the pages resolve, not Promise.race over every page in flight: ~10 promises per page,
+    // each costing a stack trace in the workflow sandbox (~10% of the worker's CPU on a fast crawl).
     if (this.ended === 0 && !this.stopped)
       await new Promise<void>((resolve) => {
         this.wake = resolve;
@@ -146,7 +103,7 @@ export class PagesInFlight {
 
   private inputOf(at: StartedPage): CrawlPageInput {
     const { input, opts, seeds } = this.run;
-    return pageInputOf(input, opts, at.page, { ...at, seeds: seeds.length, usesStore: this.usesStore });
+    return pageInputOf(input, opts, at.page, { ...at, seeds: seeds.length });
   }
 
   /**
@@ -175,12 +132,14 @@ export class PagesInFlight {
           crawling.delete(page.node);
           await sleep(Math.min(result.retryAfterMs * 2 ** Math.min(tries, 5), MAX_DEFER_WAIT_MS));
           crawling.add(page.node);
-          result = await crawlPage({ ...pageInput, mayDefer: this.mayDefer });
+          result = await crawlPage(pageInput);
         }
         await recordOutcome(run, page, { pageId, slot }, result);
       } catch (err) {
         if (isCancellation(err)) {
-          cancelled = this.keepCancelledPages;
+          // The page stays in flight, so the cancellation records it as skipped in its seq (seqs are
+          // gap-free: a missing one holds the job's projection back).
+          cancelled = true;
           throw err;
         }
         await run.log.record({ slot, body: failedPageEvent(run.state, page, pageId, err) });
@@ -192,14 +151,13 @@ export class PagesInFlight {
       }
     })();
     run.inflight.set(page.node, { promise, slot, page, pageId });
-    if (this.oneWakeup)
-      promise.then(
-        () => this.pageEnded(),
-        (error: unknown) => {
-          this.stopped ??= { error };
-          this.pageEnded();
-        },
-      );
+    promise.then(
+      () => this.pageEnded(),
+      (error: unknown) => {
+        this.stopped ??= { error };
+        this.pageEnded();
+      },
+    );
   }
 
   private pageEnded(): void {
@@ -213,9 +171,9 @@ function pageInputOf(
   input: CrawlJobInput,
   opts: CrawlRunOptions,
   page: QueuedPage,
-  at: { pageId: string; slot: Slot; seeds: number; usesStore: boolean },
+  at: { pageId: string; slot: Slot; seeds: number },
 ): CrawlPageInput {
-  const { pageId, slot, usesStore } = at;
+  const { pageId, slot } = at;
   return {
     jobId: input.jobId,
     tenantId: input.tenantId,
@@ -245,7 +203,8 @@ function pageInputOf(
     ...(input.siteId ? { siteId: input.siteId } : {}),
     ...(page.redo ? { revises: page.redo.revises } : {}),
     ...(input.budget ? { budget: input.budget } : {}),
-    ...(usesStore && input.maxAgeMs !== undefined ? { maxAgeMs: input.maxAgeMs } : {}),
-    ...(usesStore && page.stored ? { stored: page.stored } : {}),
+    ...(input.maxAgeMs !== undefined ? { maxAgeMs: input.maxAgeMs } : {}),
+    ...(page.stored ? { stored: page.stored } : {}),
+    mayDefer: true,
   };
 }

@@ -7,7 +7,6 @@ import {
   CancellationScope,
   continueAsNew,
   isCancellation,
-  patched,
   proxyActivities,
   upsertSearchAttributes,
   workflowInfo,
@@ -45,40 +44,32 @@ type OnRecordFailure = (err: unknown) => Promise<never>;
 
 const { dropFrontier } = proxyActivities<Activities>(recordPolicy);
 
-/** patched() id of the frontier stored in chunks at continue-as-new. */
-const FRONTIER_CHUNKS_PATCH = 'crawl-frontier-chunks';
 /** Continue as new well before Temporal's limits, even if the server does not suggest it. */
 const MAX_HISTORY_EVENTS = 8000;
-/** patched() id of a cancellation recorded wherever it comes (not only while pages run). */
-const CANCEL_ANYWHERE_PATCH = 'crawl-cancel-anywhere';
 
 const setStatus = (status: string) =>
   upsertSearchAttributes([{ key: SEARCH_ATTRIBUTE_KEYS.status, value: status }]);
 
 const queued = (state: CrawlState) => state.frontier.length > 0 || (state.frontierChunks?.length ?? 0) > 0;
 
-// The parts below keep the order of the single function they were: each patched() is asked, and each
-// command issued, where it was; a new await (or async hop) comes only where no other part runs meanwhile.
 export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWorkflowResult> {
   const fresh = !input.state;
   const seeds = input.seeds ?? [{ url: input.url, depth: 0, parentUrl: null }];
   const state: CrawlState = input.state ?? initialState(seeds, input.firstSeq);
-  // A cancellation that comes while the job starts or ends (not only while pages run) is recorded too, and
-  // the job's own records are never cancelled half-way: a record cancelled before its activity ran left its
-  // seqs unwritten, and one cancelled while job.started was being recorded left the job running for good.
-  const cancelSafe = patched(CANCEL_ANYWHERE_PATCH);
   const run: CrawlRun = {
     input,
     opts: input.options,
     seeds,
     state,
-    log: new JobLog(input.jobId, input.tenantId, state.nextSeq, cancelSafe),
+    // The job's own records are never cancelled half-way: one cancelled before its activity ran would leave
+    // its seqs unwritten.
+    log: new JobLog(input.jobId, input.tenantId, state.nextSeq, true),
     hooks: new JobWebhooks(input.jobId, input.tenantId, input.webhooks),
     inflight: new Map(),
   };
-  /** Outside the page loop: a cancellation is recorded only by runs made since CANCEL_ANYWHERE_PATCH. */
+  // A cancellation that comes while the job starts or ends (not only while pages run) is recorded too.
   const cancelledAnywhere: OnRecordFailure = async (err) => {
-    if (cancelSafe && isCancellation(err)) await recordCancellation(run);
+    if (isCancellation(err)) await recordCancellation(run);
     throw err;
   };
   if (fresh) await recordStart(run, cancelledAnywhere);
@@ -125,17 +116,13 @@ async function runPages(run: CrawlRun): Promise<void> {
       while (pages.size < opts.concurrency && queued(state) && !historyFull() && !state.budgetExhausted) {
         // Pages that may start together (several only with batchSize > 1).
         const room = Math.min(pages.batchSize, opts.concurrency - pages.size, state.frontier.length);
-        // Only runs that stored their frontier (patched below) have chunks to load.
         if (state.frontier.length === 0) await loadChunk(run.input.jobId, state);
         else if (room > 1) pages.startBatch(state.frontier.splice(0, room));
         else pages.start(state.frontier.shift() as QueuedPage);
       }
       if (pages.size === 0) break; // history full and drained: continue as new below
       await pages.somePageEnded();
-      // Runs before the patch awaited progress() every time; skipping the call (and its await) when no
-      // destination wants progress changes the timing of later commands, so only patched runs skip it.
-      if (!pages.oneWakeup || hooks.wantsProgress)
-        await hooks.progress(state.completed + state.failed + state.skipped);
+      if (hooks.wantsProgress) await hooks.progress(state.completed + state.failed + state.skipped);
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
@@ -163,7 +150,7 @@ function recordCancellation(run: CrawlRun): Promise<void> {
 
 /**
  * The run's end: while pages are still queued (history was full) the crawl continues as new with its
- * frontier (stored in chunks, patched below); else the stored chunks are dropped and the job ends.
+ * frontier (stored in chunks); else the stored chunks are dropped and the job ends.
  */
 async function continueOrFinish(
   run: CrawlRun,
@@ -172,7 +159,7 @@ async function continueOrFinish(
 ): Promise<CrawlWorkflowResult> {
   const { state, log, hooks } = run;
   if (queued(state) && !state.budgetExhausted) {
-    if (patched(FRONTIER_CHUNKS_PATCH)) await storeFrontier(input.jobId, state).catch(failed);
+    await storeFrontier(input.jobId, state).catch(failed);
     state.nextSeq = log.seq;
     state.runs++;
     await continueAsNew<typeof crawlWorkflow>({ ...input, state });

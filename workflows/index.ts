@@ -1,9 +1,7 @@
 // Every workflow the worker runs; the bundler starts from this file.
 
-export { analyzeWorkflow } from './analyze.js';
 export { analyzePageWorkflow } from './analyze-page.js';
 export { crawlWorkflow } from './crawl.js';
-export { extractWorkflow } from './extract.js';
 export { extractPageWorkflow } from './extract-page.js';
 export { mapWorkflow } from './map.js';
 export { monitorRunWorkflow } from './monitor.js';

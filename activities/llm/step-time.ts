@@ -3,18 +3,13 @@
 // every Temporal attempt together — to STEP_TIMEOUTS × LLM_TIMEOUT_MS from the step's first scheduling, so a
 // hung model fails the job within a known time instead of after two full timeouts and a backoff. Crawl pages
 // are not waited for: their model calls keep the plain per-call timeout.
-import { EARLIER_WORKFLOW_TYPES, WORKFLOW_TYPES } from '../../shared/temporal-names.js';
+import { WORKFLOW_TYPES } from '../../shared/temporal-names.js';
 import { currentActivity } from '../activity-context.js';
 
 /** The model step of a waited job takes at most this many LLM_TIMEOUT_MS (90 s by default). */
 export const STEP_TIMEOUTS = 1.5;
 
-const WAITED: ReadonlySet<string> = new Set([
-  WORKFLOW_TYPES.extract,
-  EARLIER_WORKFLOW_TYPES.extract,
-  WORKFLOW_TYPES.analyze,
-  EARLIER_WORKFLOW_TYPES.analyze,
-]);
+const WAITED: ReadonlySet<string> = new Set([WORKFLOW_TYPES.extract, WORKFLOW_TYPES.analyze]);
 
 /** Milliseconds left in the running model step; Infinity outside a waited job's activity. */
 export function stepTimeLeft(callTimeoutMs: number, now = Date.now()): number {

@@ -9,7 +9,7 @@ import { sweepStrandedJobs } from '../../api/job-sweeper.js';
 import { defaultChainFor } from '../../shared/cleaners.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
 import { workflowIdForJob } from '../../shared/temporal-names.js';
-import type { ExtractWorkflowInput } from '../../workflows/extract.js';
+import type { ExtractWorkflowInput } from '../../workflows/extract-page.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 

@@ -1,4 +1,4 @@
-// The extract workflow on the Temporal dev server built by the project (@temporalio/testing pointed at the
+// The extract workflow (extractPageWorkflow) on the Temporal dev server built by the project (@temporalio/testing pointed at the
 // cached binary), with the real activities writing to FerretDB.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -19,7 +19,7 @@ import { connectMongo, type Mongo } from '../../shared/store/mongo.js';
 import { SEARCH_ATTRIBUTE_KEYS, WORKFLOW_TYPES, workflowIdForJob } from '../../shared/temporal-names.js';
 import { WORKFLOWS_PATH } from '../../worker/build.js';
 import { installRuntime } from '../../worker/runtime.js';
-import type { ExtractWorkflowInput } from '../../workflows/extract.js';
+import type { ExtractWorkflowInput } from '../../workflows/extract-page.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { type InfraHandle, useInfra } from '../support/service.js';
@@ -136,7 +136,7 @@ async function statusAttribute(workflowId: string) {
   return description.typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.status);
 }
 
-describe('extractWorkflow', () => {
+describe('extractPageWorkflow', () => {
   test('fetches, cleans, extracts, and records the job as events with gap-free seqs', async () => {
     const { jobId, handle } = await startExtract('/ok');
     const result = await handle.result();
