@@ -89,9 +89,6 @@ export interface ExtractWithModelResult {
   durationMs: number;
 }
 
-/** The extractWithModel activity (content by id). */
-export const makeExtractWithModel = (deps: ActivityDeps) => makeExtractor(deps).extractWithModel;
-
 export function makeExtractor(deps: ActivityDeps) {
   const { config } = deps;
   const chainOf = makeChainCache(deps);
@@ -183,26 +180,6 @@ export function makeExtractor(deps: ActivityDeps) {
   }
 
   /**
-   * Extracts from content in hand (crawl pages keep theirs in memory) and records the page's result:
-   * projected before returning, or (`deferred`, crawl pages) stored and projected in the background.
-   */
-  async function extractFromContent(
-    input: Omit<ExtractWithModelInput, 'contentId'>,
-    body: string,
-    projection: 'awaited' | 'deferred' = 'awaited',
-    structured?: StructuredItem[] | null,
-  ): Promise<ExtractWithModelResult> {
-    const { page, result } = await answerFromContent(input, body, { structured });
-    await recordPage(input, page, projection);
-    return result;
-  }
-
-  const extractWithModel = async (input: ExtractWithModelInput): Promise<ExtractWithModelResult> => {
-    const content = await categorized(() => deps.contents.get(input.contentId));
-    const withFormat = content.format ? { ...input, contentFormat: content.format } : input;
-    return extractFromContent(withFormat, content.body, 'awaited', content.structured);
-  };
-  /**
    * Starts what the job's first model call reads (its chain and keys, the tenant's monthly budget) while
    * the page is still being fetched and cleaned; a page that needs no model leaves them unused.
    */
@@ -210,7 +187,7 @@ export function makeExtractor(deps: ActivityDeps) {
     chainOf(input).catch(() => undefined); // a failure is met again, and reported, when the chain is asked
     budget.warm(input);
   }
-  return { extractWithModel, extractFromContent, answerFromContent, recordPage, planOf, warm };
+  return { answerFromContent, recordPage, planOf, warm };
 }
 
 /** A learned extractor's values and selectors for the fields structured data did not answer. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../../activities/deps.js';
-import { type ExtractWithModelInput, makeExtractWithModel } from '../../activities/extract-with-model.js';
+import { type ExtractWithModelInput, makeExtractor } from '../../activities/extract-with-model.js';
 import { loadConfig } from '../../shared/config.js';
 import type { JobEvent } from '../../shared/events.js';
 import { priceOf } from '../../shared/pricing.js';
@@ -40,14 +40,20 @@ function extractor(chain: string, env: Record<string, string> = {}) {
     LLM_TIMEOUT_MS: '2000',
     ...env,
   });
-  const contents = { get: async () => ({ body: PAGE }) } as unknown as ContentStore;
+  const contents = {} as ContentStore;
   const events = {
     append: async (batch: readonly JobEvent[]) => {
       appended.push(...batch);
     },
   } as unknown as EventStore;
   const deps: ActivityDeps = { config, contents, events };
-  return makeExtractWithModel(deps);
+  const { answerFromContent, recordPage } = makeExtractor(deps);
+  // What extractPage does with a page in hand: the answer, then its record.
+  return async (input: ExtractWithModelInput) => {
+    const { page, result } = await answerFromContent(input, PAGE, {});
+    await recordPage(input, page, 'awaited');
+    return result;
+  };
 }
 
 const INPUT: ExtractWithModelInput = {
@@ -78,7 +84,7 @@ async function failureOf(run: Promise<unknown>): Promise<ApplicationFailure> {
 
 const models = () => fake.requests.map((r) => r.model);
 
-describe('extractWithModel', () => {
+describe('a page answered by the model chain', () => {
   test('records the answer with the provider-reported tokens and their list price', async () => {
     const result = await extractor('openai/gpt-4o-mini')(INPUT);
     assert.equal(appended.length, 1);
