@@ -2,7 +2,7 @@
 // with the call's key taken out.
 import { redactSecrets } from '../shared/secrets.js';
 import type { DebugCapture } from '../shared/store/debug-captures.js';
-import type { AnswerInput } from './extract-with-model.js';
+import type { AnswerInput } from './extraction-types.js';
 import type { CaptureInput } from './llm/dialogue.js';
 import { SYSTEM_PROMPT } from './llm/prompt.js';
 

@@ -3,18 +3,14 @@
 // so the data never passes through workflow history. The result's shape is page-result.ts's, the debug
 // capture debug-capture.ts's.
 
-import type { JobBudget } from '../shared/budget.js';
-import type { ContentFormat } from '../shared/cleaners.js';
 import { CategorizedError } from '../shared/errors.js';
 import type { PageCompletedData } from '../shared/events.js';
-import type { NormalizedSchema } from '../shared/schema-input.js';
-import type { ActionOutcome } from '../shared/schemas/actions.js';
 import type { StructuredItem } from '../shared/structured-data.js';
 import { makeBudgetGuard } from './budget-guard.js';
 import { toCapture } from './debug-capture.js';
 import type { ActivityDeps } from './deps.js';
+import type { AnswerInput, ExtractWithModelResult, LearnedAnswer } from './extraction-types.js';
 import { cancellationOf, categorized } from './failure.js';
-import type { JobLlmConfig } from './llm/chain.js';
 import { shouldFallBack } from './llm/chain.js';
 import { makeChainCache } from './llm/chain-cache.js';
 import { askModel, type CaptureInput, noSpend } from './llm/dialogue.js';
@@ -28,66 +24,12 @@ import {
   sourceOf,
 } from './structured-data/answer.js';
 
-export interface ExtractWithModelInput {
-  jobId: string;
-  tenantId: string;
-  pageId: string;
-  contentId: string;
-  url: string;
-  depth: number;
-  parentUrl: string | null;
-  schema: NormalizedSchema;
-  /** fromCache: the page came from the page store (max_age, re-extract), fetched at fetchedAt. */
-  fetch: {
-    finalUrl: string;
-    fetchMode: string;
-    fetchedAt: string;
-    durationMs: number;
-    fromCache?: boolean;
-    /** What was read: text/html, application/pdf, an Office type… */
-    contentType?: string;
-    /** Page actions run before the page was read (dynamic mode): each step's outcome. */
-    actions?: ActionOutcome[];
-  };
-  cleanDurationMs: number;
-  /** Sequence number of the page.completed event, made by the workflow. */
-  eventSeq: number;
-  eventId: string;
-  jobType?: string;
-  captureDebug?: boolean;
-  /** The request's llm_config, without its key (the key is stored with the job). */
-  llm?: JobLlmConfig;
-  /** Crawl-map node of the page (crawls). */
-  node?: number;
-  /** The job's structured_data switch: answer from the page's structured data first (absent: on). */
-  structuredData?: boolean;
-  /** A re-done page (crawls): the result it replaces. */
-  revises?: PageCompletedData['revises'];
-  /** The format the cleaner chain produced, named in the prompt (absent: markdown). */
-  contentFormat?: ContentFormat;
-  /** The job's max_cost_usd / max_tokens: every model call is reserved against them first. */
-  budget?: JobBudget;
-}
-
-/** A page answered by a learned extractor (crawls): its values and the selector each was read with. */
-export interface LearnedAnswer {
-  data: Record<string, unknown>;
-  selectors: Record<string, string>;
-}
-
-/** What a model answer for a page needs: the extraction input without where its result is recorded. */
-export type AnswerInput = Omit<ExtractWithModelInput, 'contentId' | 'eventSeq' | 'eventId'>;
-
-export interface ExtractWithModelResult {
-  provider: string;
-  model: string;
-  fallbackPosition: number;
-  inputTokens: number;
-  outputTokens: number;
-  llmCostUsd: number;
-  costUsd: number;
-  durationMs: number;
-}
+export type {
+  AnswerInput,
+  ExtractWithModelInput,
+  ExtractWithModelResult,
+  LearnedAnswer,
+} from './extraction-types.js';
 
 export function makeExtractor(deps: ActivityDeps) {
   const { config } = deps;

@@ -12,6 +12,7 @@ import { type FetchSession, staticOriginHeaders } from './browser/session-scope.
 import type { ActivityDeps } from './deps.js';
 import { categorized } from './failure.js';
 import { fetchStatic } from './fetch-static.js';
+import type { FetchedPage } from './page-document.js';
 import {
   type Assessment,
   assess,
@@ -20,6 +21,8 @@ import {
   refuseUnusable,
 } from './page-document.js';
 import { makeSiteSessions } from './site-session.js';
+
+export type { FetchedPage };
 
 export interface FetchPageInput {
   jobId: string;
@@ -84,13 +87,6 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
           })
       : undefined,
   };
-}
-
-export interface FetchedPage {
-  doc: FetchedDocument;
-  mode: Mode;
-  fetchedAt: string;
-  durationMs: number;
 }
 
 /** Fetches a page in the asked mode and keeps it in memory (crawl pages are processed in one activity). */

@@ -10,6 +10,7 @@ import {
   type WorkflowInput,
   workflowStart,
 } from '../shared/job-create.js';
+import type { WebhookPlan } from '../shared/schemas/job-spec.js';
 import { readJobSpec } from '../shared/schemas/job-spec.js';
 import {
   changeId,
@@ -18,7 +19,6 @@ import {
   monitorSecretsId,
 } from '../shared/store/monitors.js';
 import type { JobType, WORKFLOW_TYPES } from '../shared/temporal-names.js';
-import type { WebhookPlan } from '../shared/webhooks.js';
 import type { ActivityDeps } from './deps.js';
 import { diffRuns, hasChanges } from './monitor-diff.js';
 

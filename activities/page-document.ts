@@ -3,11 +3,20 @@
 
 import { CategorizedError } from '../shared/errors.js';
 import type { ActionOutcome } from '../shared/schemas/actions.js';
+import type { ResolvedFetchMode } from '../shared/schemas/common.js';
 import { needsScripts, type ScriptNeed } from './browser/app-shell.js';
 import { detectBotWall } from './browser/bot-wall.js';
 import { type PageSignals, scanPage } from './browser/page-signals.js';
 import type { Screenshot } from './browser/screenshot.js';
 import { isDocumentType } from './documents/kinds.js';
+
+/** A page fetched in one mode and kept in memory: its document, how and when it was fetched. */
+export interface FetchedPage {
+  doc: FetchedDocument;
+  mode: ResolvedFetchMode;
+  fetchedAt: string;
+  durationMs: number;
+}
 
 export interface FetchedDocument {
   /** Final URL, after redirects. */

@@ -3,7 +3,7 @@
 
 import type { Config } from '../shared/config.js';
 import type { PageCompletedData } from '../shared/events.js';
-import type { AnswerInput, ExtractWithModelResult, LearnedAnswer } from './extract-with-model.js';
+import type { AnswerInput, ExtractWithModelResult, LearnedAnswer } from './extraction-types.js';
 import type { ResolvedEntry } from './llm/chain.js';
 import { noSpend, round9, type Spend } from './llm/dialogue.js';
 import { provenanceOf } from './provenance.js';

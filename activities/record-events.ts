@@ -1,7 +1,7 @@
 import type { JobEvent, PageCompletedData } from '../shared/events.js';
 import { currentActivity } from './activity-context.js';
 import type { ActivityDeps } from './deps.js';
-import type { ExtractWithModelInput } from './extract-with-model.js';
+import type { ExtractWithModelInput } from './extraction-types.js';
 
 /** Appends job events (idempotent per job and seq) and updates the read models derived from them. */
 export function makeRecordEvents(deps: ActivityDeps) {

@@ -17,8 +17,8 @@ import type { SecretTypeAction } from './browser/page-actions.js';
 import { renderPage } from './browser/render-page.js';
 import { type FetchSession, siteCookies } from './browser/session-scope.js';
 import type { ActivityDeps } from './deps.js';
-import type { FetchedPage } from './fetch-page.js';
 import { htmlPoolOf } from './html-pool/pool.js';
+import type { FetchedPage } from './page-document.js';
 
 export interface SessionFetchInput {
   tenantId: string;

@@ -3,14 +3,10 @@
 // delivery: the first source (in that order) naming the URL for the event wins. Also what a destination may
 // be: a URL the address policy allows, and stored credentials only on the origin they were given for.
 import { checkCallerHost } from '../shared/net/address-policy.js';
+import type { WebhookPlan } from '../shared/schemas/job-spec.js';
 import type { WebhookRequest } from '../shared/schemas/webhooks.js';
 import type { Destination, WebhookDoc } from '../shared/store/webhooks.js';
-import {
-  expandEvents,
-  MASKED_HEADER_VALUE,
-  type WebhookEvent,
-  type WebhookPlan,
-} from '../shared/webhooks.js';
+import { expandEvents, MASKED_HEADER_VALUE, type WebhookEvent } from '../shared/webhooks.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
 

@@ -55,12 +55,6 @@ export function reservedHeaderReason(name: string): string | null {
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'success', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/**
- * What a job workflow knows about its webhooks: per destination (by index into the job's stored
- * destinations) the events it receives, and the retry schedule. No URLs, no secrets.
- */
-export type { WebhookPlan } from './schemas/job-spec.js';
-
 /** `events` empty, null or containing "*" means every event. */
 export function expandEvents(events: readonly string[] | null | undefined): WebhookEvent[] {
   if (!events || events.length === 0 || events.includes('*')) return [...WEBHOOK_EVENTS];

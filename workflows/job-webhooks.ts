@@ -1,7 +1,8 @@
 // Emits a job's webhook events: one child workflow per (event, destination), started and abandoned, so the
 // job never waits on a receiver. Nothing happens (and no command is issued) for a job without webhooks.
 import { isCancellation, ParentClosePolicy, startChild, uuid4 } from '@temporalio/workflow';
-import type { WebhookEvent, WebhookPlan } from '../shared/webhooks.js';
+import type { WebhookPlan } from '../shared/schemas/job-spec.js';
+import type { WebhookEvent } from '../shared/webhooks.js';
 import { webhookDeliveryWorkflow } from './webhook-delivery.js';
 
 /** job.progress is sent at most this often. */

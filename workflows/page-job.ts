@@ -10,8 +10,8 @@ import {
 } from '@temporalio/workflow';
 import type { ErrorCategory } from '../shared/errors.js';
 import type { JobEventBody } from '../shared/events.js';
+import type { WebhookPlan } from '../shared/schemas/job-spec.js';
 import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
-import type { WebhookPlan } from '../shared/webhooks.js';
 import { categoryOf } from './failures.js';
 import { JobLog, type Slot } from './job-events.js';
 import { JobWebhooks } from './job-webhooks.js';

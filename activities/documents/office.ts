@@ -7,7 +7,7 @@ import type { Unzipped } from 'fflate';
 import { CategorizedError } from '../../shared/errors.js';
 import { documentHtml, escapeHtml, section, tableHtml } from './html.js';
 import { DOCX, PPTX, XLSX } from './kinds.js';
-import type { ReadLimits } from './read-document.js';
+import type { ReadLimits } from './read-limits.js';
 import { damaged, storedZip, textOf, unzipBounded } from './zip.js';
 
 export interface OfficeReading {

@@ -7,7 +7,7 @@ import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { documentHtml, escapeHtml, section } from './html.js';
 import { checkPdfStreams } from './pdf-streams.js';
-import type { ReadLimits } from './read-document.js';
+import type { ReadLimits } from './read-limits.js';
 import { damaged } from './zip.js';
 
 const PDFJS_DIR = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));

@@ -4,13 +4,9 @@
 import { PDF } from './kinds.js';
 import { officeToHtml } from './office.js';
 import { pdfToHtml, tooMuchText } from './pdf.js';
+import type { ReadLimits } from './read-limits.js';
 
-export interface ReadLimits {
-  /** Characters the HTML may hold (FETCH_MAX_BYTES: what a web page's body may hold). */
-  maxHtmlChars: number;
-  /** Bytes an Office file's parts, or a PDF's compressed streams, may inflate to, together. */
-  maxUnzippedBytes: number;
-}
+export type { ReadLimits } from './read-limits.js';
 
 export interface DocumentReading {
   /** The document as HTML. */

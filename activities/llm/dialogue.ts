@@ -6,7 +6,7 @@ import { priceOf } from '../../shared/pricing.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
 import { redactSecrets } from '../../shared/secrets.js';
 import type { makeBudgetGuard } from '../budget-guard.js';
-import type { AnswerInput } from '../extract-with-model.js';
+import type { AnswerInput } from '../extraction-types.js';
 import { validatorFor } from '../schema-validators.js';
 import type { ResolvedEntry } from './chain.js';
 import { parseAnswer, SYSTEM_PROMPT, userPrompt } from './prompt.js';
