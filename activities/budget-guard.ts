@@ -1,4 +1,4 @@
-// Hard budgets before every model call (issue 15): the call's worst case — its prompt at 2 characters a
+// Hard budgets before every model call: the call's worst case — its prompt at 2 characters a
 // token plus the entry's whole max output — is reserved on the job's and the tenant's month's accounts
 // (shared/store/budgets.ts) and the call is refused when that could pass a budget. After the call the
 // reservation is released and what it actually spent is added. Retries and fallbacks are calls too.

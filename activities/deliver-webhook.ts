@@ -74,7 +74,7 @@ async function newDelivery(
   };
 }
 
-/** The `data` of each event (decisions.md), read from the job's projection. */
+/** The `data` of each event, read from the job's projection. */
 async function eventData(deps: ActivityDeps, input: DeliverWebhookInput): Promise<Record<string, unknown>> {
   const job = await deps.jobs?.get(input.tenantId, input.jobId);
   if (!job) return {};

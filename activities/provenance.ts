@@ -1,4 +1,4 @@
-// Per-field provenance (issue 15): where each top-level value of a page's data came from, and for the
+// Per-field provenance: where each top-level value of a page's data came from, and for the
 // model's values whether the page shows them. Work is bounded: values past MAX_LOOKUP characters, and
 // lists past MAX_LEAVES values, are not looked up (in_page null).
 import type { NormalizedSchema } from '../shared/schema-input.js';

@@ -1,4 +1,4 @@
-// Economy benchmark (issue 15, "How we will know"): a generated shop with ground truth, crawled by the real
+// Economy benchmark: a generated shop with ground truth, crawled by the real
 // stack with a fake model that answers correctly after a realistic latency with real token counts.
 //   npm run bench:economy -- [--pages 1000] [--concurrency 10] [--latency-ms 1000]
 //                            [--runs model-only,structured-data,learned-extractors,both] [--variants]

@@ -190,7 +190,7 @@ async function recordMap() {
   await save('map-completed', `map-${res.json().job_id}`);
 }
 
-// Pages from the page store (issue 18): an extract and a crawl with max_age, and their re-extracts.
+// Pages from the page store: an extract and a crawl with max_age, and their re-extracts.
 async function recordPageStore() {
   const schema = { name: 'string', price: 'number' };
   const extract = await post('/api/v1/extract', { url: `${site.url}/product/2`, schema, max_age: '1h' });

@@ -1,4 +1,4 @@
-// Hard budgets (issue 15): what a job may spend on model calls, and how a refusal is told apart from a
+// Hard budgets: what a job may spend on model calls, and how a refusal is told apart from a
 // provider's own quota error. Types and pure helpers only, so workflows can import them.
 import type { JobBudget } from './schemas/job-spec.js';
 

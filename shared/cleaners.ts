@@ -1,4 +1,4 @@
-// The catalogue of content cleaners (decisions.md "Schemas and cleaning"): each cleaner's name, what it
+// The catalogue of content cleaners: each cleaner's name, what it
 // does and its options as zod schemas. The API validates cleaner_chain with it and lists it at
 // GET /api/v1/cleaners; the clean activity parses each step's options with the same schemas.
 import { load } from 'cheerio';

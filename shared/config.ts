@@ -150,7 +150,7 @@ export const ConfigSchema = z.object({
   /** How long one page's HTML work may run in its thread; past it the thread is stopped (processing_timeout). */
   HTML_TIMEOUT_MS: z.coerce.number().int().min(50).default(15_000),
   /**
-   * Learned extractors (issue 15): every this-many pages a verified extractor answered, the next page of its
+   * Learned extractors: every this-many pages a verified extractor answered, the next page of its
    * template goes to the model as a check; a failed check re-does the pages answered since the last one.
    */
   LEARNED_CHECK_EVERY: z.coerce.number().int().min(2).max(1000).default(200),

@@ -112,7 +112,7 @@ export type JobEventBody =
   /** Not processed: robots.txt, not HTML, out of limits, or the job ended first. */
   | { type: 'page.skipped'; data: PageFailedData }
   | { type: 'crawl.discovered'; data: { nodes: CrawlNode[] } }
-  /** budget_exhausted: a budget refused a model call, so the job stopped taking pages (issue 15). */
+  /** budget_exhausted: a budget refused a model call, so the job stopped taking pages. */
   | { type: 'job.completed'; data: { duration_ms: number; budget_exhausted?: true } }
   | { type: 'job.failed'; data: JobFailedData & { duration_ms: number; budget_exhausted?: true } }
   | { type: 'job.cancelled'; data: { duration_ms: number } };

@@ -1,4 +1,4 @@
-// The shape of a learned extractor (issue 15): per field, CSS selectors with how a matched node becomes the
+// The shape of a learned extractor: per field, CSS selectors with how a matched node becomes the
 // value. Shared by the worker (activities/learned/) and the API, which shows a stored site's extractors.
 
 export type Scalar = string | number | boolean;

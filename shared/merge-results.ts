@@ -1,5 +1,5 @@
-// merge=true on GET /jobs/{id}/results: many pages' extracted data → one de-duplicated array
-// (decisions.md "Results and streams"). Pure, so the rules are tested alone.
+// merge=true on GET /jobs/{id}/results: many pages' extracted data → one de-duplicated array. Pure, so the
+// rules are tested alone.
 
 type JsonRecord = Record<string, unknown>;
 

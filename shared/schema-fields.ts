@@ -1,4 +1,4 @@
-// The field syntax of schema input (spec 2.1): {field: type} maps and structured field definitions, read
+// The field syntax of schema input: {field: type} maps and structured field definitions, read
 // into Field trees within the documented size limits. Every error names the path of the offending key.
 import { CategorizedError } from './errors.js';
 

@@ -1,5 +1,5 @@
-// Schema input (spec 2.1): a structured schema (name + fields), a {field: type} map, or a free-form prompt,
-// detected in that order (decisions.md) and normalised into fields. The rules are documented on
+// Schema input: a structured schema (name + fields), a {field: type} map, or a free-form prompt,
+// detected in that order and normalised into fields. The rules are documented on
 // SchemaInputSchema (shared/schemas/extract.ts); the field syntax itself lives in schema-fields.ts.
 import * as yaml from 'js-yaml';
 import {

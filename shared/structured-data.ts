@@ -15,7 +15,7 @@ export interface StructuredItem {
 }
 
 /**
- * Where a page's data came from: its structured data alone, a learned extractor alone (issue 15: selectors
+ * Where a page's data came from: its structured data alone, a learned extractor alone (selectors
  * learned from the model's answers on pages of the same template), the model alone, or more than one.
  */
 export type DataSource = 'structured_data' | 'learned_extractor' | 'model' | 'mixed';

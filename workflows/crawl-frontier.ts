@@ -14,7 +14,7 @@ export interface QueuedPage {
   url: string;
   depth: number;
   parentUrl: string | null;
-  /** A page to re-do by the model: its learned extractor failed a later check (issue 15). */
+  /** A page to re-do by the model: its learned extractor failed a later check. */
   redo?: { pageId: string; revises: NonNullable<CrawlPageInput['revises']> };
   /** Re-extract, or a retry without a fetch: an earlier job's stored page instead of the network. */
   stored?: CrawlPageInput['stored'];

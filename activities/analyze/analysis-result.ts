@@ -1,4 +1,4 @@
-// Assembling the analysis (spec 2.13) from the structure, the fetch comparison, the model's answer and, at
+// Assembling the analysis from the structure, the fetch comparison, the model's answer and, at
 // depth 1, what the sampled linked pages turned out to be. Pure.
 import { type AnalysisResult, PAGE_TYPES } from '../../shared/schemas/analyze.js';
 import type { ResolvedFetchMode } from '../../shared/schemas/common.js';

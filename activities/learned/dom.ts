@@ -1,4 +1,4 @@
-// Learned extractors (issue 15), the part that learns from a page: where the model's values show on it, the
+// Learned extractors, the part that learns from a page: where the model's values show on it, the
 // candidates (a selector and how its node becomes the value) that read them, and what one more model answer
 // keeps of the candidates known. Pure functions over a parsed page; they run in the HTML pool, so a hostile
 // page is bounded by the pool's time and heap limits as well as by the element budgets here.

@@ -1,4 +1,4 @@
-// Learned extractors (issue 15), the worker's side: which template a crawl page belongs to (its structure
+// Learned extractors, the worker's side: which template a crawl page belongs to (its structure
 // matched against its URL shape's templates), which fields that template's verified extractor answers (the
 // model is asked only for the rest), and what a model answer teaches the template. The state lives in
 // MongoDB (shared/store/learned-extractors.ts, learned-index.ts), shared by every worker, all of it read by

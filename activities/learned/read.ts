@@ -1,4 +1,4 @@
-// Learned extractors (issue 15), the part that reads a page with learned candidates: what each candidate
+// Learned extractors, the part that reads a page with learned candidates: what each candidate
 // reads, whether its node is still made up as on the pages it was learned from, and the extractor's answer
 // (a field only when every candidate agrees). Pure functions over a parsed page, run in the HTML pool.
 import type { Element } from 'domhandler';

@@ -1,4 +1,4 @@
-// Learned extractors (issue 15), the common ground of reading and learning: which fields can be learned, a
+// Learned extractors, the common ground of reading and learning: which fields can be learned, a
 // page as both see it, and values — text normalised, numbers as pages write them, equality of answers.
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';

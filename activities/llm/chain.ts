@@ -1,4 +1,4 @@
-// Which models to try, in order, and with which keys (decisions.md "Models and keys"):
+// Which models to try, in order, and with which keys:
 // a request's llm_config (one entry), else the tenant's chain with the tenant's keys (BYOK), else the
 // operator's DEFAULT_LLM_CHAIN (on the tenant's own key for a provider when stored, else the keys from the
 // environment). Keys are looked up here, in the activity, by reference: they never travel through workflow

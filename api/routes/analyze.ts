@@ -1,4 +1,4 @@
-// POST /api/v1/analyze: runs an analyze job and waits for it (decisions.md: 200 with the result).
+// POST /api/v1/analyze: runs an analyze job and waits for it (200 with the result).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AnalyzeRequestSchema, AnalyzeResponseSchema } from '../../shared/schemas/analyze.js';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';

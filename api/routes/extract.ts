@@ -1,4 +1,4 @@
-// POST /api/v1/extract: runs an extract job and waits for it (decisions.md: 200 with the result).
+// POST /api/v1/extract: runs an extract job and waits for it (200 with the result).
 
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IdempotencyHeadersSchema } from '../../shared/schemas/common.js';

@@ -1,4 +1,4 @@
-// The bench's verdicts against issue 15's goals and the printed table (one column per run).
+// The bench's verdicts against the economy goals and the printed table (one column per run).
 import { FIELDS } from './catalogue.js';
 import type { RunReport } from './runs.js';
 

@@ -3,7 +3,7 @@
 // concurrency 1 and 10, and the Temporal dev server's CPU per workflow, on the same embedded stack and
 // settings as `npm test` (temporal-config/dev-server.ts).
 //   npm run bench:temporal-floor -- [--workflows 200] [--concurrency 1,10]
-// The extract goals of issue 16 are measured against this: an extract cannot cost less than oneActivity.
+// An extract's own overhead is measured against this: an extract cannot cost less than oneActivity.
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';

@@ -1,4 +1,4 @@
-// The model providers the service can call (spec 2.16, decisions.md "Models and keys").
+// The model providers the service can call.
 export const PROVIDER_STATUSES = ['active', 'beta', 'decommissioned'] as const;
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 

@@ -1,4 +1,4 @@
-// Which key a model call may carry, and to which endpoint (issue 14). A key goes only to the endpoint it was
+// Which key a model call may carry, and to which endpoint. A key goes only to the endpoint it was
 // given for: a key in the request to the request's base_url; a tenant's stored key to the base_url it was
 // stored with (else the provider's endpoint: the operator's configured one, or the official one); the operator's key to the operator's configured
 // endpoint (else the official one). A base_url the caller names that no such key was given for is refused,

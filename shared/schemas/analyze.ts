@@ -1,4 +1,4 @@
-// POST /api/v1/analyze and the analysis result (spec 2.13), also stored on sites (2.17).
+// POST /api/v1/analyze and the analysis result, also stored on sites.
 import { z } from 'zod';
 import { PageActionSchema } from './actions.js';
 import { FetchModeSchema, HttpUrlSchema } from './common.js';
@@ -98,7 +98,7 @@ export const LoadMoreFindingSchema = z
   .meta({ id: 'LoadMoreFinding' });
 export type LoadMoreFinding = z.infer<typeof LoadMoreFindingSchema>;
 
-/** The analysis as stored on a site (spec 2.17: 2.13 without job_id and sample_data). */
+/** The analysis as stored on a site (the analysis without job_id and sample_data). */
 export const AnalysisResultSchema = z
   .object({
     page_type: PageTypeSchema,

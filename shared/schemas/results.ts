@@ -1,4 +1,4 @@
-// GET /jobs/{id}/results: a job's page results as JSON, JSON Lines or YAML, optionally merged (spec 2.7).
+// GET /jobs/{id}/results: a job's page results as JSON, JSON Lines or YAML, optionally merged.
 import { z } from 'zod';
 import { PAGE_STATUSES } from '../reducers/results.js';
 import { PageScreenshotSchema } from './actions.js';

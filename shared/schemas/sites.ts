@@ -1,4 +1,4 @@
-// Stored sites (spec 2.17): a URL with the fetch mode, crawl options, default schema and analysis that suit it.
+// Stored sites: a URL with the fetch mode, crawl options, default schema and analysis that suit it.
 import { z } from 'zod';
 import { ActionsSchema, PageActionSchema } from './actions.js';
 import { AnalysisResultSchema } from './analyze.js';

@@ -1,4 +1,4 @@
-// Stored schemas (spec 2.18): named, reusable schema_yaml that extract and crawl requests name by schema_id.
+// Stored schemas: named, reusable schema_yaml that extract and crawl requests name by schema_id.
 import { z } from 'zod';
 import { PaginationQuerySchema, TimestampSchema } from './common.js';
 

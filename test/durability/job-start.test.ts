@@ -1,4 +1,4 @@
-// No job stranded `pending` without a workflow (issue 17 items 2 and 3): the API stopping between job.created
+// No job stranded `pending` without a workflow: the API stopping between job.created
 // and the workflow start, and Temporal out of reach at the start, against the real stack.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// `npm start` supervises its children (issue 17): a worker or API killed with SIGKILL is restarted, the API
+// `npm start` supervises its children: a worker or API killed with SIGKILL is restarted, the API
 // answers again and a job submitted afterwards completes; a child that fails at every start ends npm start
 // with a clear message and a non-zero exit instead of restarting it for ever.
 import assert from 'node:assert/strict';

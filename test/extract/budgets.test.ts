@@ -1,4 +1,4 @@
-// Hard budgets (issue 15): max_cost_usd and max_tokens on a job and a tenant's monthly budget are checked
+// Hard budgets: max_cost_usd and max_tokens on a job and a tenant's monthly budget are checked
 // before every model call against the call's worst case. A crawl stops taking pages and keeps what it has;
 // a budget too small for one call makes no call at all.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Documents (issue 19): PDF and Office files are read as HTML in the HTML pool and extracted like pages, in
+// Documents: PDF and Office files are read as HTML in the HTML pool and extracted like pages, in
 // static and dynamic mode and in crawls; a scan without a text layer, and a zip bomb, end with clear categories
 // and the worker goes on. Fixtures: test/fixtures/documents/ (made by make.ts there).
 import assert from 'node:assert/strict';

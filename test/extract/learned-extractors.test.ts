@@ -1,4 +1,4 @@
-// Learned extractors (issue 15): after the model has answered a few pages of one template, selectors learned
+// Learned extractors: after the model has answered a few pages of one template, selectors learned
 // from its answers extract the rest without it; sampled checks catch a template that changed under the same
 // structure, invalidate the extractor and re-do the pages it answered since its last check.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Model failures reach the caller of a waited extract well (issue 17 item 7): a hung model's failure is the
+// Model failures reach the caller of a waited extract well: a hung model's failure is the
 // answer, not a 202 a moment before the job fails; a provider's 429 is a job failure of its own type, with
 // the provider's Retry-After.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The page store (issue 18): fetched pages are kept per tenant and reused — a crawl with max_age makes no
+// The page store: fetched pages are kept per tenant and reused — a crawl with max_age makes no
 // request for pages fetched within it, a re-extract runs a new schema over a job's stored pages without
 // fetching, a retry with refetch false re-runs a model failure from the stored page, another tenant never
 // gets a tenant's page, and the retention sweep deletes expired pages while their jobs still answer.

@@ -1,4 +1,4 @@
-// Structured data first (issue 15): pages whose JSON-LD, microdata or OpenGraph answers the schema cost no
+// Structured data first: pages whose JSON-LD, microdata or OpenGraph answers the schema cost no
 // model call; partly answered pages ask the model for the rest only; the visible page wins over JSON-LD.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Screenshots (issue 19 item 5) with the real Chromium and the fake model: formats ["screenshot"] stores a PNG
+// Screenshots with the real Chromium and the fake model: formats ["screenshot"] stores a PNG
 // of the viewport, read back at GET /jobs/{id}/pages/{page_id}/screenshot (a real PNG: its signature and IHDR
 // size); another tenant gets a 404, as does a screenshot the page did not take; a screenshot action inside a
 // list of actions, full page and cut at the height bound; a crawl's pages list theirs in the results; static

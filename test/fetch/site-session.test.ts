@@ -1,4 +1,4 @@
-// Sessions for logged-in sites (issue 19 item 4), against the real Chromium and a local login-walled site:
+// Sessions for logged-in sites, against the real Chromium and a local login-walled site:
 // a stored cookie session reaches the member-only page (static and dynamic), a login recipe (no cookies, or an
 // expired one) logs in and reaches it, neither fails the page as login_required; the cookie, the header and the
 // password never appear in job events, the debug capture, the workflow history or an API answer, and are not

@@ -1,4 +1,4 @@
-// Model keys go only to the endpoint they were given for (issue 14, finding 1; the ollama note of finding 6).
+// Model keys go only to the endpoint they were given for.
 // A loopback "provider" that a caller names as base_url records the credentials of every request it gets and
 // forwards it to the fake model server, so the SDKs see real answers. Against the whole stack: the operator's
 // keys and a tenant's stored keys never reach it unless the key was given for it; every model call passes the

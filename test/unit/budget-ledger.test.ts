@@ -1,4 +1,4 @@
-// The budget ledger (issue 15 "hard budgets") on the real document store: reservations are atomic per
+// The budget ledger on the real document store: reservations are atomic per
 // account, refusals take back what they reserved, settling swaps the reservation for the actual spend; the
 // guard prices a call's worst case as the job pays it; a budget's refusal never falls back along the chain.
 import assert from 'node:assert/strict';

@@ -27,7 +27,7 @@ const issuesOf = (chain: unknown) => {
 };
 
 describe('catalogue', () => {
-  test('names the five cleaners of decisions.md', () => {
+  test('names the five cleaners of the catalogue', () => {
     assert.deepEqual([...CLEANER_NAMES].sort(), ['html', 'markdown', 'noop', 'readability', 'text']);
     assert.ok(isCleanerName('markdown'));
     for (const name of ['sparkle', 'toString', 'constructor', 42]) assert.ok(!isCleanerName(name));

@@ -1,5 +1,5 @@
 // The pure reducers behind the `jobs` and `results` read models: replay equals batches, re-applying is a
-// no-op, totals add up, and the final transitions land where decisions.md says.
+// no-op, totals add up, and the final transitions land where the job model says.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ErrorCategory } from '../../shared/errors.js';
@@ -373,7 +373,7 @@ describe('resultFromEvent', () => {
   });
 });
 
-describe('budgets (issue 15)', () => {
+describe('budgets', () => {
   const skipped = (node: number, category: ErrorCategory): JobEventBody => ({
     type: 'page.skipped',
     data: {

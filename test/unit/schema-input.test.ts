@@ -1,4 +1,4 @@
-// Schema input: the three formats, their detection order (decisions.md "Schemas and cleaning"), the
+// Schema input: the three formats, their detection order, the
 // JSON Schema the model is held to, and the 422-worthy errors.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// GET /jobs/{id}/debug-capture (spec 2.12).
+// GET /jobs/{id}/debug-capture.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IdParamsSchema } from '../../../shared/schemas/common.js';
 import { DebugCaptureReportSchema } from '../../../shared/schemas/debug.js';
