@@ -3,9 +3,7 @@
 // (a job with nothing left to do after its page) job.completed in one append. One activity instead of
 // fetchPage → cleanContent → extractWithModel and two recordEvents: no content stored and read back, and
 // three round trips through Temporal fewer per extract.
-import type { JobBudget } from '../shared/budget.js';
-import type { NormalizedSchema } from '../shared/schema-input.js';
-import type { PageAction } from '../shared/schemas/actions.js';
+import type { ExtractWorkflowInput } from '../shared/schemas/job-spec.js';
 import { currentActivity } from './activity-context.js';
 import { type CleanerStep, formatOf } from './clean-content.js';
 import type { ActivityDeps } from './deps.js';
@@ -16,24 +14,8 @@ import { htmlPoolOf } from './html-pool/pool.js';
 import { completedEvents, type JobPlaces, recordStarted } from './job-places.js';
 import type { JobLlmConfig } from './llm/chain.js';
 
-export interface ExtractPageInput extends JobPlaces {
-  pageId: string;
-  url: string;
-  fetchMode: FetchPageInput['fetchMode'];
-  cleanerChain: CleanerStep[];
-  schema: NormalizedSchema;
-  captureDebug: boolean;
-  llm?: JobLlmConfig;
-  /** The job's structured_data switch (absent: on). */
-  structuredData?: boolean;
-  budget?: JobBudget;
-  /** The request's max_age: reuse the tenant's page fetched within this many ms (absent: always fetch). */
-  maxAgeMs?: number;
-  /** Re-extract, or a retry without a fetch: the earlier job's stored page instead of the network. */
-  stored?: StoredSource;
-  /** The request's page actions (dynamic mode), run before the page is read. */
-  actions?: PageAction[];
-}
+/** The extract job's spec with its ids, as the workflow has it, and where the activity records its events. */
+export type ExtractPageInput = ExtractWorkflowInput & JobPlaces & { pageId: string };
 
 export function makeExtractPage(deps: ActivityDeps) {
   const source = makePageSource(deps);

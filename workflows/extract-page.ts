@@ -23,22 +23,7 @@ const { extractPage } = proxyActivities<Activities>(extractPagePolicy);
 
 export async function extractPageWorkflow(input: ExtractWorkflowInput): Promise<ExtractWorkflowResult> {
   return runOneActivityJob(input, async (places) => {
-    const { provider, model, inputTokens, outputTokens } = await extractPage({
-      jobId: input.jobId,
-      tenantId: input.tenantId,
-      url: input.url,
-      fetchMode: input.fetchMode,
-      cleanerChain: input.cleanerChain,
-      schema: input.schema,
-      captureDebug: input.captureDebug,
-      llm: input.llm,
-      structuredData: input.structuredData,
-      ...(input.budget ? { budget: input.budget } : {}),
-      ...(input.maxAgeMs === undefined ? {} : { maxAgeMs: input.maxAgeMs }),
-      ...(input.stored ? { stored: input.stored } : {}),
-      ...(input.actions ? { actions: input.actions } : {}),
-      ...places,
-    });
+    const { provider, model, inputTokens, outputTokens } = await extractPage({ ...input, ...places });
     return { jobId: input.jobId, status: 'completed' as const, provider, model, inputTokens, outputTokens };
   });
 }
