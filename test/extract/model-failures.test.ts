@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { retryAfterSeconds } from '../../activities/llm/providers.js';
 import { STEP_TIMEOUTS } from '../../activities/llm/step-time.js';
+import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -20,8 +21,12 @@ before(async () => {
   });
   site = await startFixtureSite();
   site.route('/kettle', html('Kettle', '<main><h1>Blue Kettle</h1><p>Price: 24.5</p></main>'));
-  const warm = await extract(); // the worker's first job pays for its start-up
-  assert.equal(warm.statusCode, 200, warm.body);
+  // The worker's first job pays for its start-up: on a busy machine that may take longer than the wait, so
+  // a 202 is waited out (only the tests below are about the wait).
+  const warm = await extract();
+  assert.ok([200, 202].includes(warm.statusCode), warm.body);
+  if (warm.statusCode === 202)
+    assert.equal((await waitForJobEnd(svc, warm.json().job_id)).status, 'completed');
 });
 after(async () => {
   await site?.close();
