@@ -1,0 +1,242 @@
+// The playground: one form that runs an extract (and shows data, provenance, tokens, cost, timings and the
+// debug capture), or starts a crawl (then follows it on its job page) or an analysis.
+import { useMemo, useState } from 'preact/hooks';
+import { normalizeSchema } from '../../../shared/schema-input.js';
+import { type Api, call, type components } from './api.js';
+import { Busy, ErrorBox, Json, Section, usd, useAction } from './ui.js';
+
+type Mode = 'extract' | 'crawl' | 'analyze';
+type FetchMode = 'auto' | 'static' | 'dynamic';
+type ExtractResponse = components['schemas']['ExtractResponse'];
+
+const EXAMPLE_SCHEMA = '{\n  "title": "string",\n  "price": "number"\n}';
+
+/** The schema as typed: a JSON object when it is one, else the text (YAML or a prompt; the API detects which). */
+function schemaValue(text: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object') return parsed;
+  } catch {}
+  return text;
+}
+
+/** The input_format the service will detect (the same function it runs), or why the schema is refused. */
+function detect(text: string): { format?: string; problem?: string } {
+  if (!text.trim()) return {};
+  try {
+    const normalized = normalizeSchema(schemaValue(text));
+    return { format: `${normalized.input_format} (${normalized.fields.length} fields)` };
+  } catch (err) {
+    return { problem: (err as Error).message };
+  }
+}
+
+function ExtractResult({ result, debug }: { result: ExtractResponse; debug: unknown }) {
+  const m = result.metadata;
+  return (
+    <Section title="Result">
+      <dl class="facts" data-testid="extract-facts">
+        <dt>Model</dt>
+        <dd>{m.provider ? `${m.provider} / ${m.model}` : m.data_source}</dd>
+        <dt>Tokens</dt>
+        <dd>
+          {result.usage.input_tokens} in / {result.usage.output_tokens} out
+        </dd>
+        <dt>Cost</dt>
+        <dd data-testid="extract-cost">{usd(result.usage.cost_usd)}</dd>
+        <dt>Timings</dt>
+        <dd>
+          fetch {m.fetch_duration_ms} ms · clean {m.clean_duration_ms} ms · model {m.extract_duration_ms} ms
+        </dd>
+        <dt>Input format</dt>
+        <dd>{result.input_format}</dd>
+        <dt>Job</dt>
+        <dd>
+          <a href={`#/jobs/${result.job_id}`}>{result.job_id}</a>
+        </dd>
+      </dl>
+      <h3>Data</h3>
+      <Json value={result.data} label="Extracted data" />
+      <h3>Provenance</h3>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            <th scope="col">Source</th>
+            <th scope="col">Where</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(m.provenance).map(([field, p]) => (
+            <tr key={field}>
+              <td>{field}</td>
+              <td>{p.source}</td>
+              <td>
+                {p.path ?? p.selector ?? (p.in_page == null ? '–' : p.in_page ? 'in page' : 'not in page')}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {debug != null && (
+        <details>
+          <summary>Debug capture (what the model was sent)</summary>
+          <Json value={debug} label="Debug capture" />
+        </details>
+      )}
+    </Section>
+  );
+}
+
+export function PlaygroundPage({ api }: { api: Api }) {
+  const [mode, setMode] = useState<Mode>('extract');
+  const [url, setUrl] = useState('');
+  const [schema, setSchema] = useState(EXAMPLE_SCHEMA);
+  const [fetchMode, setFetchMode] = useState<FetchMode>('auto');
+  const [chain, setChain] = useState('markdown');
+  const [debug, setDebug] = useState(false);
+  const [maxPages, setMaxPages] = useState(10);
+  const [maxDepth, setMaxDepth] = useState(1);
+  const [followPattern, setFollowPattern] = useState('');
+  const [result, setResult] = useState<{ extract?: ExtractResponse; capture?: unknown; other?: unknown }>({});
+  const detected = useMemo(() => detect(schema), [schema]);
+  const action = useAction();
+
+  const cleanerChain = chain
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean)
+    .map((name) => ({ name }));
+  const run = () =>
+    action.run(async () => {
+      setResult({});
+      const common = { url, fetch_mode: fetchMode, capture_debug: debug };
+      if (mode === 'analyze') {
+        setResult({ other: await call(api.api.POST('/api/v1/analyze', { body: common })) });
+        return;
+      }
+      const body = { ...common, schema: schemaValue(schema), cleaner_chain: cleanerChain } as never;
+      if (mode === 'crawl') {
+        const options = {
+          max_pages: maxPages,
+          max_depth: maxDepth,
+          follow_pattern: followPattern || undefined,
+        };
+        const job = await api.crawl({ ...(body as object), url, options } as never);
+        location.hash = `#/jobs/${job.job_id}`;
+        return;
+      }
+      const answer = await api.extract(body);
+      if (!('data' in answer)) {
+        location.hash = `#/jobs/${answer.job_id}`; // still running: follow it on its page
+        return;
+      }
+      const capture = debug
+        ? await call(
+            api.api.GET('/api/v1/jobs/{id}/debug-capture', { params: { path: { id: answer.job_id } } }),
+          )
+        : null;
+      setResult({ extract: answer, capture });
+    });
+
+  return (
+    <>
+      <h1>Playground</h1>
+      <form
+        class="card grid"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run();
+        }}
+      >
+        <fieldset class="row">
+          <legend>Run</legend>
+          {(['extract', 'crawl', 'analyze'] as const).map((m) => (
+            <label key={m} class="check">
+              <input type="radio" name="mode" checked={mode === m} onChange={() => setMode(m)} /> {m}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          URL
+          <input
+            type="url"
+            required
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+            placeholder="https://example.com/product"
+          />
+        </label>
+        {mode !== 'analyze' && (
+          <label>
+            Schema: a {'{field: type}'} map, a structured schema (JSON or YAML with name and fields), or a
+            prompt
+            <textarea rows={7} value={schema} onInput={(e) => setSchema(e.currentTarget.value)} />
+            <span class="hint" aria-live="polite" data-testid="input-format">
+              {detected.format ? `Detected input_format: ${detected.format}` : detected.problem}
+            </span>
+          </label>
+        )}
+        <div class="row">
+          <label>
+            Fetch mode
+            <select value={fetchMode} onChange={(e) => setFetchMode(e.currentTarget.value as FetchMode)}>
+              <option value="auto">auto</option>
+              <option value="static">static</option>
+              <option value="dynamic">dynamic (browser)</option>
+            </select>
+          </label>
+          {mode !== 'analyze' && (
+            <label>
+              Cleaner chain (comma-separated: markdown, readability, text, html, noop)
+              <input value={chain} onInput={(e) => setChain(e.currentTarget.value)} />
+            </label>
+          )}
+          <label class="check">
+            <input type="checkbox" checked={debug} onChange={(e) => setDebug(e.currentTarget.checked)} />{' '}
+            Capture debug (what the model is sent)
+          </label>
+        </div>
+        {mode === 'crawl' && (
+          <div class="row">
+            <label>
+              Max pages
+              <input
+                type="number"
+                min={1}
+                max={10000}
+                value={maxPages}
+                onInput={(e) => setMaxPages(Number(e.currentTarget.value))}
+              />
+            </label>
+            <label>
+              Max depth
+              <input
+                type="number"
+                min={0}
+                max={10}
+                value={maxDepth}
+                onInput={(e) => setMaxDepth(Number(e.currentTarget.value))}
+              />
+            </label>
+            <label>
+              Follow pattern (regex on URLs)
+              <input value={followPattern} onInput={(e) => setFollowPattern(e.currentTarget.value)} />
+            </label>
+          </div>
+        )}
+        <button type="submit" disabled={action.busy}>
+          {mode === 'extract' ? 'Run extract' : mode === 'crawl' ? 'Start crawl' : 'Analyze'}
+        </button>
+      </form>
+      {action.busy && <Busy text={`Running the ${mode}…`} />}
+      <ErrorBox error={action.error} />
+      {result.extract && <ExtractResult result={result.extract} debug={result.capture} />}
+      {result.other != null && (
+        <Section title="Analysis">
+          <Json value={result.other} label="Analysis" />
+        </Section>
+      )}
+    </>
+  );
+}
