@@ -8,6 +8,7 @@ import { Busy, ErrorBox, Json, Scroll, Section, usd, useAction, useLoad, when } 
 type CrawlMap = components['schemas']['CrawlMap'];
 type Entry = CrawlMap['entries'][number];
 type Format = 'json' | 'jsonl' | 'yaml';
+const REFRESH_MS = 1500;
 
 function download(name: string, text: string, type: string) {
   const a = document.createElement('a');
@@ -208,17 +209,33 @@ export function JobPage({ api, id }: { api: Api; id: string }) {
   );
   const action = useAction();
 
-  // The job stream: every event refreshes what the page shows, until `complete`.
+  // The job stream: its events refresh what the page shows (at most every REFRESH_MS, so a busy crawl does not
+  // spend the tenant's request rate), and `complete` at once.
   useEffect(() => {
     const stop = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const refresh = (now: boolean) => {
+      if (timer && !now) return;
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          setVersion((v) => v + 1);
+        },
+        now ? 0 : REFRESH_MS,
+      );
+    };
     (async () => {
       for await (const event of api.stream(id, { signal: stop.signal })) {
-        const data = event.data as { status?: string; page_count?: number };
+        const data = event.data as { status?: string };
         setLive(`${event.event}${data.status ? `: ${data.status}` : ''}`);
-        setVersion((v) => v + 1);
+        refresh(event.event === 'complete');
       }
     })().catch((err) => !stop.signal.aborted && setLive(`stream ended: ${(err as Error).message}`));
-    return () => stop.abort();
+    return () => {
+      stop.abort();
+      clearTimeout(timer);
+    };
   }, [api, id]);
 
   const j = job.data;

@@ -22,7 +22,7 @@ export function JobsPage({ api }: { api: Api }) {
   const live = jobs.some((j) => !TERMINAL.has(j.status));
   useEffect(() => {
     if (!live) return;
-    const timer = setInterval(list.reload, 2000);
+    const timer = setInterval(list.reload, 3000);
     return () => clearInterval(timer);
   }, [live, list.reload]);
 

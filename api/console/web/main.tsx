@@ -1,7 +1,7 @@
 // The console's shell: who is signed in, the navigation, and the screen the location's hash names
 // (#/jobs, #/jobs/<id>, #/playground, #/keys, #/settings). A sign-in link opens it at #sign-in=<token>.
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Api, clientFor, currentSession, type SessionInfo, signIn, signOut } from './api.js';
 import { JobPage } from './job-page.js';
 import { JobsPage } from './jobs.js';
@@ -41,6 +41,7 @@ function App() {
   const hash = useHash();
   const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
+  const api = useMemo(() => (session ? clientFor(session) : null), [session]);
 
   useEffect(() => {
     const link = /^#sign-in=([\w-]+)$/.exec(location.hash)?.[1];
@@ -59,8 +60,7 @@ function App() {
   }, []);
 
   if (session === undefined) return <Busy text="Loading the console…" />;
-  if (session === null) return <SignInPage error={error} onSignedIn={setSession} />;
-  const api = clientFor(session);
+  if (session === null || !api) return <SignInPage error={error} onSignedIn={setSession} />;
   const current = `#/${hash.split('/')[1] || 'jobs'}`;
   return (
     <div class="shell">
