@@ -311,11 +311,17 @@ test('the session cookie is refused from another origin and without the CSRF tok
   assert.ok(!names.includes('evil') && !names.includes('no-csrf'));
 });
 
-test('sign out ends the session on the server', async () => {
+test('sign out ends the session on the server; a sign-in link signs the browser in', async () => {
   const cookie = await sessionCookie();
   await clickButton(/Sign out/);
   await page.waitForSelector('#api-key');
   const res = await fetch(`${base}/api/v1/jobs`, { headers: { cookie, 'sec-fetch-site': 'same-origin' } });
   assert.equal(res.status, 401);
+  // A sign-in link opened in the browser signs in, and leaves the address bar.
+  const token = await new ConsoleSessionStore(svc.deps.db).createLink(svc.tenantId);
+  await page.goto(`${base}/#sign-in=${token}`);
+  await page.waitForSelector('table.jobs');
+  assert.equal(await page.evaluate(() => location.hash), '#/jobs');
+  assert.match(await text('.who'), /tenant-a/);
   assert.deepEqual(cspErrors, [], 'nothing the console does breaks its own CSP');
 });

@@ -183,8 +183,12 @@ function Deliveries({ api, id, version }: { api: Api; id: string; version: numbe
           <li key={d.id}>
             <strong>{d.event_type}</strong> → {d.url}: {d.status} ({d.attempt_number}/{d.max_attempts})
             <ul>
-              {d.attempts.map((a, i) => (
-                <li key={i}>{JSON.stringify(a)}</li>
+              {d.attempts.map((a) => (
+                <li key={a.attempt_number}>
+                  #{a.attempt_number} {when(a.at)}: {a.success ? 'delivered' : 'failed'}
+                  {a.status_code ? ` (HTTP ${a.status_code})` : ''} in {a.response_time_ms} ms
+                  {a.error_message ? ` — ${a.error_message}` : ''}
+                </li>
               ))}
             </ul>
           </li>

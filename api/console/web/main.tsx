@@ -43,21 +43,30 @@ function App() {
   const [error, setError] = useState<unknown>(null);
   const api = useMemo(() => (session ? clientFor(session) : null), [session]);
 
+  // A sign-in link (#sign-in=<token>), on load or pasted into a tab already open here.
+  const link = /^#sign-in=([\w-]+)$/.exec(hash)?.[1];
   useEffect(() => {
-    const link = /^#sign-in=([\w-]+)$/.exec(location.hash)?.[1];
     if (link) {
       history.replaceState(null, '', '/#/jobs'); // the token leaves the address bar and the history
-      signIn({ link_token: link }).then(setSession, (err) => {
-        setError(err);
-        setSession(null);
-      });
+      dispatchEvent(new HashChangeEvent('hashchange'));
+      signIn({ link_token: link }).then(
+        (s) => {
+          setError(null);
+          setSession(s);
+        },
+        (err) => {
+          setError(err);
+          setSession(null);
+        },
+      );
       return;
     }
+    if (session !== undefined) return;
     currentSession().then(setSession, (err) => {
       setError(err);
       setSession(null);
     });
-  }, []);
+  }, [link, session]);
 
   if (session === undefined) return <Busy text="Loading the console…" />;
   if (session === null || !api) return <SignInPage error={error} onSignedIn={setSession} />;

@@ -31,6 +31,18 @@ function detect(text: string): { format?: string; problem?: string } {
   }
 }
 
+/** The page actions as typed: a JSON array of steps (the API validates each step and names a bad one). */
+function parseActions(text: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`Page actions are not JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new Error('Page actions must be a JSON array of steps.');
+  return parsed;
+}
+
 function ExtractResult({ result, debug }: { result: ExtractResponse; debug: unknown }) {
   const m = result.metadata;
   return (
@@ -98,6 +110,7 @@ export function PlaygroundPage({ api }: { api: Api }) {
   const [maxPages, setMaxPages] = useState(10);
   const [maxDepth, setMaxDepth] = useState(1);
   const [followPattern, setFollowPattern] = useState('');
+  const [actions, setActions] = useState('');
   const [result, setResult] = useState<{ extract?: ExtractResponse; capture?: unknown; other?: unknown }>({});
   const detected = useMemo(() => detect(schema), [schema]);
   const action = useAction();
@@ -115,7 +128,13 @@ export function PlaygroundPage({ api }: { api: Api }) {
         setResult({ other: await call(api.api.POST('/api/v1/analyze', { body: common })) });
         return;
       }
-      const body = { ...common, schema: schemaValue(schema), cleaner_chain: cleanerChain } as never;
+      const steps = actions.trim() ? parseActions(actions) : undefined;
+      const body = {
+        ...common,
+        schema: schemaValue(schema),
+        cleaner_chain: cleanerChain,
+        actions: steps,
+      } as never;
       if (mode === 'crawl') {
         const options = {
           max_pages: maxPages,
@@ -197,6 +216,17 @@ export function PlaygroundPage({ api }: { api: Api }) {
             Capture debug (what the model is sent)
           </label>
         </div>
+        {mode === 'extract' && (
+          <label>
+            Page actions (optional JSON array, run in the browser before extracting; see PageAction in /docs)
+            <textarea
+              rows={2}
+              value={actions}
+              placeholder='[{"kind": "click", "selector": "button.more"}]'
+              onInput={(e) => setActions(e.currentTarget.value)}
+            />
+          </label>
+        )}
         {mode === 'crawl' && (
           <div class="row">
             <label>

@@ -88,9 +88,10 @@ function Chain({ api }: { api: Api }) {
     setRows(c.chain.map((e) => ({ provider: e.provider, model: e.model })));
     return c;
   });
+  const providers = [...new Set((rows ?? []).map((r) => r.provider))].sort();
   const prices = useLoad(async () => {
     const all = await Promise.all(
-      ['openai', 'anthropic'].map((provider) =>
+      providers.map((provider) =>
         call(api.api.GET('/api/v1/llm/models/{provider}', { params: { path: { provider } } })).catch(
           () => null,
         ),
@@ -106,7 +107,7 @@ function Chain({ api }: { api: Api }) {
             : `$${m.input_price_per_mtok} / $${m.output_price_per_mtok} per Mtok`,
         );
     return map;
-  });
+  }, [providers.join()]);
   const action = useAction();
   const edit = (i: number, patch: Partial<ChainRow>) =>
     setRows((r) => (r ?? []).map((row, j) => (j === i ? { ...row, ...patch } : row)));
@@ -235,28 +236,36 @@ function Stored({ api }: { api: Api }) {
       <ErrorBox error={sites.error ?? schemas.error ?? monitors.error} />
       <h3>Sites</h3>
       <ul>
-        {(sites.data as { sites?: { id: string; name: string; url: string }[] } | null)?.sites?.map((s) => (
+        {sites.data?.sites.map((s) => (
           <li key={s.id}>
             {s.name} — {s.url}
           </li>
         ))}
       </ul>
+      {sites.data?.sites.length === 0 && <p class="hint">No stored site (POST /api/v1/sites).</p>}
       <h3>Schemas</h3>
       <ul>
-        {(schemas.data as { schemas?: { id: string; name: string }[] } | null)?.schemas?.map((s) => (
-          <li key={s.id}>{s.name}</li>
-        ))}
-      </ul>
-      <h3>Monitors</h3>
-      <ul>
-        {(
-          monitors.data as { monitors?: { id: string; url: string; status: string }[] } | null
-        )?.monitors?.map((m) => (
-          <li key={m.id}>
-            <MonitorChanges api={api} id={m.id} label={`${m.url} (${m.status})`} />
+        {schemas.data?.schemas.map((s) => (
+          <li key={s.id}>
+            {s.name}
+            {s.description ? ` — ${s.description}` : ''}
           </li>
         ))}
       </ul>
+      {schemas.data?.schemas.length === 0 && <p class="hint">No stored schema (POST /api/v1/schemas).</p>}
+      <h3>Monitors</h3>
+      <ul>
+        {monitors.data?.monitors.map((m) => (
+          <li key={m.id}>
+            <MonitorChanges
+              api={api}
+              id={m.id}
+              label={`${m.name}: ${m.url} (${m.paused ? 'paused' : 'active'}, ${m.run_count} runs, ${m.change_count} changes)`}
+            />
+          </li>
+        ))}
+      </ul>
+      {monitors.data?.monitors.length === 0 && <p class="hint">No monitor (POST /api/v1/monitors).</p>}
     </Section>
   );
 }
