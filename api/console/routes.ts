@@ -125,7 +125,7 @@ export function consoleRoutes(
       async (request, reply) => {
         assertSameOrigin(request, base); // no sign-in forced on a user by another page
         let tenant: Tenant;
-        let keyId: string | null = null;
+        let key: { id: string; _id: string } | null = null;
         if ('api_key' in request.body) {
           // The API's own authentication: unknown keys count against the address like any guess.
           request.headers.authorization = `Bearer ${request.body.api_key}`;
@@ -136,7 +136,7 @@ export function consoleRoutes(
               detail: 'Sign in with an API key that may manage keys (scope full).',
             });
           tenant = request.tenant;
-          keyId = request.apiKey.id;
+          key = request.apiKey;
         } else {
           const tenantId = await store.redeemLink(request.body.link_token);
           const found = tenantId ? await deps.tenants.getTenant(tenantId) : null;
@@ -148,7 +148,7 @@ export function consoleRoutes(
             });
           tenant = found;
         }
-        const opened = await store.open(tenant._id, keyId);
+        const opened = await store.open(tenant._id, key);
         reply.header(
           'set-cookie',
           sessionCookie(opened.token, SESSION_TTL_MS / 1000, secure(request.protocol)),

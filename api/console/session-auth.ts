@@ -93,10 +93,13 @@ export function createSessionAuthenticator(
     assertSameOrigin(request, publicBaseUrl);
     const session = await store.find(token);
     const tenant = session && (await tenants.getTenant(session.tenant_id));
-    if (!session || !tenant) {
+    // A session opened with a key lasts no longer than the key: revoking it signs its sessions out.
+    const keyGone = session?.key_hash ? !(await tenants.findKeyByHash(session.key_hash)) : false;
+    if (keyGone) await store.end(token);
+    if (!session || !tenant || keyGone) {
       throw new ProblemError({
         slug: 'unauthorized',
-        detail: 'The console session has ended or expired; sign in again.',
+        detail: 'The console session has ended or expired (or its API key was revoked); sign in again.',
         errors: [{ location: `cookie.${SESSION_COOKIE}`, message: 'unknown or expired session' }],
       });
     }

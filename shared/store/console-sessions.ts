@@ -9,8 +9,10 @@ export interface ConsoleSession {
   tenant_id: string;
   /** Sent back by the console on every state-changing request (X-CSRF-Token). */
   csrf_token: string;
-  /** The API key the session was opened with; null when opened with a sign-in link. */
+  /** The API key the session was opened with (its public id); null when opened with a sign-in link. */
   key_id: string | null;
+  /** That key's stored `_id`: the session ends when the key is revoked or expires. */
+  key_hash: string | null;
   created_at: string;
   expires_at: string;
 }
@@ -44,14 +46,18 @@ export class ConsoleSessionStore {
   }
 
   /** Opens a session; answers the cookie's value (never stored) and the record. */
-  async open(tenantId: string, keyId: string | null): Promise<{ token: string; session: ConsoleSession }> {
+  async open(
+    tenantId: string,
+    key: { id: string; _id: string } | null,
+  ): Promise<{ token: string; session: ConsoleSession }> {
     const token = newToken();
     const now = this.now();
     const session: ConsoleSession = {
       _id: hash(token),
       tenant_id: tenantId,
       csrf_token: newToken(),
-      key_id: keyId,
+      key_id: key?.id ?? null,
+      key_hash: key?._id ?? null,
       created_at: new Date(now).toISOString(),
       expires_at: new Date(now + SESSION_TTL_MS).toISOString(),
     };

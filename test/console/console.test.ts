@@ -160,6 +160,40 @@ test('a one-time sign-in link signs in once', async () => {
   assert.equal((await signIn()).status, 401);
 });
 
+test('sessions: only a key that may manage keys signs in; a session ends with its key and at its expiry', async () => {
+  const sameOrigin = { 'sec-fetch-site': 'same-origin' };
+  const signIn = (apiKey: string) =>
+    svc.app.inject({
+      method: 'POST',
+      url: '/console/session',
+      headers: sameOrigin,
+      payload: { api_key: apiKey },
+    });
+  const reader = (await api('POST', '/keys', svc.apiKey, { name: 'reader', scopes: ['read'] })).json();
+  const refused = await signIn(reader.key);
+  assert.equal(refused.statusCode, 403, refused.body);
+  assert.match(refused.json().detail, /manage keys/);
+  const full = (await api('POST', '/keys', svc.apiKey, { name: 'short-lived' })).json();
+  const opened = await signIn(full.key);
+  assert.equal(opened.statusCode, 200, opened.body);
+  const cookie = /console_session=[^;]+/.exec(String(opened.headers['set-cookie']))![0];
+  const jobs = () =>
+    svc.app.inject({ method: 'GET', url: '/api/v1/jobs', headers: { ...sameOrigin, cookie } });
+  const ok = await jobs();
+  assert.equal(ok.statusCode, 200);
+  assert.ok(ok.headers['x-ratelimit-limit'], "the tenant's rate limit applies to the session");
+  await api('DELETE', `/keys/${full.id}`);
+  assert.equal((await jobs()).statusCode, 401, 'revoking the key ended the session');
+  const past = new ConsoleSessionStore(svc.deps.db, () => Date.now() - 9 * 3600_000);
+  const { token } = await past.open(svc.tenantId, null);
+  const expired = await svc.app.inject({
+    method: 'GET',
+    url: '/api/v1/jobs',
+    headers: { ...sameOrigin, cookie: `console_session=${token}` },
+  });
+  assert.equal(expired.statusCode, 401);
+});
+
 test('keys: create one (shown once, with its scope), then revoke it', async () => {
   await go('#/keys');
   await page.waitForSelector('form.row input');
