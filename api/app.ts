@@ -133,7 +133,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   registerRequestLogContext(app);
 
   await app.register(healthRoutes(deps));
-  await app.register(consoleRoutes(deps, authenticate, consoleSessions)); // the console at /
+  await app.register(consoleRoutes(deps, authenticate, sessionAuth, consoleSessions)); // the console at /
   await app.register(signedDownloadRoutes(deps)); // GET /downloads/{token}: signed, no API key
   // MCP over Streamable HTTP at /mcp (same keys and rate limit; left out of the OpenAPI document).
   await app.register(mcpRoutes());

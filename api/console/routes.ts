@@ -18,9 +18,7 @@ import { ProblemError } from '../problem.js';
 import { CONSOLE_DIST_DIR } from './build.js';
 import {
   assertSameOrigin,
-  CSRF_HEADER,
-  createSessionAuthenticator,
-  SESSION_COOKIE,
+  type SessionAuthenticate,
   sessionCookie,
   sessionCookieOf,
 } from './session-auth.js';
@@ -80,13 +78,14 @@ function securityHeaders(reply: FastifyReply) {
     .header('x-frame-options', 'DENY');
 }
 
+/** `authenticate` is the API's (for keys), `session` the console's (api/console/session-auth.ts). */
 export function consoleRoutes(
   deps: ApiDeps,
   authenticate: Authenticate,
+  session: SessionAuthenticate,
   store: ConsoleSessionStore,
 ): FastifyPluginAsyncZod {
   const base = deps.config.PUBLIC_BASE_URL;
-  const session = createSessionAuthenticator(store, deps.tenants, base);
   return async (app) => {
     const bundle = await loadBundle();
     const file = (name: string) => {
@@ -178,5 +177,3 @@ export function consoleRoutes(
     });
   };
 }
-
-export { CSRF_HEADER, SESSION_COOKIE };

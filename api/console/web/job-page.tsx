@@ -198,6 +198,28 @@ function Deliveries({ api, id, version }: { api: Api; id: string; version: numbe
   );
 }
 
+function DebugCapture({ api, id }: { api: Api; id: string }) {
+  const [open, setOpen] = useState(false);
+  const capture = useLoad(
+    async () =>
+      open ? call(api.api.GET('/api/v1/jobs/{id}/debug-capture', { params: { path: { id } } })) : null,
+    [open],
+  );
+  return (
+    <Section title="Debug capture">
+      <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+        <summary>What the model was sent, and what it answered</summary>
+        <ErrorBox error={capture.error} />
+        {capture.data ? (
+          <Json value={capture.data} label="Debug capture" />
+        ) : (
+          open && <Busy text="Loading…" />
+        )}
+      </details>
+    </Section>
+  );
+}
+
 export function JobPage({ api, id }: { api: Api; id: string }) {
   const [version, setVersion] = useState(0);
   const [live, setLive] = useState('');
@@ -323,6 +345,7 @@ export function JobPage({ api, id }: { api: Api; id: string }) {
           onNewJob={(next) => (location.hash = `#/jobs/${next}`)}
         />
       )}
+      {j?.capture_debug && <DebugCapture api={api} id={id} />}
       {j && <Deliveries api={api} id={id} version={version} />}
     </>
   );
