@@ -115,15 +115,30 @@ function MonitorChanges({ api, id, label }: { api: Api; id: string; label: strin
   );
 }
 
+/** Every day of the period (UTC), the days without jobs at zero. */
+function daysOf(usage: Usage) {
+  const byDate = new Map(usage.by_day.map((d) => [d.date, d]));
+  const days: { date: string; jobs: number; charged_usd: number }[] = [];
+  for (
+    let t = Date.parse(`${usage.from}T00:00:00Z`);
+    t <= Date.parse(`${usage.to}T00:00:00Z`);
+    t += 86_400_000
+  ) {
+    const date = new Date(t).toISOString().slice(0, 10);
+    days.push(byDate.get(date) ?? { date, jobs: 0, charged_usd: 0 });
+  }
+  return days;
+}
+
 /** Charged USD per day as bars (an SVG drawn here: no chart library, no inline styles). */
 function UsageChart({ usage }: { usage: Usage }) {
-  const days = usage.by_day;
+  const days = daysOf(usage);
   const max = Math.max(0.000001, ...days.map((d) => d.charged_usd));
   const width = Math.max(300, days.length * 24);
   return (
     <svg class="chart" viewBox={`0 0 ${width} 120`} role="img" aria-label="Charged USD per day">
       {days.map((d, i) => {
-        const h = Math.max(1, (d.charged_usd / max) * 100);
+        const h = d.charged_usd > 0 ? Math.max(1, (d.charged_usd / max) * 100) : 0;
         return (
           <g key={d.date}>
             <title>{`${d.date}: ${usd(d.charged_usd)}, ${d.jobs} jobs`}</title>
@@ -134,6 +149,7 @@ function UsageChart({ usage }: { usage: Usage }) {
           </g>
         );
       })}
+      <line x1={0} x2={width} y1={105} y2={105} />
     </svg>
   );
 }
