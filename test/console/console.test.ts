@@ -284,7 +284,7 @@ test('a crawl started from the playground finishes live; its map shows the faile
   await waitText('[role=alert]', /Not found/);
 });
 
-test('settings: a model key is stored and never shown back; the chain is saved in order', async () => {
+test('settings: a model key is stored and never shown back; the chain is saved in order; a schema is stored', async () => {
   await go('#/settings');
   await page.waitForSelector('input[type=password]');
   await page.type('input[type=password]', 'sk-console-secret-123');
@@ -304,6 +304,15 @@ test('settings: a model key is stored and never shown back; the chain is saved i
     (await api('GET', '/llm/chain', other.apiKey)).json().chain,
     [],
     'the other tenant is untouched',
+  );
+  await page.type('form.grid input', 'products');
+  await page.type('form.grid textarea', 'title: string\nprice: number\n');
+  await clickButton(/Save schema/);
+  await waitText('[data-testid=stored-schemas]', /products/);
+  const stored = (await api('GET', '/schemas')).json().schemas;
+  assert.deepEqual(
+    stored.map((x: { name: string }) => x.name),
+    ['products'],
   );
   await axe('settings');
 });

@@ -1,8 +1,9 @@
-// Settings: model keys and chain (model-settings.tsx), saved webhooks, stored sites and schemas, monitors with
-// their change history, and usage and cost over time.
+// Settings: model keys and chain (model-settings.tsx), saved webhooks, stored sites, schemas and monitors
+// (stored-resources.tsx), and usage and cost over time.
 import { useState } from 'preact/hooks';
 import { type Api, call, type components } from './api.js';
 import { Chain, ModelKeys } from './model-settings.js';
+import { Stored } from './stored-resources.js';
 import { ErrorBox, Section, usd, useAction, useLoad } from './ui.js';
 
 type Usage = components['schemas']['Usage'];
@@ -53,65 +54,6 @@ function Webhooks({ api }: { api: Api }) {
         <button type="submit">Add webhook</button>
       </form>
     </Section>
-  );
-}
-
-function Stored({ api }: { api: Api }) {
-  const sites = useLoad(() => call(api.api.GET('/api/v1/sites')));
-  const schemas = useLoad(() => call(api.api.GET('/api/v1/schemas')));
-  const monitors = useLoad(() => call(api.api.GET('/api/v1/monitors')));
-  return (
-    <Section title="Sites, schemas and monitors">
-      <ErrorBox error={sites.error ?? schemas.error ?? monitors.error} />
-      <h3>Sites</h3>
-      <ul>
-        {sites.data?.sites.map((s) => (
-          <li key={s.id}>
-            {s.name} — {s.url}
-          </li>
-        ))}
-      </ul>
-      {sites.data?.sites.length === 0 && <p class="hint">No stored site (POST /api/v1/sites).</p>}
-      <h3>Schemas</h3>
-      <ul>
-        {schemas.data?.schemas.map((s) => (
-          <li key={s.id}>
-            {s.name}
-            {s.description ? ` — ${s.description}` : ''}
-          </li>
-        ))}
-      </ul>
-      {schemas.data?.schemas.length === 0 && <p class="hint">No stored schema (POST /api/v1/schemas).</p>}
-      <h3>Monitors</h3>
-      <ul>
-        {monitors.data?.monitors.map((m) => (
-          <li key={m.id}>
-            <MonitorChanges
-              api={api}
-              id={m.id}
-              label={`${m.name}: ${m.url} (${m.paused ? 'paused' : 'active'}, ${m.run_count} runs, ${m.change_count} changes)`}
-            />
-          </li>
-        ))}
-      </ul>
-      {monitors.data?.monitors.length === 0 && <p class="hint">No monitor (POST /api/v1/monitors).</p>}
-    </Section>
-  );
-}
-
-function MonitorChanges({ api, id, label }: { api: Api; id: string; label: string }) {
-  const [open, setOpen] = useState(false);
-  const changes = useLoad(
-    async () =>
-      open ? call(api.api.GET('/api/v1/monitors/{id}/changes', { params: { path: { id } } })) : null,
-    [open],
-  );
-  return (
-    <details onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary>{label}</summary>
-      <ErrorBox error={changes.error} />
-      <pre class="json">{changes.data ? JSON.stringify(changes.data, null, 2) : '…'}</pre>
-    </details>
   );
 }
 
