@@ -161,11 +161,8 @@ export function consoleRoutes(
       { schema: { hide: true, response: { 200: SessionInfoSchema } } },
       async (request) => {
         const found = await session(request);
-        const token = sessionCookieOf(request);
-        const current = found && token ? await store.find(token) : null;
-        if (!found || !current)
-          throw new ProblemError({ slug: 'unauthorized', detail: 'Not signed in to the console.' });
-        return info(found.tenant, current);
+        if (!found) throw new ProblemError({ slug: 'unauthorized', detail: 'Not signed in to the console.' });
+        return info(found.tenant, found.session);
       },
     );
 

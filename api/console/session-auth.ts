@@ -76,7 +76,7 @@ export function sessionKey(session: ConsoleSession): ApiKeyDoc {
 
 export type SessionAuthenticate = (
   request: FastifyRequest,
-) => Promise<{ tenant: Tenant; key: ApiKeyDoc } | null>;
+) => Promise<{ tenant: Tenant; key: ApiKeyDoc; session: ConsoleSession } | null>;
 
 /**
  * The session a request's cookie names, checked (origin, CSRF), or null when it carries no session cookie.
@@ -104,6 +104,6 @@ export function createSessionAuthenticator(
       });
     }
     assertCsrf(request, session);
-    return { tenant, key: sessionKey(session) };
+    return { tenant, key: sessionKey(session), session };
   };
 }
