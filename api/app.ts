@@ -12,6 +12,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceMetrics } from '../shared/metrics/registry.js';
+import { ConsoleSessionStore } from '../shared/store/console-sessions.js';
 import { apiLoggerOptions, registerRequestLogContext } from '../shared/telemetry/api-logging.js';
 import { fastifyTracing } from '../shared/telemetry/fastify-tracing.js';
 import { registerMetrics } from '../shared/telemetry/metrics-route.js';
@@ -20,6 +21,8 @@ import { API_PREFIX, createAuthenticator, frameworkErrors, MAX_PARAM_LENGTH, reg
 import { registerRefyneAnswers } from './compat/refyne.js';
 import { refyneNote } from './compat/refyne-views.js';
 import { registerApiVersion } from './compat/version.js';
+import { consoleRoutes } from './console/routes.js';
+import { createSessionAuthenticator } from './console/session-auth.js';
 import type { ApiDeps } from './deps.js';
 import { startJobSweeper } from './job-sweeper.js';
 import { registerJsonParser } from './json-body.js';
@@ -90,7 +93,10 @@ export interface AppOptions {
 }
 
 export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const authenticate = createAuthenticator(deps);
+  // The console's sessions authenticate like API keys (api/console/session-auth.ts).
+  const consoleSessions = new ConsoleSessionStore(deps.db);
+  const sessionAuth = createSessionAuthenticator(consoleSessions, deps.tenants, deps.config.PUBLIC_BASE_URL);
+  const authenticate = createAuthenticator(deps, undefined, sessionAuth);
   const app = Fastify({
     logger: apiLoggerOptions(deps.config, options.logStream),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
@@ -127,6 +133,7 @@ export async function buildApp(deps: ApiDeps, options: AppOptions = {}): Promise
   registerRequestLogContext(app);
 
   await app.register(healthRoutes(deps));
+  await app.register(consoleRoutes(deps, authenticate, sessionAuth, consoleSessions)); // the console at /
   await app.register(signedDownloadRoutes(deps)); // GET /downloads/{token}: signed, no API key
   // MCP over Streamable HTTP at /mcp (same keys and rate limit; left out of the OpenAPI document).
   await app.register(mcpRoutes());

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ApiKeyDoc, Tenant } from '../shared/store/tenants.js';
 import { appliedLimits } from '../shared/tiers.js';
 import { type AuthFailureCounter, clientAddressKey, MemoryAuthFailures } from './auth-failures.js';
+import type { SessionAuthenticate } from './console/session-auth.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError, sendProblem } from './problem.js';
 import { registerUnmatched } from './unmatched.js';
@@ -89,6 +90,7 @@ export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Pro
  * The one authentication of the API. An address that sent AUTH_FAILURE_LIMIT unknown keys within
  * AUTH_FAILURE_WINDOW_MS gets a 429 with Retry-After for every request needing a key until its window ends,
  * before its key is looked up (so a valid key does not reopen it). A missing key is not counted: only guesses.
+ * Without a bearer key, a console session cookie (`session`, api/console/session-auth.ts) may stand in for one.
  */
 export function createAuthenticator(
   deps: ApiDeps,
@@ -96,6 +98,7 @@ export function createAuthenticator(
     deps.config.AUTH_FAILURE_LIMIT,
     deps.config.AUTH_FAILURE_WINDOW_MS,
   ),
+  session?: SessionAuthenticate,
 ): Authenticate {
   return async (request, reply) => {
     const address = clientAddressKey(request.ip);
@@ -108,6 +111,13 @@ export function createAuthenticator(
       });
     }
     const token = bearerToken(request.headers.authorization);
+    const signedIn = !token && session ? await session(request) : null;
+    if (signedIn) {
+      request.tenant = signedIn.tenant;
+      request.apiKeyId = signedIn.key.id;
+      request.apiKey = signedIn.key;
+      return;
+    }
     if (!token) {
       throw new ProblemError({
         slug: 'unauthorized',

@@ -1,5 +1,6 @@
 // Operator commands: `npm run --silent admin -- <command>`.
 //   create-key --tenant <name> [--name <label>]   prints only the new key on stdout
+//   sign-in-link --tenant <name>                  prints a one-time console sign-in URL on stdout
 //   set-rate-limit --tenant <name> --per-minute <n|default>
 //   set-budget --tenant <name> --monthly-usd <n|none>
 //   set-tier --tenant <name> --tier <name|default>
@@ -15,6 +16,7 @@ import {
   isApiVersion,
 } from '../shared/api-keys.js';
 import { loadConfig } from '../shared/config.js';
+import { ConsoleSessionStore, signInUrl } from '../shared/store/console-sessions.js';
 import { EventStore } from '../shared/store/event-store.js';
 import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
 import { TenantStore } from '../shared/store/tenants.js';
@@ -23,6 +25,7 @@ import { pricingTiers, tierOf } from '../shared/tiers.js';
 const USAGE = `usage: npm run --silent admin -- <command>
   create-key --tenant <name> [--name <label>] [--api-version v1|refyne] [--scopes full,read,...]
                                                     create a tenant (if new) and an API key; prints the key
+  sign-in-link --tenant <name>                      a one-time link (24 h) that signs a browser in to the console
   set-rate-limit --tenant <name> --per-minute <n>   per-tenant request limit ("default" resets it)
   set-budget --tenant <name> --monthly-usd <n>      most the tenant's jobs spend on models per month (UTC),
                                                     a hard cap checked before every model call ("none": no cap)
@@ -75,6 +78,13 @@ try {
         scopes: scopesOption(values.scopes ?? 'full'),
       });
       process.stdout.write(`${key}\n`);
+      break;
+    }
+    case 'sign-in-link': {
+      const tenant = await tenants.ensureTenant(values.tenant ?? fail('--tenant is required'));
+      const token = await new ConsoleSessionStore(mongo.db).createLink(tenant._id);
+      const base = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${config.PORT}`;
+      process.stdout.write(`${signInUrl(base, token)}\n`);
       break;
     }
     case 'set-tier': {

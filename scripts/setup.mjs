@@ -3,7 +3,7 @@
 // Plain Node with no dependencies, because it runs before node_modules exists.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,7 +97,34 @@ function ensurePythonVenv() {
   writeFileSync(marker, digest);
 }
 
+// The console (served by the API at /): bundled from api/console/web by esbuild, rebuilt when its sources change.
+function ensureConsole() {
+  const marker = join(root, 'api', 'console', 'dist', '.sources-hash');
+  const hash = createHash('sha256');
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else hash.update(path).update(readFileSync(path));
+    }
+  };
+  walk(join(root, 'api', 'console', 'web'));
+  for (const file of ['api/console/build.ts', 'package-lock.json', 'clients/typescript/src/schema.d.ts'])
+    hash.update(readFileSync(join(root, file)));
+  const digest = hash.digest('hex');
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === digest) return;
+  log('building the console (api/console/web)');
+  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'api', 'console', 'build.ts')], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  writeFileSync(marker, digest);
+}
+
 ensureNodeModules();
+ensureConsole();
 ensureBinaries();
 ensureChromium();
 ensurePythonVenv();

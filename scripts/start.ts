@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../shared/config.js';
+import { ConsoleSessionStore, signInUrl } from '../shared/store/console-sessions.js';
 import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
 import { TenantStore } from '../shared/store/tenants.js';
 import { ferretDbUri, startFerretDb, startTemporal } from './lib/infra.js';
@@ -90,14 +91,18 @@ try {
     '',
     'The service is running.',
     `  API          ${api}/api/v1`,
+    `  Console      ${api}/`,
     `  API docs     ${api}/docs   (OpenAPI: ${api}/api/v1/openapi.json)`,
     process.env.TEMPORAL_ADDRESS
       ? "  Temporal UI  (your Temporal cluster's UI)"
       : `  Temporal UI  http://127.0.0.1:${uiPort}`,
     '',
     firstKey
-      ? `  Your API key (tenant "default", shown once): ${firstKey}`
+      ? `  Your API key (tenant "default", shown once): ${firstKey.key}`
       : '  API key: create one with  npm run --silent admin -- create-key --tenant <name>',
+    firstKey
+      ? `  Sign in to the console (one-time link, 24 h): ${signInUrl(api, firstKey.link)}`
+      : '  Console sign-in link: npm run --silent admin -- sign-in-link --tenant <name>',
     `  Try:  curl -s ${api}/api/v1/extract -H "Authorization: Bearer <key>" -H 'Content-Type: application/json' \\`,
     `          -d '{"url":"https://example.com","schema":{"title":"string"}}'`,
     '',
@@ -123,9 +128,10 @@ function ensureSecretsKey(): string {
 
 /**
  * On the very first start (no API key in the database and no SERVICE_BOOTSTRAP_API_KEY) a key for the
- * "default" tenant is made and printed once, so a newcomer can call the API straight away.
+ * "default" tenant is made and printed once, with a one-time sign-in link to the console, so a newcomer can
+ * call the API (or open the console) straight away.
  */
-async function ensureFirstKey(mongoUri: string): Promise<string | null> {
+async function ensureFirstKey(mongoUri: string): Promise<{ key: string; link: string } | null> {
   if (config.SERVICE_BOOTSTRAP_API_KEY) return null;
   const mongo = await connectMongo(mongoUri, config.MONGODB_DB);
   try {
@@ -133,7 +139,8 @@ async function ensureFirstKey(mongoUri: string): Promise<string | null> {
     const tenants = new TenantStore(mongo.db);
     if (await tenants.hasAnyKey()) return null;
     const tenant = await tenants.ensureTenant('default');
-    return (await tenants.createKey(tenant._id, 'first key')).key;
+    const { key } = await tenants.createKey(tenant._id, 'first key');
+    return { key, link: await new ConsoleSessionStore(mongo.db).createLink(tenant._id) };
   } finally {
     await mongo.close();
   }

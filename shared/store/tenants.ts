@@ -131,6 +131,13 @@ export class TenantStore {
     return tenant ? { tenant, key } : null;
   }
 
+  /** A key by its stored `_id` (its hash), if it still exists and has not expired. */
+  async findKeyByHash(hash: string, now = new Date()): Promise<ApiKeyDoc | null> {
+    const key = await this.keys.findOne({ _id: hash });
+    if (!key || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return null;
+    return key;
+  }
+
   async hasAnyKey(): Promise<boolean> {
     return (await this.keys.countDocuments({}, { limit: 1 })) > 0;
   }

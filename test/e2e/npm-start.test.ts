@@ -107,6 +107,11 @@ test('npm start runs the whole service; a stop releases everything; jobs survive
   assert.match(first.stdout, new RegExp(`Temporal UI\\s+http://127.0.0.1:${ports.ui}`));
   const key = /sk_[A-Za-z0-9_-]+/.exec(first.stdout)?.[0];
   assert.ok(key, 'the first start prints an API key');
+  const link = new RegExp(`${api}/#sign-in=[\\w-]+`).exec(first.stdout)?.[0];
+  assert.ok(link, 'the first start prints a console sign-in link');
+  const page = await fetch(`${api}/`);
+  assert.equal(page.status, 200, 'the console (built by the set-up) is served at /');
+  assert.match(await page.text(), /console\/assets\/app\.js/);
 
   assert.equal((await fetch(`${api}/readyz`)).status, 200);
   assert.equal((await fetch(`http://127.0.0.1:${ports.ui}/`)).status, 200, 'the Temporal Web UI answers');

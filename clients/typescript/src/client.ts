@@ -18,7 +18,10 @@ export type ResultFormat = 'json' | 'jsonl' | 'yaml';
 export interface ClientOptions extends RetryOptions {
   /** The service's origin, e.g. http://127.0.0.1:8080 (the /api/v1 prefix is added). */
   baseUrl: string;
-  apiKey: string;
+  /** Sent as `Authorization: Bearer`. Without one, the browser's credentials (the console's session) are used. */
+  apiKey?: string;
+  /** Headers sent with every request (the console sends its session's CSRF token). */
+  headers?: Record<string, string>;
   /** A fetch implementation (default: the global fetch). */
   fetch?: typeof fetch;
 }
@@ -58,10 +61,11 @@ function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
 export function createClient(options: ClientOptions) {
   const fetchImpl = retryingFetch(options.fetch ?? globalThis.fetch, options);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const authorization = `Bearer ${options.apiKey}`;
+  const auth: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
   // The interface's shapes (API version v1), whatever version the key is pinned to.
   const version = { 'x-api-version': 'v1' };
-  const api = createFetchClient<paths>({ baseUrl, fetch: fetchImpl, headers: { authorization, ...version } });
+  const headers: Record<string, string> = { ...options.headers, ...auth, ...version };
+  const api = createFetchClient<paths>({ baseUrl, fetch: fetchImpl, headers });
   const start = (opts: StartOptions) => ({
     headers: { 'idempotency-key': opts.idempotencyKey ?? crypto.randomUUID() },
     signal: opts.signal,
@@ -124,9 +128,9 @@ export function createClient(options: ClientOptions) {
     stream(jobId: string, opts: StreamOptions = {}): AsyncGenerator<JobStreamEvent> {
       const url = `${baseUrl}/api/v1/jobs/${encodeURIComponent(jobId)}/stream`;
       return resumableStream((lastEventId, signal) => {
-        const headers: Record<string, string> = { authorization, ...version, accept: 'text/event-stream' };
-        if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
-        return fetchImpl(new Request(url, { headers, signal }));
+        const streamHeaders: Record<string, string> = { ...headers, accept: 'text/event-stream' };
+        if (lastEventId !== undefined) streamHeaders['last-event-id'] = String(lastEventId);
+        return fetchImpl(new Request(url, { headers: streamHeaders, signal }));
       }, opts);
     },
   };
