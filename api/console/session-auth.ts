@@ -2,7 +2,7 @@
 // with the session's CSRF token on every state-changing request. It stands in for an API key of scope full on
 // the same authentication, scope and rate-limit path (api/auth.ts).
 import { timingSafeEqual } from 'node:crypto';
-import { parseCookie, stringifySetCookie } from 'cookie';
+import { parse as parseCookie, serialize as serializeCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
 import type { ConsoleSession, ConsoleSessionStore } from '../../shared/store/console-sessions.js';
 import type { ApiKeyDoc, Tenant, TenantStore } from '../../shared/store/tenants.js';
@@ -17,9 +17,7 @@ export const sessionCookieOf = (request: FastifyRequest): string | undefined =>
   parseCookie(request.headers.cookie ?? '')[SESSION_COOKIE];
 
 export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return stringifySetCookie({
-    name: SESSION_COOKIE,
-    value,
+  return serializeCookie(SESSION_COOKIE, value, {
     httpOnly: true,
     sameSite: 'strict',
     secure,

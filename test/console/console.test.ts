@@ -2,12 +2,16 @@
 // sign in with a key, create and revoke a key, run an extract in the playground, start a crawl and watch it
 // finish live, open its crawl map and retry the failed page, set a model key and a chain, sign out. Each screen
 // passes axe-core with no serious or critical violation; another tenant's data never shows; the session cookie
-// is refused from another origin and without its CSRF token. Saves the README's screenshots into docs/img/.
+// is refused from another origin and without its CSRF token. Takes the README's screenshots: into docs/img/
+// with SAVE_SCREENSHOTS=1 (so an ordinary run leaves the checkout as it was), else into a temporary folder.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { buildConsole } from '../../api/console/build.js';
 import { ConsoleSessionStore } from '../../shared/store/console-sessions.js';
@@ -15,7 +19,9 @@ import { type FixtureSite, html, startFixtureSite } from '../support/fixture-sit
 import { startTestService, type TestService } from '../support/service.js';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const IMG_DIR = new URL('../../docs/img/', import.meta.url);
+const IMG_DIR = process.env.SAVE_SCREENSHOTS
+  ? new URL('../../docs/img/', import.meta.url)
+  : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'console-shots-'))}/`);
 
 let svc: TestService;
 let site: FixtureSite;
