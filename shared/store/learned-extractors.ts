@@ -225,7 +225,9 @@ export class LearnedExtractorStore {
     const counter = await this.counters.findOne({ _id: counterId(id, doc.generation) });
     if (counter) await this.forgetAnswered(doc, doc.last_check_n + 1, counter.n);
     await Promise.all(
-      Array.from({ length: doc.generation + 1 }, (_, g) => this.counters.deleteOne({ _id: counterId(id, g) })),
+      Array.from({ length: doc.generation + 1 }, (_, g) =>
+        this.counters.deleteOne({ _id: counterId(id, g) }),
+      ),
     );
     return (await this.col.deleteOne({ _id: id })).deletedCount === 1;
   }

@@ -70,6 +70,8 @@ export const COLLECTIONS = {
   siteIndex: 'site_index',
   /** `_id` = `<tenant id>:<site id>`; a stored site's session (cookies, headers, secrets sealed). */
   siteSessions: 'site_sessions',
+  /** `_id` = `<tenant id>:<site id>:<updated_at>`: the login that replaced that version of the session. */
+  siteSessionLogins: 'site_session_logins',
   /** `_id` = schema id; a stored schema (public ones are read by other tenants, so not tenant-composed). */
   storedSchemas: 'stored_schemas',
   /** `_id` = `tenant:<tenant id>` or `public`; schema id → the fields schema lists filter and sort on. */

@@ -141,7 +141,14 @@ export class TenantStore {
 
   /** Reads at most one key, whatever the number of keys (an empty filter with a limit stops at the first). */
   async hasAnyKey(): Promise<boolean> {
-    return (await this.keys.find({}, { projection: { _id: 1 } }).limit(1).toArray()).length > 0;
+    return (
+      (
+        await this.keys
+          .find({}, { projection: { _id: 1 } })
+          .limit(1)
+          .toArray()
+      ).length > 0
+    );
   }
 
   async listKeys(tenantId: string): Promise<ApiKeyDoc[]> {

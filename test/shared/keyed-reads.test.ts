@@ -157,7 +157,9 @@ describe('the hot paths read and write by _id alone', { concurrency: 1 }, () => 
       const listed = await stores.learned.listForScope(svc.tenantId, key.scope, { limit: 10, offset: 0 });
       assert.equal(listed.total, 1);
     });
-    await assertKeyed(async () => assert.equal(await stores.learned.deleteForScope(svc.tenantId, key.scope), 1));
+    await assertKeyed(async () =>
+      assert.equal(await stores.learned.deleteForScope(svc.tenantId, key.scope), 1),
+    );
     assert.equal(await stores.learned.get(record._id), null);
     // Learned again, the shape's next template has a new id: nothing of the forgotten one is met again.
     const next = await stores.learned.assign(key, sketch);
@@ -197,6 +199,29 @@ describe('the hot paths read and write by _id alone', { concurrency: 1 }, () => 
       assert.equal(listed?.provider, 'openai');
       assert.equal(await stores.llm.deleteKeyByIdOrProvider(tenant.tenantId, listed.id), true);
       assert.deepEqual(await stores.llm.listKeys(tenant.tenantId), []);
+    });
+  });
+
+  test("a site session's login: two logins from one version keep one result", async () => {
+    const site = { id: `site_${randomUUID().slice(0, 8)}`, url: 'https://members.test/' };
+    await stores.sessions.put(svc.tenantId, site, {
+      cookies: [{ name: 'sid', value: 'old', path: '/', http_only: true }],
+      headers: {},
+      secrets: {},
+      login: null,
+      logged_out: null,
+    });
+    const opened = await stores.sessions.open(svc.tenantId, site.id);
+    assert.ok(opened);
+    const cookie = (value: string) => [{ name: 'sid', value, path: '/', http_only: true }];
+    await assertKeyed(async () => {
+      const [a, b] = await Promise.all([
+        stores.sessions.loggedIn(opened, cookie('a')),
+        stores.sessions.loggedIn(opened, cookie('b')),
+      ]);
+      assert.equal([a, b].filter((r) => r !== null).length, 1);
+      const kept = (a ?? b)?.cookies[0]?.value;
+      assert.equal((await stores.sessions.open(svc.tenantId, site.id))?.cookies[0]?.value, kept);
     });
   });
 });
