@@ -92,7 +92,7 @@ export async function crawlGeneratedSite(
   svc: Pick<TestService, 'app' | 'auth'>,
   siteUrl: string,
   opts: { max: number; concurrency: number; fetchMode: string },
-  onPoll?: (job: CrawlJobState) => void,
+  onPoll?: (job: CrawlJobState, jobId: string) => void,
 ): Promise<{ jobId: string; job: CrawlJobState }> {
   const res = await svc.app.inject({
     method: 'POST',
@@ -117,7 +117,7 @@ export async function crawlGeneratedSite(
   while (!['completed', 'failed', 'cancelled'].includes(job.status)) {
     await new Promise((r) => setTimeout(r, 500));
     job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
-    onPoll?.(job);
+    onPoll?.(job, jobId);
   }
   return { jobId, job };
 }

@@ -55,7 +55,11 @@ export async function preloadLike(
   jobId: string,
   opts: Omit<PreloadOptions, 'template'>,
 ): Promise<{ jobs: number; seconds: number }> {
-  const template = await stores.events.list(jobId);
+  const template: JobEvent[] = [];
+  for (let page = await stores.events.list(jobId); page.length > 0; ) {
+    template.push(...page);
+    page = await stores.events.list(jobId, page[page.length - 1]?.seq ?? 0);
+  }
   const started = performance.now();
   await preloadJobs(stores, {
     ...opts,
