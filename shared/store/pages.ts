@@ -314,8 +314,8 @@ export class PageStore {
 
 /**
  * Deletes the document unless it was used after `day` (its `day` is later), reading and deleting by `_id`
- * alone (FerretDB would read the whole collection for a filter on `day` too). A use between the read and the
- * delete puts the document back: the sweep never takes a body or pointer from a page stored after its day.
+ * alone (FerretDB would read the whole collection for a filter on `day` too). A use marked between the read
+ * and the delete puts the document back (a read in that instant misses it, and the page is fetched again).
  */
 async function deleteUnusedSince<T extends { _id: string; day?: string }>(
   col: Collection<T>,
