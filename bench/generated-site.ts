@@ -22,10 +22,15 @@ export function truthOf(path: string): { title: string; price: number | null } |
   return null;
 }
 
-/** `pageScript` adds a small inline script to every page (a render then waits for the network to go quiet). */
+/**
+ * `pageScript` adds a small inline script to every page (a render then waits for the network to go quiet).
+ * `itemBytes` pads each item page to about that many bytes with text of its own (the same on every fetch):
+ * real product pages weigh tens of KB, and the page store keeps each distinct body.
+ */
 export async function startGeneratedSite(opts: {
   pages: number;
   pageScript?: boolean;
+  itemBytes?: number;
 }): Promise<GeneratedSite> {
   const script = opts.pageScript
     ? `<script>document.body.insertAdjacentHTML('beforeend', '<p>Written by a script.</p>');</script>`
@@ -45,7 +50,7 @@ export async function startGeneratedSite(opts: {
       );
     } else if (item) {
       res.end(
-        `<html><head><title>Item</title></head><body><h1>Item ${item[1]}</h1><p>Price: ${Number(item[1]) % 97}</p><p>${'Words about the item. '.repeat(30)}</p>${script}</body></html>`,
+        `<html><head><title>Item</title></head><body><h1>Item ${item[1]}</h1><p>Price: ${Number(item[1]) % 97}</p><p>${'Words about the item. '.repeat(30)}</p>${padding(Number(item[1]), opts.itemBytes ?? 0)}${script}</body></html>`,
       );
     } else if (url.pathname === '/robots.txt') {
       res.end('User-agent: *\nAllow: /\n');
@@ -66,6 +71,17 @@ export async function startGeneratedSite(opts: {
   };
 }
 
+/** About `bytes` of reviews below an item, varied by item so that no two item pages share a body. */
+function padding(item: number, bytes: number): string {
+  const parts: string[] = [];
+  for (let n = 0, size = 0; size < bytes; n++) {
+    const block = `<div class="review r${n}"><h3>Review ${n} of item ${item}</h3><p>Customer ${(item * 31 + n) % 1000} wrote ${n % 5} stars about item ${item}: it arrived on day ${(item + n) % 28}.</p></div>`;
+    parts.push(block);
+    size += block.length;
+  }
+  return parts.join('');
+}
+
 export type CrawlJobState = { status: string; page_count: number; failed_count: number };
 
 /**
@@ -76,7 +92,7 @@ export async function crawlGeneratedSite(
   svc: Pick<TestService, 'app' | 'auth'>,
   siteUrl: string,
   opts: { max: number; concurrency: number; fetchMode: string },
-  onPoll?: (job: CrawlJobState) => void,
+  onPoll?: (job: CrawlJobState, jobId: string) => void,
 ): Promise<{ jobId: string; job: CrawlJobState }> {
   const res = await svc.app.inject({
     method: 'POST',
@@ -101,7 +117,7 @@ export async function crawlGeneratedSite(
   while (!['completed', 'failed', 'cancelled'].includes(job.status)) {
     await new Promise((r) => setTimeout(r, 500));
     job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
-    onPoll?.(job);
+    onPoll?.(job, jobId);
   }
   return { jobId, job };
 }

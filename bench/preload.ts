@@ -14,13 +14,18 @@ export interface PreloadOptions {
   pageBytes?: number;
   /** Copies written at once. */
   parallel?: number;
+  /**
+   * Where each page's HTML goes: `contents` (raw and cleaned, as an extract's fetchPage and cleanContent keep
+   * them) or `pages` (the page store, as a crawl page keeps its fetch: body, record and latest pointer).
+   */
+  store?: 'contents' | 'pages';
   /** The copies' times are spread evenly over this many days up to now, oldest first. */
   spreadDays?: number;
   now?: Date;
   onProgress?: (done: number) => void;
 }
 
-type PreloadStores = Pick<Stores, 'events' | 'jobs' | 'contents'>;
+type PreloadStores = Pick<Stores, 'events' | 'jobs' | 'contents' | 'pages'>;
 type PageCompleted = Extract<JobEvent, { type: 'page.completed' }>;
 const DAY_MS = 86_400_000;
 
@@ -50,7 +55,11 @@ export async function preloadLike(
   jobId: string,
   opts: Omit<PreloadOptions, 'template'>,
 ): Promise<{ jobs: number; seconds: number }> {
-  const template = await stores.events.list(jobId);
+  const template: JobEvent[] = [];
+  for (let page = await stores.events.list(jobId); page.length > 0; ) {
+    template.push(...page);
+    page = await stores.events.list(jobId, page[page.length - 1]?.seq ?? 0);
+  }
   const started = performance.now();
   await preloadJobs(stores, {
     ...opts,
@@ -87,8 +96,37 @@ async function writeCopy(stores: PreloadStores, opts: PreloadOptions, startAt: n
   });
   await stores.events.append(events);
   const pages = events.filter((e): e is PageCompleted => e.type === 'page.completed');
-  for (const page of pages) await writeContents(stores, jobId, page, opts.pageBytes ?? 100_000);
+  const bytes = opts.pageBytes ?? 100_000;
+  for (const page of pages) {
+    if (opts.store === 'pages') await writePage(stores, opts.tenantId, jobId, page, bytes);
+    else await writeContents(stores, jobId, page, bytes);
+  }
   return jobId;
+}
+
+/** The page's fetch as the page store keeps a crawl page's (a body of its own, its record, its URL's latest). */
+async function writePage(
+  stores: PreloadStores,
+  tenantId: string,
+  jobId: string,
+  page: PageCompleted,
+  bytes: number,
+) {
+  const body = pageHtml(bytes);
+  await stores.pages.save({
+    tenantId,
+    jobId,
+    pageId: page.data.page_id,
+    url: page.data.url,
+    finalUrl: page.data.final_url,
+    status: 200,
+    headers: { 'content-type': 'text/html' },
+    contentType: 'text/html',
+    fetchMode: 'static',
+    body,
+    bytes: body.length,
+    fetchedAt: page.data.fetched_at,
+  });
 }
 
 /** The page's raw HTML and its cleaned text, as fetchPage and cleanContent store them. */

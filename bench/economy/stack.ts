@@ -2,7 +2,6 @@
 // as its own process, the service's model pointed at the bench's fake model. One tenant per run, so nothing
 // one run learns or stores is seen by the next.
 import type { ChildProcess } from 'node:child_process';
-import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { startTestService, type TestService } from '../../test/support/service.js';
 import { spawnBenchWorker } from '../worker-process.js';
 
@@ -80,9 +79,10 @@ export async function runCrawl(stack: Stack, payload: Record<string, unknown>): 
       headers,
     })
   ).json() as PageResult[];
-  // The learned-extractor documents the crawl made (a count that scans: the bench's, not the service's).
-  const templates = await svc.mongo.db
-    .collection(COLLECTIONS.learnedExtractors)
-    .countDocuments({ scope: `job:${jobId}` });
+  // The learned extractors the crawl made, counted through its scope's index (read by `_id`).
+  const { total: templates } = await svc.deps.learned.listForScope(svc.tenantId, `job:${jobId}`, {
+    limit: 0,
+    offset: 0,
+  });
   return { kind: 'done', job, results, wallSeconds, templates };
 }

@@ -172,7 +172,7 @@ export class LearnedExtractorStore {
    */
   async assign(key: ShapeKey, sketch: string): Promise<string | null> {
     const assigned = await this.index.assign(key, sketch);
-    if (assigned?.evicted) await this.col.deleteOne({ _id: assigned.evicted });
+    if (assigned?.evicted) await this.purge(assigned.evicted);
     return assigned?.template ?? null;
   }
 
@@ -203,14 +203,33 @@ export class LearnedExtractorStore {
   }
 
   /**
-   * Forgets a scope's templates (management, rare: found by a scan, which also takes records no index
-   * lists — made before the index existed, or left by an eviction racing a lesson).
+   * Forgets a scope's templates (management, rare), each read and deleted by `_id` through the scope's index
+   * with its ask counters and the answered pages a later check could still re-do. A record no index lists
+   * (left by an eviction racing a lesson) is not found: its id is never used again (see TemplateIndex.forget),
+   * so it is only space, read by nothing.
    */
   async deleteForScope(tenantId: string, scope: string): Promise<number> {
-    await this.index.forget(tenantId, scope);
-    await this.counters.deleteMany({ tenant_id: tenantId, scope });
-    await this.answers.deleteMany({ tenant_id: tenantId, scope });
-    return (await this.col.deleteMany({ tenant_id: tenantId, scope })).deletedCount;
+    const ids = await this.index.forget(tenantId, scope);
+    let deleted = 0;
+    for (let i = 0; i < ids.length; i += 16) {
+      const done = await Promise.all(ids.slice(i, i + 16).map((id) => this.purge(id)));
+      deleted += done.filter(Boolean).length;
+    }
+    return deleted;
+  }
+
+  /** Deletes a template's record, its counters (one per generation) and its answers since its last check. */
+  private async purge(id: string): Promise<boolean> {
+    const doc = await this.col.findOne({ _id: id });
+    if (!doc) return false;
+    const counter = await this.counters.findOne({ _id: counterId(id, doc.generation) });
+    if (counter) await this.forgetAnswered(doc, doc.last_check_n + 1, counter.n);
+    await Promise.all(
+      Array.from({ length: doc.generation + 1 }, (_, g) =>
+        this.counters.deleteOne({ _id: counterId(id, g) }),
+      ),
+    );
+    return (await this.col.deleteOne({ _id: id })).deletedCount === 1;
   }
 
   /**

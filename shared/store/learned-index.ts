@@ -78,8 +78,10 @@ export class TemplateIndex {
     this.scopes = db.collection<ScopeIndex>(COLLECTIONS.learnedScopes);
   }
 
-  shape(key: ShapeKey): Promise<ShapeIndex | null> {
-    return this.shapes.findOne({ _id: shapeId(key) });
+  /** The shape's templates; null when it has none (never had, or its scope was forgotten). */
+  async shape(key: ShapeKey): Promise<ShapeIndex | null> {
+    const doc = await this.shapes.findOne({ _id: shapeId(key) });
+    return doc && doc.templates.length > 0 ? doc : null;
   }
 
   /**
@@ -176,13 +178,24 @@ export class TemplateIndex {
     return { ids: all.slice(page.offset, page.offset + page.limit), total: all.length };
   }
 
-  /** Forgets a scope's index documents; returns the template record ids it listed. */
+  /**
+   * Forgets a scope's index documents; returns the template record ids it listed. A shape keeps its next
+   * template number (its document is emptied, not deleted), so a template learned again later gets a new id:
+   * its ask counters and answered pages, read by `_id`, never meet those of the forgotten one.
+   */
   async forget(tenantId: string, scope: string): Promise<string[]> {
     const id = scopeId(tenantId, scope);
     const doc = await this.scopes.findOne({ _id: id });
     const ids = doc?.templates ?? [];
     const shapes = [...new Set(ids.map((t) => t.slice(0, t.lastIndexOf(':'))))];
-    await Promise.all(shapes.map((_id) => this.shapes.deleteOne({ _id })));
+    await Promise.all(
+      shapes.map((_id) =>
+        this.serial.run(_id, async () => {
+          const now = new Date().toISOString();
+          await this.shapes.updateOne({ _id }, { $set: { templates: [], updated_at: now } });
+        }),
+      ),
+    );
     await this.scopes.deleteOne({ _id: id });
     return ids;
   }

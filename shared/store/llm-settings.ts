@@ -2,6 +2,7 @@
 // ordered fallback chain, and one-job keys given in a request's llm_config. All lookups by `_id`.
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
+import { PROVIDER_NAMES } from '../llm/catalog.js';
 import type { SecretBox } from '../secrets.js';
 import { COLLECTIONS } from './mongo.js';
 
@@ -68,8 +69,12 @@ export class LlmSettingsStore {
     return this.db.collection<JobSecretDoc>(COLLECTIONS.jobSecrets);
   }
 
+  /** The tenant's keys by provider name: one read by `_id` per provider of the catalogue, none scans. */
   async listKeys(tenantId: string): Promise<LlmKeyDoc[]> {
-    return this.keys.find({ tenant_id: tenantId }).sort({ provider: 1 }).toArray();
+    const found = await Promise.all(PROVIDER_NAMES.map((provider) => this.getKey(tenantId, provider)));
+    return found
+      .filter((doc): doc is LlmKeyDoc => doc !== null)
+      .sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0));
   }
 
   async getKey(tenantId: string, provider: string): Promise<LlmKeyDoc | null> {

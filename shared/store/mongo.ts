@@ -3,6 +3,7 @@
 // collection. So every hot path (API key lookup, job reads, event log, results, job lists) is a lookup by a
 // composed `_id`, and every write is a single-document operation.
 import { type Db, MongoClient, MongoServerError } from 'mongodb';
+import { migrateStore } from './migrations.js';
 
 export const COLLECTIONS = {
   /** `_id` = `<job id>:<seq, 8 digits>`; seqs are gap-free per job (see shared/events.ts). */
@@ -41,6 +42,8 @@ export const COLLECTIONS = {
   tenants: 'tenants',
   /** `_id` = SHA-256 of the key. */
   apiKeys: 'api_keys',
+  /** `_id` = tenant id: the public id → `_id` (hash) of each of the tenant's API keys (lists, deletes). */
+  apiKeyIndex: 'api_key_index',
   /** `_id` = `<tenant id>:<provider>`; the key sealed with SECRETS_KEY. */
   llmKeys: 'llm_keys',
   /** `_id` = tenant id; the ordered fallback chain. */
@@ -51,8 +54,10 @@ export const COLLECTIONS = {
   debugCaptures: 'debug_captures',
   /** `_id` = job id; the ids of the job's captures in order. */
   debugIndex: 'debug_capture_index',
-  /** `_id` = webhook id; a tenant's saved webhooks (secret sealed). Listed per tenant by a (small) scan. */
+  /** `_id` = webhook id; a tenant's saved webhooks (secret sealed), listed through webhook_index. */
   webhooks: 'webhooks',
+  /** `_id` = tenant id: the ids of the tenant's saved webhooks (read for every job the tenant starts). */
+  webhookIndex: 'webhook_index',
   /** `_id` = job id; the job's webhook destinations resolved when it was created (secrets sealed). */
   jobWebhooks: 'job_webhooks',
   /** `_id` = delivery id; one delivery of one event to one destination, with every attempt. */
@@ -65,6 +70,8 @@ export const COLLECTIONS = {
   siteIndex: 'site_index',
   /** `_id` = `<tenant id>:<site id>`; a stored site's session (cookies, headers, secrets sealed). */
   siteSessions: 'site_sessions',
+  /** `_id` = `<tenant id>:<site id>:<updated_at>`: the login that replaced that version of the session. */
+  siteSessionLogins: 'site_session_logins',
   /** `_id` = schema id; a stored schema (public ones are read by other tenants, so not tenant-composed). */
   storedSchemas: 'stored_schemas',
   /** `_id` = `tenant:<tenant id>` or `public`; schema id → the fields schema lists filter and sort on. */
@@ -85,6 +92,8 @@ export const COLLECTIONS = {
   learnedCounters: 'learned_counters',
   /** `_id` = `<template id>:<generation>:<n>`: a page the extractor answered, re-done if a later check fails. */
   learnedAnswers: 'learned_answers',
+  /** `_id` = a one-time migration's name, once it has run on this database (shared/store/migrations.ts). */
+  migrations: 'store_migrations',
   /**
    * `_id` = `job:<job id>` or `tenant:<tenant id>:<YYYY-MM>`: model spend and in-flight reservations
    * against a job's max_cost_usd / max_tokens and a tenant's monthly budget (shared/store/budgets.ts).
@@ -118,6 +127,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await c(COLLECTIONS.tenants).createIndex({ name: 1 }, { unique: true, name: 'name' });
   await c(COLLECTIONS.llmKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
   await c(COLLECTIONS.webhooks).createIndex({ tenant_id: 1, name: 1 }, { unique: true, name: 'tenant_name' });
+  await migrateStore(db, COLLECTIONS);
 }
 
 export function isDuplicateKey(err: unknown): boolean {

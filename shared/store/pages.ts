@@ -10,12 +10,13 @@
 // the body. A body and a pointer carry the day of their last use, and the sweep deletes them only when that
 // day is swept, so a body shared by several records lives as long as the newest of them.
 import { createHash } from 'node:crypto';
-import type { Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { normalizePageUrl } from '../crawl/links.js';
 import { CategorizedError } from '../errors.js';
 import type { FetchMode, ResolvedFetchMode } from '../schemas/common.js';
 import type { ContentStore } from './contents.js';
 import { InsertBatches, ReplaceBatches } from './insert-batches.js';
+import { isDuplicateKey } from './mongo.js';
 
 export const PAGE_COLLECTIONS = {
   records: 'page_records',
@@ -239,15 +240,14 @@ export class PageStore {
   async expire(refs: PageRefs, day: string): Promise<void> {
     await Promise.all([
       this.records.deleteOne({ _id: refs.record }),
-      refs.latest ? this.latest.deleteOne({ _id: refs.latest, day: { $lte: day } }) : null,
+      refs.latest ? deleteUnusedSince(this.latest, refs.latest, day) : null,
       refs.body ? this.expireBody(refs.body, day) : null,
     ]);
   }
 
   private async expireBody(body: { id: string; chunks: number }, day: string) {
     // Only a body last used on this day or before: a later record keeps it (it was numbered again then).
-    const first = await this.bodies.deleteOne({ _id: chunkId(body.id, 0), day: { $lte: day } });
-    if (first.deletedCount === 0) return;
+    if (!(await deleteUnusedSince(this.bodies, chunkId(body.id, 0), day))) return;
     this.knownBodies.delete(body.id);
     await Promise.all(
       Array.from({ length: body.chunks - 1 }, (_, i) =>
@@ -285,7 +285,8 @@ export class PageStore {
   /** Marks the body used on `day`; true when it is to be numbered on `day` (see putBody). */
   private async touchBody(bodyId: string, day: string): Promise<boolean> {
     if (this.knownBodies.get(bodyId) === day) return false;
-    await this.bodies.updateOne({ _id: chunkId(bodyId, 0), day: { $lt: day } }, { $set: { day } });
+    // `$max` by `_id` alone: a filter on `day` too would make FerretDB read every body of the collection.
+    await this.bodies.updateOne({ _id: chunkId(bodyId, 0) }, { $max: { day } });
     this.know(bodyId, day);
     return true;
   }
@@ -309,4 +310,28 @@ export class PageStore {
     if (meta.etag) headers.etag = meta.etag;
     return { ...meta, headers, body: parts.map((p) => p?.data ?? '').join('') };
   }
+}
+
+/**
+ * Deletes the document unless it was used after `day` (its `day` is later), reading and deleting by `_id`
+ * alone (FerretDB would read the whole collection for a filter on `day` too). A use marked between the read
+ * and the delete puts the document back (a read in that instant misses it, and the page is fetched again).
+ */
+async function deleteUnusedSince<T extends { _id: string; day?: string }>(
+  col: Collection<T>,
+  _id: string,
+  day: string,
+): Promise<boolean> {
+  const byId = { _id } as Parameters<Collection<T>['findOne']>[0];
+  const doc = await col.findOne(byId, { projection: { day: 1 } });
+  if (!doc?.day || doc.day > day) return false;
+  const gone = await col.findOneAndDelete(byId);
+  if (!gone) return false;
+  if (gone.day && gone.day > day) {
+    await col.insertOne(gone as Parameters<Collection<T>['insertOne']>[0]).catch((err: unknown) => {
+      if (!isDuplicateKey(err)) throw err;
+    });
+    return false;
+  }
+  return true;
 }

@@ -10,7 +10,7 @@ import type {
   SiteSessionPut,
 } from '../schemas/site-session.js';
 import type { SecretBox } from '../secrets.js';
-import { COLLECTIONS } from './mongo.js';
+import { COLLECTIONS, isDuplicateKey } from './mongo.js';
 
 export interface SiteSessionDoc {
   _id: string;
@@ -53,6 +53,9 @@ export class SiteSessionStore {
 
   private get sessions() {
     return this.db.collection<SiteSessionDoc>(COLLECTIONS.siteSessions);
+  }
+  private get logins() {
+    return this.db.collection<{ _id: string; at: string }>(COLLECTIONS.siteSessionLogins);
   }
 
   async get(tenantId: string, siteId: string): Promise<SiteSessionDoc | null> {
@@ -99,8 +102,9 @@ export class SiteSessionStore {
   }
 
   /**
-   * A login's cookies replace the stored ones (headers and secrets stay). Only if the cookies are still
-   * those `basedOn` saw, so two logins at once keep one result.
+   * A login's cookies replace the stored ones (headers and secrets stay). Only if the session is still the
+   * version `session` read, so two logins at once keep one result: the first to take the version's claim
+   * (an `_id`) writes. Read and written by `_id` alone (a filter on updated_at too would read every session).
    */
   async loggedIn(session: OpenedSession, cookies: SessionCookie[]): Promise<OpenedSession | null> {
     const now = new Date().toISOString();
@@ -112,11 +116,16 @@ export class SiteSessionStore {
       last_login_error: null,
       updated_at: now,
     };
-    const doc = await this.sessions.findOneAndUpdate(
-      { _id: session.doc._id, updated_at: session.doc.updated_at },
-      { $set: fields },
-      { returnDocument: 'after' },
-    );
+    const _id = session.doc._id;
+    try {
+      await this.logins.insertOne({ _id: `${_id}:${session.doc.updated_at}`, at: now });
+    } catch (err) {
+      if (isDuplicateKey(err)) return null;
+      throw err;
+    }
+    // Replaced meanwhile (PUT): that version stands.
+    if ((await this.sessions.findOne({ _id }))?.updated_at !== session.doc.updated_at) return null;
+    const doc = await this.sessions.findOneAndUpdate({ _id }, { $set: fields }, { returnDocument: 'after' });
     return doc ? { doc, ...values } : null;
   }
 

@@ -2,7 +2,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { type ApiKeyScope, type ApiVersion, DEFAULT_API_VERSION } from '../api-keys.js';
-import { COLLECTIONS, isDuplicateKey } from './mongo.js';
+import { COLLECTIONS, isDuplicateKey, retryOnDuplicate } from './mongo.js';
 
 export interface Tenant {
   _id: string;
@@ -53,6 +53,10 @@ export class TenantStore {
   }
   private get keys() {
     return this.db.collection<ApiKeyDoc>(COLLECTIONS.apiKeys);
+  }
+  /** Per tenant, public key id → the key's `_id`: lists and deletes read by `_id`, never by tenant_id. */
+  private get keyIndex() {
+    return this.db.collection<{ _id: string; keys: Record<string, string> }>(COLLECTIONS.apiKeyIndex);
   }
 
   async ensureTenant(name: string): Promise<Tenant> {
@@ -108,6 +112,10 @@ export class TenantStore {
       api_version: options.api_version ?? DEFAULT_API_VERSION,
       expires_at: options.expires_at ?? null,
     };
+    // Listed first, so a key is never stored unlisted (an entry whose key is missing is skipped).
+    await retryOnDuplicate(() =>
+      this.keyIndex.updateOne({ _id: tenantId }, { $set: { [`keys.${doc.id}`]: doc._id } }, { upsert: true }),
+    );
     await this.keys.insertOne(doc);
     return { key: plain, doc };
   }
@@ -138,24 +146,43 @@ export class TenantStore {
     return key;
   }
 
+  /** Reads at most one key, whatever the number of keys (an empty filter with a limit stops at the first). */
   async hasAnyKey(): Promise<boolean> {
-    return (await this.keys.countDocuments({}, { limit: 1 })) > 0;
+    return (
+      (
+        await this.keys
+          .find({}, { projection: { _id: 1 } })
+          .limit(1)
+          .toArray()
+      ).length > 0
+    );
   }
 
   async listKeys(tenantId: string): Promise<ApiKeyDoc[]> {
-    return this.keys.find({ tenant_id: tenantId }).sort({ created_at: 1 }).toArray();
+    const hashes = Object.values((await this.keyIndex.findOne({ _id: tenantId }))?.keys ?? {});
+    const docs = await Promise.all(hashes.map((_id) => this.keys.findOne({ _id })));
+    return docs
+      .filter((d): d is ApiKeyDoc => d !== null && d.tenant_id === tenantId)
+      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+  }
+
+  /** The `_id` of the tenant's key with this public id (another tenant's id names nothing). */
+  private async keyHash(tenantId: string, keyId: string): Promise<string | null> {
+    return (await this.keyIndex.findOne({ _id: tenantId }))?.keys[keyId] ?? null;
   }
 
   async setKeyApiVersion(tenantId: string, keyId: string, version: ApiVersion): Promise<boolean> {
-    const res = await this.keys.updateOne(
-      { id: keyId, tenant_id: tenantId },
-      { $set: { api_version: version } },
-    );
+    const _id = await this.keyHash(tenantId, keyId);
+    if (!_id) return false;
+    const res = await this.keys.updateOne({ _id }, { $set: { api_version: version } });
     return res.matchedCount === 1;
   }
 
   async deleteKey(tenantId: string, keyId: string): Promise<boolean> {
-    const res = await this.keys.deleteOne({ id: keyId, tenant_id: tenantId });
+    const _id = await this.keyHash(tenantId, keyId);
+    if (!_id) return false;
+    const res = await this.keys.deleteOne({ _id });
+    await this.keyIndex.updateOne({ _id: tenantId }, { $unset: { [`keys.${keyId}`]: '' } });
     return res.deletedCount === 1;
   }
 }

@@ -83,6 +83,9 @@ export class WebhookStore {
   private get index() {
     return this.db.collection<{ _id: string; ids: string[] }>(COLLECTIONS.webhookDeliveryIndex);
   }
+  private get tenantIndex() {
+    return this.db.collection<{ _id: string; ids: string[] }>(COLLECTIONS.webhookIndex);
+  }
 
   private seal(secret: string | null | undefined): string | null {
     return secret ? this.box().seal(secret) : null;
@@ -116,9 +119,16 @@ export class WebhookStore {
     );
   }
 
-  /** A tenant has few webhooks, so this scan is fine. */
+  /**
+   * The tenant's saved webhooks, oldest first: read for every job it starts, so by `_id` through the tenant's
+   * index document (one read when it has none).
+   */
   async list(tenantId: string): Promise<WebhookDoc[]> {
-    return this.webhooks.find({ tenant_id: tenantId }).sort({ created_at: 1 }).toArray();
+    const ids = (await this.tenantIndex.findOne({ _id: tenantId }))?.ids ?? [];
+    const docs = await Promise.all(ids.map((_id) => this.webhooks.findOne({ _id })));
+    return docs
+      .filter((d): d is WebhookDoc => d !== null && d.tenant_id === tenantId)
+      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
   }
 
   async get(tenantId: string, id: string): Promise<WebhookDoc | null> {
@@ -141,13 +151,20 @@ export class WebhookStore {
       created_at: now,
       updated_at: now,
     };
+    // Listed first, so a webhook is never stored unlisted; a name clash takes it off the list again.
+    await this.listed(tenantId, { $addToSet: { ids: doc._id } });
     try {
       await this.webhooks.insertOne(doc);
       return doc;
     } catch (err) {
+      await this.listed(tenantId, { $pull: { ids: doc._id } });
       if (isDuplicateKey(err)) return null;
       throw err;
     }
+  }
+
+  private listed(tenantId: string, change: { $addToSet: { ids: string } } | { $pull: { ids: string } }) {
+    return retryOnDuplicate(() => this.tenantIndex.updateOne({ _id: tenantId }, change, { upsert: true }));
   }
 
   /** Replaces the fields of a webhook; a missing secret keeps the stored one, an empty one removes it. */
@@ -179,7 +196,9 @@ export class WebhookStore {
 
   async delete(tenantId: string, id: string): Promise<boolean> {
     if (!(await this.get(tenantId, id))) return false;
-    return (await this.webhooks.deleteOne({ _id: id })).deletedCount === 1;
+    const { deletedCount } = await this.webhooks.deleteOne({ _id: id });
+    await this.listed(tenantId, { $pull: { ids: id } });
+    return deletedCount === 1;
   }
 
   /** The plain secret of a saved webhook, to copy into a job's destinations. */
