@@ -25,23 +25,17 @@ export interface Setting {
   authors: Set<string>;
 }
 
-const RECIPE_WORD = '(?:recipe|recipes|recept|rezept|receta|ricetta|recette|receita|oppskrift|opskrift)';
+const RECIPE_WORD = /^(?:recipe|recipes|recept|rezept|receta|ricetta|recette|receita|oppskrift|opskrift)$/i;
 const SUFFIX = /\s[-–—|:·]\s*([^-–—|:·]+)$/;
 
 export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean {
+  if (rule.check === 'person' && Array.isArray(value)) return people(value.map(String), at);
   if (typeof value !== 'string') return true;
   switch (rule.check) {
     case 'title':
       return title(value, at);
-    case 'person': {
-      const names = value.split(', ');
-      const ours = new Set(names.map(tokenText));
-      return (
-        at.source !== 'meta' &&
-        names.every((n) => person(n, at.site)) &&
-        [...at.authors].every((a) => ours.has(a))
-      );
-    }
+    case 'person':
+      return people(value.split(', '), at);
     case 'maker':
       return !at.site.has(compact(value));
     default:
@@ -49,10 +43,18 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
   }
 }
 
+function people(names: string[], at: Setting): boolean {
+  const ours = new Set(names.map(tokenText));
+  return (
+    at.source !== 'meta' &&
+    names.every((n) => person(n, at.site)) &&
+    [...at.authors].every((a) => ours.has(a))
+  );
+}
+
 function title(value: string, at: Setting): boolean {
   const suffix = value.match(SUFFIX)?.[1]?.trim();
-  if (suffix && (new RegExp(`^${RECIPE_WORD}$`, 'i').test(suffix) || at.site.has(compact(suffix))))
-    return false;
+  if (suffix && (RECIPE_WORD.test(suffix) || at.site.has(compact(suffix)))) return false;
   const tokens = tokenText(value);
   return at.source !== 'meta' || at.page.lineList.some((l) => l.heading && l.tokens === tokens);
 }
