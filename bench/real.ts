@@ -2,9 +2,12 @@
 // /work/shared/data into a temporary folder for the run and deleted after. Each page goes through what an
 // extract job runs — the HTML pool's clean-read task (default cleaner chain for the schema) and the
 // structured-data plan — once with a schema of strings and once typed; no network, no model.
-//   npm run bench:real -- [--data PATH] [--site NAME]... [--quiet] [--plain-wrong]
-// Prints, per field: pages with an expected value, how many the model-free path answered (coverage) and how
-// many of those were right (precision), beside a plain structured-data reader; then every wrong value.
+//   npm run bench:real -- [--data PATH] [--site NAME]... [--split dev|holdout] [--quiet] [--plain-wrong]
+// Prints, per split of sites (bench/real/split.ts: tune on dev, never look at holdout) and per field: pages
+// with an expected value, how many the model-free path answered (coverage) and how many of those were right
+// (precision), beside a plain structured-data reader; the model calls per page; then every wrong value of the
+// splits run. The model is an oracle (it would answer the expected values), so what is measured is the
+// service alone: which fields need a model call, and whether what it answers without one is right.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,11 +20,14 @@ import { defaultChainFor } from '../shared/cleaners.js';
 import { normalizeSchema } from '../shared/schema-input.js';
 import { type Expected, firstDifference, present, same } from './real/compare.js';
 import { plainRecipe } from './real/plain-reader.js';
+import { type SplitCounts, type Tally, table } from './real/report.js';
+import { SPLITS, type Split, splitOf } from './real/split.js';
 
 const { values } = parseArgs({
   options: {
     data: { type: 'string', default: '/work/shared/data/recipe-pages.tar.xz' },
     site: { type: 'string', multiple: true },
+    split: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     /** Also list the plain reader's wrong values. */
     'plain-wrong': { type: 'boolean', default: false },
@@ -58,12 +64,8 @@ const VARIANTS = {
 type Variant = keyof typeof VARIANTS | 'plain';
 const COLUMNS: Variant[] = ['plain', 'strings', 'typed'];
 
-interface Tally {
-  expected: number;
-  answered: number;
-  right: number;
-}
 interface Wrong {
+  split: Split;
   variant: Variant;
   page: string;
   field: string;
@@ -71,18 +73,27 @@ interface Wrong {
   expected: unknown;
 }
 
-function* pages(root: string): Generator<{ page: string; html: string; expected: Record<string, unknown> }> {
+interface Page {
+  page: string;
+  split: Split;
+  html: string;
+  expected: Record<string, unknown>;
+}
+
+function* pages(root: string): Generator<Page> {
   const dir = join(root, 'tests', 'test_data');
   for (const site of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     if (!site.isDirectory()) continue; // a stray page without its expected values
     if (values.site?.length && !values.site.includes(site.name)) continue;
+    const split = splitOf(site.name);
+    if (values.split && values.split !== split) continue;
     const folder = join(dir, site.name);
     for (const file of readdirSync(folder).sort()) {
       if (!file.endsWith('.testhtml')) continue;
       const json = join(folder, file.replace(/\.testhtml$/, '.json'));
       if (!existsSync(json)) continue;
       const expected = JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>;
-      yield { page: `${site.name}/${file}`, html: readFileSync(join(folder, file), 'utf8'), expected };
+      yield { page: `${site.name}/${file}`, split, html: readFileSync(join(folder, file), 'utf8'), expected };
     }
   }
 }
@@ -99,78 +110,75 @@ async function cleanRead(html: string, url: string, schema: ReturnType<typeof no
 async function answer(html: string, url: string, variant: keyof typeof VARIANTS) {
   const schema = normalizeSchema(VARIANTS[variant]);
   const read = await cleanRead(html, url, schema);
-  if (!read) return { data: {}, structured: [] };
+  if (!read) return { data: {}, structured: [], model: true };
   const plan = planFromStructuredData(schema, read.structured, read.cleaned);
-  return { data: plan?.mapping.data ?? {}, structured: read.structured };
+  return { data: plan?.mapping.data ?? {}, structured: read.structured, model: !plan || plan.rest !== null };
 }
 
-function tallies(): Record<Variant, Record<string, Tally>> {
+function counts(): SplitCounts<Variant> {
   const fresh = () => Object.fromEntries(FIELDS.map((f) => [f, { expected: 0, answered: 0, right: 0 }]));
-  return { plain: fresh(), strings: fresh(), typed: fresh() };
+  const page = () => ({ pages: 0, modelCalls: 0 });
+  return {
+    fields: { plain: fresh(), strings: fresh(), typed: fresh() },
+    pages: { plain: page(), strings: page(), typed: page() },
+  };
 }
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-real-'));
   try {
     execFileSync('tar', ['-xJf', values.data, '-C', dir]);
-    const counts = tallies();
+    const bySplit = { dev: counts(), holdout: counts() };
     const wrong: Wrong[] = [];
-    let n = 0;
-    for (const { page, html, expected } of pages(dir)) {
-      n++;
+    for (const { page, split, html, expected } of pages(dir)) {
       const url =
         typeof expected.canonical_url === 'string' ? expected.canonical_url : 'https://example.com/';
-      const strings = await answer(html, url, 'strings');
+      const [strings, typed] = [await answer(html, url, 'strings'), await answer(html, url, 'typed')];
       const answers: Record<Variant, Record<string, unknown>> = {
         strings: strings.data,
-        typed: (await answer(html, url, 'typed')).data,
+        typed: typed.data,
         plain: plainRecipe(strings.structured),
       };
-      for (const variant of COLUMNS)
+      const model: Record<Variant, boolean> = {
+        strings: strings.model,
+        typed: typed.model,
+        plain: FIELDS.some((f) => answers.plain[f] === undefined || answers.plain[f] === null),
+      };
+      const tally = bySplit[split];
+      for (const variant of COLUMNS) {
+        tally.pages[variant].pages++;
+        if (model[variant]) tally.pages[variant].modelCalls++;
         for (const field of FIELDS) {
           const want = expected[EXPECTED[field] as string];
           if (!present(want)) continue;
-          const t = counts[variant][field] as Tally;
+          const t = tally.fields[variant][field] as Tally;
           t.expected++;
           const got = answers[variant][field];
           if (got === undefined || got === null) continue;
           t.answered++;
           if (same(field, got, want as Expected)) t.right++;
           else if (variant !== 'plain' || values['plain-wrong'])
-            wrong.push({ variant, page, field, got, expected: want });
+            wrong.push({ split, variant, page, field, got, expected: want });
         }
+      }
     }
-    print(n, counts, wrong);
+    print(bySplit, wrong);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const pct = (a: number, b: number) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`);
-const prec = (t: Tally) => (t.answered === 0 ? '—' : (t.right / t.answered).toFixed(3));
-
-function print(n: number, counts: Record<Variant, Record<string, Tally>>, wrong: Wrong[]) {
-  console.log(`${n} pages (recipe-scrapers test data, MIT)\n`);
-  const head = ['field', 'expected', ...COLUMNS.flatMap((v) => [`${v} cov`, `${v} prec`])];
-  const rows = FIELDS.map((f) => [
-    f,
-    String(counts.plain[f]?.expected),
-    ...COLUMNS.flatMap((v) => {
-      const t = counts[v][f] as Tally;
-      return [pct(t.answered, t.expected), prec(t)];
-    }),
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
-  console.log(line(head));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(r));
-  console.log(`\n${wrong.length} wrong model-free values`);
+function print(bySplit: Record<Split, SplitCounts<Variant>>, wrong: Wrong[]) {
+  console.log('Recipe pages: the recipe-scrapers test data (MIT)\n');
+  for (const split of SPLITS)
+    if (bySplit[split].pages.plain.pages > 0)
+      console.log(`${table(split, COLUMNS, FIELDS, bySplit[split])}\n`);
+  console.log(`${wrong.length} wrong model-free values`);
   if (values.quiet) return;
   const show = (v: unknown) => JSON.stringify(v).slice(0, 300);
   for (const w of wrong) {
     const differs = firstDifference(w.got, w.expected);
-    console.log(`- ${w.variant} ${w.page} ${w.field}`);
+    console.log(`- ${w.split} ${w.variant} ${w.page} ${w.field}`);
     console.log(`    got      ${show(w.got)}\n    expected ${show(w.expected)}`);
     if (differs) console.log(`    differs  ${differs.slice(0, 400)}`);
   }

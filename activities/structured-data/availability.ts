@@ -1,7 +1,10 @@
 // schema.org ItemAvailability as a person reads it. A structured availability ("https://schema.org/InStock",
-// "OutOfStock", "instock") is answered only when the page shows a label of the same kind ("In stock", "Add
-// to cart", "Sold out", in common languages) and no label of the opposite kind: a page showing both is
-// ambiguous and goes to the model. A string field gets the human label ("In stock"), not the URL: it is what
+// "OutOfStock", "instock") is answered only when the page agrees. Its buy buttons speak first: where the page
+// has any, their labels must be of the same kind ("Add to cart" for in stock; a disabled add-to-cart button is
+// no evidence, it waits for a variant to be chosen) and none of the opposite kind ("Sold out"). Without buy
+// buttons, the page must show a label of the same kind ("In stock", "Auf Lager", "Sold out", in common
+// languages) and none of the opposite kind. Text elsewhere counts only then: shop themes put a "Sold out"
+// badge on every product page and hide it with CSS, and related products carry badges of their own. A string field gets the human label ("In stock"), not the URL: it is what
 // the page says and what a model would answer; a boolean field (in_stock) gets true or false.
 import type { PageEvidence } from './page-evidence.js';
 import { tokenText } from './text.js';
@@ -53,6 +56,7 @@ const LABELS: Record<StockClass, string[]> = {
     'add to basket',
     'add to bag',
     'add to trolley',
+    'add to order',
     'buy now',
     'buy it now',
     'available now',
@@ -62,8 +66,13 @@ const LABELS: Record<StockClass, string[]> = {
     'sofort lieferbar',
     'vorrätig',
     'in den warenkorb',
+    'in den einkaufswagen',
+    'zum warenkorb hinzufügen',
+    'in den korb',
+    'jetzt kaufen',
     'en stock',
     'ajouter au panier',
+    'acheter maintenant',
     'en existencia',
     'añadir al carrito',
     'agregar al carrito',
@@ -73,6 +82,7 @@ const LABELS: Record<StockClass, string[]> = {
     'op voorraad',
     'in winkelwagen',
     'in winkelmand',
+    'toevoegen aan winkelwagen',
     'em estoque',
     'adicionar ao carrinho',
     'i lager',
@@ -81,6 +91,8 @@ const LABELS: Record<StockClass, string[]> = {
     'læg i kurv',
     'legg i handlekurven',
     'do koszyka',
+    'dodaj do koszyka',
+    'do košíku',
     'skladem',
   ],
   out: [
@@ -101,6 +113,7 @@ const LABELS: Record<StockClass, string[]> = {
     'nicht lieferbar',
     'nicht auf lager',
     'nicht vorrätig',
+    'vergriffen',
     'wieder verfügbar',
     'wieder auf lager',
     'rupture de stock',
@@ -123,6 +136,7 @@ const LABELS: Record<StockClass, string[]> = {
     'ikke på lager',
     'udsolgt',
     'wyprzedane',
+    'brak w magazynie',
     'niedostępny',
     'vyprodáno',
     'není skladem',
@@ -181,15 +195,26 @@ function labelsOn(page: PageEvidence): Set<StockClass> {
   let found = seen.get(page);
   if (!found) {
     found = new Set();
-    for (const text of [page.tokens, ...page.labels])
-      for (const m of text.matchAll(ANY_LABEL)) found.add(CLASS_OF.get(m[0]) as StockClass);
+    for (const text of [page.tokens, ...page.labels]) for (const kind of kindsIn(text)) found.add(kind);
     seen.set(page, found);
   }
   return found;
 }
 
-/** Whether the page confirms an availability: a label of its kind and none of the opposite kind. */
+const kindsIn = (text: string): StockClass[] =>
+  [...text.matchAll(ANY_LABEL)].map((m) => CLASS_OF.get(m[0]) as StockClass);
+
+/** The kinds the page's buy buttons show; a disabled button's in-stock label says nothing. */
+function buttonKinds(page: PageEvidence): Set<StockClass> {
+  const found = new Set<StockClass>();
+  for (const button of page.buy)
+    for (const kind of kindsIn(button.text)) if (!(button.disabled && kind === 'in')) found.add(kind);
+  return found;
+}
+
+/** Whether the page confirms an availability: its buy buttons' kinds, or else its labels' (see above). */
 export function availabilityShown(page: PageEvidence, a: Availability): boolean {
-  const found = labelsOn(page);
+  const buttons = buttonKinds(page);
+  const found = buttons.size > 0 ? buttons : labelsOn(page);
   return found.has(a.stock) && !OPPOSITE[a.stock].some((c) => found.has(c));
 }

@@ -33,6 +33,8 @@ export interface FieldRule {
   words?: boolean;
   /** Running text (a description): an excerpt cut short ("… the […]") is no answer. */
   whole?: boolean;
+  /** What the value must be besides shown on the page (plausible.ts). */
+  check?: 'title' | 'person' | 'maker';
 }
 
 const rule = (kind: FieldKind, paths: string[], extra: Partial<FieldRule> = {}): FieldRule => ({
@@ -41,18 +43,19 @@ const rule = (kind: FieldKind, paths: string[], extra: Partial<FieldRule> = {}):
   ...extra,
 });
 const text = (...paths: string[]) => rule('text', paths);
-const prose = (...paths: string[]) => rule('text', paths, { words: true });
+/** Words that name something, with what else they must be (plausible.ts). */
+const named = (check: FieldRule['check'], ...paths: string[]) => rule('text', paths, { words: true, check });
 const passage = (...paths: string[]) => rule('text', paths, { words: true, whole: true });
 const date = (...paths: string[]) => rule('date', paths);
 const id = (paths: string[], digits?: number[]) => rule('identifier', paths, digits ? { digits } : {});
 const withOffers = (...names: string[]) => names.flatMap((n) => [n, `offers.${n}`]);
 
-const TITLE = prose('name', 'headline', 'title');
+const TITLE = named('title', 'name', 'headline', 'title');
 const PRICE = rule('price', ['price'], { read: priceStatement });
 const CURRENCY = rule('currency', ['priceCurrency'], { read: currencyStatement });
 const AVAILABILITY = rule('availability', ['availability'], { read: availabilityStatement });
 const IMAGE = rule('image', ['image.url', 'image.contentUrl', 'image', 'thumbnailUrl']);
-const AUTHOR = rule('names', ['author', 'creator']);
+const AUTHOR = rule('names', ['author', 'creator'], { check: 'person' });
 const PUBLISHED = date('datePublished', 'dateCreated', 'uploadDate');
 const MODIFIED = date('dateModified');
 const INGREDIENTS = rule('ingredients', ['recipeIngredient', 'ingredients']);
@@ -66,8 +69,8 @@ const GTIN = ['gtin', 'gtin13', 'gtin12', 'gtin14', 'gtin8'];
 const RULES: Record<string, FieldRule> = {
   name: TITLE,
   title: TITLE,
-  productname: prose('name'),
-  headline: prose('headline', 'name'),
+  productname: named('title', 'name'),
+  headline: named('title', 'headline', 'name'),
   price: PRICE,
   currency: CURRENCY,
   pricecurrency: CURRENCY,
@@ -90,8 +93,8 @@ const RULES: Record<string, FieldRule> = {
   mpn: id(withOffers('mpn')),
   isbn: id(['isbn', 'workExample.isbn']),
   productid: id(['productID']),
-  brand: prose('brand.name', 'brand'),
-  manufacturer: prose('manufacturer.name', 'manufacturer'),
+  brand: named('maker', 'brand.name', 'brand'),
+  manufacturer: named('maker', 'manufacturer.name', 'manufacturer'),
   image: IMAGE,
   imageurl: IMAGE,
   photo: IMAGE,

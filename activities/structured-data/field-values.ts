@@ -8,8 +8,8 @@ import { availabilityOf, availabilityShown, inStock } from './availability.js';
 import { dateOf, dateShown } from './dates.js';
 import { durationShown, inFieldUnit, minutesOf, spellMinutes } from './durations.js';
 import type { FieldRule } from './field-rules.js';
-import { isAbsoluteUrl } from './images.js';
-import { isNumeric, numberOf } from './numbers.js';
+import { imageKey, isAbsoluteUrl } from './images.js';
+import { isNumeric, numberOf, priceSpelling } from './numbers.js';
 import {
   type PageEvidence,
   showsImage,
@@ -25,6 +25,8 @@ import { plainText, tokenText } from './text.js';
 export interface Candidate {
   value: unknown;
   shown: (page: PageEvidence) => boolean;
+  /** The value answered once the page confirmed it, where it is the page's own spelling (a price). */
+  quoted?: (page: PageEvidence) => unknown;
 }
 export type Outcome = Candidate | 'ambiguous' | undefined;
 
@@ -45,7 +47,9 @@ export function candidateFor(field: Field, rule: FieldRule, values: unknown[]): 
       const urls = values.flatMap(textOf);
       if (!urls.every(isAbsoluteUrl)) return undefined;
       if (field.type === 'array') return lines(field, urls, every(showsImage));
-      const [url] = urls; // the first of several photos is the main one
+      // Several photos (not renditions of one): which is "the" image is the model's choice.
+      const [url] = urls;
+      if (new Set(urls.map(imageKey)).size > 1) return 'ambiguous';
       return url !== undefined && field.type === 'string'
         ? { value: url, shown: (page) => showsImage(page, url) }
         : undefined;
@@ -148,12 +152,22 @@ const endsWhole = (page: PageEvidence, text: string) =>
 /** Booleans cannot be looked up on a page: taken as stated. */
 const fixed = (value: unknown): Candidate => ({ value, shown: always });
 
+/**
+ * A price the page shows — in one of its price elements, where it marks any — and does not strike through
+ * (a struck price is a list price). A string field gets it as the page spells it, currency included
+ * ("88,00 €"): what a reader sees and a model would answer.
+ */
 function price(field: Field, raw: unknown): Outcome {
   const n = numberOf(raw);
   if (n === undefined || !(n > 0)) return 'ambiguous';
-  const shown = (page: PageEvidence) => showsNumber(page, n);
+  const shown = (page: PageEvidence) =>
+    (page.prices.size > 0 ? page.prices.has(n) : true) && showsNumber(page, n) && !page.struck.has(n);
   if (field.type === 'string')
-    return { value: typeof raw === 'number' ? String(raw) : plainText(String(raw)), shown };
+    return {
+      value: typeof raw === 'number' ? String(raw) : plainText(String(raw)),
+      shown,
+      quoted: (page) => priceSpelling(page.text, n),
+    };
   if (field.type === 'number' || (field.type === 'integer' && Number.isInteger(n)))
     return { value: n, shown };
   return undefined;

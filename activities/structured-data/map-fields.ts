@@ -10,6 +10,8 @@ import { type FieldRule, ruleFor } from './field-rules.js';
 import { type Candidate, candidateFor, type Outcome } from './field-values.js';
 import { imageKey } from './images.js';
 import { type PageEvidence, pageEvidence } from './page-evidence.js';
+import { plausible } from './plausible.js';
+import { authorsOf, siteNames } from './site-names.js';
 import { tokenText } from './text.js';
 
 export interface FieldMapping {
@@ -44,6 +46,9 @@ const SITE_TYPES = new Set([
   'Offer',
   'AggregateRating',
   'Review',
+  'MediaObject',
+  'AudioObject',
+  'VideoObject',
 ]);
 const isSiteType = (t: string) => SITE_TYPES.has(t) || /Page$/.test(t);
 const isSubjectType = (item: StructuredItem) => !item.types.some(isSiteType);
@@ -53,18 +58,23 @@ const SOURCE_RANK = { 'json-ld': 0, microdata: 1, rdfa: 1, meta: 2, page: 3 } as
 
 interface Context {
   page: PageEvidence;
+  /** The site's own names (site-names.ts). */
+  site: Set<string>;
+  /** The authors the page's article, page and recipe entities name (plausible.ts). */
+  authors: Set<string>;
   /** JSON-LD nodes by @id, for references such as `"author": {"@id": "#/schema/person/1"}`. */
   nodes: Map<string, Props>;
 }
 
 export function mapFields(fields: Field[], items: StructuredItem[], pageText: string): FieldMapping {
-  const labels = items.filter((i) => i.source === 'page').flatMap((i) => i.props.labels);
-  const page = pageEvidence(
-    pageText,
-    labels.filter((l): l is string => typeof l === 'string'),
-  );
+  const page = pageEvidence(pageText, items.find((i) => i.source === 'page')?.props);
   const entities = items.filter((i) => i.source !== 'page');
-  return mapWith(fields, entities, { page, nodes: nodesById(entities) });
+  return mapWith(fields, entities, {
+    page,
+    site: siteNames(entities),
+    authors: authorsOf(entities),
+    nodes: nodesById(entities),
+  });
 }
 
 function mapWith(fields: Field[], items: StructuredItem[], ctx: Context): FieldMapping {
@@ -155,7 +165,12 @@ function valueFor(
     if (rule.kind === 'image' && item.source !== 'meta' && previewDiffers(field, rule, candidate, items, ctx))
       return undefined;
     if (!candidate.shown(ctx.page)) return undefined;
-    return { value: candidate.value, path: `${item.source} ${item.types[0] ?? 'item'} ${stated.path}` };
+    const setting = { ...ctx, source: item.source, subjectName: chain[0]?.props.name };
+    if (!plausible(rule, candidate.value, setting)) return undefined;
+    return {
+      value: candidate.quoted?.(ctx.page) ?? candidate.value,
+      path: `${item.source} ${item.types[0] ?? 'item'} ${stated.path}`,
+    };
   }
   return undefined;
 }

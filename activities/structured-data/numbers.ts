@@ -46,3 +46,28 @@ export function pageNumbers(text: string): Set<number> {
   }
   return numbers;
 }
+
+const CODES = 'EUR|USD|GBP|CHF|CAD|AUD|NZD|JPY|INR|SEK|NOK|DKK|PLN|CZK|HUF|RON|BGN|BRL|MXN|ZAR';
+const BEFORE = `(?:[$€£¥₹]|R\\$|(?:${CODES}|Fr\\.|CHF)\\s?)`;
+const AFTER = `(?:[,.]-)?(?:\\s?(?:[$€£¥₹]|${CODES}|kr|zł|Kč|Ft|lei)(?!\\p{L}))?`;
+/** A price as pages write it: an optional currency before, the digits, an optional currency after. */
+const PRICE = new RegExp(
+  `(${BEFORE}\\s?)?(\\d{1,3}(?:[ \\u00a0\\u202f'.,]\\d{3})+(?:[.,]\\d{1,2})?|\\d+(?:[.,]\\d{1,2})?)(?!\\d)(${AFTER})`,
+  'gu',
+);
+
+/**
+ * How the page spells a price: the first spelling of that number with its currency beside it ("88,00 €",
+ * "$1,299.00", "CHF 1'234.50"), else the number as the page first writes it; undefined when it shows none.
+ */
+export function priceSpelling(text: string, n: number): string | undefined {
+  let bare: string | undefined;
+  let seen = 0;
+  for (const m of text.matchAll(PRICE)) {
+    if (++seen > MAX_NUMBERS) break;
+    if (parseDigits(m[2] as string) !== n) continue;
+    if (m[1] || m[3]) return m[0].replace(/\s+/g, ' ').trim();
+    bare ??= m[0];
+  }
+  return bare;
+}

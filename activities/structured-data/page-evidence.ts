@@ -2,6 +2,7 @@
 // tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
 import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
+import type { BuyButton } from './page-labels.js';
 import { type PageLine, pageLines } from './page-lines.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
 
@@ -18,9 +19,38 @@ export interface PageEvidence {
   images: Set<string>;
   /** Buttons and stock badges the cleaned text leaves out (tokens, padded): availability evidence only. */
   labels: string[];
+  /** The page's buy buttons, their labels as tokens (padded). */
+  buy: BuyButton[];
+  /** Prices the page strikes through or marks as old: list prices. */
+  struck: Set<number>;
+  /** The numbers the page's price elements show (empty: the page marks none). */
+  prices: Set<number>;
+  /** The page's text as shown (markdown escapes taken off), to quote a value in the page's own spelling. */
+  text: string;
 }
 
-export function pageEvidence(pageText: string, labels: string[] = []): PageEvidence {
+/** What the page item (page-labels.ts) holds; each part absent when the page has none. */
+export interface PageLabels {
+  labels?: unknown;
+  buy?: unknown;
+  struck?: unknown;
+  prices?: unknown;
+}
+
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
+const buttons = (v: unknown): BuyButton[] =>
+  Array.isArray(v)
+    ? v.filter((b): b is BuyButton => typeof b?.text === 'string' && typeof b?.disabled === 'boolean')
+    : [];
+
+/** The one number a struck label shows ("Was £25.00", "~~120,00 €~~"); none when it shows several. */
+const onlyNumber = (label: string): number[] => {
+  const found = [...pageNumbers(label)];
+  return found.length === 1 ? found : [];
+};
+
+export function pageEvidence(pageText: string, labels: PageLabels = {}): PageEvidence {
   // Markdown escapes (\_, \*, \-) would split a value's words where the structured string has none.
   const text = pageText.replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1');
   const lines = pageLines(text);
@@ -31,7 +61,11 @@ export function pageEvidence(pageText: string, labels: string[] = []): PageEvide
     folded: foldText(text),
     numbers: pageNumbers(text),
     images: pageImages(pageText),
-    labels: labels.map((l) => ` ${tokenText(l)} `),
+    labels: strings(labels.labels).map((l) => ` ${tokenText(l)} `),
+    buy: buttons(labels.buy).map((b) => ({ text: ` ${tokenText(b.text)} `, disabled: b.disabled })),
+    struck: new Set(strings(labels.struck).flatMap(onlyNumber)),
+    prices: new Set(strings(labels.prices).flatMap((p) => [...pageNumbers(p)])),
+    text,
   };
 }
 

@@ -8,6 +8,8 @@ export interface PageLine {
   item: boolean;
   /** Follows the previous line with no blank line between (the same block or list). */
   joined: boolean;
+  /** A markdown heading ("# …"). */
+  heading: boolean;
 }
 
 const LIST_MARKER = /^\s*(?:[-*+•]|\d+[.)])\s+/;
@@ -25,7 +27,7 @@ export function pageLines(text: string): PageLine[] {
       blank ||= raw.trim() === '';
       continue;
     }
-    lines.push({ tokens, item: LIST_MARKER.test(raw), joined: !blank });
+    lines.push({ tokens, item: LIST_MARKER.test(raw), joined: !blank, heading: /^\s*#{1,6}\s/.test(raw) });
     blank = false;
   }
   return lines;

@@ -1,10 +1,11 @@
-// Reads a page's structured data — JSON-LD, microdata, RDFa Lite and OpenGraph/meta tags, and the labels of
-// its buttons and stock badges — into plain items, in the HTML pool's thread from the page it already parsed.
-// Every read is bounded (script text, item count, nesting, value length) so a hostile page costs linear time
+// Reads a page's structured data — JSON-LD, microdata, RDFa Lite and OpenGraph/meta tags, and what its
+// buttons, badges and struck prices show (page-labels.ts) — into plain items, in the HTML pool's thread from
+// the page it already parsed. Every read is bounded (script text, item count, nesting, value length) so a hostile page costs linear time
 // and little memory.
 import type { CheerioAPI } from 'cheerio';
-import type { AnyNode, Element, Text } from 'domhandler';
+import type { AnyNode, Element } from 'domhandler';
 import type { StructuredItem, StructuredSource } from '../../shared/structured-data.js';
+import { readPageLabels } from './page-labels.js';
 
 export type { StructuredItem };
 
@@ -18,47 +19,14 @@ export const STRUCTURED_LIMITS = {
   microdataProps: 5_000,
   /** How far up a microdata property looks for its item. */
   ancestors: 64,
-  /** Buttons and stock badges read for their labels, and the longest label kept. */
-  labelElements: 300,
-  labelChars: 80,
 } as const;
 
 export function readStructuredData($: CheerioAPI): StructuredItem[] {
   const items = [...readJsonLd($), ...readAttributes($, MICRODATA), ...readAttributes($, RDFA_LITE)];
   const meta = readMeta($);
   if (meta) items.push(meta);
-  const labels = readLabels($);
+  const labels = readPageLabels($);
   return [...items.slice(0, STRUCTURED_LIMITS.items), ...(labels ? [labels] : [])];
-}
-
-/** An element's text when it is short; undefined past labelChars characters or 50 nodes (a whole section). */
-function shortText(el: Element): string | undefined {
-  let text = '';
-  let nodes = 0;
-  const walk = (node: AnyNode): boolean => {
-    if (++nodes > 50 || text.length > STRUCTURED_LIMITS.labelChars * 2) return false;
-    if (node.type === 'text') text += (node as Text).data;
-    const children = (node as Element).children ?? [];
-    return children.every(walk);
-  };
-  return walk(el) ? text : undefined;
-}
-
-const LABELLED =
-  'button, input[type="submit" i], input[type="button" i], [class*="stock" i], [class*="availability" i], [id*="stock" i]';
-
-/**
- * The short texts of buttons and stock badges: "Add to cart", "Sold out", "In stock". Cleaning drops forms and
- * their buttons, yet they are what a shop page shows of its availability.
- */
-function readLabels($: CheerioAPI): StructuredItem | null {
-  const labels = new Set<string>();
-  for (const el of ($(LABELLED).toArray() as Element[]).slice(0, STRUCTURED_LIMITS.labelElements)) {
-    const raw = el.tagName.toLowerCase() === 'input' ? $(el).attr('value') : shortText(el);
-    const text = raw?.replace(/\s+/g, ' ').trim();
-    if (text && text.length <= STRUCTURED_LIMITS.labelChars) labels.add(text);
-  }
-  return labels.size > 0 ? { source: 'page', types: [], props: { labels: [...labels] } } : null;
 }
 
 function readJsonLd($: CheerioAPI): StructuredItem[] {

@@ -10,11 +10,17 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const MAX_DEPTH = 4;
 
-/** The instructions as lines: section names and steps in order. */
+/**
+ * The instructions as lines: section names and steps in order. A step is one line, though its text may hold
+ * line breaks; one string for all the instructions (alone or as a list's only item) is split at its lines.
+ */
 export function instructionLines(raw: unknown, depth = 0): string[] {
-  if (typeof raw === 'string') return plainLines(raw);
+  if (typeof raw === 'string') return depth === 0 ? plainLines(raw) : [plainLines(raw).join(' ')];
   if (depth > MAX_DEPTH) return [];
-  if (Array.isArray(raw)) return raw.flatMap((v) => instructionLines(v, depth + 1));
+  if (Array.isArray(raw))
+    return raw.length === 1 && depth === 0
+      ? instructionLines(raw[0], depth)
+      : raw.flatMap((v) => instructionLines(v, depth + 1));
   if (!isRecord(raw)) return [];
   const body = raw.text ?? raw.itemListElement;
   if (body === undefined) return typeof raw.name === 'string' ? plainLines(raw.name) : [];

@@ -80,14 +80,20 @@ export function same(field: string, got: unknown, expected: Expected): boolean {
   return words(got) === words(String(expected));
 }
 
-/** One image file: the same path once a CDN's host prefix, a query and a WordPress size suffix are left out. */
+/**
+ * One photo: the same host and file name once a CDN's host prefix, a query and a WordPress size suffix
+ * ("-500x500", "-scaled") are left out; the folders between may name a rendition ("1x1/", a resizer's
+ * filters), the file name names the photo.
+ */
 function sameImage(a: string, b: string): boolean {
-  const file = (u: string) =>
-    u
+  const file = (u: string) => {
+    const path = u
       .replace(/^https?:\/\/i\d\.wp\.com\//, 'https://')
       .replace(/[?#].*$/, '')
-      .replace(/-\d+x\d+(\.\w+)$/, '$1')
+      .replace(/-(?:\d+x\d+|scaled)(\.\w+)$/, '$1')
       .replace(/^https?:\/\/(www\.)?/, '');
+    return `${path.split('/')[0]} ${path.split('/').at(-1)}`;
+  };
   return file(a) === file(b);
 }
 

@@ -176,7 +176,13 @@ export const ExtractRequestSchema = z
           'offers.price, currency from offers.priceCurrency, sku, brand.name, image, datePublished, author.name, ' +
           "…) and each value is checked against the field's type. The visible page wins: a text value is taken " +
           "only when it occurs in the page's cleaned text (ignoring case and whitespace), a number only when the " +
-          'page shows it; anything else is left to the model. When every field (required and optional) is ' +
+          'page shows it in any spelling, an availability only when the buy button (or, without one, a stock ' +
+          'label) agrees; offers or entities that disagree, a price the page strikes through, and an author or ' +
+          "brand that is the site's own name are left to the model. A string field gets the value as a reader " +
+          'sees it: a price as the page spells it with its currency ("88,00 €", "$1,299.00"), an availability ' +
+          'as an English label ("In stock", "Out of stock", "Pre-order", "Backorder", "Discontinued"), a ' +
+          'duration spelled out ("1 hour 30 minutes"), a date as the data states it (ISO 8601), a list one item ' +
+          'a line; number and boolean fields get numbers and true/false. When every field (required and optional) is ' +
           'answered the page costs no model call and 0 tokens; otherwise the model is asked for the missing ' +
           "fields only and the answers merge. A list of objects (a listing's items) is taken from a JSON-LD " +
           "ItemList or the page's entities of one type only when every element maps. Prompt schemas and object " +

@@ -11,16 +11,46 @@ const offer = (extra: Record<string, unknown>) => ({ '@type': 'Offer', priceCurr
 describe('prices', () => {
   const kettle = productPage({ name: 'Blue Kettle', offers: offer({ price: '88.00' }) });
 
-  test('a string field gets the stated price when the page shows the number in any spelling', () => {
-    for (const text of ['Blue Kettle 88,00 €', 'Blue Kettle €88', 'Blue Kettle EUR 88.00', 'Preis: 88.- CHF'])
-      assert.deepEqual(answer({ price: 'string' }, kettle, text).data, { price: '88.00' }, text);
+  test('a string field gets the price as the page spells it, currency included', () => {
+    const cases: [string, string][] = [
+      ['Blue Kettle 88,00 €', '88,00 €'],
+      ['Blue Kettle €88', '€88'],
+      ['Blue Kettle EUR 88.00', 'EUR 88.00'],
+      ['Preis: 88.- CHF', '88.- CHF'],
+      ['4.9 stars (88 reviews) Price: $88.00', '$88.00'],
+      ['Blue Kettle. Price 88', '88'],
+    ];
+    for (const [text, shown] of cases)
+      assert.deepEqual(answer({ price: 'string' }, kettle, text).data, { price: shown }, text);
     assert.deepEqual(answer({ price: 'number' }, kettle, 'Blue Kettle 88,00 €').data, { price: 88 });
   });
 
   test('thousands in European, English, spaced and Swiss spellings', () => {
     const dear = productPage({ name: 'Oven', offers: offer({ price: 1234.56 }) });
-    for (const text of ['1.234,56 €', '$1,234.56', '1 234,56 €', "CHF 1'234.56"])
-      assert.deepEqual(answer({ price: 'string' }, dear, text).data, { price: '1234.56' }, text);
+    for (const text of ['1.234,56 €', '$1,234.56', '1 234,56 €', "CHF 1'234.56"]) {
+      assert.deepEqual(answer({ price: 'string' }, dear, text).data, { price: text }, text);
+      assert.deepEqual(answer({ price: 'number' }, dear, text).data, { price: 1234.56 }, text);
+    }
+  });
+
+  test('a price the page strikes through or marks as old is a list price: the model decides', () => {
+    const listed = productPage(
+      { name: 'Drill', offers: offer({ price: 120 }) },
+      '<p class="price"><del>120,00 €</del> <ins>99,00 €</ins></p>',
+    );
+    assert.deepEqual(answer({ price: 'string' }, listed, 'Drill ~~120,00 €~~ 99,00 €').answered, []);
+    const old = productPage(
+      { name: 'Drill', offers: offer({ price: 120 }) },
+      '<span class="old-price">Was £120.00</span> <span class="special-price">£99.00</span>',
+    );
+    assert.deepEqual(answer({ price: 'number' }, old, 'Drill Was £120.00 £99.00').answered, []);
+    const sale = productPage(
+      { name: 'Drill', offers: offer({ price: 99 }) },
+      '<p class="price"><del>120,00 €</del> <ins>99,00 €</ins></p>',
+    );
+    assert.deepEqual(answer({ price: 'string' }, sale, 'Drill ~~120,00 €~~ 99,00 €').data, {
+      price: '99,00 €',
+    });
   });
 
   test('a price the page does not show goes to the model', () => {
@@ -151,6 +181,40 @@ describe('availability', () => {
     assert.deepEqual(answer({ availability: 'string' }, stocked('OutOfStock'), text).data, {
       availability: 'Out of stock',
     });
+  });
+
+  test("the buy button speaks before the page's badges; a disabled add-to-cart button says nothing", () => {
+    const badge = '<span class="badge price__badge-sold-out">Sold out</span>';
+    const button = (attrs: string, label: string) =>
+      stocked(
+        'https://schema.org/InStock',
+        `${badge}<form action="/cart/add"><button type="submit" name="add" ${attrs}>${label}</button></form>`,
+      );
+    const text = 'Kettle 20 € Sold out';
+    assert.deepEqual(answer({ availability: 'string' }, button('', 'Add to cart'), text).data, {
+      availability: 'In stock',
+    });
+    assert.deepEqual(
+      answer({ availability: 'string' }, button('disabled', 'Add to cart'), text).answered,
+      [],
+    );
+    assert.deepEqual(answer({ availability: 'string' }, button('disabled', 'Sold out'), text).answered, []);
+    const soldOut = stocked(
+      'OutOfStock',
+      '<form action="/cart/add"><button disabled>Sold out</button></form>',
+    );
+    assert.deepEqual(answer({ availability: 'string' }, soldOut, 'Kettle 20 €').data, {
+      availability: 'Out of stock',
+    });
+  });
+
+  test("a brand that is the shop's own name goes to the model", () => {
+    const html = page(
+      '<meta property="og:site_name" content="Hearth &amp; Loom">' +
+        ld({ '@type': 'Product', name: 'Apron', brand: { '@type': 'Brand', name: 'Hearth & Loom' } }),
+      '',
+    );
+    assert.deepEqual(answer({ brand: 'string' }, html, 'Hearth & Loom\n# Apron').answered, []);
   });
 
   test('offers that disagree (one size sold out) go to the model', () => {

@@ -187,6 +187,42 @@ describe('people, titles and dates', () => {
     });
   });
 
+  test('an author who is the site, a label, only in the meta tags, or not the one the post names goes to the model', () => {
+    const by = (author: unknown) =>
+      answer({ author: 'string' }, recipePage({ author }), `${CARD}\n${author}`);
+    assert.deepEqual(by('Heidi Bakes').answered, []); // the WebSite's name
+    assert.deepEqual(by('THERMOMIX ® REZEPT').answered, []);
+    assert.deepEqual(by('CLAUDIA TORRENT').answered, []);
+    const post = page(
+      ld([
+        { '@type': 'BlogPosting', headline: 'Pie', author: { '@type': 'Person', name: 'Shelly Jaronsky' } },
+        { '@type': 'Recipe', name: 'Pie', author: { '@type': 'Person', name: 'Cookies and Cups' } },
+      ]),
+      '',
+    );
+    assert.deepEqual(
+      answer({ author: 'string' }, post, 'Pie by Shelly Jaronsky. Cookies and Cups').answered,
+      [],
+    );
+    const meta = page('<meta name="author" content="Rutger">', '');
+    assert.deepEqual(answer({ author: 'string' }, meta, '# Banketstaaf\nDoor Rutger').answered, []);
+  });
+
+  test("a title with the site's name or the word recipe after a separator goes to the model", () => {
+    const titled = (name: string) => answer({ title: 'string' }, recipePage({ name }), `# ${name}`);
+    assert.deepEqual(titled('Arretjescake – Recept').answered, []);
+    assert.deepEqual(titled('Gingerbread - Heidi Bakes').answered, []);
+    assert.deepEqual(titled('Lemon Tart: The Easy Way').data, { title: 'Lemon Tart: The Easy Way' });
+  });
+
+  test('a description of several paragraphs, or run together across one, goes to the model', () => {
+    const described = (description: string, text = description) =>
+      answer({ description: 'string' }, recipePage({ description }), text);
+    assert.deepEqual(described('Quick and easy.\nTIP: use canned pumpkin.').answered, []);
+    assert.deepEqual(described('The perfect one dish meal!White and flaky.').answered, []);
+    assert.deepEqual(described('Moist and easy.').data, { description: 'Moist and easy.' });
+  });
+
   test("a blog post's recipe is the subject when the schema asks for a recipe; the post's when it asks for an article", () => {
     const html = recipePage({});
     assert.deepEqual(
@@ -256,13 +292,14 @@ describe('people, titles and dates', () => {
     assert.deepEqual(answer({ title: 'string' }, og, 'Step 2').answered, []);
   });
 
-  test('an image shown at another size counts; a relative image URL does not answer', () => {
+  test('an image shown at another size counts; several photos or a relative URL do not answer', () => {
     const photo = (image: unknown) => page(ld({ '@type': 'Recipe', name: 'Pie', image }), '');
     const text = '![Pie](https://i0.wp.com/blog.test/wp-content/uploads/pie-300x200.jpg?ssl=1)';
     const full = 'https://blog.test/wp-content/uploads/pie.jpg';
-    assert.deepEqual(answer({ image: 'string' }, photo([full, 'https://blog.test/b.jpg']), text).data, {
-      image: full,
-    });
+    const sizes = [full, 'https://blog.test/wp-content/uploads/pie-500x500.jpg'];
+    assert.deepEqual(answer({ image: 'string' }, photo(sizes), text).data, { image: full });
+    const two = photo([full, 'https://blog.test/b.jpg']);
+    assert.deepEqual(answer({ image: 'string' }, two, `${text} ![B](https://blog.test/b.jpg)`).answered, []);
     assert.deepEqual(
       answer({ image: 'string' }, photo('/wp-content/uploads/pie-300x200.jpg'), text).answered,
       [],

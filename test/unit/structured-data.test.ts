@@ -123,7 +123,14 @@ describe('button and stock labels', () => {
       ),
     );
     assert.deepEqual(items, [
-      { source: 'page', types: [], props: { labels: ['In stock', 'Add to basket', 'Add to cart'] } },
+      {
+        source: 'page',
+        types: [],
+        props: {
+          labels: ['In stock', 'Add to basket', 'Add to cart'],
+          buy: [{ text: 'Add to cart', disabled: false }],
+        },
+      },
     ]);
   });
 });

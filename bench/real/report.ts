@@ -1,0 +1,61 @@
+// bench:real's tables: per split, one row per field with the pages that have an expected value, and for the
+// plain reader and both schema variants the share answered without a model (coverage) and how many of those
+// were right (precision); the last row is the model calls per page (a page costs one call when any field of
+// its schema is left to the model, which is then asked for those fields only).
+import type { Split } from './split.js';
+
+export interface Tally {
+  expected: number;
+  answered: number;
+  right: number;
+}
+
+export interface PageCount {
+  pages: number;
+  /** Pages where at least one field of the schema went to the model. */
+  modelCalls: number;
+}
+
+export interface SplitCounts<V extends string> {
+  fields: Record<V, Record<string, Tally>>;
+  pages: Record<V, PageCount>;
+}
+
+const pct = (a: number, b: number) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`);
+const prec = (t: Tally) => (t.answered === 0 ? '—' : (t.right / t.answered).toFixed(3));
+
+/** A markdown table for one split (it reads as text in a terminal too). */
+export function table<V extends string>(
+  split: Split,
+  columns: V[],
+  fields: string[],
+  counts: SplitCounts<V>,
+): string {
+  const anyPages = counts.pages[columns[0] as V].pages;
+  const head = ['field', 'expected', ...columns.flatMap((v) => [`${v} cov`, `${v} prec`])];
+  const rows = fields.map((f) => [
+    f,
+    String(counts.fields[columns[0] as V][f]?.expected ?? 0),
+    ...columns.flatMap((v) => {
+      const t = counts.fields[v][f] as Tally;
+      return [pct(t.answered, t.expected), prec(t)];
+    }),
+  ]);
+  rows.push([
+    'model calls / page',
+    String(anyPages),
+    ...columns.flatMap((v) => {
+      const p = counts.pages[v];
+      return [p.pages === 0 ? '—' : (p.modelCalls / p.pages).toFixed(3), ''];
+    }),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
+  return [
+    `${split} split: ${anyPages} pages`,
+    '',
+    line(head),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...rows.map(line),
+  ].join('\n');
+}
