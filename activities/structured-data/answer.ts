@@ -1,4 +1,4 @@
-// Structured data first (issue 15): what a page's structured data answers of the schema, what is left for
+// Structured data first: what a page's structured data answers of the schema, what is left for
 // the model (a smaller schema: the missing fields only), and how the two answers merge.
 import type { NormalizedSchema } from '../../shared/schema-input.js';
 import type { DataSource, StructuredItem } from '../../shared/structured-data.js';

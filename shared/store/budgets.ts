@@ -1,4 +1,4 @@
-// The budget ledger (issue 15 "hard budgets"): one document per account, `job:<job id>` and
+// The budget ledger: one document per account, `job:<job id>` and
 // `tenant:<tenant id>:<YYYY-MM>`, holding what was spent and what calls in flight have reserved. A model
 // call reserves its worst case first with one atomic $inc (returning the document after it) and is refused
 // when spent + reserved then passes the limit; the reservation is taken back, and the actual spend added,

@@ -1,4 +1,4 @@
-// Model request/response captures of jobs run with capture_debug (spec 2.12). Raw records like page
+// Model request/response captures of jobs run with capture_debug. Raw records like page
 // contents (not projections): written by the model activity, listed through a per-job index, by `_id`.
 import type { Db } from 'mongodb';
 import type { ActionOutcome } from '../schemas/actions.js';

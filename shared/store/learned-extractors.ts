@@ -1,4 +1,4 @@
-// Learned extractors (issue 15): one document per page template — a job's or a stored site's pages of one
+// Learned extractors: one document per page template — a job's or a stored site's pages of one
 // URL shape whose structures are alike (learned-index.ts matches them), for one schema — holding the
 // selectors learned from the model's answers and where they stand: learning, verified (pages are answered
 // without the model, a field at a time), or unlearnable. `_id` is composed (`<tenant>:<shape hash>:<key>`),
