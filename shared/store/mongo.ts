@@ -90,6 +90,10 @@ export const COLLECTIONS = {
    * against a job's max_cost_usd / max_tokens and a tenant's monthly budget (shared/store/budgets.ts).
    */
   budgets: 'budgets',
+  /** `_id` = `<key>:<window number>`: requests counted in one rate-limit window (shared/store/rate-windows.ts). */
+  rateWindows: 'rate_windows',
+  /** `_id` = a lease's name: which process runs a periodic task now (shared/store/leases.ts). */
+  leases: 'leases',
 } as const;
 
 export interface Mongo {
@@ -118,6 +122,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await c(COLLECTIONS.tenants).createIndex({ name: 1 }, { unique: true, name: 'name' });
   await c(COLLECTIONS.llmKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
   await c(COLLECTIONS.webhooks).createIndex({ tenant_id: 1, name: 1 }, { unique: true, name: 'tenant_name' });
+  // The sweep of ended rate-limit windows (a plain index: FerretDB has no TTL index).
+  await c(COLLECTIONS.rateWindows).createIndex({ ends_at: 1 }, { name: 'ends_at' });
 }
 
 export function isDuplicateKey(err: unknown): boolean {
