@@ -5,7 +5,7 @@
 // (test/cluster/).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TemporalClusterPorts, TemporalSql } from '../../temporal-config/cluster.js';
@@ -110,7 +110,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const log = opts.log ?? ((msg: string) => process.stderr.write(`[cluster] ${msg}\n`));
   const quiet = opts.quiet ?? false;
   const dataDir = resolve(opts.dataDir);
-  mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  mkdirSync(dataDir, { recursive: true });
+  // PostgreSQL runs as its own account: it must reach its folder inside this one.
+  chmodSync(dataDir, 0o755);
   log('checking binaries (PostgreSQL, Temporal server, FerretDB)');
   const pgBin = sh('install-postgres.sh');
   const temporalBin = sh('install-temporal-server.sh');
