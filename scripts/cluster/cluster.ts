@@ -275,6 +275,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       names.push(`api-${i}`);
     }
     proxy = await startRoundRobinProxy(backends, { port: opts.apiPort ?? 0 });
+    writeFileSync(join(dataDir, 'prometheus-targets.json'), prometheusTargets(metricsTargets));
     log(
       `the API's one address: http://127.0.0.1:${proxy.port} (round robin over ${backends.length} processes)`,
     );
@@ -323,4 +324,22 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       await supervisor.stop([...apis, ...workers, 'temporal', 'ferretdb', 'postgres']);
     },
   };
+}
+
+/**
+ * The scrape targets as a Prometheus file_sd file (docs/grafana/prometheus.yml reads it): one per process,
+ * with the job names the dashboard and the alert rules select on.
+ */
+function prometheusTargets(targets: Record<string, string>): string {
+  const job = (name: string) =>
+    name.startsWith('api-')
+      ? 'extract-service-api'
+      : name.startsWith('worker-')
+        ? 'extract-service-worker'
+        : 'temporal-server';
+  const groups = Object.entries(targets).map(([name, url]) => ({
+    targets: [new URL(url).host],
+    labels: { job: job(name), process: name },
+  }));
+  return `${JSON.stringify(groups, null, 2)}\n`;
 }

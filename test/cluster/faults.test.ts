@@ -191,47 +191,69 @@ test('a crawl and waited extracts survive a killed worker, a killed API, Tempora
     }
   };
 
+  /** Waits until the crawl has more than `pages` pages after `since`; returns the ms. */
+  const crawlMoves = async (since: number, pages: number) => {
+    for (;;) {
+      const job = await jobState(crawlId);
+      if (job && (job.page_count > pages || FINAL.includes(job.status))) return Date.now() - since;
+      await sleep(250);
+    }
+  };
   const figures: Record<string, number> = {};
-  await untilPages(40);
+  const crawlStarted = Date.now();
+  let pages = (await untilPages(40)).page_count;
   say('fault: SIGKILL worker-1');
   let at = Date.now();
   let previous = cluster.current('worker-1');
   assert.ok(previous);
   cluster.kill('worker-1', 'SIGKILL');
-  figures.worker_kill_ms = await recovered(at);
+  [figures.worker_kill_ms, figures.worker_kill_crawl_ms] = await Promise.all([
+    recovered(at),
+    crawlMoves(at, pages),
+  ]);
   await cluster.waitRestarted('worker-1', previous);
 
-  await untilPages(100);
+  pages = (await untilPages(100)).page_count;
   say('fault: SIGKILL api-1');
   at = Date.now();
   previous = cluster.current('api-1');
   assert.ok(previous);
   cluster.kill('api-1', 'SIGKILL');
-  figures.api_kill_ms = await recovered(at);
+  [figures.api_kill_ms, figures.api_kill_crawl_ms] = await Promise.all([
+    recovered(at),
+    crawlMoves(at, pages),
+  ]);
   await cluster.waitRestarted('api-1', previous);
 
-  await untilPages(160);
+  pages = (await untilPages(160)).page_count;
   say('fault: restart the Temporal server');
   at = Date.now();
   previous = cluster.current('temporal');
   assert.ok(previous);
   cluster.kill('temporal', 'SIGTERM');
   await cluster.waitRestarted('temporal', previous);
-  figures.temporal_restart_ms = await recovered(at);
+  [figures.temporal_restart_ms, figures.temporal_restart_crawl_ms] = await Promise.all([
+    recovered(at),
+    crawlMoves(at, pages),
+  ]);
 
-  await untilPages(220);
+  pages = (await untilPages(220)).page_count;
   say('fault: restart PostgreSQL');
   at = Date.now();
   previous = cluster.current('postgres');
   assert.ok(previous);
   cluster.kill('postgres', 'SIGINT');
   await cluster.waitRestarted('postgres', previous);
-  figures.postgres_restart_ms = await recovered(at);
+  [figures.postgres_restart_ms, figures.postgres_restart_crawl_ms] = await Promise.all([
+    recovered(at),
+    crawlMoves(at, pages),
+  ]);
 
   streaming = false;
   await Promise.all(streams);
   const crawlEnd = await waitFinal(crawlId, 15 * 60_000);
   assert.equal(crawlEnd.status, 'completed');
+  figures.crawl_s = Math.round((Date.now() - crawlStarted) / 1000);
 
   // Every page exactly once.
   const results = await call('GET', `/api/v1/jobs/${crawlId}/results`);
