@@ -2,7 +2,14 @@
 // transactions or change streams and pushes down only `_id` equality: any other filter reads the whole
 // collection. So every hot path (API key lookup, job reads, event log, results, job lists) is a lookup by a
 // composed `_id`, and every write is a single-document operation.
-import { type Db, MongoClient, MongoServerError } from 'mongodb';
+import {
+  type Db,
+  MongoClient,
+  MongoError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
 
 export const COLLECTIONS = {
   /** `_id` = `<job id>:<seq, 8 digits>`; seqs are gap-free per job (see shared/events.ts). */
@@ -124,6 +131,27 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await c(COLLECTIONS.webhooks).createIndex({ tenant_id: 1, name: 1 }, { unique: true, name: 'tenant_name' });
   // The sweep of ended rate-limit windows (a plain index: FerretDB has no TTL index).
   await c(COLLECTIONS.rateWindows).createIndex({ ends_at: 1 }, { name: 'ends_at' });
+}
+
+/** MongoDB's codes of a server that cannot answer now (stepping down, shutting down, unreachable). */
+const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 10107, 11600, 11602, 13435, 13436]);
+
+/**
+ * Whether an error says the database is out of reach for now, not that the request was wrong: the driver
+ * lost or could not find the server, MongoDB is electing or shutting down, or FerretDB could not reach its
+ * PostgreSQL (its InternalError, code 1, naming the connection). The API answers these 503 with Retry-After.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return true;
+  if (err instanceof MongoError && err.hasErrorLabel('RetryableWriteError')) return true;
+  if (!(err instanceof MongoServerError)) return false;
+  if (typeof err.code === 'number' && UNAVAILABLE_CODES.has(err.code)) return true;
+  return (
+    err.code === 1 &&
+    /failed to connect|connection refused|the database system is (shutting down|starting up)|terminating connection/i.test(
+      err.message,
+    )
+  );
 }
 
 export function isDuplicateKey(err: unknown): boolean {

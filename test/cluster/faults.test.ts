@@ -168,6 +168,7 @@ test('a crawl and waited extracts survive a killed worker, a killed API, Tempora
         jobId: (res.json as { job_id?: string } | null)?.job_id,
         attempts: res.attempts,
       });
+      if (res.status !== 200) await sleep(500);
     }
   };
   const streams = [stream(), stream()];
@@ -268,6 +269,8 @@ test('a crawl and waited extracts survive a killed worker, a killed API, Tempora
   figures.extracts = extracts.length;
   figures.extracts_answered_200 = extracts.filter((e) => e.status === 200).length;
   figures.extracts_retried = extracts.filter((e) => e.attempts > 1).length;
+  for (const e of extracts)
+    figures[`extract_status_${e.status}`] = (figures[`extract_status_${e.status}`] ?? 0) + 1;
   for (const e of extracts.filter((x) => x.status !== 200)) {
     const again = await postWithKey(
       '/api/v1/extract',
