@@ -202,11 +202,13 @@ test('a crawl and waited extracts survive a killed worker, a killed API, Tempora
   };
   const figures: Record<string, number> = {};
   const crawlStarted = Date.now();
+  const faultAt: Record<string, number> = {};
   let pages = (await untilPages(40)).page_count;
   say('fault: SIGKILL worker-1');
   let at = Date.now();
   let previous = cluster.current('worker-1');
   assert.ok(previous);
+  faultAt.worker = at;
   cluster.kill('worker-1', 'SIGKILL');
   [figures.worker_kill_ms, figures.worker_kill_crawl_ms] = await Promise.all([
     recovered(at),
@@ -219,6 +221,7 @@ test('a crawl and waited extracts survive a killed worker, a killed API, Tempora
   at = Date.now();
   previous = cluster.current('api-1');
   assert.ok(previous);
+  faultAt.api = at;
   cluster.kill('api-1', 'SIGKILL');
   [figures.api_kill_ms, figures.api_kill_crawl_ms] = await Promise.all([
     recovered(at),
@@ -231,6 +234,7 @@ test('a crawl and waited extracts survive a killed worker, a killed API, Tempora
   at = Date.now();
   previous = cluster.current('temporal');
   assert.ok(previous);
+  faultAt.temporal = at;
   cluster.kill('temporal', 'SIGTERM');
   await cluster.waitRestarted('temporal', previous);
   [figures.temporal_restart_ms, figures.temporal_restart_crawl_ms] = await Promise.all([
@@ -243,6 +247,7 @@ test('a crawl and waited extracts survive a killed worker, a killed API, Tempora
   at = Date.now();
   previous = cluster.current('postgres');
   assert.ok(previous);
+  faultAt.postgres = at;
   cluster.kill('postgres', 'SIGINT');
   await cluster.waitRestarted('postgres', previous);
   [figures.postgres_restart_ms, figures.postgres_restart_crawl_ms] = await Promise.all([
@@ -329,7 +334,19 @@ test('a crawl and waited extracts survive a killed worker, a killed API, Tempora
     .map((b) => b.job_id);
   figures.webhook_job_ends_twice = ends.length - new Set(ends).size;
   say(`figures ${JSON.stringify(figures)}`);
-  assert.equal(figures.webhook_duplicate_ids, 0, 'a webhook delivery id arrived twice');
+  const twice = rx.received
+    .filter((r, i) => ids.indexOf(r.headers['x-service-delivery']) !== i)
+    .map(
+      (r) => `${r.path} ${r.headers['x-service-event']} at +${Math.round((r.at - crawlStarted) / 1000)} s`,
+    );
+  const faults = Object.entries(faultAt).map(
+    ([name, t]) => `${name} +${Math.round((t - crawlStarted) / 1000)} s`,
+  );
+  assert.equal(
+    figures.webhook_duplicate_ids,
+    0,
+    `delivery ids arrived twice: ${twice.join('; ')} (faults: ${faults.join(', ')})`,
+  );
   assert.equal(figures.webhook_job_ends_twice, 0, "a job's end was delivered twice");
   assert.equal(rx.on('/crawl').filter((r) => r.body.includes('"job.completed"')).length, 1);
 
