@@ -33,6 +33,7 @@ export interface ClusterOptions {
   apis?: number;
   /** More environment for the workers and APIs (over the process's own). */
   env?: Record<string, string>;
+  /** Silences PostgreSQL, Temporal and FerretDB (the workers' and APIs' LOG_LEVEL governs theirs). */
   quiet?: boolean;
   log?: (msg: string) => void;
   /** Called once when a process crash-loops (the supervisor gives up). */
@@ -246,7 +247,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
           [...nodeArgs, '--import', 'tsx', join(ROOT, entry)],
           {
             env: { ...process.env, ...env, ...ownEnv },
-            quiet,
+            // Their own LOG_LEVEL decides what they say; `quiet` silences only the servers.
             cwd: ROOT,
           },
         );

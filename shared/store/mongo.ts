@@ -3,7 +3,9 @@
 // collection. So every hot path (API key lookup, job reads, event log, results, job lists) is a lookup by a
 // composed `_id`, and every write is a single-document operation.
 import {
+  type CreateIndexesOptions,
   type Db,
+  type IndexSpecification,
   MongoClient,
   MongoError,
   MongoNetworkError,
@@ -119,18 +121,30 @@ export async function connectMongo(uri: string, dbName: string): Promise<Mongo> 
 /** Indexes for the rare non-`_id` queries (management lists, clean-up, unique names). */
 export async function ensureIndexes(db: Db): Promise<void> {
   const c = (name: string) => db.collection(name);
+  // Several processes start at once (N workers, N APIs) and each ensures the indexes: one that lost the
+  // race to create an index finds it made by another.
+  const index = async (collection: string, spec: IndexSpecification, options: CreateIndexesOptions) => {
+    await c(collection)
+      .createIndex(spec, options)
+      .catch(async (err: unknown) => {
+        const made = await c(collection)
+          .indexes()
+          .catch(() => []);
+        if (!made.some((i) => i.name === options.name)) throw err;
+      });
+  };
   // Contents had an index on job_id that no query used (FerretDB uses none but `_id`'s) and every page's
   // write paid for: SQLite computes an index expression over the whole document, up to megabytes of HTML.
   await c(COLLECTIONS.contents)
     .dropIndex('job')
     .catch(() => undefined);
-  await c(COLLECTIONS.apiKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
-  await c(COLLECTIONS.apiKeys).createIndex({ id: 1 }, { unique: true, name: 'public_id' });
-  await c(COLLECTIONS.tenants).createIndex({ name: 1 }, { unique: true, name: 'name' });
-  await c(COLLECTIONS.llmKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
-  await c(COLLECTIONS.webhooks).createIndex({ tenant_id: 1, name: 1 }, { unique: true, name: 'tenant_name' });
+  await index(COLLECTIONS.apiKeys, { tenant_id: 1 }, { name: 'tenant' });
+  await index(COLLECTIONS.apiKeys, { id: 1 }, { unique: true, name: 'public_id' });
+  await index(COLLECTIONS.tenants, { name: 1 }, { unique: true, name: 'name' });
+  await index(COLLECTIONS.llmKeys, { tenant_id: 1 }, { name: 'tenant' });
+  await index(COLLECTIONS.webhooks, { tenant_id: 1, name: 1 }, { unique: true, name: 'tenant_name' });
   // The sweep of ended rate-limit windows (a plain index: FerretDB has no TTL index).
-  await c(COLLECTIONS.rateWindows).createIndex({ ends_at: 1 }, { name: 'ends_at' });
+  await index(COLLECTIONS.rateWindows, { ends_at: 1 }, { name: 'ends_at' });
 }
 
 /** MongoDB's codes of a server that cannot answer now (stepping down, shutting down, unreachable). */
