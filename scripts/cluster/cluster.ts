@@ -69,8 +69,28 @@ const sh = (script: string) => {
   return res.stdout.trim().split('\n').pop() ?? '';
 };
 
+/**
+ * Ports handed out in this process: a port is free until its process binds it, which for a worker's
+ * /metrics is seconds later, so a port once given is never given again.
+ */
+const given = new Set<number>();
+
+async function uniqueFreePort(pick: () => Promise<number> = freePort): Promise<number> {
+  for (;;) {
+    const port = await pick();
+    if (!given.has(port)) {
+      given.add(port);
+      return port;
+    }
+  }
+}
+
 async function portOr(port: number | undefined): Promise<number> {
-  return port && port > 0 ? port : await freePort();
+  if (port && port > 0) {
+    given.add(port);
+    return port;
+  }
+  return uniqueFreePort();
 }
 
 /** A free port below 32768: Temporal's SQL schema keeps a membership port in a smallint. */
@@ -84,8 +104,7 @@ async function lowFreePort(): Promise<number> {
 async function temporalPorts(frontend: number): Promise<TemporalClusterPorts> {
   const others: number[] = [];
   while (others.length < 8) {
-    const p = await lowFreePort();
-    if (p !== frontend && !others.includes(p)) others.push(p);
+    others.push(await uniqueFreePort(lowFreePort));
   }
   const [http, history, matching, worker, m1, m2, m3, m4] = others as [number, ...number[]];
   return {
@@ -95,7 +114,7 @@ async function temporalPorts(frontend: number): Promise<TemporalClusterPorts> {
     matching: matching as number,
     worker: worker as number,
     membership: [m1 as number, m2 as number, m3 as number, m4 as number],
-    metrics: await freePort(),
+    metrics: await uniqueFreePort(),
   };
 }
 
@@ -255,20 +274,25 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         return child;
       });
     for (let i = 1; i <= (opts.workers ?? 2); i++) {
-      const metricsPort = await freePort();
+      const metricsPort = await uniqueFreePort();
       metricsTargets[`worker-${i}`] = `http://127.0.0.1:${metricsPort}/metrics`;
       log(`starting worker-${i}`);
       await nodeChild(
         `worker-${i}`,
         'worker/main.ts',
-        { WORKER_METRICS_PORT: String(metricsPort) },
+        {
+          WORKER_METRICS_PORT: String(metricsPort),
+          // The SDK's exporter (merged into the worker's /metrics) on a port given here too, so no two
+          // processes of the cluster ever pick the same one.
+          TEMPORAL_METRICS_PORT: String(await uniqueFreePort()),
+        },
         workerNodeArgs(),
       );
       names.push(`worker-${i}`);
     }
     const backends: { host: string; port: number }[] = [];
     for (let i = 1; i <= (opts.apis ?? 2); i++) {
-      const port = await freePort();
+      const port = await uniqueFreePort();
       metricsTargets[`api-${i}`] = `http://127.0.0.1:${port}/metrics`;
       log(`starting api-${i} on 127.0.0.1:${port}`);
       await nodeChild(`api-${i}`, 'api/main.ts', { PORT: String(port), HOST: '127.0.0.1' });

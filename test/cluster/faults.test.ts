@@ -357,9 +357,15 @@ test('a crawl and waited extracts survive a killed worker, a killed API, Tempora
     worker: ['extract_service_jobs_completed_total', 'temporal_worker_task_slots_available'],
     temporal: ['persistence_requests'],
   };
+  // A restarted worker's SDK series appear once it has polled: each target gets a minute.
   for (const [name, url] of Object.entries(cluster.metricsTargets)) {
-    const text = await (await fetch(url)).text();
-    for (const series of expected[name.replace(/-\d+$/, '')] ?? [])
-      assert.ok(text.includes(series), `${name} (${url}) has no ${series}`);
+    const want = expected[name.replace(/-\d+$/, '')] ?? [];
+    let missing = want;
+    for (const deadline = Date.now() + 60_000; missing.length > 0 && Date.now() < deadline; ) {
+      const text = await (await fetch(url)).text();
+      missing = want.filter((series) => !text.includes(series));
+      if (missing.length > 0) await sleep(2000);
+    }
+    assert.deepEqual(missing, [], `${name} (${url}) lacks series`);
   }
 });
