@@ -8,11 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TemporalClusterPorts, TemporalSql } from '../../temporal-config/cluster.js';
+import type { TemporalSql } from '../../temporal-config/cluster.js';
 import { ferretdbBinary } from '../lib/binaries.js';
-import { freePort, isPortFree } from '../lib/ports.js';
+import { isPortFree } from '../lib/ports.js';
 import { type Child, startChild, waitForPort, workerNodeArgs } from '../lib/processes.js';
 import { Supervisor } from '../lib/supervisor.js';
+import { portOr, temporalPorts, uniqueFreePort } from './ports.js';
 import { initPostgres, startPostgres } from './postgres.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 import { prepareNamespace, setUpTemporalSchema, startTemporalServer } from './temporal-server.js';
@@ -68,55 +69,6 @@ const sh = (script: string) => {
   if (res.status !== 0) throw new Error(`scripts/cluster/${script} failed`);
   return res.stdout.trim().split('\n').pop() ?? '';
 };
-
-/**
- * Ports handed out in this process: a port is free until its process binds it, which for a worker's
- * /metrics is seconds later, so a port once given is never given again.
- */
-const given = new Set<number>();
-
-async function uniqueFreePort(pick: () => Promise<number> = freePort): Promise<number> {
-  for (;;) {
-    const port = await pick();
-    if (!given.has(port)) {
-      given.add(port);
-      return port;
-    }
-  }
-}
-
-async function portOr(port: number | undefined): Promise<number> {
-  if (port && port > 0) {
-    given.add(port);
-    return port;
-  }
-  return uniqueFreePort();
-}
-
-/** A free port below 32768: Temporal's SQL schema keeps a membership port in a smallint. */
-async function lowFreePort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await isPortFree(port)) return port;
-  }
-}
-
-async function temporalPorts(frontend: number): Promise<TemporalClusterPorts> {
-  const others: number[] = [];
-  while (others.length < 8) {
-    others.push(await uniqueFreePort(lowFreePort));
-  }
-  const [http, history, matching, worker, m1, m2, m3, m4] = others as [number, ...number[]];
-  return {
-    frontend,
-    frontendHttp: http,
-    history: history as number,
-    matching: matching as number,
-    worker: worker as number,
-    membership: [m1 as number, m2 as number, m3 as number, m4 as number],
-    metrics: await uniqueFreePort(),
-  };
-}
 
 function secretsKey(dataDir: string): string {
   const file = join(dataDir, 'secrets.key');
