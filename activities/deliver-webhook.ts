@@ -1,10 +1,14 @@
 // deliverWebhook: one attempt of one delivery. The first attempt builds the body from the job's projection
 // and stores it, so every attempt sends the same bytes; each attempt is recorded. Receiver failures are
-// answered as 'failed' (the delivery workflow schedules the next attempt), never thrown.
+// answered as 'failed' (the delivery workflow schedules the next attempt), never thrown. A delivery already
+// recorded as delivered is not sent again (an attempt whose completion was lost, e.g. its worker killed after
+// the record), and an attempt's record waits out a database restart rather than failing the attempt after
+// the receiver got it (the next attempt would send the same delivery id again).
 import { createHmac } from 'node:crypto';
 import { CategorizedError } from '../shared/errors.js';
 import { guardedFetch } from '../shared/net/guarded-fetch.js';
-import type { DeliveryDoc } from '../shared/store/webhook-deliveries.js';
+import { isDatabaseUnavailable } from '../shared/store/mongo.js';
+import { type DeliveryDoc, deliveryRecord } from '../shared/store/webhook-deliveries.js';
 import type { Destination } from '../shared/store/webhooks.js';
 import { reservedHeaderReason, type WebhookEvent } from '../shared/webhooks.js';
 import type { ActivityDeps } from './deps.js';
@@ -33,16 +37,34 @@ export function makeDeliverWebhook(deps: ActivityDeps) {
     if (!store) throw new Error('the worker has no webhook store');
     const destination = await store.jobDestination(input.jobId, input.destination);
     if (!destination) return 'no_destination'; // e.g. a retried job that copied the plan but not the destinations
-    const delivery =
-      (await store.getDelivery(input.deliveryId)) ??
-      (await store.createDelivery(await newDelivery(deps, input, destination)));
+    const existing = await store.getDelivery(input.deliveryId);
+    if (existing && deliveryRecord(existing).status === 'success') return 'success';
+    const delivery = existing ?? (await store.createDelivery(await newDelivery(deps, input, destination)));
     const at = new Date().toISOString();
     const result = await post(deps, delivery, destination);
     const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
     // The delivery's status is derived from its attempts when read (deliveryRecord).
-    await store.recordAttempt(delivery._id, { attempt_number: input.attempt, ...result, at });
+    await whileDatabaseUnavailable(() =>
+      store.recordAttempt(delivery._id, { attempt_number: input.attempt, ...result, at }),
+    );
     return ok ? 'success' : 'failed';
   };
+}
+
+/** How long an attempt's record waits for the database to come back (within the activity's 90 s). */
+const RECORD_WAIT_MS = 60_000;
+
+/** Runs `write`, again every few seconds while the database is out of reach, up to RECORD_WAIT_MS. */
+async function whileDatabaseUnavailable(write: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + RECORD_WAIT_MS;
+  for (let wait = 500; ; wait = Math.min(wait * 2, 5_000)) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || Date.now() + wait > deadline) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
 }
 
 async function newDelivery(

@@ -1,5 +1,5 @@
-// Bearer API keys on every /api/v1 route (except the OpenAPI document), the per-tenant rate limit, and the
-// limit on unknown keys per client address.
+// Bearer API keys on every /api/v1 route (except the OpenAPI document), the per-tenant rate limit (counted in
+// the database, so it holds across API processes), and the limit on unknown keys per client address.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyDoc, Tenant } from '../shared/store/tenants.js';
@@ -8,6 +8,7 @@ import { type AuthFailureCounter, clientAddressKey, MemoryAuthFailures } from '.
 import type { SessionAuthenticate } from './console/session-auth.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError, sendProblem } from './problem.js';
+import { sharedRateLimitStore } from './rate-limit-store.js';
 import { registerUnmatched } from './unmatched.js';
 
 declare module 'fastify' {
@@ -140,6 +141,9 @@ export function createAuthenticator(
   };
 }
 
+/** The rate limit's window; its count is shared by every API process through the database. */
+export const RATE_WINDOW_MS = 60_000;
+
 export async function registerAuth(app: FastifyInstance, deps: ApiDeps, authenticate: Authenticate) {
   app.decorateRequest('tenant', null as unknown as Tenant);
   app.decorateRequest('apiKeyId', '');
@@ -152,7 +156,8 @@ export async function registerAuth(app: FastifyInstance, deps: ApiDeps, authenti
     global: true,
     // After authentication (onRequest), before the body is read.
     hook: 'preParsing',
-    timeWindow: 60_000,
+    timeWindow: RATE_WINDOW_MS,
+    store: sharedRateLimitStore(deps.db, RATE_WINDOW_MS),
     keyGenerator: (request) => request.tenant?._id ?? request.ip,
     max: (request) =>
       request.tenant

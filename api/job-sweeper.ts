@@ -1,8 +1,11 @@
 // The sweeper of jobs recorded without a workflow: the API stopped, or Temporal was out of reach, between
 // job.created and the workflow start. Every JOB_SWEEP_INTERVAL_MS it reads a bounded batch of the jobs still
 // marked as being started and, once one is older than JOB_START_GRACE_MS (a request may still be starting
-// it), starts its workflow from the stored request (api/job-runner.ts resumeJob).
+// it), starts its workflow from the stored request (api/job-runner.ts resumeJob). With several API processes,
+// one sweeps at a time (a lease in the database); the same one deletes ended rate-limit windows.
 import type { FastifyBaseLogger } from 'fastify';
+import { Leases } from '../shared/store/leases.js';
+import { RateWindows } from '../shared/store/rate-windows.js';
 import type { ApiDeps } from './deps.js';
 import { pendingStarts, resumeJob } from './job-runner.js';
 
@@ -45,8 +48,17 @@ export async function sweepStrandedJobs(deps: ApiDeps, now = Date.now()): Promis
   return counts;
 }
 
-/** Sweeps every JOB_SWEEP_INTERVAL_MS until stopped; one sweep at a time. */
+/** The lease of the API processes' periodic sweeps. */
+export const API_SWEEP_LEASE = 'api-sweeps';
+
+/**
+ * Sweeps every JOB_SWEEP_INTERVAL_MS until stopped, one sweep at a time, in the one API process that holds
+ * the lease (it keeps it while it lives; another takes it within three intervals of its death).
+ */
 export function startJobSweeper(deps: ApiDeps, log: FastifyBaseLogger): { stop(): Promise<void> } {
+  const interval = deps.config.JOB_SWEEP_INTERVAL_MS;
+  const leases = new Leases(deps.db);
+  const windows = new RateWindows(deps.db);
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const timer = setInterval(() => {
@@ -54,19 +66,22 @@ export function startJobSweeper(deps: ApiDeps, log: FastifyBaseLogger): { stop()
     running = running.then(async () => {
       if (stopped) return;
       try {
+        if (!(await leases.acquire(API_SWEEP_LEASE, 3 * interval))) return;
         const counts = await sweepStrandedJobs(deps);
         if (counts.started + counts.failed > 0) log.info({ ...counts }, 'started stranded jobs');
+        await windows.sweep();
       } catch (err) {
         log.warn({ err }, 'sweeping stranded jobs failed; the next sweep retries');
       }
     });
-  }, deps.config.JOB_SWEEP_INTERVAL_MS);
+  }, interval);
   timer.unref();
   return {
     async stop() {
       stopped = true;
       clearInterval(timer);
       await running;
+      await leases.release(API_SWEEP_LEASE).catch(() => undefined);
     },
   };
 }

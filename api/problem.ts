@@ -4,6 +4,7 @@ import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } fro
 import { CATEGORY_HTTP_STATUS, CategorizedError } from '../shared/errors.js';
 import type { Problem } from '../shared/schemas/problem.js';
 import { SecretsUnavailableError } from '../shared/secrets.js';
+import { isDatabaseUnavailable } from '../shared/store/mongo.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -230,6 +231,9 @@ function fastifyProblem(error: FastifyError): ProblemInit | null {
   return null;
 }
 
+/** Retry-After of a 503 for a database out of reach (a restart or a failover takes seconds). */
+const DATABASE_RETRY_AFTER_S = 5;
+
 export function registerProblemHandlers(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     let init: ProblemInit | null;
@@ -238,6 +242,13 @@ export function registerProblemHandlers(app: FastifyInstance) {
     else if (error instanceof CategorizedError) init = categorizedProblem(error);
     else if (error instanceof SecretsUnavailableError)
       init = { slug: 'service-unavailable', detail: error.message };
+    else if (isDatabaseUnavailable(error))
+      init = {
+        slug: 'service-unavailable',
+        detail:
+          'The database is out of reach for a moment; retry (with the same Idempotency-Key for a POST).',
+        retryAfter: DATABASE_RETRY_AFTER_S,
+      };
     else if (isResponseSerializationError(error)) init = null;
     else init = fastifyProblem(error);
     if (!init) {

@@ -10,12 +10,14 @@ import { ConsoleSessionStore, signInUrl } from '../shared/store/console-sessions
 import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
 import { TenantStore } from '../shared/store/tenants.js';
 import { ferretDbUri, startFerretDb, startTemporal } from './lib/infra.js';
-import { isPortFree } from './lib/ports.js';
+import { freePort, isPortFree } from './lib/ports.js';
 import { startChild, waitForPort, workerNodeArgs } from './lib/processes.js';
 import { Supervisor } from './lib/supervisor.js';
 
 const FERRETDB_PORT = Number(process.env.FERRETDB_PORT ?? 27017);
 const TEMPORAL_PORT = Number(process.env.TEMPORAL_PORT ?? 7233);
+/** The worker's /metrics when WORKER_METRICS_PORT is not set (another free port if this one is taken). */
+const DEFAULT_WORKER_METRICS_PORT = 9464;
 const log = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
 
 const env = { ...process.env };
@@ -76,13 +78,22 @@ try {
   // A server restarted under them is reconnected to; one that is down when they start makes them exit, so
   // they are restarted only once their servers are up.
   const needs = ['ferretdb', 'temporal'];
-  const child = (name: string, entry: string, options: string[] = []) => ({
+  const child = (name: string, entry: string, options: string[] = [], own: NodeJS.ProcessEnv = {}) => ({
     name,
     needs,
     start: async () =>
-      startChild(name, process.execPath, [...options, '--import', 'tsx', resolve(entry)], { env }),
+      startChild(name, process.execPath, [...options, '--import', 'tsx', resolve(entry)], {
+        env: { ...env, ...own },
+      }),
   });
-  await supervisor.start(child('worker', 'worker/main.ts', workerNodeArgs()));
+  // The worker's /metrics (its jobs, pages, activities and the Temporal SDK's series) is on by default, so
+  // every series of the dashboard and the alert rules is scraped: one target per process.
+  const workerMetricsPort =
+    config.WORKER_METRICS_PORT ||
+    ((await isPortFree(DEFAULT_WORKER_METRICS_PORT)) ? DEFAULT_WORKER_METRICS_PORT : await freePort());
+  await supervisor.start(
+    child('worker', 'worker/main.ts', workerNodeArgs(), { WORKER_METRICS_PORT: String(workerMetricsPort) }),
+  );
   await supervisor.start(child('api', 'api/main.ts'));
   await waitForPort(config.PORT, config.HOST, 120_000);
 
@@ -93,6 +104,7 @@ try {
     `  API          ${api}/api/v1`,
     `  Console      ${api}/`,
     `  API docs     ${api}/docs   (OpenAPI: ${api}/api/v1/openapi.json)`,
+    `  Metrics      ${api}/metrics (API)  http://${config.WORKER_METRICS_HOST}:${workerMetricsPort}/metrics (worker)`,
     process.env.TEMPORAL_ADDRESS
       ? "  Temporal UI  (your Temporal cluster's UI)"
       : `  Temporal UI  http://127.0.0.1:${uiPort}`,

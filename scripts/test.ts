@@ -45,7 +45,7 @@ const files =
   named.length > 0
     ? named
     : readdirSync('test', { recursive: true, encoding: 'utf8' })
-        .filter((f) => f.endsWith('.test.ts'))
+        .filter((f) => f.endsWith('.test.ts') && !f.startsWith('cluster/')) // test/cluster: npm run test:cluster
         .map((f) => join('test', f))
         .sort();
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2) || 2);

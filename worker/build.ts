@@ -15,7 +15,7 @@ import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.j
 import type { Tracing } from '../shared/telemetry/tracing.js';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes.js';
 import { workerInterceptors, workerSinks, workflowInterceptorModules } from './interceptors.js';
-import { type MetricsServer, startMetricsServer } from './metrics-server.js';
+import { freeLoopbackPort, type MetricsServer, startMetricsServer } from './metrics-server.js';
 import { installRuntime, type LogDestination } from './runtime.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 
@@ -41,12 +41,17 @@ export interface WorkerOptions {
 }
 
 export async function buildWorker(config: Config, options: WorkerOptions = {}): Promise<RunningWorker> {
+  // With a /metrics of its own, the worker always runs the SDK's exporter (on a free loopback port unless
+  // TEMPORAL_METRICS_PORT names one) and serves its series too: one target per worker process.
+  const sdkMetrics = config.TEMPORAL_METRICS_PORT
+    ? { host: config.WORKER_METRICS_HOST, port: config.TEMPORAL_METRICS_PORT }
+    : config.WORKER_METRICS_PORT
+      ? { host: '127.0.0.1', port: await freeLoopbackPort() }
+      : null;
   installRuntime(
     config.LOG_LEVEL,
     options.logDestination,
-    config.TEMPORAL_METRICS_PORT
-      ? `${config.WORKER_METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`
-      : undefined,
+    sdkMetrics ? `${sdkMetrics.host}:${sdkMetrics.port}` : undefined,
   );
   const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
   await ensureIndexes(mongo.db);
@@ -97,7 +102,11 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     maxEagerActivityReservationsPerWorkflowTask: config.WORKER_EAGER_ACTIVITIES,
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
-  const metricsServer = await startMetricsServer(metrics.registry, config);
+  const metricsServer = await startMetricsServer(
+    metrics.registry,
+    config,
+    sdkMetrics ? `http://${scrapeHost(sdkMetrics.host)}:${sdkMetrics.port}/metrics` : undefined,
+  );
   let running: Promise<void> | undefined;
   return {
     worker,
@@ -122,4 +131,10 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
       await mongo.close();
     },
   };
+}
+
+/** Where this process reaches a server bound on `host` (a wildcard is reached on loopback). */
+function scrapeHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
 }

@@ -2,6 +2,7 @@
 import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../shared/config.js';
 import { ContentStore } from '../shared/store/contents.js';
+import { Leases } from '../shared/store/leases.js';
 import { startTracing } from '../shared/telemetry/tracing.js';
 import { buildWorker } from './build.js';
 import { startContentRetention } from './retention.js';
@@ -22,6 +23,7 @@ const stopRetention = startContentRetention(
   new ContentStore(worker.mongo.db),
   config.PAGE_RETENTION_DAYS,
   Runtime.instance().logger,
+  new Leases(worker.mongo.db),
 );
 await worker.run();
 stopRetention();

@@ -1,11 +1,15 @@
 // The retention sweep of stored page contents (PAGE_RETENTION_DAYS): a bounded batch every few minutes, the
 // next one sooner while old contents are left, so a backlog drains without holding the database for long.
+// The sweep is safe from several workers at once; a lease still gives it to one of them at a time, so N
+// workers do not read the same day counters N times.
 import type { ContentStore } from '../shared/store/contents.js';
+import type { Leases } from '../shared/store/leases.js';
 
 const EVERY_MS = 10 * 60_000;
 const BACKLOG_EVERY_MS = 5_000;
 const BATCH = 2000;
 const DAY_MS = 86_400_000;
+export const RETENTION_LEASE = 'content-retention';
 
 export interface RetentionLog {
   info(message: string, meta?: Record<string, unknown>): void;
@@ -13,7 +17,12 @@ export interface RetentionLog {
 }
 
 /** Starts the sweep (none when retentionDays is 0); the returned function stops it. */
-export function startContentRetention(contents: ContentStore, retentionDays: number, log: RetentionLog) {
+export function startContentRetention(
+  contents: ContentStore,
+  retentionDays: number,
+  log: RetentionLog,
+  leases?: Leases,
+) {
   if (retentionDays <= 0) return () => {};
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -21,6 +30,10 @@ export function startContentRetention(contents: ContentStore, retentionDays: num
   const run = async () => {
     let wait = EVERY_MS;
     try {
+      if (leases && !(await leases.acquire(RETENTION_LEASE, 3 * EVERY_MS))) {
+        if (!stopped) timer = setTimeout(run, wait).unref();
+        return;
+      }
       if (!legacyNumbered) {
         const numbered = await contents.numberLegacy();
         legacyNumbered = true;

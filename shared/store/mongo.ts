@@ -2,7 +2,16 @@
 // transactions or change streams and pushes down only `_id` equality: any other filter reads the whole
 // collection. So every hot path (API key lookup, job reads, event log, results, job lists) is a lookup by a
 // composed `_id`, and every write is a single-document operation.
-import { type Db, MongoClient, MongoServerError } from 'mongodb';
+import {
+  type CreateIndexesOptions,
+  type Db,
+  type IndexSpecification,
+  MongoClient,
+  MongoError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
 import { migrateStore } from './migrations.js';
 
 export const COLLECTIONS = {
@@ -99,6 +108,10 @@ export const COLLECTIONS = {
    * against a job's max_cost_usd / max_tokens and a tenant's monthly budget (shared/store/budgets.ts).
    */
   budgets: 'budgets',
+  /** `_id` = `<key>:<window number>`: requests counted in one rate-limit window (shared/store/rate-windows.ts). */
+  rateWindows: 'rate_windows',
+  /** `_id` = a lease's name: which process runs a periodic task now (shared/store/leases.ts). */
+  leases: 'leases',
 } as const;
 
 export interface Mongo {
@@ -117,17 +130,52 @@ export async function connectMongo(uri: string, dbName: string): Promise<Mongo> 
 /** Indexes for the rare non-`_id` queries (management lists, clean-up, unique names). */
 export async function ensureIndexes(db: Db): Promise<void> {
   const c = (name: string) => db.collection(name);
+  // Several processes start at once (N workers, N APIs) and each ensures the indexes: one that lost the
+  // race to create an index finds it made by another.
+  const index = async (collection: string, spec: IndexSpecification, options: CreateIndexesOptions) => {
+    await c(collection)
+      .createIndex(spec, options)
+      .catch(async (err: unknown) => {
+        const made = await c(collection)
+          .indexes()
+          .catch(() => []);
+        if (!made.some((i) => i.name === options.name)) throw err;
+      });
+  };
   // Contents had an index on job_id that no query used (FerretDB uses none but `_id`'s) and every page's
   // write paid for: SQLite computes an index expression over the whole document, up to megabytes of HTML.
   await c(COLLECTIONS.contents)
     .dropIndex('job')
     .catch(() => undefined);
-  await c(COLLECTIONS.apiKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
-  await c(COLLECTIONS.apiKeys).createIndex({ id: 1 }, { unique: true, name: 'public_id' });
-  await c(COLLECTIONS.tenants).createIndex({ name: 1 }, { unique: true, name: 'name' });
-  await c(COLLECTIONS.llmKeys).createIndex({ tenant_id: 1 }, { name: 'tenant' });
-  await c(COLLECTIONS.webhooks).createIndex({ tenant_id: 1, name: 1 }, { unique: true, name: 'tenant_name' });
+  await index(COLLECTIONS.apiKeys, { tenant_id: 1 }, { name: 'tenant' });
+  await index(COLLECTIONS.apiKeys, { id: 1 }, { unique: true, name: 'public_id' });
+  await index(COLLECTIONS.tenants, { name: 1 }, { unique: true, name: 'name' });
+  await index(COLLECTIONS.llmKeys, { tenant_id: 1 }, { name: 'tenant' });
+  await index(COLLECTIONS.webhooks, { tenant_id: 1, name: 1 }, { unique: true, name: 'tenant_name' });
+  // The sweep of ended rate-limit windows (a plain index: FerretDB has no TTL index).
+  await index(COLLECTIONS.rateWindows, { ends_at: 1 }, { name: 'ends_at' });
   await migrateStore(db, COLLECTIONS);
+}
+
+/** MongoDB's codes of a server that cannot answer now (stepping down, shutting down, unreachable). */
+const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 10107, 11600, 11602, 13435, 13436]);
+
+/**
+ * Whether an error says the database is out of reach for now, not that the request was wrong: the driver
+ * lost or could not find the server, MongoDB is electing or shutting down, or FerretDB could not reach its
+ * PostgreSQL (its InternalError, code 1, naming the connection). The API answers these 503 with Retry-After.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return true;
+  if (err instanceof MongoError && err.hasErrorLabel('RetryableWriteError')) return true;
+  if (!(err instanceof MongoServerError)) return false;
+  if (typeof err.code === 'number' && UNAVAILABLE_CODES.has(err.code)) return true;
+  return (
+    err.code === 1 &&
+    /failed to connect|connection refused|the database system is (shutting down|starting up)|terminating connection/i.test(
+      err.message,
+    )
+  );
 }
 
 export function isDuplicateKey(err: unknown): boolean {

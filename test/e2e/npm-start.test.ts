@@ -127,6 +127,17 @@ test('npm start runs the whole service; a stop releases everything; jobs survive
   const body = (await res.json()) as { job_id: string; data: unknown };
   assert.equal(res.status, 200, JSON.stringify(body));
   assert.deepEqual(body.data, { title: 'The Long Road', author: 'Ada Lovelace', pages: 312 });
+  // Every series of the dashboard is scraped by default: the API's /metrics counts the job created, the
+  // worker's (named in the banner) the job completed and the Temporal SDK's own series.
+  assert.match(
+    await (await fetch(`${api}/metrics`)).text(),
+    /extract_service_jobs_created_total\{job_type="extract"\} 1/,
+  );
+  const workerMetrics = /(http:\/\/\S+\/metrics) \(worker\)/.exec(first.stdout)?.[1];
+  assert.ok(workerMetrics, `the banner names the worker's metrics:\n${first.stdout}`);
+  const scraped = await (await fetch(workerMetrics)).text();
+  assert.match(scraped, /extract_service_jobs_completed_total\{job_type="extract"\} 1/);
+  assert.match(scraped, /temporal_worker_task_slots_available/);
   await stop(first);
 
   const second = await npmStart();
