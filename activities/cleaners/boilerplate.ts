@@ -38,12 +38,31 @@ const CHROME_WORDS = new Set([
   'navbar',
   'nav',
   'navigation',
+  'breadcrumb',
+  'breadcrumbs',
   'share',
   'sharing',
   'social',
   'newsletter',
+  'subscribe',
+  'signup',
   'popup',
   'modal',
+  'sidebar',
+  'footer',
+  // Boxes that sell or point elsewhere: ads, promotions, other stories, the author's biography.
+  'ad',
+  'ads',
+  'advert',
+  'advertisement',
+  'sponsored',
+  'promo',
+  'related',
+  'recommended',
+  'trending',
+  'outbrain',
+  'taboola',
+  'bio',
 ]);
 const CHROME_NAMES = new Set(['site-header', 'site-footer', 'global-header', 'global-footer', 'skip-link']);
 const MAX_NAME_PARTS = 3;
@@ -156,8 +175,17 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
   return counts;
 }
 
+/** Never shown: the hidden attribute, an inline display:none or visibility:hidden, aria-hidden. */
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
+
+export const isHidden = (element: Element) =>
+  element.attribs.hidden !== undefined ||
+  element.attribs['aria-hidden'] === 'true' ||
+  HIDDEN_STYLE.test(element.attribs.style ?? '');
+
 function isChrome(element: Element, inContent: boolean): boolean {
   if (CHROME_TAGS.has(element.name) || CHROME_ROLES.has(element.attribs.role ?? '')) return true;
+  if (isHidden(element)) return true;
   if (SECTION_TAGS.has(element.name) && !inContent) return true;
   return namesChrome(element);
 }

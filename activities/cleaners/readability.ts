@@ -6,6 +6,7 @@ import { type CheerioAPI, load } from 'cheerio';
 import type { Element } from 'domhandler';
 import { parseHTML } from 'linkedom';
 import { dropLinkBlocks, dropRepeatedLines, isSpacer, takeHeadLines, trimTail } from './article-trim.js';
+import { dropBoilerplate } from './boilerplate.js';
 import { dropCaptions, dropPictureText } from './captions.js';
 import { proseChars } from './prose.js';
 
@@ -106,6 +107,9 @@ function markKept($: CheerioAPI, keep: string): string[] {
  */
 export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = ''): string | null {
   const kept = keepSelectors.length > 0 ? markKept($, keepSelectors.join(', ')) : [];
+  // Page chrome goes first: Readability scores blocks by their text, and a newsletter box or a footer with
+  // a paragraph in it can outscore a listing's short items or a forum's posts.
+  dropBoilerplate($, `[${KEEP_MARK}]`);
   dropCaptions($, (element) => element.attribs[KEEP_MARK] !== undefined);
   unclassHeadings($);
   const picked = pickArticle($);
