@@ -41,6 +41,37 @@ describe('dropBoilerplate', () => {
     for (const kept of ['Enough words', 'footnote link']) assert.ok(text.includes(kept), kept);
   });
 
+  test('hidden elements go: the hidden attribute, display:none or visibility:hidden, aria-hidden', () => {
+    const html =
+      `<div hidden>Hidden by attribute</div><div style="color: red; display: none">Hidden by style</div>` +
+      `<p style="visibility:hidden !important">Invisible</p><div aria-hidden="true">Screen readers skip me</div>` +
+      `<div style="display:block"><p>${LONG}</p></div><div aria-hidden="false">Shown</div>`;
+    const text = body(html);
+    for (const gone of ['Hidden by attribute', 'Hidden by style', 'Invisible', 'Screen readers'])
+      assert.ok(!text.includes(gone), gone);
+    for (const kept of ['Enough words', 'Shown']) assert.ok(text.includes(kept), kept);
+    // What holds the page stays even when hidden (a page revealed by its script).
+    assert.ok(body(`<div hidden><h1>Title</h1><p>${LONG}</p></div>`).includes('Enough words'));
+  });
+
+  test('boxes named as ads, promotions, related stories, newsletters, sidebars, footers or bios go', () => {
+    const html =
+      `<div class="ad-slot">Buy now</div><div id="promo_box">Half price today</div>` +
+      `<section class="related-stories"><h3>Related</h3><p>Another story in full sentences.</p></section>` +
+      `<div class="newsletter-signup"><p>Get our letter every Sunday.</p></div>` +
+      `<div class="author-bio"><p>Ada writes about kettles.</p></div><div class="site-sidebar">Popular</div>` +
+      `<div class="article-footer">Filed under kettles</div><div class="shadow"><p>${LONG}</p></div>`;
+    const text = body(html);
+    for (const gone of ['Buy now', 'Half price', 'Another story', 'every Sunday', 'Ada writes', 'Popular'])
+      assert.ok(!text.includes(gone), gone);
+    assert.ok(!text.includes('Filed under'));
+    // Words inside longer names, or in other words ("download", "loaded", "biology"), name nothing.
+    const kept = body(
+      `<div class="download-area"><p>Get the file.</p></div><div class="biology"><p>${LONG}</p></div>`,
+    );
+    assert.ok(kept.includes('Get the file') && kept.includes('Enough words'), kept);
+  });
+
   test('a block of short links goes however it is marked up; a product grid with prices stays', () => {
     const cards = Array.from(
       { length: 6 },
