@@ -19,7 +19,12 @@ const CHROME_ROLES = new Set([
   'alertdialog',
   'complementary',
 ]);
-const CONTENT_TAGS = new Set(['main', 'article', 'h1']);
+const CONTENT_TAGS = new Set(['main', 'h1']);
+/**
+ * An <article> holding this share of the page's text is content that never goes; smaller ones are cards (of
+ * related stories, of a listing), judged like any block.
+ */
+const MIN_ARTICLE_TEXT_SHARE = 0.1;
 /** Elements a block of links is never mistaken for a menu with. */
 const NOT_MENU_TAGS = new Set(['table', 'h1', 'h2', 'h3', 'img', 'picture']);
 
@@ -221,12 +226,27 @@ function hasOneMainContent(body: Element, counts: Map<Element, Counts>): boolean
   return found.length === 1 && counts.get(found[0]!)!.chars >= MIN_MAIN_TEXT_SHARE * counts.get(body)!.chars;
 }
 
+/** Articles holding MIN_ARTICLE_TEXT_SHARE of the page's text, and what holds them, are content. */
+function markLargeArticles(body: Element, counts: Map<Element, Counts>) {
+  const least = MIN_ARTICLE_TEXT_SHARE * counts.get(body)!.chars;
+  for (const [element, count] of counts) {
+    if (element.name !== 'article' || count.chars < least) continue;
+    // Content is marked all the way up, so a walk ends where another began: linear in all.
+    for (let at: Element | null = element; at && at !== body; at = at.parent as Element | null) {
+      const above = counts.get(at);
+      if (!above || above.content) break;
+      above.content = true;
+    }
+  }
+}
+
 /** Removes page chrome in place; elements matching `keep` and whatever holds them stay. */
 export function dropBoilerplate($: CheerioAPI, keep: string) {
   const body = $('body').get(0);
   if (!body) return;
   const kept = new Set<AnyNode>(keep ? $(body).find(keep).toArray() : []);
   const counts = countAll(body, kept);
+  markLargeArticles(body, counts);
   const limit = MAX_CHROME_TEXT_SHARE * counts.get(body)!.chars;
   const linkList = hasOneMainContent(body, counts) ? isLinkList : isMenu;
   const doomed: Element[] = [];
