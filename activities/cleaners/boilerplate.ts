@@ -215,8 +215,11 @@ const MIN_MAIN_TEXT_SHARE = 0.25;
 function hasOneMainContent(body: Element, counts: Map<Element, Counts>): boolean {
   const found: Element[] = [];
   const stack: Element[] = [body];
+  const card = MIN_ARTICLE_TEXT_SHARE * counts.get(body)!.chars;
   while (stack.length > 0 && found.length < 2) {
     const element = stack.pop()!;
+    // A small <article> is a card (of a related story), not a second main content.
+    if (element.name === 'article' && counts.get(element)!.chars < card) continue;
     if (element !== body && isMainContent(element)) {
       found.push(element);
       continue;
@@ -224,6 +227,29 @@ function hasOneMainContent(body: Element, counts: Map<Element, Counts>): boolean
     for (const child of element.children) if (child.type === 'tag') stack.push(child as Element);
   }
   return found.length === 1 && counts.get(found[0]!)!.chars >= MIN_MAIN_TEXT_SHARE * counts.get(body)!.chars;
+}
+
+/** Cards of other stories: at least MIN_TEASERS like boxes, each with a link, links a share of the text. */
+const MIN_TEASERS = 3;
+const MIN_TEASER_LINK_SHARE = 0.25;
+
+/**
+ * Beside the page's one main content, a run of like boxes each holding a link (a headline with its teaser, a
+ * product of "customers also bought") points to other pages: it goes like a list of headlines.
+ */
+function isTeaserList(element: Element, c: Counts, counts: Map<Element, Counts>): boolean {
+  if (c.linkChars < MIN_TEASER_LINK_SHARE * c.chars) return false;
+  const kinds = new Map<string, number>();
+  for (const child of element.children) {
+    if (child.type !== 'tag') continue;
+    const sub = counts.get(child as Element);
+    if (!sub || sub.links === 0 || sub.chars === 0) continue;
+    const kind = `${child.name}.${(child.attribs.class ?? '').trim().split(/\s+/)[0]}`;
+    const like = (kinds.get(kind) ?? 0) + 1;
+    if (like >= MIN_TEASERS) return true;
+    kinds.set(kind, like);
+  }
+  return false;
 }
 
 /** Articles holding MIN_ARTICLE_TEXT_SHARE of the page's text, and what holds them, are content. */
@@ -248,7 +274,10 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
   const counts = countAll(body, kept);
   markLargeArticles(body, counts);
   const limit = MAX_CHROME_TEXT_SHARE * counts.get(body)!.chars;
-  const linkList = hasOneMainContent(body, counts) ? isLinkList : isMenu;
+  const oneMain = hasOneMainContent(body, counts);
+  const linkList = oneMain
+    ? (c: Counts, element: Element) => isLinkList(c) || isTeaserList(element, c, counts)
+    : isMenu;
   const doomed: Element[] = [];
   // inTable: rows of links are a table's data, never a menu.
   const stack: { element: Element; inContent: boolean; inTable: boolean }[] = [
@@ -261,7 +290,7 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
       element !== body &&
       !c.content &&
       c.chars <= limit &&
-      (isChrome(element, inContent) || (!inContent && !inTable && linkList(c)))
+      (isChrome(element, inContent) || (!inContent && !inTable && linkList(c, element)))
     ) {
       doomed.push(element);
       continue;

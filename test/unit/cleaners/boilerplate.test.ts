@@ -122,6 +122,26 @@ describe('dropBoilerplate', () => {
     assert.ok(body(`<article><p>${LONG}</p>${headlines}</article>`).includes('budget for year 3'));
   });
 
+  test('beside the one main content, cards of other stories (a headline link and its teaser) go', () => {
+    const cards = Array.from(
+      { length: 4 },
+      (_, i) =>
+        `<div class="card"><a href="/s/${i}">Story ${i} headline</a><p>A teaser of story ${i}.</p></div>`,
+    ).join('');
+    const story = `<article><h1>Kettles</h1><p>${LONG}</p></article>`;
+    const text = body(`${story}<section>${cards}</section>`);
+    assert.ok(text.includes('Enough words') && !text.includes('Story 2 headline'), text);
+    // With no one main content (a news index) the cards are the page.
+    assert.ok(body(`<div>${cards}</div><p>${LONG}</p>`).includes('Story 2 headline'));
+    // Small <article> cards are cards: they go beside the main content; a large article never does.
+    const small = cards.replaceAll('<div class="card">', '<article>').replaceAll('</div>', '</article>');
+    const beside = body(
+      `<main><h1>Kettles</h1><p>${LONG}</p></main><aside>${small}</aside><div>${small}</div>`,
+    );
+    assert.ok(!beside.includes('Story 2 headline'), beside);
+    assert.ok(body(`<div class="related"><article><p>${LONG}</p></article></div>`).includes('Enough words'));
+  });
+
   test('never drops what holds the page: the main content, the h1, a page-wide form or a kept element', () => {
     assert.ok(body(`<form id="aspnetForm"><p>${LONG}</p></form>`).includes('Enough words'));
     assert.ok(body(`<header><h1>The title</h1></header><p>${LONG}</p>`).includes('The title'));
