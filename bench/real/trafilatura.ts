@@ -5,7 +5,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-const VENV = process.env.BENCH_TRAFILATURA_VENV ?? join(homedir(), '.cache', 'extract-service', 'bench-trafilatura-venv');
+const VENV =
+  process.env.BENCH_TRAFILATURA_VENV ??
+  join(homedir(), '.cache', 'extract-service', 'bench-trafilatura-venv');
 const HERE = new URL('.', import.meta.url).pathname;
 const REQUIREMENTS = join(HERE, 'trafilatura-requirements.txt');
 const SCRIPT = join(HERE, 'trafilatura-extract.py');
