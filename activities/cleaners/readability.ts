@@ -85,6 +85,8 @@ function trimmedContent(content: string, isKept: (element: Element) => boolean) 
 export const LISTING_TEXT_SHARE = 0.5;
 /** A pick with this much text besides the items is an article (its comments or related cards beside it). */
 export const LISTING_MAX_OTHER_CHARS = 1_000;
+/** ... or this many blocks: a box or two (a heading, a paragraph or two); more is an article's own text. */
+export const LISTING_MAX_OTHER_BLOCKS = 4;
 const TEXT_BLOCKS = 'p, li, dd, blockquote, pre, h1, h2, h3, h4, h5, h6';
 
 const noArticle = {
@@ -112,8 +114,8 @@ function listingOf(items: Items | null, article: Article): Element | null {
   const otherChars = squeezed($pick.root().text()).length - squeezed($inside.text()).length;
   const otherBlocks = $pick(TEXT_BLOCKS).length - $inside.find(TEXT_BLOCKS).length;
   // A pick of the items alone needs no change; a pick with much prose of its own is an article.
-  if (otherChars < MIN_ARTICLE_CHARS || otherChars >= LISTING_MAX_OTHER_CHARS || items.count <= otherBlocks)
-    return null;
+  if (otherChars < MIN_ARTICLE_CHARS || otherChars >= LISTING_MAX_OTHER_CHARS) return null;
+  if (otherBlocks > LISTING_MAX_OTHER_BLOCKS || items.count <= otherBlocks) return null;
   return items.chars >= LISTING_TEXT_SHARE * otherChars ? items.container : null;
 }
 

@@ -72,6 +72,20 @@ describe('the readability cleaner on listings and threads', () => {
       assert.ok(!text.includes(gone), gone);
   });
 
+  test('a short article of several paragraphs beside a longer run of cards stays the article', () => {
+    const article = Array.from(
+      { length: 6 },
+      (_, i) => `<p>Short paragraph ${i} of the story, in a sentence.</p>`,
+    );
+    const cards = Array.from(
+      { length: 10 },
+      (_, i) =>
+        `<div class="slide"><h3>Slide ${i}</h3><div>Slide ${i} says a good deal more about the story.</div></div>`,
+    );
+    const text = readable(`<h1>A story</h1><div>${article.join('')}</div><div>${cards.join('')}</div>`);
+    assert.ok(text.includes('Short paragraph 5 of the story'), text.slice(0, 300));
+  });
+
   test('an article with comments beside it stays the article: its prose outweighs any box', () => {
     const article = Array.from(
       { length: 8 },
