@@ -12,11 +12,10 @@
 // PAGE_HEADER): the expected texts hold the body only. "F1 as sent" scores the whole output, header included.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { load } from 'cheerio';
-import { type CleanerStep, runChain } from '../activities/cleaners/index.js';
-import { PAGE_HEADER } from '../activities/cleaners/readability.js';
+import type { CleanerStep } from '../activities/cleaners/index.js';
 import { chainOutputFormat } from '../shared/cleaners.js';
 import { type BenchPage, loadCorpus } from './cleaners/corpus.js';
+import { runBoth } from './cleaners/run.js';
 import {
   htmlText,
   mean,
@@ -66,30 +65,8 @@ interface Row {
   sentSnippets?: SnippetCounts;
 }
 
-/** The step's output without the cleaner's header block; the same string when it has none. */
-function withoutHeader(output: string): string {
-  if (!output.includes('<header')) return output;
-  const $ = load(output);
-  const header = $(PAGE_HEADER);
-  if (header.length === 0) return output;
-  header.remove();
-  return $('body').html() ?? '';
-}
-
-/** The chain's output as sent, and the body alone: the run with the header set aside after each step. */
-function runBoth(html: string, chain: CleanerStep[]): { sent: string; body: string } {
-  let sent = html;
-  let body = html;
-  for (const step of chain) {
-    const diverged = body !== sent;
-    sent = runChain(sent, [step], { baseUrl: BASE_URL });
-    body = withoutHeader(diverged ? runChain(body, [step], { baseUrl: BASE_URL }) : sent);
-  }
-  return { sent, body };
-}
-
 function score(page: BenchPage, rawTokens: number, chain: CleanerStep[]): Row {
-  const { sent: output, body: bodyOutput } = runBoth(page.html, chain);
+  const { sent: output, body: bodyOutput } = runBoth(page.html, chain, BASE_URL);
   const asText = (out: string) => (chainOutputFormat(chain) === 'html' ? htmlText(out) : out);
   const body = asText(bodyOutput);
   const tokens = modelTokens(output);

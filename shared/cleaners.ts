@@ -84,7 +84,8 @@ export const CLEANER_CATALOGUE = {
       "ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail " +
       'after the article), as HTML that starts with a header ' +
       'holding the title, byline and dateline; follow it with markdown, text or html. ' +
-      'A page where it finds little main content passes through whole, minus page noise.',
+      'On a listing or a thread the items or posts are the content, not a newsletter box or the footer. ' +
+      'A page where it finds little main content passes through whole, minus page noise and chrome.',
     options: z.object({ remove_selectors: removeSelectors, keep_selectors: keepSelectors }).strict(),
   },
   text: {

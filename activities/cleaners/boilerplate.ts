@@ -19,7 +19,12 @@ const CHROME_ROLES = new Set([
   'alertdialog',
   'complementary',
 ]);
-const CONTENT_TAGS = new Set(['main', 'article', 'h1']);
+const CONTENT_TAGS = new Set(['main', 'h1']);
+/**
+ * An <article> holding this share of the page's text is content that never goes; smaller ones are cards (of
+ * related stories, of a listing), judged like any block.
+ */
+const MIN_ARTICLE_TEXT_SHARE = 0.1;
 /** Elements a block of links is never mistaken for a menu with. */
 const NOT_MENU_TAGS = new Set(['table', 'h1', 'h2', 'h3', 'img', 'picture']);
 
@@ -38,12 +43,31 @@ const CHROME_WORDS = new Set([
   'navbar',
   'nav',
   'navigation',
+  'breadcrumb',
+  'breadcrumbs',
   'share',
   'sharing',
   'social',
   'newsletter',
+  'subscribe',
+  'signup',
   'popup',
   'modal',
+  'sidebar',
+  'footer',
+  // Boxes that sell or point elsewhere: ads, promotions, other stories, the author's biography.
+  'ad',
+  'ads',
+  'advert',
+  'advertisement',
+  'sponsored',
+  'promo',
+  'related',
+  'recommended',
+  'trending',
+  'outbrain',
+  'taboola',
+  'bio',
 ]);
 const CHROME_NAMES = new Set(['site-header', 'site-footer', 'global-header', 'global-footer', 'skip-link']);
 const MAX_NAME_PARTS = 3;
@@ -156,8 +180,17 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
   return counts;
 }
 
+/** Never shown: the hidden attribute, an inline display:none or visibility:hidden, aria-hidden. */
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
+
+export const isHidden = (element: Element) =>
+  element.attribs.hidden !== undefined ||
+  element.attribs['aria-hidden'] === 'true' ||
+  HIDDEN_STYLE.test(element.attribs.style ?? '');
+
 function isChrome(element: Element, inContent: boolean): boolean {
   if (CHROME_TAGS.has(element.name) || CHROME_ROLES.has(element.attribs.role ?? '')) return true;
+  if (isHidden(element)) return true;
   if (SECTION_TAGS.has(element.name) && !inContent) return true;
   return namesChrome(element);
 }
@@ -182,8 +215,11 @@ const MIN_MAIN_TEXT_SHARE = 0.25;
 function hasOneMainContent(body: Element, counts: Map<Element, Counts>): boolean {
   const found: Element[] = [];
   const stack: Element[] = [body];
+  const card = MIN_ARTICLE_TEXT_SHARE * counts.get(body)!.chars;
   while (stack.length > 0 && found.length < 2) {
     const element = stack.pop()!;
+    // A small <article> is a card (of a related story), not a second main content.
+    if (element.name === 'article' && counts.get(element)!.chars < card) continue;
     if (element !== body && isMainContent(element)) {
       found.push(element);
       continue;
@@ -193,14 +229,55 @@ function hasOneMainContent(body: Element, counts: Map<Element, Counts>): boolean
   return found.length === 1 && counts.get(found[0]!)!.chars >= MIN_MAIN_TEXT_SHARE * counts.get(body)!.chars;
 }
 
+/** Cards of other stories: at least MIN_TEASERS like boxes, each with a link, links a share of the text. */
+const MIN_TEASERS = 3;
+const MIN_TEASER_LINK_SHARE = 0.25;
+
+/**
+ * Beside the page's one main content, a run of like boxes each holding a link (a headline with its teaser, a
+ * product of "customers also bought") points to other pages: it goes like a list of headlines.
+ */
+function isTeaserList(element: Element, c: Counts, counts: Map<Element, Counts>): boolean {
+  if (c.linkChars < MIN_TEASER_LINK_SHARE * c.chars) return false;
+  const kinds = new Map<string, number>();
+  for (const child of element.children) {
+    if (child.type !== 'tag') continue;
+    const sub = counts.get(child as Element);
+    if (!sub || sub.links === 0 || sub.chars === 0) continue;
+    const kind = `${child.name}.${(child.attribs.class ?? '').trim().split(/\s+/)[0]}`;
+    const like = (kinds.get(kind) ?? 0) + 1;
+    if (like >= MIN_TEASERS) return true;
+    kinds.set(kind, like);
+  }
+  return false;
+}
+
+/** Articles holding MIN_ARTICLE_TEXT_SHARE of the page's text, and what holds them, are content. */
+function markLargeArticles(body: Element, counts: Map<Element, Counts>) {
+  const least = MIN_ARTICLE_TEXT_SHARE * counts.get(body)!.chars;
+  for (const [element, count] of counts) {
+    if (element.name !== 'article' || count.chars < least) continue;
+    // Content is marked all the way up, so a walk ends where another began: linear in all.
+    for (let at: Element | null = element; at && at !== body; at = at.parent as Element | null) {
+      const above = counts.get(at);
+      if (!above || above.content) break;
+      above.content = true;
+    }
+  }
+}
+
 /** Removes page chrome in place; elements matching `keep` and whatever holds them stay. */
 export function dropBoilerplate($: CheerioAPI, keep: string) {
   const body = $('body').get(0);
   if (!body) return;
   const kept = new Set<AnyNode>(keep ? $(body).find(keep).toArray() : []);
   const counts = countAll(body, kept);
+  markLargeArticles(body, counts);
   const limit = MAX_CHROME_TEXT_SHARE * counts.get(body)!.chars;
-  const linkList = hasOneMainContent(body, counts) ? isLinkList : isMenu;
+  const oneMain = hasOneMainContent(body, counts);
+  const linkList = oneMain
+    ? (c: Counts, element: Element) => isLinkList(c) || isTeaserList(element, c, counts)
+    : isMenu;
   const doomed: Element[] = [];
   // inTable: rows of links are a table's data, never a menu.
   const stack: { element: Element; inContent: boolean; inTable: boolean }[] = [
@@ -213,7 +290,7 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
       element !== body &&
       !c.content &&
       c.chars <= limit &&
-      (isChrome(element, inContent) || (!inContent && !inTable && linkList(c)))
+      (isChrome(element, inContent) || (!inContent && !inTable && linkList(c, element)))
     ) {
       doomed.push(element);
       continue;

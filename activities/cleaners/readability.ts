@@ -6,7 +6,9 @@ import { type CheerioAPI, load } from 'cheerio';
 import type { Element } from 'domhandler';
 import { parseHTML } from 'linkedom';
 import { dropLinkBlocks, dropRepeatedLines, isSpacer, takeHeadLines, trimTail } from './article-trim.js';
+import { dropBoilerplate } from './boilerplate.js';
 import { dropCaptions, dropPictureText } from './captions.js';
+import { type Items, largestItems } from './listing.js';
 import { proseChars } from './prose.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
@@ -75,6 +77,49 @@ function trimmedContent(content: string, isKept: (element: Element) => boolean) 
 }
 
 /**
+ * A page's run of like items (listing.ts) is its content, rather than Readability's pick, when the items
+ * outnumber the pick's other blocks (a newsletter box, a footer, a welcome note: a few paragraphs) and hold
+ * at least LISTING_TEXT_SHARE of those blocks' text. An article's paragraphs outnumber and outweigh the cards
+ * of related stories beside it.
+ */
+export const LISTING_TEXT_SHARE = 0.5;
+/** A pick with this much text besides the items is an article (its comments or related cards beside it). */
+export const LISTING_MAX_OTHER_CHARS = 1_000;
+/** ... or this many blocks: a box or two (a heading, a paragraph or two); more is an article's own text. */
+export const LISTING_MAX_OTHER_BLOCKS = 4;
+const TEXT_BLOCKS = 'p, li, dd, blockquote, pre, h1, h2, h3, h4, h5, h6';
+
+const noArticle = {
+  title: '',
+  byline: null,
+  excerpt: null,
+  siteName: null,
+  lang: null,
+  dir: null,
+  publishedTime: null,
+  length: 0,
+};
+const ITEMS_MARK = 'data-cleaner-items';
+const squeezed = (text: string) => text.replace(/\s+/g, '');
+
+/**
+ * The container of the page's items when they, not Readability's pick, are its content. `items` was marked
+ * (ITEMS_MARK) before Readability ran: the pick holds them when it holds the mark (it took a thread with the
+ * boxes around it).
+ */
+function listingOf(items: Items | null, article: Article): Element | null {
+  if (!items || items.chars < MIN_ARTICLE_CHARS) return null;
+  const $pick = load(article?.content ?? '');
+  const $inside = $pick(`[${ITEMS_MARK}]`);
+  const otherChars = squeezed($pick.root().text()).length - squeezed($inside.text()).length;
+  const otherBlocks = $pick(TEXT_BLOCKS).length - $inside.find(TEXT_BLOCKS).length;
+  // A pick of the items alone needs no change; a pick with much prose of its own is an article.
+  if (otherChars < MIN_ARTICLE_CHARS || otherChars >= LISTING_MAX_OTHER_CHARS) return null;
+  if (otherBlocks > LISTING_MAX_OTHER_BLOCKS || items.count <= otherBlocks) return null;
+  return items.chars >= LISTING_TEXT_SHARE * otherChars ? items.container : null;
+}
+
+/**
  * Headings lose their class before Readability reads the page: it takes a heading's class words for the
  * page's chrome ("subheader" reads as a header) and drops the article's own section headings. A heading
  * outside the article still goes with the block it sits in.
@@ -106,17 +151,28 @@ function markKept($: CheerioAPI, keep: string): string[] {
  */
 export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = ''): string | null {
   const kept = keepSelectors.length > 0 ? markKept($, keepSelectors.join(', ')) : [];
+  // Page chrome goes first: Readability scores blocks by their text, and a newsletter box or a footer with
+  // a paragraph in it can outscore a listing's short items or a forum's posts.
+  dropBoilerplate($, `[${KEEP_MARK}]`);
   dropCaptions($, (element) => element.attribs[KEEP_MARK] !== undefined);
   unclassHeadings($);
+  const items = largestItems($);
+  if (items) items.container.attribs[ITEMS_MARK] = '';
   const picked = pickArticle($);
   let article = picked.article;
+  const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
+  const listing = listingOf(items, article);
+  if (items) delete items.container.attribs[ITEMS_MARK];
+  if (listing)
+    article = { ...(article ?? noArticle), content: $.html(listing), textContent: $(listing).text() };
   if (!article?.content || (article.textContent ?? '').trim().length < MIN_ARTICLE_CHARS) {
     $(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK); // the caller falls back to the whole document
     return null;
   }
 
-  const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
-  let { $article, body } = trimmedContent(article.content, isKept);
+  let { $article, body } = listing
+    ? { $article: load(article.content), body: undefined }
+    : trimmedContent(article.content, isKept);
   // A second pick the trim steps leave (nearly) empty was a page's wrapper of link blocks: the first stands.
   if (picked.first?.content && $article.root().text().trim().length < MIN_ARTICLE_CHARS) {
     article = { ...picked.first, title: article.title, byline: picked.first.byline || article.byline };
@@ -141,6 +197,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   // One append: appending element by element is quadratic in the number of kept elements.
   $article('body').append(kept.filter((_, mark) => !present.has(String(mark))).join(''));
   $article(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK);
+  $article(`[${ITEMS_MARK}]`).removeAttr(ITEMS_MARK);
   // One <article> around it all: a later cleaner's drop_boilerplate then takes it for the content it is
   // (its lists of links are not menus, its header and footer are its own).
   return `<article>${$article('body').html() ?? ''}</article>`;

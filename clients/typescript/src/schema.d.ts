@@ -16388,7 +16388,7 @@ export interface components {
     ProvenanceInput: {
       [key: string]: components['schemas']['FieldProvenanceInput'];
     };
-    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
+    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. On a listing or a thread the items or posts are the content, not a newsletter box or the footer. A page where it finds little main content passes through whole, minus page noise and chrome. */
     ReadabilityCleanerStep: {
       /** @constant */
       name: 'readability';
@@ -16405,7 +16405,7 @@ export interface components {
         remove_selectors: string[];
       };
     };
-    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise. */
+    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. On a listing or a thread the items or posts are the content, not a newsletter box or the footer. A page where it finds little main content passes through whole, minus page noise and chrome. */
     ReadabilityCleanerStepInput: {
       /** @constant */
       name: 'readability';

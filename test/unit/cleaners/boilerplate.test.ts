@@ -41,6 +41,37 @@ describe('dropBoilerplate', () => {
     for (const kept of ['Enough words', 'footnote link']) assert.ok(text.includes(kept), kept);
   });
 
+  test('hidden elements go: the hidden attribute, display:none or visibility:hidden, aria-hidden', () => {
+    const html =
+      `<div hidden>Hidden by attribute</div><div style="color: red; display: none">Hidden by style</div>` +
+      `<p style="visibility:hidden !important">Invisible</p><div aria-hidden="true">Screen readers skip me</div>` +
+      `<div style="display:block"><p>${LONG}</p></div><div aria-hidden="false">Shown</div>`;
+    const text = body(html);
+    for (const gone of ['Hidden by attribute', 'Hidden by style', 'Invisible', 'Screen readers'])
+      assert.ok(!text.includes(gone), gone);
+    for (const kept of ['Enough words', 'Shown']) assert.ok(text.includes(kept), kept);
+    // What holds the page stays even when hidden (a page revealed by its script).
+    assert.ok(body(`<div hidden><h1>Title</h1><p>${LONG}</p></div>`).includes('Enough words'));
+  });
+
+  test('boxes named as ads, promotions, related stories, newsletters, sidebars, footers or bios go', () => {
+    const html =
+      `<div class="ad-slot">Buy now</div><div id="promo_box">Half price today</div>` +
+      `<section class="related-stories"><h3>Related</h3><p>Another story in full sentences.</p></section>` +
+      `<div class="newsletter-signup"><p>Get our letter every Sunday.</p></div>` +
+      `<div class="author-bio"><p>Ada writes about kettles.</p></div><div class="site-sidebar">Popular</div>` +
+      `<div class="article-footer">Filed under kettles</div><div class="shadow"><p>${LONG}</p></div>`;
+    const text = body(html);
+    for (const gone of ['Buy now', 'Half price', 'Another story', 'every Sunday', 'Ada writes', 'Popular'])
+      assert.ok(!text.includes(gone), gone);
+    assert.ok(!text.includes('Filed under'));
+    // Words inside longer names, or in other words ("download", "loaded", "biology"), name nothing.
+    const kept = body(
+      `<div class="download-area"><p>Get the file.</p></div><div class="biology"><p>${LONG}</p></div>`,
+    );
+    assert.ok(kept.includes('Get the file') && kept.includes('Enough words'), kept);
+  });
+
   test('a block of short links goes however it is marked up; a product grid with prices stays', () => {
     const cards = Array.from(
       { length: 6 },
@@ -89,6 +120,26 @@ describe('dropBoilerplate', () => {
     );
     // Inside the main content a list of headlines is the content's.
     assert.ok(body(`<article><p>${LONG}</p>${headlines}</article>`).includes('budget for year 3'));
+  });
+
+  test('beside the one main content, cards of other stories (a headline link and its teaser) go', () => {
+    const cards = Array.from(
+      { length: 4 },
+      (_, i) =>
+        `<div class="card"><a href="/s/${i}">Story ${i} headline</a><p>A teaser of story ${i}.</p></div>`,
+    ).join('');
+    const story = `<article><h1>Kettles</h1><p>${LONG}</p></article>`;
+    const text = body(`${story}<section>${cards}</section>`);
+    assert.ok(text.includes('Enough words') && !text.includes('Story 2 headline'), text);
+    // With no one main content (a news index) the cards are the page.
+    assert.ok(body(`<div>${cards}</div><p>${LONG}</p>`).includes('Story 2 headline'));
+    // Small <article> cards are cards: they go beside the main content; a large article never does.
+    const small = cards.replaceAll('<div class="card">', '<article>').replaceAll('</div>', '</article>');
+    const beside = body(
+      `<main><h1>Kettles</h1><p>${LONG}</p></main><aside>${small}</aside><div>${small}</div>`,
+    );
+    assert.ok(!beside.includes('Story 2 headline'), beside);
+    assert.ok(body(`<div class="related"><article><p>${LONG}</p></article></div>`).includes('Enough words'));
   });
 
   test('never drops what holds the page: the main content, the h1, a page-wide form or a kept element', () => {

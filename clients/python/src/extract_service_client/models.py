@@ -738,7 +738,7 @@ class ReadabilityCleanerStepInputOptions(BaseModel):
 
 class ReadabilityCleanerStepInput(BaseModel):
     """
-    Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise.
+    Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. On a listing or a thread the items or posts are the content, not a newsletter box or the footer. A page where it finds little main content passes through whole, minus page noise and chrome.
     """
 
     name: Literal['readability']
@@ -4948,7 +4948,7 @@ class ReadabilityCleanerStepOptions(BaseModel):
 
 class ReadabilityCleanerStep(BaseModel):
     """
-    Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. A page where it finds little main content passes through whole, minus page noise.
+    Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. On a listing or a thread the items or posts are the content, not a newsletter box or the footer. A page where it finds little main content passes through whole, minus page noise and chrome.
     """
 
     name: Literal['readability']
