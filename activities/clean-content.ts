@@ -1,6 +1,5 @@
 // The clean activity: reads stored page content, runs the cleaner chain (activities/cleaners/) in the HTML
-// pool's threads, under its time limit, and stores the result; content travels by id (decisions.md "Schemas
-// and cleaning").
+// pool's threads, under its time limit, and stores the result; content travels by id.
 import { type ContentFormat, chainOutputFormat } from '../shared/cleaners.js';
 import { currentActivity } from './activity-context.js';
 import type { CleanerStep } from './cleaners/index.js';

@@ -2,7 +2,7 @@
 // picture descriptions), blocks that are mostly links (related stories, tag lists, "follow us"), the trail of
 // short unpunctuated lines after the last paragraph ("Related", "Share", a newsletter prompt), and the short
 // lines before the first sentence (dateline, kicker), which the cleaner moves to its header rather than drops.
-// Measured on the cleaner bench (README "Cleaners"). Linear: link and text counts are taken in one bottom-up
+// Measured on the cleaner bench (docs/benchmarks.md, "Cleaners"). Linear: link and text counts are taken in one bottom-up
 // walk, decisions made top-down; the edges are trimmed one block at a time, a bounded number of times.
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';

@@ -1,5 +1,5 @@
 // Main-content extraction with Mozilla Readability over linkedom (about 8x faster than over jsdom and it
-// found content on all 130 pages of Readability's own test corpus; NOTES.md). Elements matching
+// found content on all 130 pages of Readability's own test corpus). Elements matching
 // keep_selectors that Readability leaves out are appended after the article.
 import { Readability } from '@mozilla/readability';
 import { type CheerioAPI, load } from 'cheerio';
