@@ -1,14 +1,14 @@
 // createActivities(deps): the worker registers these; workflows import their types only.
 import { makeAnalyzeJob } from './analyze/analyze-job.js';
-import { makeCrawlFrontier } from './crawl-frontier.js';
-import { makeCrawlPage } from './crawl-page.js';
-import { makeCrawlPages } from './crawl-pages.js';
-import { makeDeliverWebhook } from './deliver-webhook.js';
-import type { ActivityDeps } from './deps.js';
-import { makeExtractPage } from './extract-page.js';
-import { makeMapSite } from './map/map-site.js';
-import { makeMonitorActivities } from './monitor-run.js';
-import { makeRecordEvents } from './record-events.js';
+import type { ActivityDeps } from './common/deps.js';
+import { makeCrawlFrontier } from './crawl/crawl-frontier.js';
+import { makeCrawlPage } from './crawl/crawl-page.js';
+import { makeCrawlPages } from './crawl/crawl-pages.js';
+import { makeMapSite } from './crawl/map/map-site.js';
+import { makeDeliverWebhook } from './delivery/deliver-webhook.js';
+import { makeMonitorActivities } from './delivery/monitor-run.js';
+import { makeExtractPage } from './extraction/extract-page.js';
+import { makeRecordEvents } from './extraction/record-events.js';
 
 export function createActivities(deps: ActivityDeps) {
   const { crawlPage, crawlPageOfBatch } = makeCrawlPage(deps);

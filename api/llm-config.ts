@@ -1,7 +1,7 @@
 // A job's model settings (llm_config) in the API: what the job carries (never the key) and the checks made
 // before it starts — a caller's base_url must be a public address the provider allows, and no stored or
 // operator key is paired with an endpoint it was not given for.
-import type { JobLlmConfig } from '../activities/llm/chain.js';
+import type { JobLlmConfig } from '../activities/extraction/llm/chain.js';
 import { providerInfo } from '../shared/llm/catalog.js';
 import { operatorCredentials, pairKey, tenantSettings } from '../shared/llm/key-pairing.js';
 import { checkCallerHost } from '../shared/net/address-policy.js';

@@ -83,7 +83,7 @@ export function analyzeResponse(job: JobView, page: ResultView): AnalyzeResponse
   return { ...(page.data as Omit<AnalyzeResponse, 'job_id'>), job_id: job.id };
 }
 
-/** A map job's one page result holds the map (activities/map/map-site.ts). */
+/** A map job's one page result holds the map (activities/crawl/map/map-site.ts). */
 export function mapResponse(job: JobView, page: ResultView): MapResponse {
   return { ...(page.data as MapResult), job_id: job.id, status: 'completed' };
 }

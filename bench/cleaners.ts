@@ -12,7 +12,7 @@
 // PAGE_HEADER): the expected texts hold the body only. "F1 as sent" scores the whole output, header included.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { CleanerStep } from '../activities/cleaners/index.js';
+import type { CleanerStep } from '../activities/reading/cleaners/index.js';
 import { chainOutputFormat } from '../shared/cleaners.js';
 import { type BenchPage, loadCorpus } from './cleaners/corpus.js';
 import { runBoth } from './cleaners/run.js';

@@ -145,7 +145,7 @@ export const ConfigSchema = z.object({
    * through the queue, so that every worker takes a fair share of a crawl. 0 turns it off entirely.
    */
   WORKER_EAGER_ACTIVITIES: z.coerce.number().int().min(0).max(100).default(1),
-  /** Threads that clean and analyse page HTML (activities/html-pool), off the worker's event loop. */
+  /** Threads that clean and analyse page HTML (activities/reading/html-pool), off the worker's event loop. */
   HTML_WORKERS: z.coerce.number().int().min(1).max(32).default(2),
   /** How long one page's HTML work may run in its thread; past it the thread is stopped (processing_timeout). */
   HTML_TIMEOUT_MS: z.coerce.number().int().min(50).default(15_000),

@@ -1,4 +1,4 @@
-// A page's structured data as the HTML pool reads it (activities/structured-data/read.ts). Types only: the
+// A page's structured data as the HTML pool reads it (activities/reading/structured-data/read.ts). Types only: the
 // items travel from the pool's threads to the extractor, and with a cleaned page's stored content.
 
 /**

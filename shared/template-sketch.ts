@@ -1,4 +1,4 @@
-// A page's structure as a small MinHash sketch (activities/learned/structure.ts makes its features), and how
+// A page's structure as a small MinHash sketch (activities/reading/learned/structure.ts makes its features), and how
 // close two sketches are: the share of equal minima estimates the Jaccard similarity of the two feature sets.
 // Pure and dependency-free: the HTML pool matches pages with it, the store matches again when it assigns a
 // page a template, so two pages of a new template arriving at once land in one.

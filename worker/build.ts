@@ -2,11 +2,11 @@
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createBrowserPool } from '../activities/browser/browser-pool.js';
-import { createDocumentReaders } from '../activities/documents/reader.js';
-import { createHtmlPool } from '../activities/html-pool/pool.js';
+import { TenantShare } from '../activities/common/tenant-share.js';
+import { createBrowserPool } from '../activities/fetching/browser/browser-pool.js';
+import { createDocumentReaders } from '../activities/fetching/documents/reader.js';
 import { createActivities } from '../activities/index.js';
-import { TenantShare } from '../activities/tenant-share.js';
+import { createHtmlPool } from '../activities/reading/html-pool/pool.js';
 import type { Config } from '../shared/config.js';
 import { createMetrics, type ServiceMetrics } from '../shared/metrics/registry.js';
 import { countWorker } from '../shared/metrics/worker-counts.js';

@@ -24,7 +24,7 @@ import {
   type DeferredActivity,
   runAsTenant,
   type TenantShare,
-} from '../activities/tenant-share.js';
+} from '../activities/common/tenant-share.js';
 import { type ActivityOutcome, countActivityResult } from '../shared/metrics/activities.js';
 import type { ServiceMetrics } from '../shared/metrics/registry.js';
 import { JOB_HEADER, type JobContext, jobContextOf, jobIdOf } from '../shared/telemetry/job-context.js';
@@ -74,7 +74,7 @@ const jobActivityInterceptors =
 const DEFERRED: DeferredActivity = { outcome: 'deferred', retryAfterMs: DEFER_AFTER_MS };
 
 /**
- * A batch of crawl pages (`{ pages, mayDefer: true }`, activities/crawl-pages.ts) takes a slot of its
+ * A batch of crawl pages (`{ pages, mayDefer: true }`, activities/crawl/crawl-pages.ts) takes a slot of its
  * tenant's share per page: the pages that find one run, the others answer `deferred` in their place of the
  * result; with no slot free the whole batch is deferred. Its slots are released when the batch ends.
  */

@@ -3,15 +3,15 @@
 // its result comes back on its own promise and goes on as a single page's would. A page the retry policy
 // would have run again (or every page, when the batch itself fails) runs again alone as crawlPage.
 import { ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl-page.js';
+import type { DeferredActivity } from '../activities/common/tenant-share.js';
+import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl/crawl-page.js';
 import type {
   BatchPage,
   BatchPageResult,
   CrawlPagesInput,
   CrawlPagesResult,
-} from '../activities/crawl-pages.js';
+} from '../activities/crawl/crawl-pages.js';
 import type { Activities } from '../activities/index.js';
-import type { DeferredActivity } from '../activities/tenant-share.js';
 import type { CrawlRunOptions } from '../shared/schemas/job-spec.js';
 import { crawlPagePolicy, crawlPagesPolicy, retriedBy } from './policies.js';
 
@@ -36,7 +36,7 @@ export function batchSizeOf(opts: CrawlRunOptions): number {
   return Math.max(1, Math.min(MAX_BATCH_PAGES, Math.floor(opts.concurrency / BATCHES_IN_FLIGHT)));
 }
 
-/** What differs from page to page (activities/crawl-pages.ts's BatchPage). */
+/** What differs from page to page (activities/crawl/crawl-pages.ts's BatchPage). */
 const PAGE_KEYS = [
   'node',
   'pageId',

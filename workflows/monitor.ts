@@ -9,8 +9,8 @@ import {
   proxyActivities,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { MonitorComparison } from '../activities/delivery/monitor-run.js';
 import type { Activities } from '../activities/index.js';
-import type { MonitorComparison } from '../activities/monitor-run.js';
 import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
 import { JobWebhooks } from './job-webhooks.js';
 import { recordPolicy } from './policies.js';

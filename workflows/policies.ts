@@ -69,7 +69,7 @@ export const modelPolicy: ActivityOptions = {
 
 /**
  * An extract job's page (fetch + clean + model, extractPage): the model's policy, whose two attempts a
- * waited job's model step bounds (activities/llm/step-time.ts).
+ * waited job's model step bounds (activities/extraction/llm/step-time.ts).
  */
 export const extractPagePolicy: ActivityOptions = { ...modelPolicy, allowEagerDispatch: true };
 
@@ -117,7 +117,7 @@ export const analyzePolicy: ActivityOptions = { ...fetchPolicy, startToCloseTime
 
 /**
  * An analyze job in one activity (analyzeJob: both fetches, up to four linked pages at depth 1, then up to
- * three model calls): the model's policy; a waited job bounds its model steps (activities/llm/step-time.ts),
+ * three model calls): the model's policy; a waited job bounds its model steps (activities/extraction/llm/step-time.ts),
  * and 10 minutes covers the fetches (analyzePolicy's 5 minutes) and those steps.
  */
 export const analyzeJobPolicy: ActivityOptions = { ...modelPolicy, allowEagerDispatch: true };

@@ -1,7 +1,7 @@
 // webhookDeliveryWorkflow: one event to one destination, up to 1 + retryDelaysMs.length attempts. The waits
 // are durable timers, so a worker or server restart during a wait loses nothing and sends nothing twice.
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { DeliverOutcome } from '../activities/deliver-webhook.js';
+import type { DeliverOutcome } from '../activities/delivery/deliver-webhook.js';
 import type { Activities } from '../activities/index.js';
 import type { WebhookEvent } from '../shared/webhooks.js';
 import { webhookPolicy } from './policies.js';

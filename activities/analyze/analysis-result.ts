@@ -2,10 +2,10 @@
 // depth 1, what the sampled linked pages turned out to be. Pure.
 import { type AnalysisResult, PAGE_TYPES } from '../../shared/schemas/analyze.js';
 import type { ResolvedFetchMode } from '../../shared/schemas/common.js';
+import type { PatternDraft } from '../reading/page-structure/link-patterns.js';
+import type { PageStructure } from '../reading/page-structure/page-structure.js';
+import type { PageType } from '../reading/page-structure/page-type.js';
 import type { LinkClass } from './classify-links.js';
-import type { PatternDraft } from './link-patterns.js';
-import type { PageStructure } from './page-structure.js';
-import type { PageType } from './page-type.js';
 
 /** The model's page type when it names one of the enum, else the structure's guess. */
 export function chosenPageType(answer: unknown, guess: PageType): PageType {

@@ -1,8 +1,8 @@
 import type { FetchMode } from '../../shared/schemas/common.js';
-import { currentActivity } from '../activity-context.js';
-import type { ActivityDeps } from '../deps.js';
-import { categorized } from '../failure.js';
-import { completedEvents, type JobPlaces, recordStarted } from '../job-places.js';
+import { currentActivity } from '../common/activity-context.js';
+import type { ActivityDeps } from '../common/deps.js';
+import { categorized } from '../common/failure.js';
+import { completedEvents, type JobPlaces, recordStarted } from '../common/job-places.js';
 import { makeAnalyzePage } from './analyze-page.js';
 import { makeClassifyLinks } from './classify-links.js';
 import { makeRecordAnalysis } from './record-analysis.js';

@@ -5,16 +5,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ANALYSIS_CLEANER_CHAIN } from '../../shared/cleaners.js';
 import { CategorizedError } from '../../shared/errors.js';
 import type { FetchMode, ResolvedFetchMode } from '../../shared/schemas/common.js';
-import { currentActivity } from '../activity-context.js';
-import { needsScripts } from '../browser/app-shell.js';
-import type { ActivityDeps } from '../deps.js';
-import { categorized } from '../failure.js';
-import { type FetchPageResult, makeFetchPage } from '../fetch-page.js';
-import { htmlPoolOf } from '../html-pool/pool.js';
+import { currentActivity } from '../common/activity-context.js';
+import type { ActivityDeps } from '../common/deps.js';
+import { categorized } from '../common/failure.js';
+import { needsScripts } from '../fetching/browser/app-shell.js';
+import { type FetchPageResult, makeFetchPage } from '../fetching/fetch-page.js';
+import { htmlPoolOf } from '../reading/html-pool/pool.js';
+import type { PageStructure } from '../reading/page-structure/page-structure.js';
 import { type LinkSample, pickSamples } from './classify-links.js';
 import { evidenceDocument } from './evidence.js';
 import { type FetchEvidence, recommendFetchMode } from './fetch-mode.js';
-import type { PageStructure } from './page-structure.js';
 
 export interface AnalyzePageInput {
   jobId: string;

@@ -5,10 +5,11 @@
 // result says which schema was kept and why; every model call made here is returned for usage.
 import { validateSchemaYaml } from '../../shared/schema-input.js';
 import type { SchemaSource } from '../../shared/schemas/analyze.js';
-import type { ActivityDeps } from '../deps.js';
+import type { ActivityDeps } from '../common/deps.js';
+import type { PageStructure } from '../reading/page-structure/page-structure.js';
+import { suggestSchema } from '../reading/page-structure/suggested-schema.js';
 import { ANALYSIS_SCHEMA } from './evidence.js';
 import { type AnalysisJob, runModelStep, type StepSpend } from './model-step.js';
-import type { PageStructure } from './page-structure.js';
 import {
   checkSample,
   emptyReason,
@@ -20,7 +21,6 @@ import {
   yieldNote,
 } from './sample-check.js';
 import { answerOf, type Suggestion } from './suggest-analysis.js';
-import { suggestSchema } from './suggested-schema.js';
 
 export interface CheckSchemaInput extends AnalysisJob {
   cleanedId: string;

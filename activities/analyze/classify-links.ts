@@ -4,13 +4,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { CategorizedError } from '../../shared/errors.js';
 import type { ResolvedFetchMode } from '../../shared/schemas/common.js';
-import { currentActivity, heartbeat } from '../activity-context.js';
-import type { ActivityDeps } from '../deps.js';
-import { categorized } from '../failure.js';
-import { makeFetchPage } from '../fetch-page.js';
-import { htmlPoolOf } from '../html-pool/pool.js';
-import type { PatternDraft } from './link-patterns.js';
-import { type PageType, pageKind } from './page-type.js';
+import { currentActivity, heartbeat } from '../common/activity-context.js';
+import type { ActivityDeps } from '../common/deps.js';
+import { categorized } from '../common/failure.js';
+import { makeFetchPage } from '../fetching/fetch-page.js';
+import { htmlPoolOf } from '../reading/html-pool/pool.js';
+import type { PatternDraft } from '../reading/page-structure/link-patterns.js';
+import { type PageType, pageKind } from '../reading/page-structure/page-type.js';
 
 export interface ClassifyLinksInput {
   jobId: string;

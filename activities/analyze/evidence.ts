@@ -3,7 +3,7 @@
 
 import type { NormalizedSchema } from '../../shared/schema-input.js';
 import { PAGE_TYPES } from '../../shared/schemas/analyze.js';
-import type { PageStructure } from './page-structure.js';
+import type { PageStructure } from '../reading/page-structure/page-structure.js';
 
 /** The model's answer: every field may be null, the structure's evidence is the fallback for each. */
 export const ANALYSIS_SCHEMA: NormalizedSchema = {

@@ -6,13 +6,13 @@
 import type { JobEvent, PageCompletedData } from '../../shared/events.js';
 import { AnalysisResultSchema } from '../../shared/schemas/analyze.js';
 import type { ResolvedFetchMode } from '../../shared/schemas/common.js';
-import type { ActivityDeps } from '../deps.js';
-import { categorized } from '../failure.js';
+import type { ActivityDeps } from '../common/deps.js';
+import { categorized } from '../common/failure.js';
+import type { PageStructure } from '../reading/page-structure/page-structure.js';
 import { composeAnalysis } from './analysis-result.js';
 import { checkedSchema } from './checked-schema.js';
 import type { LinkClass } from './classify-links.js';
 import { type AnalysisJob, addUsage } from './model-step.js';
-import type { PageStructure } from './page-structure.js';
 import type { Suggestion } from './suggest-analysis.js';
 
 export interface RecordAnalysisInput extends AnalysisJob {

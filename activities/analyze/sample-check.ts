@@ -2,8 +2,8 @@
 // single item. When it did not, what went wrong is told to the model (the fields that came out empty and what
 // the page's structure shows), and the response says which schema was kept and why. Pure.
 import type { NormalizedSchema } from '../../shared/schema-input.js';
-import type { SampleValue } from './candidate-fields.js';
-import type { PageStructure } from './page-structure.js';
+import type { SampleValue } from '../reading/page-structure/candidate-fields.js';
+import type { PageStructure } from '../reading/page-structure/page-structure.js';
 
 /** A schema's record fields: the item properties of a listing schema (one `items` array), else its fields. */
 export interface RecordShape {

@@ -2,14 +2,14 @@
 // fields of one record; the suggested schema is built from those fields and checked with the parser /extract
 // uses (or built from the structure's fields when the model's are unusable). recordAnalysis checks it against
 // the page and may ask again (checked-schema.ts).
-import type { ActivityDeps } from '../deps.js';
-import { categorized } from '../failure.js';
+import type { ActivityDeps } from '../common/deps.js';
+import { categorized } from '../common/failure.js';
+import type { PageStructure } from '../reading/page-structure/page-structure.js';
+import type { PageType } from '../reading/page-structure/page-type.js';
+import { type ModelFields, suggestSchema } from '../reading/page-structure/suggested-schema.js';
 import { chosenPageType, structureSummary } from './analysis-result.js';
 import { ANALYSIS_SCHEMA } from './evidence.js';
 import { type AnalysisJob, runModelStep, type StepSpend } from './model-step.js';
-import type { PageStructure } from './page-structure.js';
-import type { PageType } from './page-type.js';
-import { type ModelFields, suggestSchema } from './suggested-schema.js';
 
 export interface SuggestAnalysisInput extends AnalysisJob {
   evidenceId: string;

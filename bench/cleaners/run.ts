@@ -2,8 +2,8 @@
 // the title and byline the readability cleaner puts first (its <header>, PAGE_HEADER): expected texts hold
 // the body only.
 import { load } from 'cheerio';
-import { type CleanerStep, runChain } from '../../activities/cleaners/index.js';
-import { PAGE_HEADER } from '../../activities/cleaners/readability.js';
+import { type CleanerStep, runChain } from '../../activities/reading/cleaners/index.js';
+import { PAGE_HEADER } from '../../activities/reading/cleaners/readability.js';
 
 /** The step's output without the cleaner's header block; the same string when it has none. */
 export function withoutHeader(output: string): string {

@@ -5,7 +5,7 @@
 //   npm run bench:real:cleaners -- [--data PATH] [--split tune|held-out|all] [--no-trafilatura] [--worst N]
 // --worst N lists each chain's N worst tune pages (by F1) with their leaked lines; never the held-out ones.
 import { parseArgs } from 'node:util';
-import type { CleanerStep } from '../../activities/cleaners/index.js';
+import type { CleanerStep } from '../../activities/reading/cleaners/index.js';
 import { chainOutputFormat, defaultChainFor } from '../../shared/cleaners.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
 import { runBoth } from '../cleaners/run.js';

@@ -1,7 +1,7 @@
 // The comparison of two monitor runs: records by page URL or by key_field, field by field, bounded.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { diffRuns, hasChanges, type RunPage } from '../../activities/monitor-diff.js';
+import { diffRuns, hasChanges, type RunPage } from '../../activities/delivery/monitor-diff.js';
 import { MAX_CHANGES_PER_RUN } from '../../shared/schemas/monitors.js';
 
 const page = (url: string, data: unknown, status = 'completed'): RunPage => ({ url, status, data });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { findLoadMore } from '../../activities/analyze/load-more.js';
+import { findLoadMore } from '../../activities/reading/page-structure/load-more.js';
 import { ANALYZE_COUNTS, startAnalyzeSite } from '../support/analyze-site.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, html } from '../support/fixture-site.js';

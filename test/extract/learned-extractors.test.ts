@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { structureSketch } from '../../activities/learned/structure.js';
+import { structureSketch } from '../../activities/reading/learned/structure.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';

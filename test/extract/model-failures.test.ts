@@ -3,8 +3,8 @@
 // the provider's Retry-After.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { retryAfterSeconds } from '../../activities/llm/providers.js';
-import { STEP_TIMEOUTS } from '../../activities/llm/step-time.js';
+import { retryAfterSeconds } from '../../activities/extraction/llm/providers.js';
+import { STEP_TIMEOUTS } from '../../activities/extraction/llm/step-time.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';

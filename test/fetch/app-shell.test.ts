@@ -1,8 +1,8 @@
 // When auto mode renders a page: the static HTML holds an app shell, an empty body or a noscript wall.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { needsScripts } from '../../activities/browser/app-shell.js';
-import { scanPage } from '../../activities/browser/page-signals.js';
+import { needsScripts } from '../../activities/fetching/browser/app-shell.js';
+import { scanPage } from '../../activities/reading/page-signals.js';
 
 const need = (body: string) =>
   needsScripts(scanPage(`<!doctype html><html><head></head><body>${body}</body></html>`));

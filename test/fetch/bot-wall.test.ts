@@ -1,8 +1,8 @@
 // Bot walls and captchas are recognised; ordinary pages that merely carry a marker are not.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { detectBotWall } from '../../activities/browser/bot-wall.js';
-import { scanPage } from '../../activities/browser/page-signals.js';
+import { detectBotWall } from '../../activities/fetching/browser/bot-wall.js';
+import { scanPage } from '../../activities/reading/page-signals.js';
 
 const wall = (html: string, status = 200, headers: Record<string, string> = {}) =>
   detectBotWall({ status, headers, signals: scanPage(html) });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { BrowserPool } from '../../activities/browser/browser-pool.js';
+import { BrowserPool } from '../../activities/fetching/browser/browser-pool.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 

@@ -11,7 +11,7 @@ import {
   type ProxyDecision,
   REFUSAL_HEADER,
   startFilteringProxy,
-} from '../../activities/browser/filtering-proxy.js';
+} from '../../activities/fetching/browser/filtering-proxy.js';
 
 let proxy: FilteringProxy;
 let port = 0;

@@ -5,7 +5,7 @@ import {
   isAllowedScheme,
   navigationFailure,
   redirectRefusal,
-} from '../../activities/browser/navigation-errors.js';
+} from '../../activities/fetching/browser/navigation-errors.js';
 import { CategorizedError } from '../../shared/errors.js';
 
 const ctx = { url: 'https://shop.example/w', timeoutMs: 1000 };

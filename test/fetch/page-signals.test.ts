@@ -1,7 +1,7 @@
 // The HTML scanner behind the app-shell and bot-wall checks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { scanPage } from '../../activities/browser/page-signals.js';
+import { scanPage } from '../../activities/reading/page-signals.js';
 
 test('visible text leaves out head, scripts, styles, noscript and templates', () => {
   const signals = scanPage(`<!doctype html><html><head><title> Blue  Widget </title><style>p{}</style>

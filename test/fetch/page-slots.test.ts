@@ -2,7 +2,7 @@
 // refusal on close.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PageSlots } from '../../activities/browser/page-slots.js';
+import { PageSlots } from '../../activities/fetching/browser/page-slots.js';
 
 test('holders are bounded and the slot passes to waiters in order', async () => {
   const slots = new PageSlots(2);

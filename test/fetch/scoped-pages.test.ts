@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { BrowserPool } from '../../activities/browser/browser-pool.js';
-import { type RenderOptions, renderPage } from '../../activities/browser/render-page.js';
-import type { FetchSession } from '../../activities/browser/session-scope.js';
-import { runAsTenant } from '../../activities/tenant-share.js';
+import { runAsTenant } from '../../activities/common/tenant-share.js';
+import { BrowserPool } from '../../activities/fetching/browser/browser-pool.js';
+import { type RenderOptions, renderPage } from '../../activities/fetching/browser/render-page.js';
+import type { FetchSession } from '../../activities/fetching/browser/session-scope.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 

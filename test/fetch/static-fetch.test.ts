@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { fetchStatic } from '../../activities/fetch-static.js';
+import { fetchStatic } from '../../activities/fetching/fetch-static.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { startFilteringProxy } from '../../activities/browser/filtering-proxy.js';
+import { startFilteringProxy } from '../../activities/fetching/browser/filtering-proxy.js';
 import { CategorizedError } from '../../shared/errors.js';
 import {
   checkCallerHost,

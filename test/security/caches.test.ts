@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { ROBOTS_CACHE_MAX_BYTES, robotsAllow, robotsCacheStats } from '../../activities/robots.js';
 import {
   canonicalJson,
   VALIDATOR_CACHE_MAX_BYTES,
   validatorCacheStats,
   validatorFor,
-} from '../../activities/schema-validators.js';
+} from '../../activities/extraction/schema-validators.js';
+import { ROBOTS_CACHE_MAX_BYTES, robotsAllow, robotsCacheStats } from '../../activities/fetching/robots.js';
 import { closeGuardedAgents } from '../../shared/net/guarded-fetch.js';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
 

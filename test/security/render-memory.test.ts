@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { BrowserPool } from '../../activities/browser/browser-pool.js';
-import { scriptHeapBudget } from '../../activities/browser/dom-size-watch.js';
-import { type RenderOptions, renderPage } from '../../activities/browser/render-page.js';
+import { BrowserPool } from '../../activities/fetching/browser/browser-pool.js';
+import { scriptHeapBudget } from '../../activities/fetching/browser/dom-size-watch.js';
+import { type RenderOptions, renderPage } from '../../activities/fetching/browser/render-page.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';

@@ -3,7 +3,7 @@
 // as robots_disallowed; the same site answering 404 is crawled.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { clearRobotsCache, robotsAllow } from '../../activities/robots.js';
+import { clearRobotsCache, robotsAllow } from '../../activities/fetching/robots.js';
 import { closeGuardedAgents } from '../../shared/net/guarded-fetch.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';

@@ -1,8 +1,8 @@
 // Pages with structured data for the structured-data unit tests: a JSON-LD script, a page around it, and
 // what the model-free path answers for a schema given the page's cleaned text.
 import { load } from 'cheerio';
-import { mapFields } from '../../activities/structured-data/map-fields.js';
-import { readStructuredData } from '../../activities/structured-data/read.js';
+import { mapFields } from '../../activities/reading/structured-data/map-fields.js';
+import { readStructuredData } from '../../activities/reading/structured-data/read.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
 
 export const ld = (value: unknown) => `<script type="application/ld+json">${JSON.stringify(value)}</script>`;

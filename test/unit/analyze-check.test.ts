@@ -2,8 +2,6 @@
 // selectors read off the page for the fallback schema (candidate-fields.ts, page-structure.ts).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { priceAmount, type SampleValue } from '../../activities/analyze/candidate-fields.js';
-import { analyzeStructure } from '../../activities/analyze/page-structure.js';
 import {
   checkSample,
   hasValue,
@@ -11,7 +9,9 @@ import {
   retryFeedback,
   structureSample,
 } from '../../activities/analyze/sample-check.js';
-import { schemaYaml } from '../../activities/analyze/suggested-schema.js';
+import { priceAmount, type SampleValue } from '../../activities/reading/page-structure/candidate-fields.js';
+import { analyzeStructure } from '../../activities/reading/page-structure/page-structure.js';
+import { schemaYaml } from '../../activities/reading/page-structure/suggested-schema.js';
 import { validateSchemaYaml } from '../../shared/schema-input.js';
 
 const URL_ = 'https://shop.example/kettles';

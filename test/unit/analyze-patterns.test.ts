@@ -12,8 +12,8 @@ import {
   groupPatterns,
   MAX_ANALYZED_LINKS,
   type PageLink,
-} from '../../activities/analyze/link-patterns.js';
-import { modelFields, suggestSchema } from '../../activities/analyze/suggested-schema.js';
+} from '../../activities/reading/page-structure/link-patterns.js';
+import { modelFields, suggestSchema } from '../../activities/reading/page-structure/suggested-schema.js';
 import { compileUrlPattern, urlPatternProblem } from '../../shared/crawl/url-pattern.js';
 import { normalizeSchema, validateSchemaYaml } from '../../shared/schema-input.js';
 import { CrawlOptionsSchema } from '../../shared/schemas/crawl.js';

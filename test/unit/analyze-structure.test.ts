@@ -3,12 +3,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { fieldName, itemFields, singleItemFields } from '../../activities/analyze/candidate-fields.js';
-import { countPage, describeElements } from '../../activities/analyze/elements.js';
-import { analyzeStructure } from '../../activities/analyze/page-structure.js';
-import { guessPageType, pageKind } from '../../activities/analyze/page-type.js';
-import { findPagination } from '../../activities/analyze/pagination.js';
-import { findRepeatedBlocks, mainBlock, signature } from '../../activities/analyze/repeated-blocks.js';
+import {
+  fieldName,
+  itemFields,
+  singleItemFields,
+} from '../../activities/reading/page-structure/candidate-fields.js';
+import { countPage, describeElements } from '../../activities/reading/page-structure/elements.js';
+import { analyzeStructure } from '../../activities/reading/page-structure/page-structure.js';
+import { guessPageType, pageKind } from '../../activities/reading/page-structure/page-type.js';
+import { findPagination } from '../../activities/reading/page-structure/pagination.js';
+import {
+  findRepeatedBlocks,
+  mainBlock,
+  signature,
+} from '../../activities/reading/page-structure/repeated-blocks.js';
 
 const URL_ = 'https://shop.example/kettles';
 const card = (i: number) =>

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { sweepProfiles } from '../../activities/browser/browser-user.js';
+import { sweepProfiles } from '../../activities/fetching/browser/browser-user.js';
 
 const root = await mkdtemp(join(tmpdir(), 'profiles-test-'));
 after(() => rm(root, { recursive: true, force: true }));

@@ -5,10 +5,10 @@ import { after, describe, test } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { load } from 'cheerio';
-import { type CleanContentResult, makeCleanContent } from '../../activities/clean-content.js';
-import { CLEANERS, runChain } from '../../activities/cleaners/index.js';
-import type { ActivityDeps } from '../../activities/deps.js';
-import { createHtmlPool } from '../../activities/html-pool/pool.js';
+import type { ActivityDeps } from '../../activities/common/deps.js';
+import { type CleanContentResult, makeCleanContent } from '../../activities/reading/clean-content.js';
+import { CLEANERS, runChain } from '../../activities/reading/cleaners/index.js';
+import { createHtmlPool } from '../../activities/reading/html-pool/pool.js';
 import { CategorizedError } from '../../shared/errors.js';
 import type { ContentDoc, ContentStore } from '../../shared/store/contents.js';
 

@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import type { CrawlPageInput, CrawlPageResult } from '../../activities/crawl-page.js';
-import { type CrawlPagesInput, makeCrawlPages } from '../../activities/crawl-pages.js';
-import { TenantShare } from '../../activities/tenant-share.js';
+import { TenantShare } from '../../activities/common/tenant-share.js';
+import type { CrawlPageInput, CrawlPageResult } from '../../activities/crawl/crawl-page.js';
+import { type CrawlPagesInput, makeCrawlPages } from '../../activities/crawl/crawl-pages.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { crawlPagePolicy, retriedBy } from '../../workflows/policies.js';
 

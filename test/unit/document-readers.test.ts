@@ -1,10 +1,10 @@
-// The document reader processes alone (activities/documents/reader-pool.ts): a document past the memory bound,
+// The document reader processes alone (activities/fetching/documents/reader-pool.ts): a document past the memory bound,
 // past the time limit, or whose job is cancelled ends its child with the matching category, and the next
 // document is read by a fresh one.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, test } from 'node:test';
-import { createReaderPool, type ReaderPool } from '../../activities/documents/reader-pool.js';
+import { createReaderPool, type ReaderPool } from '../../activities/fetching/documents/reader-pool.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { lzwZeros, pdfWithStream } from '../support/document-bombs.js';
 

@@ -1,13 +1,13 @@
-// The document readers' bounds, alone (activities/documents/): what a file's signature says it is, a zip whose
+// The document readers' bounds, alone (activities/fetching/documents/): what a file's signature says it is, a zip whose
 // headers lie about its sizes, a PDF stream bomb through a chain of filters, a zip that is no Office file.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
-import { fileKind } from '../../activities/documents/kinds.js';
-import { checkPdfStreams } from '../../activities/documents/pdf-streams.js';
-import { readDocument } from '../../activities/documents/read-document.js';
-import { unzipBounded } from '../../activities/documents/zip.js';
+import { fileKind } from '../../activities/fetching/documents/kinds.js';
+import { checkPdfStreams } from '../../activities/fetching/documents/pdf-streams.js';
+import { readDocument } from '../../activities/fetching/documents/read-document.js';
+import { unzipBounded } from '../../activities/fetching/documents/zip.js';
 import { CategorizedError } from '../../shared/errors.js';
 
 const MiB = 1024 * 1024;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { learnFromAnswer } from '../../activities/learned/dom.js';
-import { applyExtractor } from '../../activities/learned/read.js';
-import { structureSketch } from '../../activities/learned/structure.js';
-import { learnableFields, numbersIn, urlShape } from '../../activities/learned/values.js';
+import { learnFromAnswer } from '../../activities/reading/learned/dom.js';
+import { applyExtractor } from '../../activities/reading/learned/read.js';
+import { structureSketch } from '../../activities/reading/learned/structure.js';
+import { learnableFields, numbersIn, urlShape } from '../../activities/reading/learned/values.js';
 import type { FieldCandidates } from '../../shared/learned-extractor.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
 import { bestTemplate, SAME_TEMPLATE, similarity } from '../../shared/template-sketch.js';

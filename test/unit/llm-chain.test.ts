@@ -1,7 +1,7 @@
 // The operator's model chain from configuration, and which failures move on to the next entry.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { resolveChain, shouldFallBack } from '../../activities/llm/chain.js';
+import { resolveChain, shouldFallBack } from '../../activities/extraction/llm/chain.js';
 import { loadConfig } from '../../shared/config.js';
 import { type CategorizedError, ERROR_CATEGORIES, type ErrorCategory } from '../../shared/errors.js';
 

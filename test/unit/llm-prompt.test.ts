@@ -1,7 +1,7 @@
 // Extraction prompts and the parsing of a model's answer.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseAnswer, SYSTEM_PROMPT, userPrompt } from '../../activities/llm/prompt.js';
+import { parseAnswer, SYSTEM_PROMPT, userPrompt } from '../../activities/extraction/llm/prompt.js';
 import { normalizeSchema, toJsonSchema } from '../../shared/schema-input.js';
 
 const SCHEMA = normalizeSchema({ title: 'string', price: 'number', in_stock: 'boolean' });

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { pageLinks } from '../../activities/map/page-links.js';
-import { readSitemap } from '../../activities/map/sitemap-xml.js';
-import { decompressed } from '../../activities/map/sitemaps.js';
-import { timestampOf, UrlCollector } from '../../activities/map/url-collector.js';
+import { pageLinks } from '../../activities/crawl/map/page-links.js';
+import { readSitemap } from '../../activities/crawl/map/sitemap-xml.js';
+import { decompressed } from '../../activities/crawl/map/sitemaps.js';
+import { timestampOf, UrlCollector } from '../../activities/crawl/map/url-collector.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { SITEMAP_MAX_BYTES } from '../../shared/schemas/map.js';
 

@@ -3,7 +3,7 @@
 // has a case here asserting that the field goes to the model instead.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { numberOf } from '../../activities/structured-data/numbers.js';
+import { numberOf } from '../../activities/reading/structured-data/numbers.js';
 import { answer, ld, page, productPage } from '../support/structured-pages.js';
 
 const offer = (extra: Record<string, unknown>) => ({ '@type': 'Offer', priceCurrency: 'EUR', ...extra });

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { runChain } from '../../activities/cleaners/index.js';
-import { planFromStructuredData } from '../../activities/structured-data/answer.js';
-import { readStructuredData } from '../../activities/structured-data/read.js';
+import { runChain } from '../../activities/reading/cleaners/index.js';
+import { planFromStructuredData } from '../../activities/reading/structured-data/answer.js';
+import { readStructuredData } from '../../activities/reading/structured-data/read.js';
 import { defaultChainFor } from '../../shared/cleaners.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
 

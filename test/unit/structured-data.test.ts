@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { mergeAnswer, planFromStructuredData } from '../../activities/structured-data/answer.js';
-import { mapFields } from '../../activities/structured-data/map-fields.js';
-import { STRUCTURED_LIMITS } from '../../activities/structured-data/read.js';
+import { mergeAnswer, planFromStructuredData } from '../../activities/reading/structured-data/answer.js';
+import { mapFields } from '../../activities/reading/structured-data/map-fields.js';
+import { STRUCTURED_LIMITS } from '../../activities/reading/structured-data/read.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
 import { fields, ld, page, read } from '../support/structured-pages.js';
 

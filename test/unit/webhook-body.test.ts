@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { boundedResults, WEBHOOK_RESULTS_MAX_BYTES } from '../../activities/deliver-webhook.js';
+import { boundedResults, WEBHOOK_RESULTS_MAX_BYTES } from '../../activities/delivery/deliver-webhook.js';
 import type { ResultView } from '../../shared/reducers/results.js';
 
 const page = (i: number, text: string) =>

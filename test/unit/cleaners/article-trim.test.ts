@@ -9,9 +9,9 @@ import {
   dropRepeatedLines,
   takeHeadLines,
   trimTail,
-} from '../../../activities/cleaners/article-trim.js';
-import { runChain } from '../../../activities/cleaners/index.js';
-import { PAGE_HEADER } from '../../../activities/cleaners/readability.js';
+} from '../../../activities/reading/cleaners/article-trim.js';
+import { runChain } from '../../../activities/reading/cleaners/index.js';
+import { PAGE_HEADER } from '../../../activities/reading/cleaners/readability.js';
 
 const PROSE = 'A sentence of the article that goes on for a while and ends properly. ';
 const notKept = () => false;

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { dropBoilerplate } from '../../../activities/cleaners/boilerplate.js';
-import { runChain } from '../../../activities/cleaners/index.js';
+import { dropBoilerplate } from '../../../activities/reading/cleaners/boilerplate.js';
+import { runChain } from '../../../activities/reading/cleaners/index.js';
 
 const body = (html: string, keep = '') => {
   const $ = load(html);

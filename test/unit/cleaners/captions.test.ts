@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
 import type { Element } from 'domhandler';
-import { isSpacer } from '../../../activities/cleaners/article-trim.js';
-import { dropCaptions, dropPictureText } from '../../../activities/cleaners/captions.js';
-import { runChain } from '../../../activities/cleaners/index.js';
-import { PAGE_HEADER } from '../../../activities/cleaners/readability.js';
+import { isSpacer } from '../../../activities/reading/cleaners/article-trim.js';
+import { dropCaptions, dropPictureText } from '../../../activities/reading/cleaners/captions.js';
+import { runChain } from '../../../activities/reading/cleaners/index.js';
+import { PAGE_HEADER } from '../../../activities/reading/cleaners/readability.js';
 
 const PROSE = 'A sentence of the article that goes on for a while and ends properly. ';
 const notKept = () => false;

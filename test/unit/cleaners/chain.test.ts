@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { CLEANERS, runChain } from '../../../activities/cleaners/index.js';
+import { CLEANERS, runChain } from '../../../activities/reading/cleaners/index.js';
 import { CLEANER_NAMES } from '../../../shared/cleaners.js';
 import { CategorizedError } from '../../../shared/errors.js';
 

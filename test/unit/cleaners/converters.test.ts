@@ -1,10 +1,10 @@
 // The conversion steps on their own: HTML to Markdown (turndown + GFM), to plain text, to sanitised HTML.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { runChain } from '../../../activities/cleaners/index.js';
-import { htmlToMarkdown } from '../../../activities/cleaners/markdown.js';
-import { sanitize } from '../../../activities/cleaners/sanitize.js';
-import { htmlToText } from '../../../activities/cleaners/text.js';
+import { runChain } from '../../../activities/reading/cleaners/index.js';
+import { htmlToMarkdown } from '../../../activities/reading/cleaners/markdown.js';
+import { sanitize } from '../../../activities/reading/cleaners/sanitize.js';
+import { htmlToText } from '../../../activities/reading/cleaners/text.js';
 
 const TABLE = `<table>
   <caption>Plans</caption>

@@ -9,9 +9,9 @@ import {
   NOISE_SELECTOR,
   prepareDocument,
   removeElements,
-} from '../../../activities/cleaners/document.js';
-import { expandColspans } from '../../../activities/cleaners/tables.js';
-import { absolutizeUrls, dropUnusableUrls } from '../../../activities/cleaners/urls.js';
+} from '../../../activities/reading/cleaners/document.js';
+import { expandColspans } from '../../../activities/reading/cleaners/tables.js';
+import { absolutizeUrls, dropUnusableUrls } from '../../../activities/reading/cleaners/urls.js';
 
 const NO_SELECTORS = { remove_selectors: [], keep_selectors: [] };
 

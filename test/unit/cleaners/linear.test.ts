@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { CLEANERS } from '../../../activities/cleaners/index.js';
-import { collapseBlankLines, unwrapTables } from '../../../activities/cleaners/lines.js';
-import { htmlToText } from '../../../activities/cleaners/text.js';
-import { boundWhitespace, MAX_WHITESPACE_RUN } from '../../../activities/cleaners/whitespace.js';
+import { CLEANERS } from '../../../activities/reading/cleaners/index.js';
+import { collapseBlankLines, unwrapTables } from '../../../activities/reading/cleaners/lines.js';
+import { htmlToText } from '../../../activities/reading/cleaners/text.js';
+import { boundWhitespace, MAX_WHITESPACE_RUN } from '../../../activities/reading/cleaners/whitespace.js';
 
 /** What the code did before, as the reference for the linear versions. */
 const OLD_BLANK_LINES = (s: string) => s.replace(/\n(?:[ \t]*\n){2,}/g, '\n\n');

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { runChain } from '../../../activities/cleaners/index.js';
-import { largestItems, MIN_ITEMS } from '../../../activities/cleaners/listing.js';
+import { runChain } from '../../../activities/reading/cleaners/index.js';
+import { largestItems, MIN_ITEMS } from '../../../activities/reading/cleaners/listing.js';
 
 const page = (name: string) => readFileSync(new URL(`../../fixtures/pages/${name}`, import.meta.url), 'utf8');
 const LISTING = page('listing.html');

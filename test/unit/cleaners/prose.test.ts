@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { PROSE_BLOCK_CHARS, proseChars } from '../../../activities/cleaners/prose.js';
+import { PROSE_BLOCK_CHARS, proseChars } from '../../../activities/reading/cleaners/prose.js';
 
 const SENTENCE = 'A sentence of the letter that goes on for a while, as letters do, and then ends. ';
 const prose = (html: string) => proseChars(load(html).root().get(0)!);

@@ -3,9 +3,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
-import { prepareDocument } from '../../../activities/cleaners/document.js';
-import { runChain } from '../../../activities/cleaners/index.js';
-import { MIN_ARTICLE_CHARS, mainContent, PAGE_HEADER } from '../../../activities/cleaners/readability.js';
+import { prepareDocument } from '../../../activities/reading/cleaners/document.js';
+import { runChain } from '../../../activities/reading/cleaners/index.js';
+import {
+  MIN_ARTICLE_CHARS,
+  mainContent,
+  PAGE_HEADER,
+} from '../../../activities/reading/cleaners/readability.js';
 
 const ARTICLE = readFileSync(new URL('../../fixtures/pages/article.html', import.meta.url), 'utf8');
 const NO_SELECTORS = { remove_selectors: [], keep_selectors: [] };

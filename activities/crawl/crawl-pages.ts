@@ -1,0 +1,74 @@
+// Several queued pages of one crawl as one activity: each page runs the crawl-page code as it would alone
+// (its own seq, page id and events), all at once, and the activity answers one result per page (the
+// workflow bounds a batch's size, and so its result's: workflows/crawl-batches.ts). A crawl
+// schedules fewer activities, so fewer history events and less of the worker's Temporal work per page.
+// A page's failure does not fail the others: it comes back as `failed`, and the workflow decides whether
+// the page's retry policy would have retried it (then it runs again alone) or it failed for good.
+import { type ErrorCategory, isErrorCategory } from '../../shared/errors.js';
+import { currentActivity } from '../common/activity-context.js';
+import { categorized, toFailure } from '../common/failure.js';
+import type { DeferredActivity } from '../common/tenant-share.js';
+import type { AloneResult, CrawlPageInput, CrawlPageResult } from './crawl-page.js';
+
+/** What differs from page to page of a batch; the rest of a page's input is the batch's. */
+export type BatchPage = Pick<
+  CrawlPageInput,
+  | 'node'
+  | 'pageId'
+  | 'url'
+  | 'depth'
+  | 'parentUrl'
+  | 'discover'
+  | 'markSeen'
+  | 'eventSeq'
+  | 'eventId'
+  | 'revises'
+  | 'stored'
+>;
+
+/**
+ * The pages, and what they share. With `mayDefer`, the worker's tenant share admits as many pages as its
+ * tenant has slots free and answers the rest `deferred` (worker/interceptors.ts).
+ */
+export interface CrawlPagesInput extends Omit<CrawlPageInput, keyof BatchPage> {
+  pages: BatchPage[];
+}
+
+/** A page of a batch whose run threw: `retryable` as the failure says (the workflow's policy may disagree). */
+export interface FailedBatchPage {
+  outcome: 'failed';
+  category: ErrorCategory;
+  message: string;
+  retryable: boolean;
+}
+
+export type BatchPageResult = CrawlPageResult | FailedBatchPage | AloneResult;
+
+/** One result per page, in the pages' order; or, when its tenant's share admits none, the batch deferred. */
+export type CrawlPagesResult = BatchPageResult[] | DeferredActivity;
+
+export function makeCrawlPages(crawlPage: (input: CrawlPageInput) => Promise<CrawlPageResult | AloneResult>) {
+  // The worker heartbeats for it while it runs (worker/interceptors.ts); a cancellation ends it at once.
+  return async function crawlPages(input: CrawlPagesInput): Promise<CrawlPagesResult> {
+    const { pages, ...shared } = input;
+    const all = Promise.all(pages.map((page) => crawlPage({ ...shared, ...page }).catch(failedPage)));
+    const signal = currentActivity()?.cancellationSignal;
+    // A cancelled page stops on its own (each step honours the signal); the batch does not wait for the
+    // slowest of them: the workflow records every page of a cancelled batch as skipped in its seq.
+    return categorized(() => (signal ? Promise.race([all, abortOf(signal)]) : all));
+  };
+}
+
+function failedPage(err: unknown): FailedBatchPage {
+  const failure = toFailure(err);
+  const category = isErrorCategory(failure.type) ? failure.type : 'unknown';
+  return { outcome: 'failed', category, message: failure.message, retryable: !failure.nonRetryable };
+}
+
+/** Rejects when the signal aborts (categorized() then rethrows the activity's cancellation). */
+function abortOf(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}

@@ -1,0 +1,48 @@
+import type { JobEvent, PageCompletedData } from '../../shared/events.js';
+import { currentActivity } from '../common/activity-context.js';
+import type { ActivityDeps } from '../common/deps.js';
+import type { ExtractWithModelInput } from './extraction-types.js';
+
+/** Appends job events (idempotent per job and seq) and updates the read models derived from them. */
+export function makeRecordEvents(deps: ActivityDeps) {
+  return async function recordEvents(events: JobEvent[]): Promise<void> {
+    await deps.events.append(events);
+  };
+}
+
+/**
+ * Records a page's result event: projected before returning, or stored and projected in the background.
+ * `after`: events written with it in the same append (an extract's job.completed), one projection for all.
+ */
+export function makeRecordPage(deps: Pick<ActivityDeps, 'events'>) {
+  return async function recordPage(
+    input: Pick<ExtractWithModelInput, 'jobId' | 'tenantId' | 'eventSeq' | 'eventId' | 'revises'>,
+    answered: PageCompletedData,
+    projection: 'awaited' | 'deferred',
+    after: readonly JobEvent[] = [],
+  ): Promise<void> {
+    const page = input.revises ? { ...answered, revises: input.revises } : answered;
+    const events: JobEvent[] = [
+      {
+        type: 'page.completed',
+        data: page,
+        job_id: input.jobId,
+        tenant_id: input.tenantId,
+        seq: input.eventSeq,
+        event_id: input.eventId,
+        at: new Date().toISOString(),
+      },
+      ...after,
+    ];
+    if (projection === 'awaited') await deps.events.append(events);
+    else {
+      const logger = currentActivity()?.log ?? console;
+      await deps.events.appendDeferred(events, (err) =>
+        logger.warn('projecting the job failed; its next event retries', {
+          jobId: input.jobId,
+          error: String(err),
+        }),
+      );
+    }
+  };
+}

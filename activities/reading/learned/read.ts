@@ -1,0 +1,283 @@
+// Learned extractors, the part that reads a page with learned candidates: what each candidate
+// reads, whether its node is still made up as on the pages it was learned from, and the extractor's answer
+// (a field only when every candidate agrees). Pure functions over a parsed page, run in the HTML pool.
+import type { Element } from 'domhandler';
+import type { Candidate, FieldCandidates } from '../../../shared/learned-extractor.js';
+import { stableClasses } from './structure.js';
+import {
+  FORMATTING,
+  isElement,
+  isEmpty,
+  type LearnableField,
+  lookupKey,
+  MAX_NODE_TEXT,
+  normalizeText,
+  numbersIn,
+  type Page,
+  SKIPPED,
+  sameValue,
+} from './values.js';
+
+/** Make-ups a candidate keeps at most: past this a node of another make-up does not answer. */
+export const MAX_SHAPES = 8;
+/** The make-up of no node (or an empty one): a candidate answers nothing only where it was seen to. */
+export const NO_NODE = '(none)';
+
+/** The elements a selector names on the page, or inside a list item's container (null: not a selector). */
+export function select(page: Page, selector: string, scope?: Element): Element[] | null {
+  try {
+    if (!scope) return page.$(selector).toArray() as Element[];
+    return selector === '' ? [scope] : (page.$(scope).find(selector).toArray() as Element[]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A node's make-up: the labels (tag.firstClass) of the elements inside it that hold text of their own,
+ * text formatting aside. "" for a node of text alone; "span.subtitle" for a title holding a subtitle.
+ */
+export function shapeOf(node: Element): string {
+  const labels = new Set<string>();
+  let budget = 200;
+  const walk = (el: Element) => {
+    for (const child of el.children) {
+      if (--budget <= 0) return;
+      if (!isElement(child) || SKIPPED.has(child.tagName)) continue;
+      if (!FORMATTING.has(child.tagName)) {
+        const hasText = child.children.some((c) => c.type === 'text' && c.data.trim() !== '');
+        if (hasText) {
+          const first = stableClasses(child)[0];
+          labels.add(first ? `${child.tagName}.${first}` : child.tagName);
+        }
+      }
+      walk(child);
+    }
+  };
+  walk(node);
+  return [...labels].sort().join(',').slice(0, 200);
+}
+
+/** A node's own text: its text nodes and those inside text formatting, not its other elements'. */
+export function ownText(node: Element): string {
+  const parts: string[] = [];
+  const walk = (el: Element) => {
+    for (const child of el.children) {
+      if (child.type === 'text') parts.push(child.data);
+      else if (isElement(child) && FORMATTING.has(child.tagName)) {
+        if (child.tagName === 'br' || child.tagName === 'wbr') parts.push(' ');
+        walk(child);
+      }
+    }
+  };
+  walk(node);
+  return normalizeText(parts.join(''));
+}
+
+/**
+ * What one candidate reads from the page (inside `scope`, a list item's container): a value, nothing
+ * (null), or `undefined` when it cannot answer. With `seen` (learning), the nodes' make-ups are not checked
+ * but collected there.
+ */
+export function applyCandidate(
+  page: Page,
+  field: LearnableField,
+  c: Candidate,
+  scope?: Element,
+  seen?: Set<string>,
+): unknown {
+  if (c.absent) return c.list ? [] : null;
+  const value = readCandidate(page, field, c, scope, seen);
+  if (value === undefined || !isEmpty(value) || c.transform.kind === 'items') return value;
+  // Nothing here, where the pages learned from showed a value: another layout, not an absent field.
+  if (seen) seen.add(NO_NODE);
+  else if (c.shapes && !c.shapes.includes(NO_NODE)) return undefined;
+  return value;
+}
+
+function readCandidate(
+  page: Page,
+  field: LearnableField,
+  c: Candidate,
+  scope?: Element,
+  seen?: Set<string>,
+): unknown {
+  const nodes = select(page, c.selector, scope);
+  if (!nodes) return undefined;
+  if (c.transform.kind === 'items') return readItems(page, field, c.transform.props, nodes);
+  if (c.list) {
+    const values: unknown[] = [];
+    for (const node of nodes.slice(0, 500)) {
+      const v = readNode(page, node, field, c, seen);
+      if (v === undefined || v === null) return undefined;
+      values.push(v);
+    }
+    return values;
+  }
+  if (nodes.length === 0) return null;
+  if (nodes.length > 1) return undefined;
+  return readNode(page, nodes[0] as Element, field, c, seen);
+}
+
+/** A list of objects, one per container; every property's candidates must agree inside each. */
+function readItems(
+  page: Page,
+  field: LearnableField,
+  props: Record<string, Candidate[]>,
+  containers: Element[],
+): unknown {
+  const items: Record<string, unknown>[] = [];
+  for (const container of containers.slice(0, 500)) {
+    const item: Record<string, unknown> = {};
+    for (const prop of field.properties ?? []) {
+      const candidates = props[prop.name];
+      if (!candidates || candidates.length === 0) return undefined;
+      const values = candidates.map((c) => applyCandidate(page, prop, c, container));
+      const first = values[0];
+      if (first === undefined || !values.every((v) => v !== undefined && sameValue(v, first)))
+        return undefined;
+      item[prop.name] = isEmpty(first) ? null : first;
+    }
+    items.push(item);
+  }
+  return items;
+}
+
+/** Whether a candidate's node is made up as on the pages it was learned from (text reads only). */
+function madeUpAsLearned(node: Element, c: Candidate, seen?: Set<string>): boolean {
+  if (c.attr || c.transform.kind === 'own') return true;
+  if (seen) {
+    seen.add(shapeOf(node));
+    return true;
+  }
+  return !c.shapes || c.shapes.includes(shapeOf(node));
+}
+
+function readNode(
+  page: Page,
+  node: Element,
+  field: LearnableField,
+  c: Candidate,
+  seen?: Set<string>,
+): unknown {
+  const { $ } = page;
+  const t = c.transform;
+  if (!madeUpAsLearned(node, c, seen)) return undefined;
+  const raw = c.attr
+    ? normalizeText(node.attribs[c.attr] ?? '')
+    : t.kind === 'own'
+      ? ownText(node)
+      : normalizeText($(node).text());
+  if (raw.length > MAX_NODE_TEXT) return undefined;
+  switch (t.kind) {
+    case 'exact':
+      return raw === '' ? null : typed(field, raw);
+    case 'own':
+      // A heading left with no text of its own is not the title it was.
+      return raw === '' ? undefined : typed(field, raw);
+    case 'affix': {
+      if (raw.length <= t.prefix.length + t.suffix.length) return undefined;
+      if (!raw.startsWith(t.prefix) || !raw.endsWith(t.suffix)) return undefined;
+      return typed(field, raw.slice(t.prefix.length, raw.length - t.suffix.length).trim());
+    }
+    case 'number': {
+      const numbers = numbersIn(raw);
+      if (numbers.length === 0) return raw === '' ? null : undefined;
+      if (t.count !== undefined && numbers.length !== t.count) return undefined;
+      const n = numbers[t.index];
+      if (n === undefined) return undefined;
+      if (field.type === 'integer' && !Number.isInteger(n)) return undefined;
+      return n;
+    }
+    case 'lookup': {
+      const key = lookupKey(raw);
+      return Object.hasOwn(t.map, key) ? t.map[key] : undefined;
+    }
+    case 'url':
+      return raw === '' ? null : absolute(raw, page.url);
+    case 'items':
+      return undefined;
+  }
+}
+
+export function absolute(raw: string, base: string): string | undefined {
+  try {
+    return new URL(raw, base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A string read as the field's type; undefined when it does not fit. */
+function typed(field: LearnableField, raw: string): unknown {
+  if (field.type === 'string') return raw;
+  if (field.type === 'boolean') return undefined;
+  const nums = numbersIn(raw);
+  if (nums.length !== 1 || normalizeText(raw).replace(/[\d.,\s-]/g, '').length > 0) return undefined;
+  const n = nums[0] as number;
+  return field.type === 'integer' && !Number.isInteger(n) ? undefined : n;
+}
+
+/**
+ * A candidate with the make-ups `seen` added to those it knew (an attribute's or own text's read keeps only
+ * whether it was seen with no node).
+ */
+export function withShapes(c: Candidate, seen: Set<string>): Candidate {
+  if (c.absent || c.transform.kind === 'items') return c;
+  const shapes = [...new Set([...(c.shapes ?? []), ...seen])];
+  return shapes.length > MAX_SHAPES ? c : { ...c, shapes };
+}
+
+export interface Extraction {
+  data: Record<string, unknown>;
+  /** The selector each field was read with. */
+  selectors: Record<string, string>;
+  /** Fields the extractor could not answer here: candidates disagree, a node is missing or ambiguous. */
+  unanswered: string[];
+}
+
+/**
+ * The extractor applied to a page: a field is answered only when every one of its candidates reads one
+ * value (a candidate that cannot answer — a node missing, ambiguous or made up otherwise — leaves it
+ * unanswered); other fields are left to the model.
+ */
+export function applyExtractor(page: Page, fields: LearnableField[], known: FieldCandidates): Extraction {
+  const out = readFields(page, fields, known);
+  // A page that shows few of the values its template's pages showed is laid out otherwise: what it lacks
+  // is not known to be absent, so its empty answers are left to the model too.
+  const shown = fields.filter((f) => known[f.name]?.some((c) => !c.absent)).map((f) => f.name);
+  const withValue = shown.filter((name) => name in out.data && !isEmpty(out.data[name])).length;
+  if (shown.length > 0 && withValue * 2 <= shown.length)
+    for (const [name, value] of Object.entries(out.data))
+      if (isEmpty(value)) {
+        delete out.data[name];
+        delete out.selectors[name];
+        out.unanswered.push(name);
+      }
+  return out;
+}
+
+function readFields(page: Page, fields: LearnableField[], known: FieldCandidates): Extraction {
+  const out: Extraction = { data: {}, selectors: {}, unanswered: [] };
+  for (const field of fields) {
+    const candidates = known[field.name];
+    if (!candidates || candidates.length === 0) {
+      out.unanswered.push(field.name);
+      continue;
+    }
+    const values = candidates.map((c) => applyCandidate(page, field, c));
+    const first = values[0];
+    if (first === undefined || !values.every((v) => v !== undefined && sameValue(v, first))) {
+      out.unanswered.push(field.name);
+      continue;
+    }
+    const empty = isEmpty(first);
+    if (empty && field.required) {
+      out.unanswered.push(field.name);
+      continue;
+    }
+    out.data[field.name] = empty ? (field.list ? [] : null) : first;
+    out.selectors[field.name] = (candidates[0] as Candidate).selector;
+  }
+  return out;
+}

@@ -1,0 +1,142 @@
+// What a page shows about its product beside the cleaned text, read from the DOM it already parsed: the short
+// labels of buttons and stock badges ("Add to cart", "Sold out", which cleaning drops with forms), the state
+// of its buy buttons (their label and whether they are disabled), and the prices it strikes through or marks
+// as old ("~~120,00 €~~ 99,00 €", `<span class="old-price">`), and the texts of its price elements. Shop themes render badges such as "Sold out"
+// on every page and hide them with CSS, so a buy button is the stronger evidence of availability; a struck
+// price is a list price, never the price; a price no price element shows (only "free shipping over $59")
+// is no confirmation.
+import type { CheerioAPI } from 'cheerio';
+import type { AnyNode, Element, Text } from 'domhandler';
+import type { StructuredItem } from '../../../shared/structured-data.js';
+
+export const LABEL_LIMITS = {
+  /** Elements read per kind, and the longest label kept. */
+  elements: 300,
+  chars: 80,
+} as const;
+
+/** A buy button's label and whether it is disabled (a sold-out product's, or a variant not yet chosen). */
+export interface BuyButton {
+  text: string;
+  disabled: boolean;
+}
+
+const LABELLED =
+  'button, input[type="submit" i], input[type="button" i], [class*="stock" i], [class*="availability" i], [id*="stock" i]';
+
+/** Buy buttons by the names the common shop systems give them (Shopify, WooCommerce, Magento, Shopware, …). */
+const BUY = [
+  'form[action*="cart" i] button',
+  'form[action*="cart" i] input[type="submit" i]',
+  'form[action*="basket" i] button',
+  'form[action*="warenkorb" i] button',
+  'button[name="add" i]',
+  'button[name*="add-to-cart" i]',
+  'button[name*="addtocart" i]',
+  'button[class*="add-to-cart" i]',
+  'button[class*="add_to_cart" i]',
+  'button[class*="addtocart" i]',
+  'button[class*="tocart" i]',
+  'button[class*="btn-buy" i]',
+  'button[class*="buy-button" i]',
+  'button[id*="add-to-cart" i]',
+  'button[id*="addtocart" i]',
+  'input[id*="addtocart" i]',
+  'input[class*="add-to-cart" i]',
+  '[data-button-action="add-to-cart" i]',
+].join(', ');
+
+/** Old and list prices: struck through, or marked by the class names themes give them. */
+const STRUCK = [
+  's',
+  'del',
+  'strike',
+  '[class*="old-price" i]',
+  '[class*="price-old" i]',
+  '[class*="price--old" i]',
+  '[class*="oldprice" i]',
+  '[class*="was-price" i]',
+  '[class*="price-was" i]',
+  '[class*="compare-at" i]',
+  '[class*="compare_at" i]',
+  '[class*="price--compare" i]',
+  '[class*="list-price" i]',
+  '[class*="listprice" i]',
+  '[class*="strike" i]',
+  '[class*="crossed" i]',
+  '[class*="price-before" i]',
+  '[class*="rrp" i]',
+  '[class*="msrp" i]',
+  '[class*="uvp" i]',
+].join(', ');
+
+/** Where themes show a price: by class, id or microdata (the product's own and its neighbours'). */
+const PRICED = '[class*="price" i], [id*="price" i], [itemprop="price"], [data-price-amount]';
+
+/** Content that shows no text of the label: icons, scripts, templates. */
+const SILENT = new Set(['svg', 'script', 'style', 'noscript', 'template']);
+
+/**
+ * An element's text when it is short, its text nodes spaced apart ("Add to cart" and a spinner's "Loading"
+ * are two labels, not "cartLoading"); undefined past twice the label length or 50 nodes (a whole section).
+ */
+function shortText(el: Element): string | undefined {
+  let text = '';
+  let nodes = 0;
+  const walk = (node: AnyNode): boolean => {
+    if (++nodes > 50 || text.length > LABEL_LIMITS.chars * 2) return false;
+    if (node.type === 'text') text += ` ${(node as Text).data}`;
+    if ('tagName' in node && SILENT.has(node.tagName.toLowerCase())) return true;
+    const children = (node as Element).children ?? [];
+    return children.every(walk);
+  };
+  return walk(el) ? text : undefined;
+}
+
+function labelOf($: CheerioAPI, el: Element): string | undefined {
+  const raw = el.tagName.toLowerCase() === 'input' ? $(el).attr('value') : shortText(el);
+  const text = raw?.replace(/\s+/g, ' ').trim();
+  return text && text.length <= LABEL_LIMITS.chars ? text : undefined;
+}
+
+const elements = ($: CheerioAPI, selector: string) =>
+  ($(selector).toArray() as Element[]).slice(0, LABEL_LIMITS.elements);
+
+const isDisabled = ($: CheerioAPI, el: Element) => {
+  const $el = $(el);
+  return (
+    $el.attr('disabled') !== undefined ||
+    $el.attr('aria-disabled') === 'true' ||
+    /(?:^|\s)(?:disabled|is-disabled|btn--disabled)(?:\s|$)/i.test($el.attr('class') ?? '')
+  );
+};
+
+/** The page's labels, buy buttons and struck prices as one item of source `page`; null when it has none. */
+export function readPageLabels($: CheerioAPI): StructuredItem | null {
+  const labels = new Set<string>();
+  for (const el of elements($, LABELLED)) {
+    const text = labelOf($, el);
+    if (text) labels.add(text);
+  }
+  const buy: BuyButton[] = [];
+  for (const el of elements($, BUY)) {
+    const text = labelOf($, el);
+    if (text) buy.push({ text, disabled: isDisabled($, el) });
+  }
+  const struck = new Set<string>();
+  for (const el of elements($, STRUCK)) {
+    const text = labelOf($, el);
+    if (text && /\d/.test(text)) struck.add(text);
+  }
+  const prices = new Set<string>();
+  for (const el of elements($, PRICED)) {
+    const text = labelOf($, el);
+    if (text && /\d/.test(text)) prices.add(text);
+  }
+  if (labels.size === 0 && buy.length === 0 && struck.size === 0 && prices.size === 0) return null;
+  const props: Record<string, unknown> = { labels: [...labels] };
+  if (buy.length > 0) props.buy = buy;
+  if (struck.size > 0) props.struck = [...struck];
+  if (prices.size > 0) props.prices = [...prices];
+  return { source: 'page', types: [], props };
+}

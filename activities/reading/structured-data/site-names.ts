@@ -1,0 +1,63 @@
+// Who a page says it is from and by. The site's own names: what its WebSite, Organization and og:site_name
+// entities are called, and its host name's main label; an author or brand stated as the site itself
+// ("Plating Pixels" by platingpixels.com, a shop's name as every product's brand) names no person or maker,
+// so such a value goes to the model. And the authors its article, page and recipe entities name: where they
+// name different people, which one wrote the page is the model's call.
+import type { StructuredItem } from '../../../shared/structured-data.js';
+import { plainText, tokenText } from './text.js';
+
+const SITE_ENTITIES = new Set(['WebSite', 'Organization', 'Corporation', 'OnlineStore', 'Store']);
+
+/** Letters and digits only, lower case: "Cookies & Cups" and "cookiesandcups" differ, "Krolls Korner" and krollskorner do not. */
+export const compact = (s: string): string =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+
+function hostLabel(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  const host = url.match(/^https?:\/\/([^/:?#]+)/i)?.[1]?.toLowerCase();
+  const labels = host?.replace(/^www\d?\./, '').split('.') ?? [];
+  // The label before the public suffix: "platingpixels" of www.platingpixels.com, "mob" of mob.co.uk.
+  const suffix = labels.length > 2 && /^(?:co|com|org|net|gov|ac)$/.test(labels.at(-2) ?? '') ? 3 : 2;
+  return labels.at(-suffix);
+}
+
+/** The site's names, compacted (see above); the publisher's too. */
+export function siteNames(items: StructuredItem[]): Set<string> {
+  const names = new Set<string>();
+  const add = (v: unknown) => {
+    const name = typeof v === 'string' ? compact(v) : '';
+    if (name) names.add(name);
+  };
+  for (const item of items) {
+    if (item.source === 'meta') add(item.props.siteName);
+    if (item.source === 'meta' || item.types.some((t) => SITE_ENTITIES.has(t)))
+      add(hostLabel(item.props.url));
+    if (item.types.some((t) => SITE_ENTITIES.has(t))) add(item.props.name);
+    const publisher = item.props.publisher;
+    if (publisher && typeof publisher === 'object' && !Array.isArray(publisher))
+      add((publisher as Record<string, unknown>).name);
+  }
+  return names;
+}
+
+/** Entities whose author is the page's author: an article, a page, a recipe (not a review or comment). */
+const AUTHORED = /^(?:Article|BlogPosting|NewsArticle|Recipe|WebPage|ItemPage|HowTo)$/;
+
+/** The names an author property gives: strings (not a profile URL) and entities' names. */
+function authorNames(v: unknown): string[] {
+  if (Array.isArray(v)) return v.flatMap(authorNames);
+  if (typeof v === 'string') return /^https?:/i.test(v) ? [] : [v];
+  const name = typeof v === 'object' && v !== null ? (v as Record<string, unknown>).name : undefined;
+  return typeof name === 'string' ? [name] : [];
+}
+
+/** The authors the page's article, page and recipe entities name, as tokens. */
+export function authorsOf(items: StructuredItem[]): Set<string> {
+  const found = items
+    .filter((i) => i.source !== 'meta' && i.types.some((t) => AUTHORED.test(t)))
+    .flatMap((i) => authorNames(i.props.author));
+  return new Set(found.map((n) => tokenText(plainText(n))).filter(Boolean));
+}
