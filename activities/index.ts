@@ -1,6 +1,5 @@
 // createActivities(deps): the worker registers these; workflows import their types only.
 import { makeAnalyzeJob } from './analyze/analyze-job.js';
-import type { ActivityDeps } from './common/deps.js';
 import { makeCrawlFrontier } from './crawl/crawl-frontier.js';
 import { makeCrawlPage } from './crawl/crawl-page.js';
 import { makeCrawlPages } from './crawl/crawl-pages.js';
@@ -9,6 +8,7 @@ import { makeDeliverWebhook } from './delivery/deliver-webhook.js';
 import { makeMonitorActivities } from './delivery/monitor-run.js';
 import { makeExtractPage } from './extraction/extract-page.js';
 import { makeRecordEvents } from './extraction/record-events.js';
+import type { ActivityDeps } from './fetching/deps.js';
 
 export function createActivities(deps: ActivityDeps) {
   const { crawlPage, crawlPageOfBatch } = makeCrawlPage(deps);

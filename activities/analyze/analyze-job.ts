@@ -1,6 +1,6 @@
 import type { FetchMode } from '../../shared/schemas/common.js';
 import { currentActivity } from '../common/activity-context.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import { categorized } from '../common/failure.js';
 import { completedEvents, type JobPlaces, recordStarted } from '../common/job-places.js';
 import { makeAnalyzePage } from './analyze-page.js';
@@ -19,7 +19,7 @@ export interface AnalyzeJobInput extends JobPlaces {
   contentId: string;
 }
 
-export function makeAnalyzeJob(deps: ActivityDeps) {
+export function makeAnalyzeJob(deps: StoreDeps) {
   const analyzePage = makeAnalyzePage(deps);
   const classifyLinks = makeClassifyLinks(deps);
   const suggestAnalysis = makeSuggestAnalysis(deps);

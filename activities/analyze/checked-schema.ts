@@ -5,7 +5,7 @@
 // result says which schema was kept and why; every model call made here is returned for usage.
 import { validateSchemaYaml } from '../../shared/schema-input.js';
 import type { SchemaSource } from '../../shared/schemas/analyze.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import type { PageStructure } from '../reading/page-structure/page-structure.js';
 import { suggestSchema } from '../reading/page-structure/suggested-schema.js';
 import { ANALYSIS_SCHEMA } from './evidence.js';
@@ -47,7 +47,7 @@ interface Tried {
 
 type Step = 'sample' | 'sample_retry';
 
-export async function checkedSchema(deps: ActivityDeps, input: CheckSchemaInput): Promise<CheckedSchema> {
+export async function checkedSchema(deps: StoreDeps, input: CheckSchemaInput): Promise<CheckedSchema> {
   const { suggestion } = input;
   const spends: StepSpend[] = [];
   const apply = applier(deps, input, spends);
@@ -79,7 +79,7 @@ export async function checkedSchema(deps: ActivityDeps, input: CheckSchemaInput)
 }
 
 /** Applies a schema to the page through the model, as /extract would, and checks what came out. */
-function applier(deps: ActivityDeps, input: CheckSchemaInput, spends: StepSpend[]) {
+function applier(deps: StoreDeps, input: CheckSchemaInput, spends: StepSpend[]) {
   return async (yaml: string, step: Step): Promise<Tried> => {
     const schema = validateSchemaYaml(yaml);
     const { data, ...spend } = await runModelStep(deps, input, {
@@ -104,7 +104,7 @@ const kept = (t: Tried, source: SchemaSource, note: string, spends: StepSpend[])
 
 /** The analysis asked again, what went wrong first; the new schema's YAML, or null when its fields are unusable. */
 async function askAgain(
-  deps: ActivityDeps,
+  deps: StoreDeps,
   input: CheckSchemaInput,
   failed: { evidenceId: string; first: Tried | null; name: string },
   spends: StepSpend[],

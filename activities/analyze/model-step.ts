@@ -3,7 +3,7 @@
 // page result is returned unrecorded, and the analysis records the sum.
 import type { Usage } from '../../shared/events.js';
 import type { NormalizedSchema } from '../../shared/schema-input.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import { makeExtractor } from '../extraction/extract-with-model.js';
 import type { JobLlmConfig } from '../extraction/llm/chain.js';
 
@@ -51,7 +51,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
 }
 
 export async function runModelStep(
-  deps: ActivityDeps,
+  deps: StoreDeps,
   job: AnalysisJob,
   request: StepRequest,
 ): Promise<StepSpend & { data: unknown }> {

@@ -6,7 +6,7 @@
 import type { JobEvent, PageCompletedData } from '../../shared/events.js';
 import { AnalysisResultSchema } from '../../shared/schemas/analyze.js';
 import type { ResolvedFetchMode } from '../../shared/schemas/common.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import { categorized } from '../common/failure.js';
 import type { PageStructure } from '../reading/page-structure/page-structure.js';
 import { composeAnalysis } from './analysis-result.js';
@@ -27,7 +27,7 @@ export interface RecordAnalysisInput extends AnalysisJob {
   eventId: string;
 }
 
-export function makeRecordAnalysis(deps: ActivityDeps) {
+export function makeRecordAnalysis(deps: StoreDeps) {
   /** `alongside`: events appended with the analysis (analyzeJob's job.completed; never passed by a workflow). */
   return async function recordAnalysis(
     input: RecordAnalysisInput,

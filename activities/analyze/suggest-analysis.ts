@@ -2,7 +2,7 @@
 // fields of one record; the suggested schema is built from those fields and checked with the parser /extract
 // uses (or built from the structure's fields when the model's are unusable). recordAnalysis checks it against
 // the page and may ask again (checked-schema.ts).
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import { categorized } from '../common/failure.js';
 import type { PageStructure } from '../reading/page-structure/page-structure.js';
 import type { PageType } from '../reading/page-structure/page-type.js';
@@ -28,7 +28,7 @@ export interface Suggestion extends StepSpend {
 type Answer = ModelFields & { page_type?: unknown; site_summary?: unknown };
 export const answerOf = (data: unknown): Answer => (typeof data === 'object' && data !== null ? data : {});
 
-export function makeSuggestAnalysis(deps: ActivityDeps) {
+export function makeSuggestAnalysis(deps: StoreDeps) {
   return async function suggestAnalysis(input: SuggestAnalysisInput): Promise<Suggestion> {
     return categorized(async () => {
       const { evidenceId, structure, ...job } = input;

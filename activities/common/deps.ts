@@ -1,4 +1,5 @@
-// What activities need from the outside world; built once by the worker and passed to createActivities.
+// The config and the stores every activity may read. The engines that fetch and read pages join them in
+// ActivityDeps (fetching/deps.ts), which the worker builds once and passes to createActivities.
 import type { Config } from '../../shared/config.js';
 import type { BudgetLedger } from '../../shared/store/budgets.js';
 import type { ContentStore } from '../../shared/store/contents.js';
@@ -12,11 +13,8 @@ import type { PageStore } from '../../shared/store/pages.js';
 import type { SiteSessionStore } from '../../shared/store/site-sessions.js';
 import type { TenantStore } from '../../shared/store/tenants.js';
 import type { WebhookStore } from '../../shared/store/webhooks.js';
-import type { BrowserPool } from '../fetching/browser/browser-pool.js';
-import type { DocumentReaders } from '../fetching/documents/reader.js';
-import type { HtmlPool } from '../reading/html-pool/pool.js';
 
-export interface ActivityDeps {
+export interface StoreDeps {
   config: Config;
   events: EventStore;
   contents: ContentStore;
@@ -26,14 +24,8 @@ export interface ActivityDeps {
   llm?: LlmSettingsStore;
   /** Where capture_debug stores model requests and responses. */
   debug?: DebugCaptureStore;
-  /** The worker's headless browser pool; without it there is no dynamic mode (auto then fails on app shells). */
-  browser?: BrowserPool;
   /** Webhook destinations and deliveries; without it webhook deliveries fail. */
   webhooks?: WebhookStore;
-  /** The threads that clean and analyse page HTML; without it cleaning, crawl pages and analyze fail. */
-  html?: HtmlPool;
-  /** The child processes that read PDFs and Office files; without them a document is unsupported content. */
-  documents?: DocumentReaders;
   /** Job projections, read to build webhook bodies. */
   jobs?: JobReader;
   /** Learned extractors' templates; without it crawls never learn (every page goes to the model). */

@@ -3,7 +3,7 @@
 // reserved for it (workflows/page-job.ts runOneActivityJob).
 import type { JobEvent, JobEventBody } from '../../shared/events.js';
 import { currentActivity } from './activity-context.js';
-import type { ActivityDeps } from './deps.js';
+import type { StoreDeps } from './deps.js';
 
 /** The place (seq and event id, made by the workflow) an event is written at. */
 export interface EventPlace {
@@ -47,7 +47,7 @@ export function completedEvents(job: JobPlaces): JobEvent[] {
 }
 
 /** job.started when the activity records it, projected in the background (the page's result projects it at the latest). */
-export async function recordStarted(deps: Pick<ActivityDeps, 'events'>, job: JobPlaces): Promise<void> {
+export async function recordStarted(deps: Pick<StoreDeps, 'events'>, job: JobPlaces): Promise<void> {
   if (!job.started) return;
   const logger = currentActivity()?.log ?? console;
   await deps.events.appendDeferred([eventAt(job, job.started, { type: 'job.started', data: {} })], (err) =>

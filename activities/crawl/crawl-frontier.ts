@@ -2,7 +2,7 @@
 // queued than fit well in one payload, it stores them here in chunks (each well under Temporal's payload
 // limits) and loads them back one chunk at a time as it needs them. Writes are idempotent upserts by `_id`.
 import { COLLECTIONS } from '../../shared/store/mongo.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 
 export interface QueuedCrawlPage {
   node: number;
@@ -18,7 +18,7 @@ interface FrontierChunk {
 
 const chunkId = (jobId: string, chunk: number) => `${jobId}:${chunk}`;
 
-export function makeCrawlFrontier(deps: ActivityDeps) {
+export function makeCrawlFrontier(deps: StoreDeps) {
   const chunks = () => deps.events.database().collection<FrontierChunk>(COLLECTIONS.crawlFrontier);
   return {
     async storeFrontierChunk(input: {

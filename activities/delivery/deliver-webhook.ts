@@ -11,7 +11,7 @@ import { isDatabaseUnavailable } from '../../shared/store/mongo.js';
 import { type DeliveryDoc, deliveryRecord } from '../../shared/store/webhook-deliveries.js';
 import type { Destination } from '../../shared/store/webhooks.js';
 import { reservedHeaderReason, type WebhookEvent } from '../../shared/webhooks.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import { monitorChangedData } from './monitor-run.js';
 
 export type DeliverOutcome = 'success' | 'failed' | 'no_destination';
@@ -31,7 +31,7 @@ const TIMEOUT_MS = 30_000;
 /** The receiver's answer is not needed; read at most this much of it. */
 const MAX_RESPONSE_BYTES = 4096;
 
-export function makeDeliverWebhook(deps: ActivityDeps) {
+export function makeDeliverWebhook(deps: StoreDeps) {
   return async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliverOutcome> {
     const store = deps.webhooks;
     if (!store) throw new Error('the worker has no webhook store');
@@ -68,7 +68,7 @@ async function whileDatabaseUnavailable(write: () => Promise<void>): Promise<voi
 }
 
 async function newDelivery(
-  deps: ActivityDeps,
+  deps: StoreDeps,
   input: DeliverWebhookInput,
   destination: Destination,
 ): Promise<DeliveryDoc> {
@@ -97,7 +97,7 @@ async function newDelivery(
 }
 
 /** The `data` of each event, read from the job's projection. */
-async function eventData(deps: ActivityDeps, input: DeliverWebhookInput): Promise<Record<string, unknown>> {
+async function eventData(deps: StoreDeps, input: DeliverWebhookInput): Promise<Record<string, unknown>> {
   const job = await deps.jobs?.get(input.tenantId, input.jobId);
   if (!job) return {};
   switch (input.event) {
@@ -145,7 +145,7 @@ export const WEBHOOK_RESULTS_MAX_BYTES = 1_000_000;
  * 10,000-page crawl must not make a body receivers refuse. When some are left out, `results_truncated`
  * is true and `results_total` counts them all; the whole set is at `results_url`.
  */
-export function boundedResults(results: Awaited<ReturnType<NonNullable<ActivityDeps['jobs']>['results']>>) {
+export function boundedResults(results: Awaited<ReturnType<NonNullable<StoreDeps['jobs']>['results']>>) {
   const out: Record<string, unknown>[] = [];
   let bytes = 0;
   for (const r of results) {
@@ -183,7 +183,7 @@ export function signatureHeaders(secret: string, id: string, body: string, unixS
   };
 }
 
-async function post(deps: ActivityDeps, delivery: DeliveryDoc, destination: Destination) {
+async function post(deps: StoreDeps, delivery: DeliveryDoc, destination: Destination) {
   const headers: Record<string, string> = {};
   // A reserved name stored before such names were refused would fail every attempt: it is left out.
   for (const h of destination.headers) if (!reservedHeaderReason(h.name)) headers[h.name] = h.value;

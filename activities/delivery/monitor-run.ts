@@ -19,7 +19,7 @@ import {
   monitorSecretsId,
 } from '../../shared/store/monitors.js';
 import type { JobType, WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import { diffRuns, hasChanges } from './monitor-diff.js';
 
 export interface MonitorRunRef {
@@ -44,14 +44,14 @@ export interface MonitorComparison {
   changeId: string | null;
 }
 
-function needs(deps: ActivityDeps) {
+function needs(deps: StoreDeps) {
   const { jobs, llm, webhooks, monitors } = deps;
   if (!jobs || !llm || !webhooks || !monitors)
     throw new Error('the worker has no job, secret or monitor store');
   return { events: deps.events, jobs, llm, webhooks, monitors };
 }
 
-export function makeMonitorActivities(deps: ActivityDeps) {
+export function makeMonitorActivities(deps: StoreDeps) {
   /** null when the monitor was deleted after the schedule fired. */
   async function createMonitorJob(ref: MonitorRunRef & { runId: string }): Promise<MonitorJob | null> {
     const stores = needs(deps);
@@ -127,7 +127,7 @@ export function makeMonitorActivities(deps: ActivityDeps) {
 
 /** The data of a monitor.changed delivery: the change the run's job recorded. */
 export async function monitorChangedData(
-  deps: ActivityDeps,
+  deps: StoreDeps,
   tenantId: string,
   jobId: string,
 ): Promise<Record<string, unknown>> {

@@ -13,7 +13,7 @@ import {
   tenantAccount,
 } from '../../shared/store/budgets.js';
 import { appliedLimits } from '../../shared/tiers.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import type { ResolvedEntry } from './llm/chain.js';
 
 /** A call's reservation: settle it with the tokens the call used, or release it when it failed. */
@@ -35,7 +35,7 @@ const round9 = (n: number) => Math.round(n * 1e9) / 1e9;
 const WARM_MS = 60_000;
 const NO_HOLD: BudgetHold = { settle: async () => {}, release: async () => {} };
 
-export function makeBudgetGuard(deps: ActivityDeps) {
+export function makeBudgetGuard(deps: StoreDeps) {
   const { config, budgets } = deps;
 
   /** What the job pays for these tokens: list price × (1 + PRICE_MARKUP) on our keys, list price on BYOK. */

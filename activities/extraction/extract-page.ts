@@ -5,9 +5,9 @@
 // three round trips through Temporal fewer per extract.
 import type { ExtractWorkflowInput } from '../../shared/schemas/job-spec.js';
 import { currentActivity } from '../common/activity-context.js';
-import type { ActivityDeps } from '../common/deps.js';
 import { categorized } from '../common/failure.js';
 import { completedEvents, type JobPlaces, recordStarted } from '../common/job-places.js';
+import type { ActivityDeps } from '../fetching/deps.js';
 import { type FetchPageInput, makePageSource, type StoredSource } from '../fetching/fetch-page.js';
 import { type CleanerStep, formatOf } from '../reading/clean-content.js';
 import { htmlPoolOf } from '../reading/html-pool/pool.js';

@@ -6,7 +6,7 @@
 import { CategorizedError } from '../../shared/errors.js';
 import type { PageCompletedData } from '../../shared/events.js';
 import type { StructuredItem } from '../../shared/structured-data.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import { cancellationOf, categorized } from '../common/failure.js';
 import {
   mergeAnswer,
@@ -31,7 +31,7 @@ export type {
   LearnedAnswer,
 } from './extraction-types.js';
 
-export function makeExtractor(deps: ActivityDeps) {
+export function makeExtractor(deps: StoreDeps) {
   const { config } = deps;
   const chainOf = makeChainCache(deps);
   const recordPage = makeRecordPage(deps);

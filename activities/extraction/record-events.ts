@@ -1,10 +1,10 @@
 import type { JobEvent, PageCompletedData } from '../../shared/events.js';
 import { currentActivity } from '../common/activity-context.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import type { ExtractWithModelInput } from './extraction-types.js';
 
 /** Appends job events (idempotent per job and seq) and updates the read models derived from them. */
-export function makeRecordEvents(deps: ActivityDeps) {
+export function makeRecordEvents(deps: StoreDeps) {
   return async function recordEvents(events: JobEvent[]): Promise<void> {
     await deps.events.append(events);
   };
@@ -14,7 +14,7 @@ export function makeRecordEvents(deps: ActivityDeps) {
  * Records a page's result event: projected before returning, or stored and projected in the background.
  * `after`: events written with it in the same append (an extract's job.completed), one projection for all.
  */
-export function makeRecordPage(deps: Pick<ActivityDeps, 'events'>) {
+export function makeRecordPage(deps: Pick<StoreDeps, 'events'>) {
   return async function recordPage(
     input: Pick<ExtractWithModelInput, 'jobId' | 'tenantId' | 'eventSeq' | 'eventId' | 'revises'>,
     answered: PageCompletedData,

@@ -7,10 +7,10 @@ import type { FetchMode, ResolvedFetchMode } from '../../shared/schemas/common.j
 import type { StoredSource } from '../../shared/schemas/job-spec.js';
 import { ScreenshotStore } from '../../shared/store/screenshots.js';
 import { currentActivity } from '../common/activity-context.js';
-import type { ActivityDeps } from '../common/deps.js';
 import { categorized } from '../common/failure.js';
 import { renderPage } from './browser/render-page.js';
 import { type FetchSession, staticOriginHeaders } from './browser/session-scope.js';
+import type { ActivityDeps } from './deps.js';
 import { fetchStatic } from './fetch-static.js';
 import type { FetchedPage } from './page-document.js';
 import {

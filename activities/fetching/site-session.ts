@@ -13,11 +13,11 @@ import type { LoggedOutRule } from '../../shared/schemas/site-session.js';
 import { redactSecrets } from '../../shared/secrets.js';
 import type { OpenedSession } from '../../shared/store/site-sessions.js';
 import { currentActivity } from '../common/activity-context.js';
-import type { ActivityDeps } from '../common/deps.js';
 import { htmlPoolOf } from '../reading/html-pool/pool.js';
 import type { SecretTypeAction } from './browser/page-actions.js';
 import { renderPage } from './browser/render-page.js';
 import { type FetchSession, siteCookies } from './browser/session-scope.js';
+import type { ActivityDeps } from './deps.js';
 import type { FetchedPage } from './page-document.js';
 
 export interface SessionFetchInput {

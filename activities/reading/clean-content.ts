@@ -2,10 +2,10 @@
 // pool's threads, under its time limit, and stores the result; content travels by id.
 import { type ContentFormat, chainOutputFormat } from '../../shared/cleaners.js';
 import { currentActivity } from '../common/activity-context.js';
-import type { ActivityDeps } from '../common/deps.js';
+import type { StoreDeps } from '../common/deps.js';
 import { categorized } from '../common/failure.js';
 import type { CleanerStep } from './cleaners/index.js';
-import { htmlPoolOf } from './html-pool/pool.js';
+import { type HtmlPool, htmlPoolOf } from './html-pool/pool.js';
 
 // Types only: the cleaners (turndown, Readability, linkedom…) load in the pool's threads, not here.
 export type { CleanerStep } from './cleaners/index.js';
@@ -29,7 +29,7 @@ export interface CleanContentResult {
 export const formatOf = (contentType: string, chain: CleanerStep[]): ContentFormat =>
   contentType === 'text/plain' ? 'text' : chainOutputFormat(chain);
 
-export function makeCleanContent(deps: ActivityDeps) {
+export function makeCleanContent(deps: Pick<StoreDeps, 'contents'> & { html?: HtmlPool }) {
   return async function cleanContent(input: CleanContentInput): Promise<CleanContentResult> {
     return categorized(async () => {
       const started = Date.now();

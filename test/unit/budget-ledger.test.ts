@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { ActivityDeps } from '../../activities/common/deps.js';
 import { makeBudgetGuard } from '../../activities/extraction/budget-guard.js';
 import { shouldFallBack } from '../../activities/extraction/llm/chain.js';
+import type { ActivityDeps } from '../../activities/fetching/deps.js';
 import { loadConfig } from '../../shared/config.js';
 import { CategorizedError } from '../../shared/errors.js';
 import { priceOf } from '../../shared/pricing.js';

@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { load } from 'cheerio';
-import type { ActivityDeps } from '../../activities/common/deps.js';
+import type { ActivityDeps } from '../../activities/fetching/deps.js';
 import { type CleanContentResult, makeCleanContent } from '../../activities/reading/clean-content.js';
 import { CLEANERS, runChain } from '../../activities/reading/cleaners/index.js';
 import { createHtmlPool } from '../../activities/reading/html-pool/pool.js';

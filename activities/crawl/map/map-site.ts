@@ -4,7 +4,7 @@
 import type { PageCompletedData } from '../../../shared/events.js';
 import { MAP_TIME_BUDGET_MS, type MapResult } from '../../../shared/schemas/map.js';
 import { currentActivity } from '../../common/activity-context.js';
-import type { ActivityDeps } from '../../common/deps.js';
+import type { StoreDeps } from '../../common/deps.js';
 import { cancellationOf, categorized } from '../../common/failure.js';
 import { type MapOptions, MapRun } from './map-run.js';
 import { walkLinks } from './page-links.js';
@@ -26,7 +26,7 @@ export interface MapSiteResult {
 
 const NO_USAGE = { input_tokens: 0, output_tokens: 0, llm_cost_usd: 0, cost_usd: 0, is_byok: false };
 
-export function makeMapSite(deps: ActivityDeps) {
+export function makeMapSite(deps: StoreDeps) {
   // The worker heartbeats for it while it runs (worker/interceptors.ts); its steps leave the event loop free.
   return async function mapSite(input: MapSiteInput): Promise<MapSiteResult> {
     return categorized(async () => {
@@ -55,7 +55,7 @@ export function makeMapSite(deps: ActivityDeps) {
   };
 }
 
-async function record(deps: ActivityDeps, input: MapSiteInput, result: MapResult, started: number) {
+async function record(deps: StoreDeps, input: MapSiteInput, result: MapResult, started: number) {
   const data: PageCompletedData = {
     page_id: input.pageId,
     url: input.url,

@@ -1,12 +1,12 @@
 // The job's model chain (and its keys), resolved once per job and worker for a while: a crawl's pages would
 // otherwise read the same chain and keys for every page.
-import type { ActivityDeps } from '../../common/deps.js';
+import type { StoreDeps } from '../../common/deps.js';
 import { type JobLlmConfig, type ResolvedEntry, resolveChain } from './chain.js';
 
 const CHAIN_CACHE_MS = 30_000;
 
 /** The chain of a job, kept CHAIN_CACHE_MS; a failed resolution is not kept, expired ones are dropped. */
-export function makeChainCache(deps: Pick<ActivityDeps, 'config' | 'llm'>) {
+export function makeChainCache(deps: Pick<StoreDeps, 'config' | 'llm'>) {
   const chains = new Map<string, { chain: Promise<ResolvedEntry[]>; at: number }>();
   return function chainOf(input: { tenantId: string; jobId: string; llm?: JobLlmConfig }) {
     const now = Date.now();
