@@ -25,6 +25,7 @@ import {
   runAsTenant,
   type TenantShare,
 } from '../activities/common/tenant-share.js';
+import type { Activities } from '../activities/index.js';
 import { type ActivityOutcome, countActivityResult } from '../shared/metrics/activities.js';
 import type { ServiceMetrics } from '../shared/metrics/registry.js';
 import { JOB_HEADER, type JobContext, jobContextOf, jobIdOf } from '../shared/telemetry/job-context.js';
@@ -40,8 +41,9 @@ export function workflowInterceptorModules(tracing: Tracing | null | undefined):
 /**
  * jobId/tenantId from the workflow's header (or the input) on the activity's log lines and span; the
  * activity runs as its tenant (browser pages are shared fairly by tenant) and counts against the tenant's
- * share of this worker's slots. One started with `mayDefer: true` (a crawl page) is not run when the share
- * is taken: it answers `deferred` at once, freeing its slot, and its workflow runs it again later.
+ * share of this worker's slots. A crawl page (or a batch of them) is not run when the share is taken: it
+ * answers `deferred` at once, freeing its slot, and its workflow runs it again later. Any other activity is
+ * counted but never refused.
  */
 const jobActivityInterceptors =
   (share: TenantShare | undefined) =>
@@ -59,10 +61,9 @@ const jobActivityInterceptors =
           trace.getActiveSpan()?.setAttributes({ 'job.id': job.jobId, 'tenant.id': job.tenantId });
           const tenant = job.tenantId;
           if (!share || !tenant) return next(input);
-          const arg = input.args[0] as { mayDefer?: unknown; pages?: unknown } | undefined;
-          if (arg?.mayDefer === true && Array.isArray(arg.pages))
-            return runBatchAsTenant(share, tenant, input, next);
-          const release = arg?.mayDefer === true ? share.tryEnter(tenant) : share.enter(tenant);
+          const activity = ctx.info.activityType;
+          if (activity === CRAWL_PAGES) return runBatchAsTenant(share, tenant, input, next);
+          const release = activity === CRAWL_PAGE ? share.tryEnter(tenant) : share.enter(tenant);
           if (!release) return Promise.resolve(DEFERRED);
           return runAsTenant(tenant, () => next(input)).finally(release);
         },
@@ -73,10 +74,14 @@ const jobActivityInterceptors =
 
 const DEFERRED: DeferredActivity = { outcome: 'deferred', retryAfterMs: DEFER_AFTER_MS };
 
+/** The activities a tenant's full share defers: a crawl page, and a batch of them. */
+const CRAWL_PAGE: keyof Activities = 'crawlPage';
+const CRAWL_PAGES: keyof Activities = 'crawlPages';
+
 /**
- * A batch of crawl pages (`{ pages, mayDefer: true }`, activities/crawl/crawl-pages.ts) takes a slot of its
- * tenant's share per page: the pages that find one run, the others answer `deferred` in their place of the
- * result; with no slot free the whole batch is deferred. Its slots are released when the batch ends.
+ * A batch of crawl pages (activities/crawl/crawl-pages.ts) takes a slot of its tenant's share per page: the
+ * pages that find one run, the others answer `deferred` in their place of the result; with no slot free the
+ * whole batch is deferred. Its slots are released when the batch ends.
  */
 function runBatchAsTenant(
   share: TenantShare,

@@ -205,6 +205,5 @@ function pageInputOf(
     ...(input.budget ? { budget: input.budget } : {}),
     ...(input.maxAgeMs !== undefined ? { maxAgeMs: input.maxAgeMs } : {}),
     ...(page.stored ? { stored: page.stored } : {}),
-    mayDefer: true,
   };
 }

@@ -78,7 +78,7 @@ export function currentTenant(): string {
   return tenantOfActivity.getStore() ?? '';
 }
 
-/** What an activity started with `mayDefer: true` answers when its tenant's share is taken. */
+/** What a crawl page (or a batch of them) answers when its tenant's share is taken. */
 export interface DeferredActivity {
   outcome: 'deferred';
   /** How long the workflow should wait before running it again (it backs off from there). */

@@ -49,8 +49,6 @@ export interface CrawlPageInput {
   eventId: string;
   /** The job's structured_data switch (absent: on). */
   structuredData?: boolean;
-  /** The page may answer `deferred` when its tenant's share of the worker is taken (worker/interceptors.ts). */
-  mayDefer?: boolean;
   /** The job's learn_extractors switch (absent: on). */
   learnExtractors?: boolean;
   /** The stored site a site crawl crawls: its templates' extractors are kept across its jobs. */
@@ -252,9 +250,8 @@ export function makeCrawlPage(deps: ActivityDeps) {
             })
           : null;
       // Enough pages of its template are teaching it now: this one comes back after a durable timer, when
-      // the extractor is likely verified (an old run that cannot defer asks the model, learning nothing).
-      if (decision?.kind === 'defer' && input.mayDefer)
-        return { outcome: 'deferred', retryAfterMs: LEARNING_WAIT_MS };
+      // the extractor is likely verified.
+      if (decision?.kind === 'defer') return { outcome: 'deferred', retryAfterMs: LEARNING_WAIT_MS };
       // The extractor's answer: all of the page, or the fields it holds (the model is asked the rest); a
       // check asks the model for every field.
       const learned =

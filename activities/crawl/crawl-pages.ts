@@ -27,8 +27,8 @@ export type BatchPage = Pick<
 >;
 
 /**
- * The pages, and what they share. With `mayDefer`, the worker's tenant share admits as many pages as its
- * tenant has slots free and answers the rest `deferred` (worker/interceptors.ts).
+ * The pages, and what they share. The worker's tenant share admits as many pages as its tenant has slots
+ * free and answers the rest `deferred` (worker/interceptors.ts).
  */
 export interface CrawlPagesInput extends Omit<CrawlPageInput, keyof BatchPage> {
   pages: BatchPage[];

@@ -1,15 +1,18 @@
 // crawlPages (several crawl pages in one activity) with a fake single-page run: one result per page in
 // order, a page's failure answered in its place, a cancellation ending the batch at once; the tenant share
-// counting a slot per page; the workflow's reading of a failure against the page's retry policy.
+// counting a slot per page, and deferring crawl pages (not other activities) by activity type; the
+// workflow's reading of a failure against the page's retry policy.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
+import { type ActivityExecuteInput, DefaultLogger } from '@temporalio/worker';
 import { TenantShare } from '../../activities/common/tenant-share.js';
 import type { CrawlPageInput, CrawlPageResult } from '../../activities/crawl/crawl-page.js';
 import { type CrawlPagesInput, makeCrawlPages } from '../../activities/crawl/crawl-pages.js';
 import { CategorizedError } from '../../shared/errors.js';
+import { workerInterceptors } from '../../worker/interceptors.js';
 import { crawlPagePolicy, retriedBy } from '../../workflows/policies.js';
 
 const env = () => new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR', () => {}) });
@@ -18,7 +21,6 @@ const batchOf = (urls: string[]): CrawlPagesInput =>
   ({
     jobId: 'job_1',
     tenantId: 'tenant_1',
-    mayDefer: true,
     pages: urls.map((url, i) => ({ node: i, pageId: `p${i}`, url, eventSeq: 10 + i, eventId: `e${i}` })),
   }) as unknown as CrawlPagesInput;
 
@@ -54,8 +56,8 @@ test('each page runs with the batch input and its own, and answers in its place'
     retryable: false,
   });
   assert.deepEqual(
-    seen.map((s) => [s.jobId, s.tenantId, s.mayDefer, s.url, s.eventSeq, s.pageId]),
-    urls.map((url, i) => ['job_1', 'tenant_1', true, url, 10 + i, `p${i}`]),
+    seen.map((s) => [s.jobId, s.tenantId, s.url, s.eventSeq, s.pageId]),
+    urls.map((url, i) => ['job_1', 'tenant_1', url, 10 + i, `p${i}`]),
   );
 });
 
@@ -102,4 +104,46 @@ test('a page is run again alone only when the crawl-page policy would have retri
   assert.equal(retriedBy(crawlPagePolicy, { category: 'http_status', retryable: true }), true);
   assert.equal(retriedBy(crawlPagePolicy, { category: 'http_status', retryable: false }), false);
   assert.equal(retriedBy(crawlPagePolicy, { category: 'robots_disallowed', retryable: true }), false);
+});
+
+/** Runs an activity of `activityType` through the worker's activity interceptors, outermost first. */
+function runIntercepted(share: TenantShare, activityType: string, arg: object): Promise<unknown> {
+  const ctx = { info: { activityType, workflowExecution: { workflowId: 'job_1' }, heartbeatTimeoutMs: 0 } };
+  const inbound = (workerInterceptors(null, share).activity ?? []).map(
+    (make) => make(ctx as unknown as Context).inbound,
+  );
+  const input = {
+    args: [{ jobId: 'job_1', tenantId: 't', ...arg }],
+    headers: {},
+  } as unknown as ActivityExecuteInput;
+  // The activity answers its input back (a batch: one result per page it was given).
+  const ran = async (i: ActivityExecuteInput) => {
+    const given = i.args[0] as { pages?: unknown[] };
+    return given.pages ?? given;
+  };
+  const chain = inbound.reduceRight<(i: ActivityExecuteInput) => Promise<unknown>>(
+    (next, interceptor) => (i) => (interceptor?.execute ? interceptor.execute(i, next) : next(i)),
+    ran,
+  );
+  return chain(input);
+}
+
+test('a full share defers crawl pages and batches by activity type; other activities still run', async () => {
+  const share = new TenantShare(2);
+  const taken = share.enter('t', 2);
+  const deferred = { outcome: 'deferred', retryAfterMs: 500 };
+  assert.deepEqual(await runIntercepted(share, 'crawlPage', { url: 'https://a.test/' }), deferred);
+  assert.deepEqual(await runIntercepted(share, 'crawlPages', { pages: [{}, {}] }), deferred);
+  assert.deepEqual(await runIntercepted(share, 'extractPage', { url: 'https://a.test/' }), {
+    jobId: 'job_1',
+    tenantId: 't',
+    url: 'https://a.test/',
+  });
+  taken();
+  // One slot free: the batch's first page runs, the second answers deferred in its place.
+  const other = share.enter('t', 1);
+  const batch = await runIntercepted(share, 'crawlPages', { pages: [{ n: 1 }, { n: 2 }] });
+  assert.deepEqual(batch, [{ n: 1 }, deferred]);
+  other();
+  assert.equal(share.runningFor('t'), 0);
 });
