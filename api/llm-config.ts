@@ -1,10 +1,11 @@
 // A job's model settings (llm_config) in the API: what the job carries (never the key) and the checks made
 // before it starts — a caller's base_url must be a public address the provider allows, and no stored or
 // operator key is paired with an endpoint it was not given for.
-import type { JobLlmConfig } from '../activities/extraction/llm/chain.js';
+
 import { providerInfo } from '../shared/llm/catalog.js';
 import { operatorCredentials, pairKey, tenantSettings } from '../shared/llm/key-pairing.js';
 import { checkCallerHost } from '../shared/net/address-policy.js';
+import type { JobLlmConfig } from '../shared/schemas/job-spec.js';
 import type { LlmConfig, ResolvedLlmConfig } from '../shared/schemas/llm.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';

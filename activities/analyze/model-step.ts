@@ -3,9 +3,9 @@
 // page result is returned unrecorded, and the analysis records the sum.
 import type { Usage } from '../../shared/events.js';
 import type { NormalizedSchema } from '../../shared/schema-input.js';
+import type { JobLlmConfig } from '../../shared/schemas/job-spec.js';
 import type { StoreDeps } from '../common/deps.js';
 import { makeExtractor } from '../extraction/extract-with-model.js';
-import type { JobLlmConfig } from '../extraction/llm/chain.js';
 
 /** What every model step of one analysis shares. */
 export interface AnalysisJob {

@@ -8,11 +8,11 @@ import { currentActivity } from '../common/activity-context.js';
 import { categorized } from '../common/failure.js';
 import { completedEvents, type JobPlaces, recordStarted } from '../common/job-places.js';
 import type { ActivityDeps } from '../fetching/deps.js';
-import { type FetchPageInput, makePageSource, type StoredSource } from '../fetching/fetch-page.js';
-import { type CleanerStep, formatOf } from '../reading/clean-content.js';
+import { makePageSource } from '../fetching/fetch-page.js';
+import { formatOf } from '../reading/clean-content.js';
 import { htmlPoolOf } from '../reading/html-pool/pool.js';
-import { type ExtractWithModelResult, makeExtractor } from './extract-with-model.js';
-import type { JobLlmConfig } from './llm/chain.js';
+import { makeExtractor } from './extract-with-model.js';
+import type { ExtractWithModelResult } from './extraction-types.js';
 
 /** The extract job's spec with its ids, as the workflow has it, and where the activity records its events. */
 export type ExtractPageInput = ExtractWorkflowInput & JobPlaces & { pageId: string };

@@ -24,13 +24,6 @@ import { noModel, pageResult } from './page-result.js';
 import { provenanceOf } from './provenance.js';
 import { makeRecordPage } from './record-events.js';
 
-export type {
-  AnswerInput,
-  ExtractWithModelInput,
-  ExtractWithModelResult,
-  LearnedAnswer,
-} from './extraction-types.js';
-
 export function makeExtractor(deps: StoreDeps) {
   const { config } = deps;
   const chainOf = makeChainCache(deps);

@@ -6,7 +6,7 @@ import type { ContentFormat } from '../../shared/cleaners.js';
 import type { PageCompletedData } from '../../shared/events.js';
 import type { NormalizedSchema } from '../../shared/schema-input.js';
 import type { ActionOutcome } from '../../shared/schemas/actions.js';
-import type { JobLlmConfig } from './llm/chain.js';
+import type { JobLlmConfig } from '../../shared/schemas/job-spec.js';
 
 export interface ExtractWithModelInput {
   jobId: string;

@@ -22,8 +22,6 @@ import {
 } from './page-document.js';
 import { makeSiteSessions } from './site-session.js';
 
-export type { FetchedPage };
-
 export interface FetchPageInput {
   jobId: string;
   url: string;
@@ -109,9 +107,6 @@ export function makeFetchDocument(deps: ActivityDeps) {
     return { doc, mode, fetchedAt: new Date().toISOString(), durationMs: Date.now() - started };
   };
 }
-
-/** Where a page may come from instead of the network: an earlier job's stored page. */
-export type { StoredSource };
 
 export interface PageSourceInput {
   jobId: string;

@@ -7,9 +7,6 @@ import { categorized } from '../common/failure.js';
 import type { CleanerStep } from './cleaners/index.js';
 import { type HtmlPool, htmlPoolOf } from './html-pool/pool.js';
 
-// Types only: the cleaners (turndown, Readability, linkedom…) load in the pool's threads, not here.
-export type { CleanerStep } from './cleaners/index.js';
-
 export interface CleanContentInput {
   jobId: string;
   sourceId: string;

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
-import { type ExtractWithModelInput, makeExtractor } from '../../activities/extraction/extract-with-model.js';
+import { makeExtractor } from '../../activities/extraction/extract-with-model.js';
+import type { ExtractWithModelInput } from '../../activities/extraction/extraction-types.js';
 import type { ActivityDeps } from '../../activities/fetching/deps.js';
 import { loadConfig } from '../../shared/config.js';
 import type { JobEvent } from '../../shared/events.js';

@@ -1,7 +1,9 @@
 // The job's model chain (and its keys), resolved once per job and worker for a while: a crawl's pages would
 // otherwise read the same chain and keys for every page.
+
+import type { JobLlmConfig } from '../../../shared/schemas/job-spec.js';
 import type { StoreDeps } from '../../common/deps.js';
-import { type JobLlmConfig, type ResolvedEntry, resolveChain } from './chain.js';
+import { type ResolvedEntry, resolveChain } from './chain.js';
 
 const CHAIN_CACHE_MS = 30_000;
 

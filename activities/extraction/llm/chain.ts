@@ -26,9 +26,6 @@ export interface ResolvedEntry extends ModelTarget {
   isByok: boolean;
 }
 
-/** The model settings a job carries: no key, only whether the request gave one (stored with the job). */
-export type { JobLlmConfig };
-
 export interface ChainContext {
   config: Config;
   llm?: LlmSettingsStore;

@@ -6,8 +6,6 @@ import { officeToHtml } from './office.js';
 import { pdfToHtml, tooMuchText } from './pdf.js';
 import type { ReadLimits } from './read-limits.js';
 
-export type { ReadLimits } from './read-limits.js';
-
 export interface DocumentReading {
   /** The document as HTML. */
   html: string;

@@ -1,7 +1,8 @@
 // What crosses between the worker and its document reader process (reader-process.ts, reader-child.ts).
 // Plain data: errors come back as data so their category survives the crossing.
 import type { ErrorCategory } from '../../../shared/errors.js';
-import type { DocumentReading, ReadLimits } from './read-document.js';
+import type { DocumentReading } from './read-document.js';
+import type { ReadLimits } from './read-limits.js';
 
 export interface ReaderRequest {
   body: Uint8Array;
