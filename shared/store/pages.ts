@@ -14,7 +14,6 @@ import type { Collection, Db } from 'mongodb';
 import { normalizePageUrl } from '../crawl/links.js';
 import { CategorizedError } from '../errors.js';
 import type { FetchMode, ResolvedFetchMode } from '../schemas/common.js';
-import type { ContentStore } from './contents.js';
 import { InsertBatches, ReplaceBatches } from './insert-batches.js';
 import { isDuplicateKey } from './mongo.js';
 
@@ -75,6 +74,14 @@ export interface PageRefs {
   body?: { id: string; chunks: number };
 }
 
+/**
+ * The day index the page store numbers its entries in: the content store's (contents.ts), whose
+ * retention sweep hands each expired entry back to expire().
+ */
+export interface PageDayIndex {
+  numberPage(day: string, page: PageRefs): Promise<void>;
+}
+
 /** A stored page with its body, as a fetch would have returned it. */
 export interface StoredPage extends PageMeta {
   body: string;
@@ -122,7 +129,7 @@ export class PageStore {
 
   constructor(
     private readonly db: Db,
-    private readonly contents: ContentStore,
+    private readonly contents: PageDayIndex,
   ) {}
 
   private get records() {
