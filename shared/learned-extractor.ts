@@ -1,5 +1,5 @@
-// The shape of a learned extractor: per field, CSS selectors with how a matched node becomes the
-// value. Shared by the worker (activities/reading/learned/) and the API, which shows a stored site's extractors.
+// The shape of a learned extractor: per field, CSS selectors with how a matched node becomes the value.
+// Shared by the worker (activities/reading/learned/) and the API, which shows a stored site's extractors.
 
 export type Scalar = string | number | boolean;
 

@@ -1,5 +1,5 @@
-// A page's structured data as the HTML pool reads it (activities/reading/structured-data/read.ts). Types only: the
-// items travel from the pool's threads to the extractor, and with a cleaned page's stored content.
+// A page's structured data as the HTML pool reads it (activities/reading/structured-data/read.ts). Types
+// only: the items travel from the pool's threads to the extractor, and with a cleaned page's stored content.
 
 /**
  * `page` is no entity: the labels of the page's buttons and stock badges (`props.labels`), which cleaning

@@ -1,7 +1,7 @@
-// A page's structure as a small MinHash sketch (activities/reading/learned/structure.ts makes its features), and how
-// close two sketches are: the share of equal minima estimates the Jaccard similarity of the two feature sets.
-// Pure and dependency-free: the HTML pool matches pages with it, the store matches again when it assigns a
-// page a template, so two pages of a new template arriving at once land in one.
+// A page's structure as a small MinHash sketch (activities/reading/learned/structure.ts makes its features),
+// and how close two sketches are: the share of equal minima estimates the Jaccard similarity of the two
+// feature sets. Pure and dependency-free: the HTML pool matches pages with it, the store matches again when
+// it assigns a page a template, so two pages of a new template arriving at once land in one.
 
 /** Minima per sketch: the estimate's standard error is about sqrt(J(1-J)/128) ≤ 0.045. */
 export const SKETCH_SIZE = 128;

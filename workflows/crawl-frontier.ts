@@ -32,7 +32,9 @@ export interface CrawlState {
   lastFailure: { category: ErrorCategory; message: string } | null;
   domainNextStart: Record<string, number>;
   runs: number;
-  /** Queued pages stored outside history (activities/crawl/crawl-frontier.ts), by chunk number, oldest first. */
+  /**
+   * Queued pages stored outside history (activities/crawl/crawl-frontier.ts), by chunk number, oldest first.
+   */
   frontierChunks?: number[];
   /** Chunks stored so far (the next one's number). */
   chunksStored?: number;

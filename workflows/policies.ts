@@ -117,8 +117,9 @@ export const analyzePolicy: ActivityOptions = { ...fetchPolicy, startToCloseTime
 
 /**
  * An analyze job in one activity (analyzeJob: both fetches, up to four linked pages at depth 1, then up to
- * three model calls): the model's policy; a waited job bounds its model steps (activities/extraction/llm/step-time.ts),
- * and 10 minutes covers the fetches (analyzePolicy's 5 minutes) and those steps.
+ * three model calls): the model's policy; a waited job bounds its model steps
+ * (activities/extraction/llm/step-time.ts), and 10 minutes covers the fetches (analyzePolicy's 5 minutes)
+ * and those steps.
  */
 export const analyzeJobPolicy: ActivityOptions = { ...modelPolicy, allowEagerDispatch: true };
 

@@ -42,7 +42,10 @@ export function cancellationOf(): CancelledFailure | undefined {
     : new CancelledFailure(String(signal.reason));
 }
 
-/** The message of a model call our budget refused (activities/extraction/budget-guard.ts), or null for any other error. */
+/**
+ * The message of a model call our budget refused (activities/extraction/budget-guard.ts), or null for any
+ * other error.
+ */
 export function budgetRefusal(err: unknown): string | null {
   if (err instanceof CategorizedError)
     return err.category === 'quota_exceeded' && budgetOfDetails(err.details) ? err.message : null;

@@ -1,6 +1,6 @@
-// Static mode: one guarded request (address policy on every hop, size and time limits), no scripts run.
-// Types that are neither a page nor possibly a document (PDF, Office) are refused from the headers alone,
-// before their body is downloaded; a document is read as HTML by `documents` (activities/fetching/documents/).
+// Static mode: one guarded request (address policy on every hop, size and time limits), no scripts run. Types
+// that are neither a page nor possibly a document (PDF, Office) are refused from the headers alone, before
+// their body is downloaded; a document is read as HTML by `documents` (activities/fetching/documents/).
 import type { AddressPolicy, LookupFn } from '../../shared/net/address-policy.js';
 import { guardedFetch, type OriginHeaders } from '../../shared/net/guarded-fetch.js';
 import { type DocumentReader, fileKind, mayBeDocument } from './documents/kinds.js';

@@ -41,7 +41,10 @@ export interface FetchedDocument {
   crossOriginNavigation?: true;
 }
 
-/** Web page types; documents (activities/fetching/documents/kinds.ts) are read into HTML, anything else is `unsupported_content`. */
+/**
+ * Web page types; documents (activities/fetching/documents/kinds.ts) are read into HTML, anything else is
+ * `unsupported_content`.
+ */
 export const DOCUMENT_TYPES = ['text/html', 'application/xhtml+xml', 'text/plain'];
 
 export interface Assessment {

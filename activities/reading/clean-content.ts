@@ -1,5 +1,5 @@
-// The clean activity: reads stored page content, runs the cleaner chain (activities/reading/cleaners/) in the HTML
-// pool's threads, under its time limit, and stores the result; content travels by id.
+// The clean activity: reads stored page content, runs the cleaner chain (activities/reading/cleaners/) in the
+// HTML pool's threads, under its time limit, and stores the result; content travels by id.
 import { type ContentFormat, chainOutputFormat } from '../../shared/cleaners.js';
 import { currentActivity } from '../common/activity-context.js';
 import type { StoreDeps } from '../common/deps.js';

@@ -1,6 +1,6 @@
-// The document reader processes alone (activities/fetching/documents/reader-pool.ts): a document past the memory bound,
-// past the time limit, or whose job is cancelled ends its child with the matching category, and the next
-// document is read by a fresh one.
+// The document reader processes alone (activities/fetching/documents/reader-pool.ts): a document past the
+// memory bound, past the time limit, or whose job is cancelled ends its child with the matching category, and
+// the next document is read by a fresh one.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, test } from 'node:test';

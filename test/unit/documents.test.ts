@@ -1,5 +1,6 @@
-// The document readers' bounds, alone (activities/fetching/documents/): what a file's signature says it is, a zip whose
-// headers lie about its sizes, a PDF stream bomb through a chain of filters, a zip that is no Office file.
+// The document readers' bounds, alone (activities/fetching/documents/): what a file's signature says it is, a
+// zip whose headers lie about its sizes, a PDF stream bomb through a chain of filters, a zip that is no
+// Office file.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';

@@ -161,7 +161,8 @@ const FALL_THROUGH: ReadonlySet<ErrorCategory> = new Set([
 
 /**
  * Whether to try the next entry after this failure. A provider's quota_exceeded falls through; our own
- * budget's refusal (details.budget, activities/extraction/budget-guard.ts) does not: every entry would be refused too.
+ * budget's refusal (details.budget, activities/extraction/budget-guard.ts) does not: every entry would be
+ * refused too.
  */
 export const shouldFallBack = (category: ErrorCategory, details?: Record<string, unknown>) =>
   FALL_THROUGH.has(category) && budgetOfDetails(details) === null;

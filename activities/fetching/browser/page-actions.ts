@@ -119,7 +119,8 @@ async function runStep(
       return {};
     case 'type': {
       const el = await element(page, action.selector, timeoutMs);
-      // A secret's value was put in text by the activity (activities/fetching/site-session.ts); unresolved, it is an error.
+      // A secret's value was put in text by the activity (activities/fetching/site-session.ts); unresolved,
+      // it is an error.
       if (action.text === undefined) throw new StepError(`no value for secret "${action.secret}"`);
       const origin = secretOriginOf(action);
       if (origin !== undefined && originOf(page.url()) !== origin)
