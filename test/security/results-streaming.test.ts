@@ -217,7 +217,7 @@ describe('answers that take every page of a large crawl', () => {
     const failed = RERUN_MAX_PAGES + 50;
     const urls = Array.from({ length: failed }, (_, node) => `https://many.test/p/${node}`);
     const events: JobEvent[] = [log.created('crawl', urls[0]), log.started(), log.discovered(urls, 0)];
-    urls.forEach((url, node) => events.push(log.failed(url, node)));
+    for (const [node, url] of urls.entries()) events.push(log.failed(url, node));
     events.push(log.jobCompleted());
     for (let i = 0; i < events.length; i += 500) await svc.deps.events.append(events.slice(i, i + 500));
     const post = (path: string, body?: unknown) =>
