@@ -6,12 +6,12 @@
 // (--max-old-space-size) holds.
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { CategorizedError } from '../../shared/errors.js';
+import { sourcePath } from '../../shared/runtime-paths.js';
 import type { DocumentReading } from './read-document.js';
 import type { ReaderReply, ReaderRequest } from './reader-messages.js';
 
-const BOOT = fileURLToPath(new URL('./reader-boot.mjs', import.meta.url));
+const BOOT = sourcePath('activities/documents/reader-boot.mjs');
 
 /** How often the child's resident memory is read while it reads a document. */
 const WATCH_MS = 10;

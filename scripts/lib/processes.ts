@@ -1,13 +1,26 @@
 // Child processes of the local stack: their output on this process's stderr line by line (JSON log lines
 // as they are, so they stay machine-readable; other lines prefixed with the child's name), stopped together.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { BUNDLES_DIR } from '../../shared/runtime-paths.js';
 
 export interface Child {
   name: string;
   proc: ChildProcess;
   stop(): Promise<void>;
+}
+
+/**
+ * The bundle of the worker or the API process (scripts/build-processes.ts, built by the set-up), run with plain
+ * node: no TypeScript loader in the process or its threads.
+ */
+export function processBundle(name: 'worker' | 'api'): string {
+  const path = join(BUNDLES_DIR, `${name}.mjs`);
+  if (!existsSync(path)) throw new Error(`${path} is missing: run node scripts/setup.mjs (it builds it)`);
+  return path;
 }
 
 /**
