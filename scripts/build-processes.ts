@@ -1,9 +1,9 @@
-// Bundles the service's processes into dist/node with esbuild: the worker, the API and the worker's HTML
-// threads, each one plain ES module with the packages left as imports. `npm start` runs them with plain node,
-// so no process or thread carries a TypeScript loader and its transformed sources (about 75 MB in the worker's
-// main thread and 45 MB in each HTML thread, measured). The set-up and `npm start` rebuild them when the sources
-// changed; the tests run the sources through tsx. Paths to the checkout's own files go through
-// shared/runtime-paths.ts.
+// Bundles the service's processes into dist/node with esbuild: the worker, the API, the worker's HTML threads
+// and its document reader child, each one plain ES module with the packages left as imports. `npm start` runs
+// them with plain node, so no process or thread carries a TypeScript loader and its transformed sources (about
+// 75 MB in the worker's main thread and 45 MB in each HTML thread, measured). The set-up and `npm start`
+// rebuild them when the sources changed; the tests run the sources through tsx. Paths to the checkout's own
+// files go through shared/runtime-paths.ts.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -15,6 +15,7 @@ export const PROCESS_ENTRIES = {
   worker: 'worker/main.ts',
   api: 'api/main.ts',
   'html-tasks': 'activities/html-pool/tasks.ts',
+  'document-reader': 'activities/documents/reader-bundle.mjs',
 } as const;
 
 /** Folders whose modules the bundles are made of, and the files that decide how they are built. */
