@@ -16,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { PROCESS_ENTRIES } from '../../scripts/build-processes.js';
 
 const LAYERS: readonly (readonly string[])[] = [
   ['common'],
@@ -54,17 +55,25 @@ const IMPORTS = [
   /^\s*import\s*['"]([^'"]+)['"]/gm,
   /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
 ];
+/** Entry files of threads and child processes: relative to the file, or from the root (shared/runtime-paths.ts). */
 const ENTRIES = [/new URL\(\s*['"](\.[^'"]+)['"]\s*,\s*import\.meta\.url/g];
+const ROOT_ENTRIES = [/\b(?:moduleEntry|sourcePath)\(\s*['"]([^'"]+)['"]/g];
 
-/** The repository files that `file` names (relative specifiers that name a file; `.js` names the `.ts`). */
-function named(file: string, patterns: RegExp[]): string[] {
+/**
+ * The repository files that `file` names: relative specifiers (`.js` names the `.ts`), and paths from the
+ * checkout's root.
+ */
+function named(file: string, patterns: RegExp[], fromRoot = false): string[] {
   const text = readFileSync(join(repo, file), 'utf8');
   const found = new Set<string>();
   for (const pattern of patterns) {
     for (const match of text.matchAll(pattern)) {
       const spec = match[1] ?? '';
-      if (!spec.startsWith('.')) continue;
-      const target = relative(repo, resolve(repo, dirname(file), spec)).replaceAll('\\', '/');
+      if (!fromRoot && !spec.startsWith('.')) continue;
+      const target = relative(repo, resolve(repo, fromRoot ? '.' : dirname(file), spec)).replaceAll(
+        '\\',
+        '/',
+      );
       const named = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx')].find(
         (candidate) => existsSync(join(repo, candidate)) && statSync(join(repo, candidate)).isFile(),
       );
@@ -78,7 +87,13 @@ const files = ROOTS.flatMap(sourcesUnder);
 const graph = new Map(files.map((file) => [file, named(file, IMPORTS)] as const));
 /** Imports and the entry files of threads and child processes a file starts. */
 const uses = new Map(
-  files.map((file) => [file, [...(graph.get(file) ?? []), ...named(file, ENTRIES)]] as const),
+  files.map(
+    (file) =>
+      [
+        file,
+        [...(graph.get(file) ?? []), ...named(file, ENTRIES), ...named(file, ROOT_ENTRIES, true)],
+      ] as const,
+  ),
 );
 
 /** Groups of files that import each other in a loop (Tarjan's strongly connected components). */
@@ -141,6 +156,11 @@ test('the import graph finds the imports it must see', () => {
     ).map((g) => g.join(' ')),
     ['a b c'],
   );
+});
+
+test('every process bundle names a file that exists (a moved entry is not silently left behind)', () => {
+  const missing = Object.values(PROCESS_ENTRIES).filter((path) => !existsSync(join(repo, path)));
+  assert.deepEqual(missing, []);
 });
 
 test('no file of the repository imports itself through others', () => {
