@@ -3,44 +3,51 @@
 // crawl's history small and its overhead low; the page stays in memory between the steps.
 import { createHash } from 'node:crypto';
 import { MongoBulkWriteError } from 'mongodb';
-import type { JobBudget } from '../../shared/budget.js';
 import type { DiscoveredLink, FollowRules } from '../../shared/crawl/links.js';
 import type { PageCompletedData } from '../../shared/events.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
-import type { PageAction } from '../../shared/schemas/actions.js';
-import type { FetchMode } from '../../shared/schemas/common.js';
-import type { JobLlmConfig, StoredSource } from '../../shared/schemas/job-spec.js';
+import type { CrawlJobInput, StoredSource } from '../../shared/schemas/job-spec.js';
 import type { AnsweredPage } from '../../shared/store/learned-extractors.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { currentActivity } from '../common/activity-context.js';
 import { budgetRefusal, categorized } from '../common/failure.js';
 import type { DeferredActivity } from '../common/tenant-share.js';
 import { makeExtractor } from '../extraction/extract-with-model.js';
-import type { ExtractWithModelInput } from '../extraction/extraction-types.js';
 import { validatorFor } from '../extraction/schema-validators.js';
 import type { ActivityDeps } from '../fetching/deps.js';
 import { makePageSource } from '../fetching/fetch-page.js';
 import { robotsAllow } from '../fetching/robots.js';
 import { formatOf } from '../reading/clean-content.js';
-import type { CleanerStep } from '../reading/cleaners/index.js';
 import { htmlPoolOf } from '../reading/html-pool/pool.js';
 import { makeTemplateLearner } from '../reading/learned/learner.js';
 import type { StructuredPlan } from '../reading/structured-data/answer.js';
 
-export interface CrawlPageInput {
-  jobId: string;
-  tenantId: string;
+/** The crawl's settings every page of it runs with, as the job's spec has them. */
+type CrawlSettings = Pick<
+  CrawlJobInput,
+  | 'jobId'
+  | 'tenantId'
+  | 'fetchMode'
+  | 'actions'
+  | 'cleanerChain'
+  | 'schema'
+  | 'captureDebug'
+  | 'llm'
+  | 'structuredData'
+  | 'learnExtractors'
+  | 'siteId'
+  | 'budget'
+  | 'maxAgeMs'
+>;
+
+/** A page of the crawl: the crawl's settings and what is the page's own. */
+export interface CrawlPageInput extends CrawlSettings {
   node: number;
   pageId: string;
   url: string;
   depth: number;
   parentUrl: string | null;
   seedUrl: string;
-  fetchMode: FetchMode;
-  cleanerChain: CleanerStep[];
-  schema: ExtractWithModelInput['schema'];
-  captureDebug: boolean;
-  llm?: JobLlmConfig;
   rules: FollowRules;
   respectRobots: boolean;
   /** Whether to look for links at all (false at max depth, except pagination). */
@@ -49,22 +56,10 @@ export interface CrawlPageInput {
   markSeen?: boolean;
   eventSeq: number;
   eventId: string;
-  /** The job's structured_data switch (absent: on). */
-  structuredData?: boolean;
-  /** The job's learn_extractors switch (absent: on). */
-  learnExtractors?: boolean;
-  /** The stored site a site crawl crawls: its templates' extractors are kept across its jobs. */
-  siteId?: string;
-  /** The job's max_cost_usd / max_tokens (absent: none). */
-  budget?: JobBudget;
   /** A page re-done by the model after its learned extractor failed a check: the result it replaces. */
   revises?: PageCompletedData['revises'];
-  /** The request's max_age: reuse the tenant's page fetched within this many ms (absent: always fetch). */
-  maxAgeMs?: number;
   /** Re-extract, or a retry without a fetch: the earlier job's stored page instead of the network. */
   stored?: StoredSource;
-  /** The request's page actions (dynamic mode), run on every page. */
-  actions?: PageAction[];
   /** Run again alone after its run in a batch (crawl-pages.ts) failed: that run may have queued its links. */
   rerun?: boolean;
   /**
