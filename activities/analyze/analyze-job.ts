@@ -1,4 +1,4 @@
-import type { FetchMode } from '../../shared/schemas/common.js';
+import type { AnalyzeWorkflowInput } from '../../shared/schemas/job-spec.js';
 import { currentActivity } from '../common/activity-context.js';
 import type { StoreDeps } from '../common/deps.js';
 import { categorized } from '../common/failure.js';
@@ -8,13 +8,11 @@ import { makeClassifyLinks } from './classify-links.js';
 import { makeRecordAnalysis } from './record-analysis.js';
 import { makeSuggestAnalysis } from './suggest-analysis.js';
 
-export interface AnalyzeJobInput extends JobPlaces {
+/** The analyze job's spec, where its events go, and the ids the workflow made for its page. */
+export interface AnalyzeJobInput
+  extends Pick<AnalyzeWorkflowInput, 'url' | 'depth' | 'fetchMode' | 'captureDebug'>,
+    JobPlaces {
   pageId: string;
-  url: string;
-  /** 0: the page alone; 1: also a sample of the pages it links to. */
-  depth: number;
-  fetchMode: FetchMode;
-  captureDebug: boolean;
   /** Made by the workflow: the page's stored contents are `<id>:…`, the linked pages' `<id>:links:<n>`. */
   contentId: string;
 }

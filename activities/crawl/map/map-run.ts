@@ -4,19 +4,17 @@ import type { Config } from '../../../shared/config.js';
 import { CategorizedError, type ErrorCategory } from '../../../shared/errors.js';
 import type { AddressPolicy } from '../../../shared/net/address-policy.js';
 import type { GuardedRequest } from '../../../shared/net/guarded-fetch.js';
+import type { MapWorkflowInput } from '../../../shared/schemas/job-spec.js';
 import { MAX_MAP_WARNINGS, type MapWarning } from '../../../shared/schemas/map.js';
 import { type RobotsOptions, robotsAllow } from '../../fetching/robots.js';
 import { UrlCollector } from './url-collector.js';
 
-export interface MapOptions {
-  url: string;
-  limit: number;
-  includeSubdomains: boolean;
-  search?: string | null;
-  useSitemap: boolean;
-  ignoreQuery: boolean;
-  respectRobots: boolean;
-}
+/** What a map job's spec asks of its run. */
+export type MapOptions = Pick<
+  MapWorkflowInput,
+  'url' | 'limit' | 'includeSubdomains' | 'useSitemap' | 'ignoreQuery' | 'respectRobots'
+> &
+  Partial<Pick<MapWorkflowInput, 'search'>>;
 
 /** Hosts whose robots.txt a map reads at most to decide on listing URLs; URLs on further hosts are left out. */
 export const MAX_ROBOTS_ORIGINS = 8;
