@@ -1,8 +1,8 @@
 import type { AnalyzeWorkflowInput } from '../../shared/schemas/job-spec.js';
 import { currentActivity } from '../common/activity-context.js';
-import type { StoreDeps } from '../common/deps.js';
 import { categorized } from '../common/failure.js';
 import { completedEvents, type JobPlaces, recordStarted } from '../common/job-places.js';
+import type { ActivityDeps } from '../fetching/deps.js';
 import { makeAnalyzePage } from './analyze-page.js';
 import { makeClassifyLinks } from './classify-links.js';
 import { makeRecordAnalysis } from './record-analysis.js';
@@ -17,7 +17,7 @@ export interface AnalyzeJobInput
   contentId: string;
 }
 
-export function makeAnalyzeJob(deps: StoreDeps) {
+export function makeAnalyzeJob(deps: ActivityDeps) {
   const analyzePage = makeAnalyzePage(deps);
   const classifyLinks = makeClassifyLinks(deps);
   const suggestAnalysis = makeSuggestAnalysis(deps);
