@@ -17,6 +17,12 @@ import {
 
 type JobDoc = JobView & { _id: string };
 
+/** What GET /jobs may keep: one type, one status, or both. */
+export interface JobFilter {
+  type?: JobView['type'];
+  status?: JobView['status'];
+}
+
 /** The crawl-map fields a page's result decides. */
 export function pageOutcome(r: ResultView) {
   return {
@@ -111,8 +117,12 @@ export class JobReader {
     }
   }
 
-  /** The tenant's jobs, newest first, walking its job numbers down (numbers never used are skipped). */
-  async list(tenantId: string, limit: number, offset: number): Promise<JobView[]> {
+  /**
+   * The tenant's jobs, newest first, walking its job numbers down (numbers never used are skipped). With a
+   * filter, each job is read as the walk goes (every read keyed) and `offset` and `limit` count matches.
+   */
+  async list(tenantId: string, limit: number, offset: number, filter: JobFilter = {}): Promise<JobView[]> {
+    if (filter.type || filter.status) return this.listMatching(tenantId, limit, offset, filter);
     const ids: string[] = [];
     let skipped = 0;
     const newest = await this.newestNumber(tenantId);
@@ -133,6 +143,21 @@ export class JobReader {
     }
     const jobs = await Promise.all(ids.map((id) => this.get(tenantId, id)));
     return jobs.filter((j): j is JobView => j !== null);
+  }
+
+  private async listMatching(tenantId: string, limit: number, offset: number, filter: JobFilter) {
+    const matches = (job: JobView) =>
+      (!filter.type || job.type === filter.type) && (!filter.status || job.status === filter.status);
+    const page: JobView[] = [];
+    let skipped = 0;
+    for await (const batch of this.newestFirst(tenantId)) {
+      for (const job of batch.filter(matches)) {
+        if (skipped < offset) skipped++;
+        else page.push(job);
+        if (page.length === limit) return page;
+      }
+    }
+    return page;
   }
 
   /**

@@ -1,7 +1,7 @@
 // Job reads, always scoped to the caller's tenant: another tenant's job is a 404.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { IdParamsSchema, PaginationQuerySchema } from '../../../shared/schemas/common.js';
-import { JobListSchema, JobSchema } from '../../../shared/schemas/job.js';
+import { IdParamsSchema } from '../../../shared/schemas/common.js';
+import { JobListQuerySchema, JobListSchema, JobSchema } from '../../../shared/schemas/job.js';
 import { standardErrors } from '../../../shared/schemas/problem.js';
 import type { ApiDeps } from '../../deps.js';
 import { notFound } from '../../problem.js';
@@ -15,14 +15,17 @@ export const jobReadRoutes =
       {
         schema: {
           summary: "List the caller's jobs, newest first",
+          description:
+            'type and status keep only the jobs of that type and in that status; limit and offset then count ' +
+            'the jobs kept.',
           tags: ['jobs'],
-          querystring: PaginationQuerySchema,
+          querystring: JobListQuerySchema,
           response: { 200: JobListSchema, ...standardErrors },
         },
       },
       async (request) => {
-        const { limit, offset } = request.query;
-        const jobs = await deps.jobs.list(request.tenant._id, limit, offset);
+        const { limit, offset, type, status } = request.query;
+        const jobs = await deps.jobs.list(request.tenant._id, limit, offset, { type, status });
         return { jobs: await Promise.all(jobs.map((job) => jobResource(deps, job))) };
       },
     );

@@ -1435,6 +1435,46 @@ class JobWebhookDeliveriesInput(BaseModel):
     job_id: str
 
 
+WebhookTestResultInputStatusCode = TypeAliasType(
+    "WebhookTestResultInputStatusCode",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+The receiver's HTTP status; null when it was not reached.
+"""
+
+
+class WebhookTestResultInput(BaseModel):
+    webhook_id: str
+    delivery_id: str
+    """
+    The X-Service-Delivery (and webhook-id) the test was sent with; it is not recorded.
+    """
+    event_type: Literal['webhook.test']
+    url: str
+    signed: bool
+    """
+    Whether the webhook has a secret, so the test carried signatures.
+    """
+    success: bool
+    """
+    Whether the receiver answered 2xx within 30 s.
+    """
+    status_code: WebhookTestResultInputStatusCode | None
+    """
+    The receiver's HTTP status; null when it was not reached.
+    """
+    response_time_ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    error_message: str | None
+    """
+    Why the attempt failed (the receiver's status, a timeout, a refused address…), null on success.
+    """
+    at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    When the attempt started.
+    """
+
+
 SchemaInputInputSchemaInputInput = TypeAliasType(
     "SchemaInputInputSchemaInputInput", Annotated[str, Field(min_length=1)]
 )
@@ -5507,6 +5547,46 @@ class WebhookDeliveryList(BaseModel):
 class JobWebhookDeliveries(BaseModel):
     deliveries: list[WebhookDelivery]
     job_id: str
+
+
+WebhookTestResultStatusCode = TypeAliasType(
+    "WebhookTestResultStatusCode",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+The receiver's HTTP status; null when it was not reached.
+"""
+
+
+class WebhookTestResult(BaseModel):
+    webhook_id: str
+    delivery_id: str
+    """
+    The X-Service-Delivery (and webhook-id) the test was sent with; it is not recorded.
+    """
+    event_type: Literal['webhook.test']
+    url: str
+    signed: bool
+    """
+    Whether the webhook has a secret, so the test carried signatures.
+    """
+    success: bool
+    """
+    Whether the receiver answered 2xx within 30 s.
+    """
+    status_code: WebhookTestResultStatusCode | None
+    """
+    The receiver's HTTP status; null when it was not reached.
+    """
+    response_time_ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    error_message: str | None
+    """
+    Why the attempt failed (the receiver's status, a timeout, a refused address…), null on success.
+    """
+    at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    When the attempt started.
+    """
 
 
 SchemaInputSchemaInput = TypeAliasType(
