@@ -27,7 +27,7 @@ export function RemovableList<T>({
     <ul data-testid={testId}>
       {(items ?? []).map((item) => (
         <li key={keyOf(item)} data-item-id={keyOf(item)}>
-          {render(item)} {actions?.(item)}
+          {render(item)} {actions?.(item)}{' '}
           {removable(item) && (
             <button type="button" class="link" onClick={() => void onRemove(item)}>
               {removeLabel}

@@ -139,6 +139,7 @@ export function Monitors({ api }: { api: Api }) {
         onRemove={(m) => act(m.id, 'delete')}
       />
       {monitors.data?.monitors.length === 0 && <p class="hint">No monitor yet.</p>}
+      <h4>New monitor</h4>
       <NewMonitor api={api} created={monitors.reload} />
     </>
   );

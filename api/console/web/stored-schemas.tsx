@@ -141,6 +141,7 @@ export function Schemas({ api, tenantId }: { api: Api; tenantId: string }) {
         removable={ours}
         onRemove={(s) => remove(s.id)}
       />
+      <h4>New schema</h4>
       <SubmitForm layout="grid" onSubmit={add} submit="Save schema" busy={action.busy} label="New schema">
         <SchemaFields value={draft} set={setDraft} />
       </SubmitForm>
