@@ -5,6 +5,7 @@
 // the record), and an attempt's record waits out a database restart rather than failing the attempt after
 // the receiver got it (the next attempt would send the same delivery id again).
 import { postWebhook } from '../shared/net/webhook-post.js';
+import type { ResultView } from '../shared/reducers/results.js';
 import { isDatabaseUnavailable } from '../shared/store/mongo.js';
 import { type DeliveryDoc, deliveryRecord } from '../shared/store/webhook-deliveries.js';
 import type { Destination } from '../shared/store/webhooks.js';
@@ -117,14 +118,16 @@ async function eventData(deps: ActivityDeps, input: DeliverWebhookInput): Promis
     case 'monitor.changed':
       return monitorChangedData(deps, input.tenantId, input.jobId);
     case 'job.completed': {
-      const results = (await deps.jobs?.results(job)) ?? [];
+      const bounded = deps.jobs
+        ? await boundedResults(deps.jobs.resultBatches(job))
+        : await boundedResults([]);
       return {
         job_type: job.type,
         status: job.status,
         page_count: job.page_count,
         cost_usd: job.cost_usd,
         budget_exhausted: job.budget_exhausted ?? false,
-        ...boundedResults(results),
+        ...bounded,
         results_url: `/api/v1/jobs/${job.id}/results`,
       };
     }
@@ -137,26 +140,33 @@ export const WEBHOOK_RESULTS_MAX_BYTES = 1_000_000;
 /**
  * The page results for a job.completed body, in order, as many as fit in WEBHOOK_RESULTS_MAX_BYTES: a
  * 10,000-page crawl must not make a body receivers refuse. When some are left out, `results_truncated`
- * is true and `results_total` counts them all; the whole set is at `results_url`.
+ * is true and `results_total` counts them all; the whole set is at `results_url`. Read a batch at a time:
+ * past the bound the rest are only counted, never held.
  */
-export function boundedResults(results: Awaited<ReturnType<NonNullable<ActivityDeps['jobs']>['results']>>) {
+export async function boundedResults(
+  batches: AsyncIterable<readonly ResultView[]> | Iterable<readonly ResultView[]>,
+) {
   const out: Record<string, unknown>[] = [];
   let bytes = 0;
-  for (const r of results) {
-    const item = {
-      id: r.id,
-      url: r.url,
-      status: r.status,
-      data: r.data,
-      ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
-    };
-    bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
-    if (bytes > WEBHOOK_RESULTS_MAX_BYTES) {
-      return { results: out, results_truncated: true, results_total: results.length };
+  let total = 0;
+  let cut = false;
+  for await (const batch of batches) {
+    for (const r of batch) {
+      total++;
+      if (cut) continue;
+      const item = {
+        id: r.id,
+        url: r.url,
+        status: r.status,
+        data: r.data,
+        ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
+      };
+      bytes += Buffer.byteLength(JSON.stringify(item)) + 1;
+      if (bytes > WEBHOOK_RESULTS_MAX_BYTES) cut = true;
+      else out.push(item);
     }
-    out.push(item);
   }
-  return { results: out, results_truncated: false, results_total: results.length };
+  return { results: out, results_truncated: cut, results_total: total };
 }
 
 /** One attempt through the POST the API's test delivery also uses (same headers, signatures and limits). */

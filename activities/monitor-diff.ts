@@ -1,5 +1,7 @@
 // What changed between two runs of a monitor: records matched by page URL or by a key field, compared field by
-// field. Pure, and bounded: at most MAX_CHANGES_PER_RUN records listed, 50 fields per record, values cut.
+// field. No I/O of its own (the caller hands over the runs' batches), and bounded: at most MAX_CHANGES_PER_RUN
+// records listed, 50 fields per record, values cut.
+import { createHash } from 'node:crypto';
 import { MAX_CHANGES_PER_RUN } from '../shared/schemas/monitors.js';
 import type { FieldChange, RecordEntry } from '../shared/store/monitors.js';
 
@@ -44,22 +46,36 @@ function pageRecords(data: unknown, keyField: string | null): unknown[] {
   return [data];
 }
 
-/** Every record of a run by its key; the first record of a key wins. */
-export function recordsOf(pages: readonly RunPage[], keyField: string | null) {
-  const out = new Map<string, { url: string; record: unknown }>();
-  for (const page of pages) {
-    if (page.status !== 'completed') continue;
-    pageRecords(page.data, keyField).forEach((record, i) => {
-      const value = keyField && isObject(record) ? record[keyField] : undefined;
-      const k = !keyField
-        ? page.url
-        : typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-          ? String(value)
-          : `${page.url}#${i}`;
-      if (!out.has(k)) out.set(k, { url: page.url, record });
-    });
+/** A run's pages as they are read: batches, from the start each time it is called. */
+export type RunBatches = () => AsyncIterable<readonly RunPage[]> | Iterable<readonly RunPage[]>;
+
+interface KeyedRecord {
+  key: string;
+  url: string;
+  record: unknown;
+}
+
+/** Every record of a run with its key, in order; the first record of a key wins (later ones are skipped). */
+async function* recordsOf(batches: RunBatches, keyField: string | null): AsyncGenerator<KeyedRecord> {
+  const seen = new Set<string>();
+  for await (const batch of batches()) {
+    for (const page of batch) {
+      if (page.status !== 'completed') continue;
+      const records = pageRecords(page.data, keyField);
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i];
+        const value = keyField && isObject(record) ? record[keyField] : undefined;
+        const key = !keyField
+          ? page.url
+          : typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+            ? String(value)
+            : `${page.url}#${i}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        yield { key, url: page.url, record };
+      }
+    }
   }
-  return out;
 }
 
 /** Leaves of a record by dotted path (objects descended, lists and scalars compared whole). */
@@ -91,17 +107,33 @@ export function fieldChanges(before: unknown, after: unknown): FieldChange[] {
 }
 
 /**
- * The difference from the previous run's pages to this run's. A page that failed in this run hides its records
- * (they are neither removed nor compared): a fetch error is not a change of the site.
+ * What fieldChanges compares of a record, as one short string: two records have no field change exactly
+ * when their digests are equal (the same leaves by path, a null leaf the same as an absent one).
  */
-export function diffRuns(
-  previous: readonly RunPage[],
-  current: readonly RunPage[],
+function digest(record: unknown): string {
+  const leaves = new Map<string, unknown>();
+  flatten(record, '', leaves, 0);
+  const parts = [...leaves]
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([path, value]): [string, string] => [path, JSON.stringify(value)])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64');
+}
+
+/**
+ * The difference from the previous run's pages to this run's. A page that failed in this run hides its records
+ * (they are neither removed nor compared): a fetch error is not a change of the site. The runs are read a
+ * batch at a time, the previous one twice: what is held across batches is each record's key, URL and digest,
+ * and the records listed (at most MAX_CHANGES_PER_RUN), never a whole run.
+ */
+export async function diffRuns(
+  previous: RunBatches,
+  current: RunBatches,
   keyField: string | null,
-): RunDiff {
-  const before = recordsOf(previous, keyField);
-  const after = recordsOf(current, keyField);
-  const failedNow = new Set(current.filter((p) => p.status !== 'completed').map((p) => p.url));
+): Promise<RunDiff> {
+  const before = new Map<string, { url: string; digest: string }>();
+  for await (const { key, url, record } of recordsOf(previous, keyField))
+    before.set(key, { url, digest: digest(record) });
   const diff: RunDiff = {
     counts: { added: 0, removed: 0, changed: 0 },
     added: [],
@@ -115,22 +147,41 @@ export function diffRuns(
     diff.omitted++;
     return false;
   };
-  for (const [k, now] of after) {
-    const then = before.get(k);
+  const seenNow = new Set<string>();
+  const failedNow = new Set<string>();
+  // Changed records listed, by key: this run's record, compared field by field once the previous one is read.
+  const listedChanges = new Map<string, { entry: RunDiff['changed'][number]; record: unknown }>();
+  async function* currentPages() {
+    for await (const batch of current()) {
+      for (const page of batch) if (page.status !== 'completed') failedNow.add(page.url);
+      yield batch;
+    }
+  }
+  for await (const now of recordsOf(currentPages, keyField)) {
+    seenNow.add(now.key);
+    const then = before.get(now.key);
     if (!then) {
       diff.counts.added++;
-      if (room()) diff.added.push({ key: k, url: now.url, record: bounded(now.record, MAX_RECORD_CHARS) });
+      if (room())
+        diff.added.push({ key: now.key, url: now.url, record: bounded(now.record, MAX_RECORD_CHARS) });
       continue;
     }
-    const fields = fieldChanges(then.record, now.record);
-    if (fields.length === 0) continue;
+    if (then.digest === digest(now.record)) continue;
     diff.counts.changed++;
-    if (room()) diff.changed.push({ key: k, url: now.url, fields: fields.slice(0, MAX_FIELDS_PER_RECORD) });
+    if (room()) {
+      const entry = { key: now.key, url: now.url, fields: [] };
+      diff.changed.push(entry);
+      listedChanges.set(now.key, { entry, record: now.record });
+    }
   }
-  for (const [k, then] of before) {
-    if (after.has(k) || failedNow.has(then.url)) continue;
+  for await (const then of recordsOf(previous, keyField)) {
+    const change = listedChanges.get(then.key);
+    if (change)
+      change.entry.fields = fieldChanges(then.record, change.record).slice(0, MAX_FIELDS_PER_RECORD);
+    if (seenNow.has(then.key) || failedNow.has(then.url)) continue;
     diff.counts.removed++;
-    if (room()) diff.removed.push({ key: k, url: then.url, record: bounded(then.record, MAX_RECORD_CHARS) });
+    if (room())
+      diff.removed.push({ key: then.key, url: then.url, record: bounded(then.record, MAX_RECORD_CHARS) });
   }
   return diff;
 }

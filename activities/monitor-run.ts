@@ -94,8 +94,11 @@ export function makeMonitorActivities(deps: ActivityDeps) {
       ? await stores.jobs.get(ref.tenantId, monitor.baseline_job_id)
       : null;
     if (!previous) return ended(monitor, ref.jobId, 'baseline', null);
-    const [before, after] = await Promise.all([stores.jobs.results(previous), stores.jobs.results(job)]);
-    const diff = diffRuns(before, after, monitor.key_field);
+    const diff = await diffRuns(
+      () => stores.jobs.resultBatches(previous),
+      () => stores.jobs.resultBatches(job),
+      monitor.key_field,
+    );
     if (!hasChanges(diff)) return ended(monitor, ref.jobId, 'unchanged', null);
     const n = await stores.monitors.reserveChange(monitor, ref.jobId);
     await stores.monitors.putChange(

@@ -6,6 +6,7 @@ import { isFinal, type JobView } from '../shared/reducers/job.js';
 import type { ResultView } from '../shared/reducers/results.js';
 import type { ApiDeps } from './deps.js';
 import { ProblemError } from './problem.js';
+import { streamObject } from './streamed-body.js';
 
 /**
  * Waits on the job's workflow until it finishes or the deadline passes, then answers from the projection.
@@ -86,18 +87,20 @@ export async function answerPageJob<T>(
   });
 }
 
-/** A crawl's answer: its job's state, and (`withData`) its pages' results. */
-export async function crawlResponse(deps: ApiDeps, job: JobView, withData: boolean) {
-  const data = withData
-    ? (await deps.jobs.results(job)).map((r) => ({
-        id: r.id,
-        url: r.url,
-        status: r.status,
-        data: r.data,
-        ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
-        ...(r.from_cache ? { from_cache: true, fetched_at: r.fetched_at } : {}),
-      }))
-    : undefined;
+/** A crawl's page result as its answer's `data` lists it. */
+function crawlPage(r: ResultView) {
+  return {
+    id: r.id,
+    url: r.url,
+    status: r.status,
+    data: r.data,
+    ...(r.error_category ? { error_category: r.error_category, error_message: r.error_message } : {}),
+    ...(r.from_cache ? { from_cache: true, fetched_at: r.fetched_at } : {}),
+  };
+}
+
+/** A crawl's answer without its pages: the job's state. */
+export async function crawlResponse(deps: ApiDeps, job: JobView) {
   return {
     job_id: job.id,
     status: job.status,
@@ -107,7 +110,18 @@ export async function crawlResponse(deps: ApiDeps, job: JobView, withData: boole
     duration_ms: job.duration_ms,
     cost_usd: job.cost_usd,
     token_usage: { input: job.token_usage_input, output: job.token_usage_output },
-    ...(data ? { data } : {}),
     error_message: job.error_message,
   };
+}
+
+/**
+ * A finished crawl's answer with its pages' results in `data`. Streamed from batched reads of the results, so
+ * a crawl of 10,000 pages is never held whole; `whole` builds it as one object instead, for answers reshaped
+ * after the route (API version refyne merges the pages' data, which needs them all anyway).
+ */
+export async function crawlResponseWithData(deps: ApiDeps, job: JobView, whole: boolean) {
+  // `data` goes before `error_message`, as the answer without pages has it last.
+  const { error_message, ...head } = await crawlResponse(deps, job);
+  if (whole) return { ...head, data: (await deps.jobs.results(job)).map(crawlPage), error_message };
+  return streamObject(head, 'data', deps.jobs.resultBatches(job), crawlPage, () => ({ error_message }));
 }

@@ -10,7 +10,7 @@ import type { JobSpec } from '../shared/schemas/job-spec.js';
 import type { Tenant } from '../shared/store/tenants.js';
 import { appliedLimits } from '../shared/tiers.js';
 import type { ApiDeps } from './deps.js';
-import { answerPageJob, awaitJob, crawlResponse } from './job-answer.js';
+import { answerPageJob, awaitJob, crawlResponse, crawlResponseWithData } from './job-answer.js';
 import { crawlSpec, prepareJobRequest, refuseSecrets } from './job-requests.js';
 import { startJob } from './job-runner.js';
 import { checkCrawlPages } from './tier-limits.js';
@@ -93,10 +93,14 @@ export async function runCrawl(
     },
     reply,
   );
-  if (!req.query.wait) return reply.code(202).send(await crawlResponse(deps, job, false));
+  if (!req.query.wait) return reply.code(202).send(await crawlResponse(deps, job));
   const done = await awaitJob(deps, job, req.query.timeout * 1000);
-  const finished = isFinal(done.status);
-  return reply.code(finished ? 200 : 202).send(await crawlResponse(deps, done, finished));
+  if (!isFinal(done.status)) return reply.code(202).send(await crawlResponse(deps, done));
+  const whole = reply.request.apiVersion === 'refyne';
+  const answer = await crawlResponseWithData(deps, done, whole);
+  // A streamed body is sent as it is (no serializer): its JSON type is said here.
+  if (!whole) reply.type('application/json; charset=utf-8');
+  return reply.code(200).send(answer as never);
 }
 
 /** A job over an earlier one (retry, re-extract): started without an Idempotency-Key, answered 202 with it. */

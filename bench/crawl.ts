@@ -9,7 +9,8 @@
 // --preload N first fills the stack with N finished copies of one real extract (bench/preload.ts).
 // The measured crawl follows a warm-up crawl of --warmup pages (0: none, measure a cold worker).
 // Reports pages per second, per-page time p50/p99 (activity start to result, from the crawl map), history
-// events per page over every continue-as-new run, and the worker process's peak RSS.
+// events per page over every continue-as-new run, the worker process's peak RSS and the whole stack's peak PSS
+// (worker with its children, FerretDB, Temporal, and this process: API, site, fake model).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -17,7 +18,7 @@ import { createStores } from '../shared/store/index.js';
 import { startTestService } from '../test/support/service.js';
 import { crawlGeneratedSite, startGeneratedSite } from './generated-site.js';
 import { preloadLike } from './preload.js';
-import { type ChromiumRole, ChromiumSampler } from './process-tree.js';
+import { type ChromiumRole, ChromiumSampler, stackPssMb } from './process-tree.js';
 import { processCpuMs, serverCpuMs } from './server-cpu.js';
 import { spawnBenchWorker } from './worker-process.js';
 
@@ -107,8 +108,16 @@ chromium.resetPeaks();
 const benchCpuBefore = process.cpuUsage();
 const loadBefore = loadavg();
 const rssAtStart = peakRss;
+// The whole stack's PSS, every second of the measured crawl: its peak total, with the parts at that moment.
+let stackPeak: Record<string, number> = { total: 0 };
+const stackSampler = setInterval(() => {
+  const parts = stackPssMb(worker.pid ?? 0);
+  const total = Object.values(parts).reduce((a, b) => a + b, 0);
+  if (total > (stackPeak.total ?? 0)) stackPeak = { total, ...parts };
+}, 1000);
 const started = performance.now();
 const { jobId, job } = await crawl(pages);
+clearInterval(stackSampler);
 const seconds = (performance.now() - started) / 1000;
 const cpuAfter = cpuByProcess();
 const chromiumAfter = chromium.sample();
@@ -252,6 +261,8 @@ const report = {
   history_events_per_page: Number((historyEvents / Math.max(1, job.page_count)).toFixed(2)),
   worker_rss_mb_before_crawl: Math.round(rssAtStart / 1024 / 1024),
   worker_peak_rss_mb: Math.round(peakRss / 1024 / 1024),
+  // `bench` is this process: the API, the generated site and the fake model together.
+  stack_peak_pss_mb: stackPeak,
   // Dynamic: Crawl4AI 0.9.5's browser crawler on this machine (100 local pages, concurrency 10).
   targets:
     fetchMode === 'dynamic'

@@ -124,3 +124,58 @@ export class ChromiumSampler {
     return out;
   }
 }
+
+/** This process's children and their descendants (pid → parent pid), from /proc. */
+function descendantsOf(rootPid: number): Map<number, number> {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const proc = readProc(Number(entry));
+    if (proc) parents.set(proc.pid, proc.ppid);
+  }
+  const out = new Map<number, number>();
+  let added = true;
+  while (added) {
+    added = false;
+    for (const [pid, ppid] of parents)
+      if (!out.has(pid) && (ppid === rootPid || out.has(ppid))) {
+        out.set(pid, ppid);
+        added = true;
+      }
+  }
+  return out;
+}
+
+/**
+ * The whole stack's proportional memory (PSS, MB) by part: this process (the bench's API, site and fake model),
+ * the worker with everything under it (its HTML threads are threads; its Chromium and document readers are
+ * children), FerretDB and the Temporal server. PSS counts a page shared by several processes once in all.
+ */
+export function stackPssMb(workerPid: number): Record<string, number> {
+  const parts: Record<string, number> = {
+    bench: pssKb(process.pid).pss,
+    worker: 0,
+    ferretdb: 0,
+    temporal: 0,
+  };
+  const tree = descendantsOf(process.pid);
+  const underWorker = (pid: number): boolean => {
+    for (let p: number | undefined = pid; p !== undefined; p = tree.get(p)) if (p === workerPid) return true;
+    return false;
+  };
+  for (const pid of tree.keys()) {
+    let name = 'other';
+    if (underWorker(pid)) name = 'worker';
+    else {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (cmd.includes('ferretdb')) name = 'ferretdb';
+        else if (cmd.includes('temporal')) name = 'temporal';
+      } catch {
+        continue;
+      }
+    }
+    parts[name] = (parts[name] ?? 0) + pssKb(pid).pss;
+  }
+  return Object.fromEntries(Object.entries(parts).map(([k, kb]) => [k, Math.round(kb / 1024)]));
+}

@@ -2,8 +2,11 @@
 // Temporal and task queue), with activity slots for `concurrency` pages of one tenant.
 // BENCH_CPU_PROF=dir writes a V8 CPU profile of it there (open it in Chrome DevTools).
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { workerNodeArgs } from '../scripts/lib/processes.js';
 import type { Config } from '../shared/config.js';
+import { BUNDLES_DIR } from '../shared/runtime-paths.js';
 
 export function spawnBenchWorker(
   config: Config,
@@ -14,19 +17,20 @@ export function spawnBenchWorker(
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
     : [];
-  const worker = spawn(
-    process.execPath,
-    [...profile, ...workerNodeArgs(), '--import', 'tsx', 'worker/main.ts'],
-    {
-      env: {
-        ...process.env,
-        ...env,
-        LOG_LEVEL: 'info',
-        WORKER_MAX_ACTIVITIES: String(Math.max(20, concurrency * 2)),
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+  // As npm start runs it: its bundle with plain node (BENCH_SOURCES=1: the sources through tsx).
+  const entry =
+    process.env.BENCH_SOURCES === '1' || !existsSync(join(BUNDLES_DIR, 'worker.mjs'))
+      ? ['--import', 'tsx', 'worker/main.ts']
+      : [join(BUNDLES_DIR, 'worker.mjs')];
+  const worker = spawn(process.execPath, [...profile, ...workerNodeArgs(), ...entry], {
+    env: {
+      ...process.env,
+      ...env,
+      LOG_LEVEL: 'info',
+      WORKER_MAX_ACTIVITIES: String(Math.max(20, concurrency * 2)),
     },
-  );
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   // Start-up (bundling the workflows) is not part of a run: `polling` waits for the worker's "polling" line.
   const polling = new Promise<void>((resolve, reject) => {
     let seen = '';

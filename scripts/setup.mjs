@@ -123,8 +123,18 @@ function ensureConsole() {
   writeFileSync(marker, digest);
 }
 
+// The worker's and the API's process bundles (dist/node, run by npm start with plain node), rebuilt when the
+// sources they are made of change.
+function ensureProcessBundles() {
+  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build-processes.ts')], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
 ensureNodeModules();
 ensureConsole();
+ensureProcessBundles();
 ensureBinaries();
 ensureChromium();
 ensurePythonVenv();

@@ -9,9 +9,10 @@ import { loadConfig } from '../shared/config.js';
 import { ConsoleSessionStore, signInUrl } from '../shared/store/console-sessions.js';
 import { connectMongo, ensureIndexes } from '../shared/store/mongo.js';
 import { TenantStore } from '../shared/store/tenants.js';
+import { ensureProcessBundles } from './build-processes.js';
 import { ferretDbUri, startFerretDb, startTemporal } from './lib/infra.js';
 import { freePort, isPortFree } from './lib/ports.js';
-import { startChild, waitForPort, workerNodeArgs } from './lib/processes.js';
+import { processBundle, startChild, waitForPort, workerNodeArgs } from './lib/processes.js';
 import { Supervisor } from './lib/supervisor.js';
 
 const FERRETDB_PORT = Number(process.env.FERRETDB_PORT ?? 27017);
@@ -74,6 +75,8 @@ try {
   env.SECRETS_KEY = env.SECRETS_KEY || ensureSecretsKey();
   const firstKey = await ensureFirstKey(env.MONGODB_URI ?? config.MONGODB_URI);
 
+  // The processes run from their bundles, rebuilt here when the sources changed since the set-up.
+  if (await ensureProcessBundles()) log('worker and API bundles rebuilt (dist/node)');
   await requireFree(config.PORT, 'API', 'PORT');
   // A server restarted under them is reconnected to; one that is down when they start makes them exit, so
   // they are restarted only once their servers are up.
@@ -82,7 +85,7 @@ try {
     name,
     needs,
     start: async () =>
-      startChild(name, process.execPath, [...options, '--import', 'tsx', resolve(entry)], {
+      startChild(name, process.execPath, [...options, entry], {
         env: { ...env, ...own },
       }),
   });
@@ -92,9 +95,11 @@ try {
     config.WORKER_METRICS_PORT ||
     ((await isPortFree(DEFAULT_WORKER_METRICS_PORT)) ? DEFAULT_WORKER_METRICS_PORT : await freePort());
   await supervisor.start(
-    child('worker', 'worker/main.ts', workerNodeArgs(), { WORKER_METRICS_PORT: String(workerMetricsPort) }),
+    child('worker', processBundle('worker'), workerNodeArgs(), {
+      WORKER_METRICS_PORT: String(workerMetricsPort),
+    }),
   );
-  await supervisor.start(child('api', 'api/main.ts'));
+  await supervisor.start(child('api', processBundle('api')));
   await waitForPort(config.PORT, config.HOST, 120_000);
 
   const api = `http://${config.HOST}:${config.PORT}`;

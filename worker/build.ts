@@ -1,5 +1,4 @@
 // The worker's composition root: config in, a running Temporal worker out.
-import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createBrowserPool } from '../activities/browser/browser-pool.js';
@@ -10,6 +9,7 @@ import { TenantShare } from '../activities/tenant-share.js';
 import type { Config } from '../shared/config.js';
 import { createMetrics, type ServiceMetrics } from '../shared/metrics/registry.js';
 import { countWorker } from '../shared/metrics/worker-counts.js';
+import { sourcePath } from '../shared/runtime-paths.js';
 import { createStores } from '../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
@@ -19,7 +19,7 @@ import { freeLoopbackPort, type MetricsServer, startMetricsServer } from './metr
 import { installRuntime, type LogDestination } from './runtime.js';
 import { workflowBundlePath } from './workflow-bundle.js';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+export const WORKFLOWS_PATH = sourcePath('workflows/index.ts');
 
 export interface RunningWorker {
   worker: Worker;

@@ -1,7 +1,6 @@
 // The worker's interceptors: job context on every activity and workflow log line, and with tracing the
 // OpenTelemetry ones (RunWorkflow spans in the sandbox, RunActivity spans here) plus the sink
 // that carries workflow spans out of the sandbox to this process's span processor.
-import { fileURLToPath } from 'node:url';
 import { trace } from '@opentelemetry/api';
 import type { Context } from '@temporalio/activity';
 import { CancelledFailure, defaultPayloadConverter } from '@temporalio/common';
@@ -27,13 +26,14 @@ import {
 } from '../activities/tenant-share.js';
 import { type ActivityOutcome, countActivityResult } from '../shared/metrics/activities.js';
 import type { ServiceMetrics } from '../shared/metrics/registry.js';
+import { sourcePath } from '../shared/runtime-paths.js';
 import { JOB_HEADER, type JobContext, jobContextOf, jobIdOf } from '../shared/telemetry/job-context.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
 
 /** Workflow interceptor modules, for the worker and for replay (which must bundle the same code). */
 export function workflowInterceptorModules(tracing: Tracing | null | undefined): string[] {
-  const own = fileURLToPath(new URL('./workflow-interceptors.ts', import.meta.url));
-  const tracingModule = fileURLToPath(new URL('./workflow-tracing-interceptors.ts', import.meta.url));
+  const own = sourcePath('worker/workflow-interceptors.ts');
+  const tracingModule = sourcePath('worker/workflow-tracing-interceptors.ts');
   return tracing ? [tracingModule, own] : [own];
 }
 

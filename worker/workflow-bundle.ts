@@ -15,9 +15,8 @@ import {
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT, sourcePath } from '../shared/runtime-paths.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /**
  * Everything a workflow bundle can contain: workflow code, the shared files it imports, installed packages
  * (the interceptor modules are added by bundleKey).
@@ -76,7 +75,7 @@ export async function workflowBundlePath(
   const path = join(dir, `${bundleKey(interceptorModules)}.js`);
   if (existsSync(path)) return path;
   const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
-  const script = fileURLToPath(new URL('./bundle-workflows.ts', import.meta.url));
+  const script = sourcePath('worker/bundle-workflows.ts');
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', script, temporary, workflowsPath, ...interceptorModules],

@@ -6,12 +6,13 @@
 // (--max-old-space-size) holds.
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { CategorizedError } from '../../shared/errors.js';
+import { moduleEntry } from '../../shared/runtime-paths.js';
 import type { DocumentReading } from './read-document.js';
 import type { ReaderReply, ReaderRequest } from './reader-messages.js';
 
-const BOOT = fileURLToPath(new URL('./reader-boot.mjs', import.meta.url));
+// From the sources, a boot file that loads pdf.js and then tsx's loader; in a bundled worker, the reader's bundle.
+const BOOT = moduleEntry('activities/documents/reader-boot.mjs', 'document-reader.mjs');
 
 /** How often the child's resident memory is read while it reads a document. */
 const WATCH_MS = 10;

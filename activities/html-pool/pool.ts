@@ -2,10 +2,12 @@
 // block the worker's event loop (heartbeats, other jobs) nor run unbounded. Each task has HTML_TIMEOUT_MS from
 // the moment a thread takes it; past that its thread is terminated (the only way to stop running JS) and the
 // pool starts a fresh one. A thread's heap is bounded too, so a page too large to parse kills only its thread.
+import { pathToFileURL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../../shared/config.js';
 import { CategorizedError } from '../../shared/errors.js';
+import { moduleEntry } from '../../shared/runtime-paths.js';
 import type { HtmlResults, HtmlTask, TaskOutcome } from './tasks.js';
 
 /**
@@ -21,9 +23,10 @@ export interface HtmlPool {
   close(): Promise<void>;
 }
 
-// The threads load the TypeScript task module the way the process loaded its own code: they inherit its
-// execArgv, which holds tsx's loader under `tsx worker/main.ts`, `node --import tsx` and the test runner.
-const TASKS = new URL('./tasks.ts', import.meta.url).href;
+// The threads load the task module the way the process loaded its own code: a bundled worker its bundle
+// (plain JavaScript), else the TypeScript source through tsx's loader, which they inherit in execArgv (under
+// `tsx worker/main.ts`, `node --import tsx` and the test runner).
+const TASKS = pathToFileURL(moduleEntry('activities/html-pool/tasks.ts', 'html-tasks.mjs')).href;
 
 export function createHtmlPool(config: Pick<Config, 'HTML_WORKERS' | 'HTML_TIMEOUT_MS'>): HtmlPool {
   const pool = new Piscina({

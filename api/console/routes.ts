@@ -6,6 +6,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { scopesAllow } from '../../shared/api-keys.js';
+import { sourcePath } from '../../shared/runtime-paths.js';
 import {
   type ConsoleSession,
   type ConsoleSessionStore,
@@ -15,13 +16,15 @@ import { keyScopes, type Tenant } from '../../shared/store/tenants.js';
 import type { Authenticate } from '../auth.js';
 import type { ApiDeps } from '../deps.js';
 import { ProblemError } from '../problem.js';
-import { CONSOLE_DIST_DIR } from './build.js';
 import {
   assertSameOrigin,
   type SessionAuthenticate,
   sessionCookie,
   sessionCookieOf,
 } from './session-auth.js';
+
+/** Where api/console/build.ts writes the console (from the checkout's root, also in the API's bundle). */
+const CONSOLE_DIST_DIR = sourcePath('api/console/dist');
 
 /** No inline script or style, nothing from another origin, no framing. */
 export const CONSOLE_CSP = [

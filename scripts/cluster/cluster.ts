@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { TemporalSql } from '../../temporal-config/cluster.js';
 import { ferretdbBinary } from '../lib/binaries.js';
 import { isPortFree } from '../lib/ports.js';
-import { type Child, startChild, waitForPort, workerNodeArgs } from '../lib/processes.js';
+import { type Child, processBundle, startChild, waitForPort, workerNodeArgs } from '../lib/processes.js';
 import { Supervisor } from '../lib/supervisor.js';
 import { portOr, temporalPorts, uniqueFreePort } from './ports.js';
 import { initPostgres, startPostgres } from './postgres.js';
@@ -207,21 +207,16 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     const needs = ['temporal', 'ferretdb'];
     const nodeChild = (
       name: string,
-      entry: string,
+      entry: 'worker' | 'api',
       ownEnv: Record<string, string>,
       nodeArgs: string[] = [],
     ) =>
       supervise(name, needs, async () => {
-        const child = startChild(
-          name,
-          process.execPath,
-          [...nodeArgs, '--import', 'tsx', join(ROOT, entry)],
-          {
-            env: { ...process.env, ...env, ...ownEnv },
-            // Their own LOG_LEVEL decides what they say; `quiet` silences only the servers.
-            cwd: ROOT,
-          },
-        );
+        const child = startChild(name, process.execPath, [...nodeArgs, processBundle(entry)], {
+          env: { ...process.env, ...env, ...ownEnv },
+          // Their own LOG_LEVEL decides what they say; `quiet` silences only the servers.
+          cwd: ROOT,
+        });
         if (ownEnv.PORT) await waitForPort(Number(ownEnv.PORT), '127.0.0.1', 120_000, child);
         return child;
       });
@@ -231,7 +226,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       log(`starting worker-${i}`);
       await nodeChild(
         `worker-${i}`,
-        'worker/main.ts',
+        'worker',
         {
           WORKER_METRICS_PORT: String(metricsPort),
           // The SDK's exporter (merged into the worker's /metrics) on a port given here too, so no two
@@ -247,7 +242,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       const port = await uniqueFreePort();
       metricsTargets[`api-${i}`] = `http://127.0.0.1:${port}/metrics`;
       log(`starting api-${i} on 127.0.0.1:${port}`);
-      await nodeChild(`api-${i}`, 'api/main.ts', { PORT: String(port), HOST: '127.0.0.1' });
+      await nodeChild(`api-${i}`, 'api', { PORT: String(port), HOST: '127.0.0.1' });
       backends.push({ host: '127.0.0.1', port });
       names.push(`api-${i}`);
     }

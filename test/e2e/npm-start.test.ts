@@ -1,8 +1,9 @@
 // The README's `npm start`, as a newcomer runs it: the whole stack from scripts/start.ts, an API key from
-// the first start, an extraction, the Temporal UI, a clean stop, and jobs that survive a restart.
+// the first start, extractions (HTML, a PDF, a page rendered in Chromium: what the worker's bundle runs in its
+// threads and children), the Temporal UI, a clean stop, and jobs that survive a restart.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -26,6 +27,10 @@ before(async () => {
         'A story. '.repeat(20) +
         '</p>',
     ),
+  );
+  const pdf = readFileSync(new URL('../fixtures/documents/price-list.pdf', import.meta.url));
+  site.route('/price-list.pdf', (_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf),
   );
   dataDir = mkdtempSync(join(tmpdir(), 'extract-e2e-'));
   ports = {
@@ -127,16 +132,29 @@ test('npm start runs the whole service; a stop releases everything; jobs survive
   const body = (await res.json()) as { job_id: string; data: unknown };
   assert.equal(res.status, 200, JSON.stringify(body));
   assert.deepEqual(body.data, { title: 'The Long Road', author: 'Ada Lovelace', pages: 312 });
+  // A PDF (read in the document reader's child process) and a page rendered in Chromium.
+  for (const [path, fetchMode] of [
+    ['/price-list.pdf', 'static'],
+    ['/book', 'dynamic'],
+  ]) {
+    const other: Response = await fetch(`${api}/api/v1/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${site.url}${path}`, schema: { title: 'string' }, fetch_mode: fetchMode }),
+    });
+    assert.equal(other.status, 200, `${path}: ${await other.clone().text()}`);
+    assert.ok(((await other.json()) as { data: { title?: string } }).data.title, `${path} answered a title`);
+  }
   // Every series of the dashboard is scraped by default: the API's /metrics counts the job created, the
   // worker's (named in the banner) the job completed and the Temporal SDK's own series.
   assert.match(
     await (await fetch(`${api}/metrics`)).text(),
-    /extract_service_jobs_created_total\{job_type="extract"\} 1/,
+    /extract_service_jobs_created_total\{job_type="extract"\} 3/,
   );
   const workerMetrics = /(http:\/\/\S+\/metrics) \(worker\)/.exec(first.stdout)?.[1];
   assert.ok(workerMetrics, `the banner names the worker's metrics:\n${first.stdout}`);
   const scraped = await (await fetch(workerMetrics)).text();
-  assert.match(scraped, /extract_service_jobs_completed_total\{job_type="extract"\} 1/);
+  assert.match(scraped, /extract_service_jobs_completed_total\{job_type="extract"\} 3/);
   assert.match(scraped, /temporal_worker_task_slots_available/);
   await stop(first);
 

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as yaml from 'js-yaml';
+import { crawlResponseWithData } from '../../api/job-answer.js';
+import { RERUN_MAX_PAGES } from '../../api/routes/jobs/earlier-pages.js';
 import type { JobEvent } from '../../shared/events.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { jobLog } from '../support/job-log.js';
@@ -177,5 +179,59 @@ describe('crawl map of a 3,000-page crawl', () => {
       (res.atFirstByte[COLLECTIONS.crawlMap] ?? 0) < mapChunks,
       'the answer starts before the map is read',
     );
+  });
+});
+
+describe('answers that take every page of a large crawl', () => {
+  test("a waited crawl's answer streams its pages' data from batched reads", async () => {
+    const job = await svc.deps.jobs.get(svc.tenantId, jobId);
+    assert.ok(job);
+    for (const key of Object.keys(reads)) reads[key] = 0;
+    const body = await crawlResponseWithData(svc.deps, job, false);
+    assert.ok(!Array.isArray(body) && typeof (body as { pipe?: unknown }).pipe === 'function', 'a stream');
+    const chunks: string[] = [];
+    let atFirstChunk = -1;
+    for await (const chunk of body as AsyncIterable<Buffer | string>) {
+      if (atFirstChunk < 0) atFirstChunk = reads[COLLECTIONS.results] ?? 0;
+      chunks.push(String(chunk));
+    }
+    const answer = JSON.parse(chunks.join('')) as {
+      job_id: string;
+      data: { url: string }[];
+      error_message: null;
+    };
+    assert.equal(answer.job_id, jobId);
+    assert.equal(answer.data.length, PAGES - PENDING);
+    assert.equal(answer.data[2345]?.url, urlOf(2345));
+    assert.equal(answer.error_message, job.error_message);
+    const all = reads[COLLECTIONS.results] ?? 0;
+    assert.ok(
+      atFirstChunk <= 32 && atFirstChunk < all,
+      `${atFirstChunk} of ${all} chunks read before the first chunk`,
+    );
+  });
+
+  test('a retry or re-extract over more pages than its workflow input holds is a 409 naming them', async () => {
+    const big = `job_${randomUUID()}`;
+    const log = jobLog(big, svc.tenantId);
+    const failed = RERUN_MAX_PAGES + 50;
+    const urls = Array.from({ length: failed }, (_, node) => `https://many.test/p/${node}`);
+    const events: JobEvent[] = [log.created('crawl', urls[0]), log.started(), log.discovered(urls, 0)];
+    for (const [node, url] of urls.entries()) events.push(log.failed(url, node));
+    events.push(log.jobCompleted());
+    for (let i = 0; i < events.length; i += 500) await svc.deps.events.append(events.slice(i, i + 500));
+    const post = (path: string, body?: unknown) =>
+      svc.app.inject({
+        method: 'POST',
+        url: `/api/v1/jobs/${big}/${path}`,
+        headers: { ...svc.auth(), ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { payload: JSON.stringify(body) } : {}),
+      });
+    const retry = await post('retry');
+    assert.equal(retry.statusCode, 409, retry.body);
+    assert.match(retry.json().detail, new RegExp(`${failed} failed pages.*at most ${RERUN_MAX_PAGES} pages`));
+    const reextract = await post('reextract', { schema: { title: 'string' } });
+    assert.equal(reextract.statusCode, 409, reextract.body);
+    assert.match(reextract.json().detail, new RegExp(`${failed} pages`));
   });
 });

@@ -15,9 +15,7 @@ import type { ApiDeps } from '../../deps.js';
 import { prepareJobRequest } from '../../job-requests.js';
 import { runFollowUpJob, storedSpec } from '../../job-service.js';
 import { notFound, ProblemError } from '../../problem.js';
-
-/** Pages one re-extract takes at most: their references travel in the workflow's input (far below 2 MB). */
-export const REEXTRACT_MAX_PAGES = 2000;
+import { earlierPages, RERUN_MAX_BYTES, RERUN_MAX_PAGES } from './earlier-pages.js';
 
 export const reextractRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -32,7 +30,7 @@ export const reextractRoutes =
             'as the page store kept them: no request to the site. Give a new schema (schema or schema_id) and ' +
             "optionally cleaner_chain, llm_config, structured_data, capture_debug and a budget; the rest is the original's. An " +
             "extract job's re-extract is an extract; a crawl's is a crawl over the same pages (completed and " +
-            `failed, at most ${REEXTRACT_MAX_PAGES}) that follows no links. The new job has reextract_of set to ` +
+            `failed, at most ${RERUN_MAX_PAGES} pages and ${RERUN_MAX_BYTES / 1024} KiB of their URLs) that follows no links. The new job has reextract_of set to ` +
             'the original. A page whose stored content is gone (pages are kept PAGE_RETENTION_DAYS) or was never ' +
             'fetched fails with error_category content_expired. 409 when the job has not ended, has no page, is ' +
             'an analyze or map job, or has too many pages.',
@@ -50,14 +48,10 @@ export const reextractRoutes =
         if (original.type !== 'extract' && original.type !== 'crawl')
           throw conflict(`a ${original.type} job has no extracted pages to extract again`);
         if (!isFinal(original.status)) throw conflict(`the job has not ended (${original.status})`);
-        const pages = (await deps.jobs.results(original)).filter((r) => r.status !== 'skipped');
+        const pages = await earlierPages(deps, original, (r) => r.status !== 'skipped', 'pages');
         const stored = await storedSpec(deps, original);
         if (pages.length === 0 || !stored || (stored.kind !== 'extract' && stored.kind !== 'crawl'))
           throw conflict('the job has no page to extract again');
-        if (pages.length > REEXTRACT_MAX_PAGES)
-          throw conflict(
-            `the job has ${pages.length} pages; a re-extract takes at most ${REEXTRACT_MAX_PAGES}`,
-          );
         const prepared = await prepareJobRequest(deps, tenantId, body);
         // The original's one-job model key goes on with its model settings, unless new ones are given.
         const beforeStart = async (jobId: string) => {

@@ -10,6 +10,7 @@ import { jobStartErrors } from '../../../shared/schemas/problem.js';
 import type { ApiDeps } from '../../deps.js';
 import { runFollowUpJob, storedSpec } from '../../job-service.js';
 import { notFound, ProblemError } from '../../problem.js';
+import { earlierPages, RERUN_MAX_BYTES, RERUN_MAX_PAGES } from './earlier-pages.js';
 
 export const retryRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -23,8 +24,9 @@ export const retryRoutes =
             'Starts a new job (202, the new job) that processes only the pages that failed, with the same ' +
             'schema, cleaners, model settings and fetch mode, without following links again (a failed extract ' +
             'or analyze job runs again as it was asked). The new job has ' +
-            'retry_of set to the original, which is left as it was. 409 when the job has not ended or has no ' +
-            'failed page. With ?refetch=false, a failed page whose fetch had succeeded (it failed at the model, ' +
+            'retry_of set to the original, which is left as it was. 409 when the job has not ended, has no ' +
+            `failed page, or has more than ${RERUN_MAX_PAGES} failed pages or ${RERUN_MAX_BYTES / 1024} KiB of ` +
+            "their URLs (their references travel in the new job's workflow input). With ?refetch=false, a failed page whose fetch had succeeded (it failed at the model, " +
             'say) runs from the page the original job stored, making no request to the site.',
           tags: ['jobs'],
           params: IdParamsSchema,
@@ -39,7 +41,7 @@ export const retryRoutes =
         if (!isFinal(original.status)) {
           throw new ProblemError({ slug: 'conflict', detail: `the job has not ended (${original.status})` });
         }
-        const failed = (await deps.jobs.results(original)).filter((r) => r.status === 'failed');
+        const failed = await earlierPages(deps, original, (r) => r.status === 'failed', 'failed pages');
         const stored = await storedSpec(deps, original);
         if (failed.length === 0 || !stored) {
           throw new ProblemError({ slug: 'conflict', detail: 'the job has no failed page to retry' });
