@@ -2608,7 +2608,7 @@ export interface paths {
     put?: never;
     /**
      * Extract the pages a job fetched again, with a new schema, without fetching them
-     * @description Starts a new job (202, the new job) that runs extraction over the pages the finished job fetched, as the page store kept them: no request to the site. Give a new schema (schema or schema_id) and optionally cleaner_chain, llm_config, structured_data, capture_debug and a budget; the rest is the original's. An extract job's re-extract is an extract; a crawl's is a crawl over the same pages (completed and failed, at most 2000) that follows no links. The new job has reextract_of set to the original. A page whose stored content is gone (pages are kept PAGE_RETENTION_DAYS) or was never fetched fails with error_category content_expired. 409 when the job has not ended, has no page, is an analyze or map job, or has too many pages.
+     * @description Starts a new job (202, the new job) that runs extraction over the pages the finished job fetched, as the page store kept them: no request to the site. Give a new schema (schema or schema_id) and optionally cleaner_chain, llm_config, structured_data, capture_debug and a budget; the rest is the original's. An extract job's re-extract is an extract; a crawl's is a crawl over the same pages (completed and failed, at most 2000 pages and 512 KiB of their URLs) that follows no links. The new job has reextract_of set to the original. A page whose stored content is gone (pages are kept PAGE_RETENTION_DAYS) or was never fetched fails with error_category content_expired. 409 when the job has not ended, has no page, is an analyze or map job, or has too many pages.
      */
     post: {
       parameters: {
@@ -3091,7 +3091,7 @@ export interface paths {
     put?: never;
     /**
      * Re-run the failed pages of a finished job
-     * @description Starts a new job (202, the new job) that processes only the pages that failed, with the same schema, cleaners, model settings and fetch mode, without following links again (a failed extract or analyze job runs again as it was asked). The new job has retry_of set to the original, which is left as it was. 409 when the job has not ended or has no failed page. With ?refetch=false, a failed page whose fetch had succeeded (it failed at the model, say) runs from the page the original job stored, making no request to the site.
+     * @description Starts a new job (202, the new job) that processes only the pages that failed, with the same schema, cleaners, model settings and fetch mode, without following links again (a failed extract or analyze job runs again as it was asked). The new job has retry_of set to the original, which is left as it was. 409 when the job has not ended, has no failed page, or has more than 2000 failed pages or 512 KiB of their URLs (their references travel in the new job's workflow input). With ?refetch=false, a failed page whose fetch had succeeded (it failed at the model, say) runs from the page the original job stored, making no request to the site.
      */
     post: {
       parameters: {
