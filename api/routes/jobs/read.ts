@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { IdParamsSchema } from '../../../shared/schemas/common.js';
 import { JobListQuerySchema, JobListSchema, JobSchema } from '../../../shared/schemas/job.js';
 import { standardErrors } from '../../../shared/schemas/problem.js';
+import { JOB_FILTER_WINDOW } from '../../../shared/store/jobs.js';
 import type { ApiDeps } from '../../deps.js';
 import { notFound } from '../../problem.js';
 import { jobResource } from '../../views.js';
@@ -16,8 +17,8 @@ export const jobReadRoutes =
         schema: {
           summary: "List the caller's jobs, newest first",
           description:
-            'type and status keep only the jobs of that type and in that status; limit and offset then count ' +
-            'the jobs kept.',
+            'type and status keep only the jobs of that type and in that status, among your newest ' +
+            `${JOB_FILTER_WINDOW.toLocaleString('en')} jobs; limit and offset then count the jobs kept.`,
           tags: ['jobs'],
           querystring: JobListQuerySchema,
           response: { 200: JobListSchema, ...standardErrors },

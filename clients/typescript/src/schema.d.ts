@@ -1267,7 +1267,7 @@ export interface paths {
     };
     /**
      * List the caller's jobs, newest first
-     * @description type and status keep only the jobs of that type and in that status; limit and offset then count the jobs kept.
+     * @description type and status keep only the jobs of that type and in that status, among your newest 10,000 jobs; limit and offset then count the jobs kept.
      *
      *     API version refyne: the Refyne product's ListJobsOutputBody, its fields only.
      */
