@@ -2,8 +2,8 @@
 // report. Crawl4AI talks to 127.0.0.1 only: its cloud banner is off, LiteLLM uses its bundled model cost map
 // (it would fetch one from GitHub), and its home folder is a fresh temporary one (its robots.txt cache too); in
 // browser mode Playwright starts Debian's Chromium (venv.ts), with flags that keep it from calling home
-// (crawl4ai_run.py). The CPU this process spends meanwhile (the site and the
-// fake model) is measured from the script's "measuring" line to its report, so the warm-up is left out.
+// (crawl4ai_run.py). The CPU this process spends meanwhile (the site and the fake model) is measured from the
+// script's "measuring" line to its report, so the warm-up is left out.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
