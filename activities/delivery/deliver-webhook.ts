@@ -4,14 +4,12 @@
 // recorded as delivered is not sent again (an attempt whose completion was lost, e.g. its worker killed after
 // the record), and an attempt's record waits out a database restart rather than failing the attempt after
 // the receiver got it (the next attempt would send the same delivery id again).
-import { createHmac } from 'node:crypto';
-import { CategorizedError } from '../../shared/errors.js';
-import { guardedFetch } from '../../shared/net/guarded-fetch.js';
+import { postWebhook } from '../../shared/net/webhook-post.js';
 import type { ResultView } from '../../shared/reducers/results.js';
 import { isDatabaseUnavailable } from '../../shared/store/mongo.js';
 import { type DeliveryDoc, deliveryRecord } from '../../shared/store/webhook-deliveries.js';
 import type { Destination } from '../../shared/store/webhooks.js';
-import { reservedHeaderReason, type WebhookEvent } from '../../shared/webhooks.js';
+import type { WebhookEvent } from '../../shared/webhooks.js';
 import type { StoreDeps } from '../common/deps.js';
 import { monitorChangedData } from './monitor-run.js';
 
@@ -27,10 +25,6 @@ export interface DeliverWebhookInput {
   attempt: number;
   maxAttempts: number;
 }
-
-const TIMEOUT_MS = 30_000;
-/** The receiver's answer is not needed; read at most this much of it. */
-const MAX_RESPONSE_BYTES = 4096;
 
 export function makeDeliverWebhook(deps: StoreDeps) {
   return async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliverOutcome> {
@@ -175,70 +169,8 @@ export async function boundedResults(
   return { results: out, results_truncated: cut, results_total: total };
 }
 
-/**
- * Signing headers. X-Service-Signature: lowercase hex HMAC-SHA256 of the body keyed by the secret's UTF-8
- * bytes. Standard Webhooks: base64 HMAC-SHA256 of "id.timestamp.body" keyed by the secret's bytes — the
- * UTF-8 bytes, or for a "whsec_<base64>" secret the decoded bytes, as the standardwebhooks library does.
- */
-export function signatureHeaders(secret: string, id: string, body: string, unixSeconds: number) {
-  const key = secret.startsWith('whsec_')
-    ? Buffer.from(secret.slice(6), 'base64')
-    : Buffer.from(secret, 'utf8');
-  const signed = createHmac('sha256', key).update(`${id}.${unixSeconds}.${body}`).digest('base64');
-  return {
-    'x-service-signature': createHmac('sha256', secret).update(body).digest('hex'),
-    'webhook-id': id,
-    'webhook-timestamp': String(unixSeconds),
-    'webhook-signature': `v1,${signed}`,
-  };
-}
-
-async function post(deps: StoreDeps, delivery: DeliveryDoc, destination: Destination) {
-  const headers: Record<string, string> = {};
-  // A reserved name stored before such names were refused would fail every attempt: it is left out.
-  for (const h of destination.headers) if (!reservedHeaderReason(h.name)) headers[h.name] = h.value;
-  Object.assign(headers, {
-    'content-type': 'application/json',
-    'x-service-event': delivery.event_type,
-    'x-service-delivery': delivery.id,
-    ...(destination.secret
-      ? signatureHeaders(destination.secret, delivery.id, delivery.body, Math.floor(Date.now() / 1000))
-      : {}),
-  });
-  const started = performance.now();
-  let statusCode: number | null = null;
-  const elapsed = () => Math.round(performance.now() - started);
-  try {
-    const res = await guardedFetch({
-      url: destination.url,
-      method: 'POST',
-      headers,
-      body: delivery.body,
-      timeoutMs: TIMEOUT_MS,
-      maxBytes: MAX_RESPONSE_BYTES,
-      maxRedirects: 0,
-      policy: { allowPrivate: deps.config.ALLOW_PRIVATE_ADDRESSES },
-      inspectResponse: (status) => {
-        statusCode = status;
-      },
-      propagateTrace: true,
-    });
-    const ok = res.status >= 200 && res.status < 300;
-    return {
-      status_code: res.status,
-      response_time_ms: elapsed(),
-      error_message: ok ? null : `the receiver answered HTTP ${res.status}`,
-    };
-  } catch (err) {
-    // A larger answer than we read is still an answer: its status decides.
-    if (statusCode !== null && err instanceof CategorizedError && err.category === 'content_too_large') {
-      const ok = statusCode >= 200 && statusCode < 300;
-      return {
-        status_code: statusCode,
-        response_time_ms: elapsed(),
-        error_message: ok ? null : `the receiver answered HTTP ${statusCode}`,
-      };
-    }
-    return { status_code: null, response_time_ms: elapsed(), error_message: (err as Error).message };
-  }
+/** One attempt through the POST the API's test delivery also uses (same headers, signatures and limits). */
+function post(deps: StoreDeps, delivery: DeliveryDoc, destination: Destination) {
+  const message = { id: delivery.id, event: delivery.event_type, body: delivery.body };
+  return postWebhook(destination, message, deps.config.ALLOW_PRIVATE_ADDRESSES);
 }

@@ -5,10 +5,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { AnalyzeRequestSchema } from '../../shared/schemas/analyze.js';
-import { IdParamsSchema, PaginationQuerySchema } from '../../shared/schemas/common.js';
+import { IdParamsSchema } from '../../shared/schemas/common.js';
 import { CrawlRequestSchema } from '../../shared/schemas/crawl.js';
 import { ExtractRequestSchema } from '../../shared/schemas/extract.js';
-import type { Job } from '../../shared/schemas/job.js';
+import { type Job, JobListQuerySchema } from '../../shared/schemas/job.js';
 import { MapRequestSchema, type MapResponse } from '../../shared/schemas/map.js';
 import { type ApiCall, type ApiResponse, ServiceUnreachableError } from './api-call.js';
 import {
@@ -178,14 +178,18 @@ function registerJobTools(server: McpServer, call: ApiCall) {
     'list_jobs',
     {
       title: 'List jobs',
-      description: "The caller's jobs, newest first, with their status and progress.",
-      inputSchema: PaginationQuerySchema.shape,
+      description:
+        "The caller's jobs, newest first, with their status and progress; type and status keep only the jobs " +
+        'of that type and in that status.',
+      inputSchema: JobListQuerySchema.shape,
       annotations: { readOnlyHint: true },
     },
-    ({ limit, offset }) =>
-      request(call, { method: 'GET', path: '/jobs', query: { limit, offset } }, (res) =>
+    ({ limit, offset, type, status }) => {
+      const query = { limit, offset, ...(type ? { type } : {}), ...(status ? { status } : {}) };
+      return request(call, { method: 'GET', path: '/jobs', query }, (res) =>
         jsonResult({ jobs: (res.body as { jobs: Job[] }).jobs.map(jobStatus), limit, offset }),
-      ),
+      );
+    },
   );
 
   server.registerTool(

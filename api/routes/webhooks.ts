@@ -9,6 +9,7 @@ import {
   WebhookListSchema,
   WebhookRequestSchema,
   WebhookSchema,
+  WebhookTestResultSchema,
 } from '../../shared/schemas/webhooks.js';
 import type { DeliveryRecord } from '../../shared/store/webhook-deliveries.js';
 import type { WebhookDoc } from '../../shared/store/webhooks.js';
@@ -16,6 +17,7 @@ import { MASKED_HEADER_VALUE } from '../../shared/webhooks.js';
 import type { ApiDeps } from '../deps.js';
 import { found, notFound, ProblemError } from '../problem.js';
 import { checkCredentialsMove, checkWebhookUrl } from '../webhook-destinations.js';
+import { sendTestDelivery } from '../webhook-test.js';
 
 const webhookResource = (doc: WebhookDoc) => ({
   id: doc._id,
@@ -136,6 +138,29 @@ export const webhookRoutes =
         }
         return reply.code(204).send(null);
       },
+    );
+
+    app.post(
+      '/webhooks/:id/test',
+      {
+        schema: {
+          summary: 'Send a test delivery to a saved webhook now',
+          description:
+            "One POST of the event webhook.test to the webhook's URL, sent now (also when the webhook is not " +
+            'active) exactly as deliveries of jobs are: the same custom headers, X-Service-Event, ' +
+            'X-Service-Delivery and, with a secret, the same signatures (Standard Webhooks and ' +
+            'X-Service-Signature); the same address rules (a private or metadata address is refused unless the ' +
+            'operator allows private ones) and 30 s limit, no redirect followed. The body is ' +
+            '{"event": "webhook.test", "timestamp", "job_id": null, "data": {webhook_id, webhook_name, message}}. ' +
+            'It is sent once, not retried and not recorded among the deliveries. 200 with the outcome, whether ' +
+            'the receiver accepted it or not (success, status_code, error_message); never the secret or a ' +
+            'header value.',
+          tags: ['webhooks'],
+          params: IdParamsSchema,
+          response: { 200: WebhookTestResultSchema, ...standardErrors },
+        },
+      },
+      async (request) => sendTestDelivery(deps, await owned(request.tenant._id, request.params.id)),
     );
 
     app.get(

@@ -1,16 +1,21 @@
-// Runs crawl4ai_run.py over a list of URLs and reads its report. Crawl4AI talks to 127.0.0.1 only: its
-// cloud banner is off, LiteLLM uses its bundled model cost map (it would fetch one from GitHub), and its home
-// folder is a fresh temporary one; in browser mode Playwright starts Debian's Chromium (venv.ts), with flags
-// that keep it from calling home (crawl4ai_run.py). The CPU this process spends meanwhile (the site and the
-// fake model) is measured from the script's "measuring" line to its report, so the warm-up is left out.
+// Runs crawl4ai_run.py, a deep crawl from the shop's first listing or a crawl of a list of URLs, and reads its
+// report. Crawl4AI talks to 127.0.0.1 only: its cloud banner is off, LiteLLM uses its bundled model cost map
+// (it would fetch one from GitHub), and its home folder is a fresh temporary one (its robots.txt cache too); in
+// browser mode Playwright starts Debian's Chromium (venv.ts), with flags that keep it from calling home
+// (crawl4ai_run.py). The CPU this process spends meanwhile (the site and the fake model) is measured from the
+// script's "measuring" line to its report, so the warm-up is left out.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { playwrightBrowsersPath } from './venv.js';
 
+/** deep: Crawl4AI discovers the pages (BFSDeepCrawlStrategy); list: it crawls the URLs it is given. */
+export type PeerMode = 'deep' | 'list';
+
 export interface Crawl4aiReport {
   crawl4ai_mode: 'http' | 'browser';
+  peer_mode: PeerMode;
   pages: number;
   pages_ok: number;
   seconds: number;
@@ -26,7 +31,10 @@ export interface Crawl4aiReport {
 export async function runCrawl4ai(
   python: string,
   opts: {
-    urls: string[];
+    /** deep: from startUrl, maxPages pages down to maxDepth links; list: the URLs given. */
+    crawl:
+      | { peerMode: 'deep'; startUrl: string; maxPages: number; maxDepth: number }
+      | { peerMode: 'list'; urls: string[] };
     modelBaseUrl: string;
     concurrency: number;
     warmup: number;
@@ -36,8 +44,14 @@ export async function runCrawl4ai(
   },
 ): Promise<Crawl4aiReport> {
   const home = mkdtempSync(join(tmpdir(), 'bench-peer-'));
-  writeFileSync(join(home, 'urls.txt'), opts.urls.join('\n'));
-  const args = [join(import.meta.dirname, 'crawl4ai_run.py'), '--urls', join(home, 'urls.txt')];
+  const args = [join(import.meta.dirname, 'crawl4ai_run.py'), '--peer-mode', opts.crawl.peerMode];
+  if (opts.crawl.peerMode === 'list') {
+    writeFileSync(join(home, 'urls.txt'), opts.crawl.urls.join('\n'));
+    args.push('--urls', join(home, 'urls.txt'));
+  } else {
+    args.push('--start-url', opts.crawl.startUrl, '--max-pages', String(opts.crawl.maxPages));
+    args.push('--max-depth', String(opts.crawl.maxDepth));
+  }
   args.push('--model-base-url', opts.modelBaseUrl, '--concurrency', String(opts.concurrency));
   args.push('--warmup', String(opts.warmup), '--mode', opts.mode);
   const child = spawn(python, args, {

@@ -1,9 +1,17 @@
-"""Crawl4AI's side of `npm run bench:peer`: crawls the given URLs with Crawl4AI and an LLM extraction aimed at
-the bench's fake model, then prints one JSON report (pages/s, CPU per page of this process tree, peak memory,
+"""Crawl4AI's side of `npm run bench:peer`: crawls the shop with Crawl4AI and an LLM extraction aimed at the
+bench's fake model, then prints one JSON report (pages/s, CPU per page of this process tree, peak memory,
 each page's extracted record).
 
-  python crawl4ai_run.py --urls FILE --model-base-url URL [--concurrency 10] [--warmup 20]
-                         [--mode http|browser]
+  python crawl4ai_run.py --peer-mode deep --start-url URL --max-pages N --max-depth D --model-base-url URL
+                         [--concurrency 10] [--warmup 20] [--mode http|browser]
+  python crawl4ai_run.py --peer-mode list --urls FILE --model-base-url URL [...]
+
+deep: Crawl4AI finds the pages itself, a breadth-first deep crawl (BFSDeepCrawlStrategy) from the start URL
+that follows only the shop's /list/ and /item/ links (a URLPatternFilter) down to max_depth, max_pages pages,
+robots.txt read. Its levels go through arun_many's own dispatcher (MemoryAdaptiveDispatcher): semaphore_count
+sets its concurrency, and mean_delay and max_range, its per-host delay between requests (0.1-0.4 s by
+default), are 0 as on our side, which waits between requests only when asked. The warm-up is a deep crawl of
+--warmup pages. list: arun_many over the given URLs with a SemaphoreDispatcher; it discovers no links.
 
 CPU and memory come from /proc: this process and every descendant (Chromium in browser mode), with the CPU of
 children already reaped (cutime + cstime). The crawl before the measured one warms up imports and connections.
@@ -19,13 +27,16 @@ import time
 
 from crawl4ai import (
     AsyncWebCrawler,
+    BFSDeepCrawlStrategy,
     BrowserConfig,
     CacheMode,
     CrawlerRunConfig,
+    FilterChain,
     HTTPCrawlerConfig,
     LLMConfig,
     LLMExtractionStrategy,
     SemaphoreDispatcher,
+    URLPatternFilter,
 )
 from crawl4ai.async_crawler_strategy import AsyncHTTPCrawlerStrategy
 
@@ -133,23 +144,59 @@ def read_record(result):
     return {"title": block.get("title"), "price": block.get("price")}
 
 
-async def crawl(crawler, urls, run_config, concurrency):
-    dispatcher = SemaphoreDispatcher(semaphore_count=concurrency, max_session_permit=concurrency)
-    results = await crawler.arun_many(urls, config=run_config, dispatcher=dispatcher)
+def by_url(results):
     errors = [f"{r.url}: {r.error_message or r.extracted_content}"[:300] for r in results if read_record(r) is None]
     return {r.url: read_record(r) for r in results}, errors
 
 
+async def crawl_list(crawler, urls, run_config, concurrency):
+    dispatcher = SemaphoreDispatcher(semaphore_count=concurrency, max_session_permit=concurrency)
+    return by_url(await crawler.arun_many(urls, config=run_config, dispatcher=dispatcher))
+
+
+async def crawl_deep(crawler, start_url, run_config, concurrency, max_pages, max_depth):
+    """A breadth-first deep crawl from start_url, on the shop's listing and item pages only."""
+    strategy = BFSDeepCrawlStrategy(
+        max_depth=max_depth,
+        max_pages=max_pages,
+        filter_chain=FilterChain([URLPatternFilter(patterns=["*/list/*", "*/item/*"])]),
+    )
+    config = run_config.clone(
+        deep_crawl_strategy=strategy,
+        semaphore_count=concurrency,
+        mean_delay=0,
+        max_range=0,
+        check_robots_txt=True,
+    )
+    return by_url(await crawler.arun(start_url, config=config))
+
+
 async def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--urls", required=True)
+    parser.add_argument("--peer-mode", choices=["deep", "list"], default="deep")
+    parser.add_argument("--urls")
+    parser.add_argument("--start-url")
+    parser.add_argument("--max-pages", type=int, default=500)
+    parser.add_argument("--max-depth", type=int, default=25)
     parser.add_argument("--model-base-url", required=True)
     parser.add_argument("--concurrency", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--mode", choices=["http", "browser"], default="http")
     args = parser.parse_args()
-    with open(args.urls) as f:
-        urls = [line.strip() for line in f if line.strip()]
+    if args.peer_mode == "list":
+        with open(args.urls) as f:
+            urls = [line.strip() for line in f if line.strip()]
+
+        async def crawl(crawler, run_config, pages):
+            return await crawl_list(crawler, urls[:pages], run_config, args.concurrency)
+    else:
+        if not args.start_url:
+            parser.error("--peer-mode deep needs --start-url")
+
+        async def crawl(crawler, run_config, pages):
+            return await crawl_deep(crawler, args.start_url, run_config, args.concurrency, pages, args.max_depth)
+
+    measured_pages = len(urls) if args.peer_mode == "list" else args.max_pages
 
     extraction = LLMExtractionStrategy(
         llm_config=LLMConfig(provider="openai/fake-model", api_token="fake-key", base_url=args.model_base_url),
@@ -173,18 +220,19 @@ async def main():
     me = os.getpid()
     async with crawler:
         if args.warmup > 0:
-            await crawl(crawler, urls[: args.warmup], run_config, args.concurrency)
+            await crawl(crawler, run_config, args.warmup)
         print("measuring", flush=True)
         cpu_before = tree_cpu_ms(me)
         with PeakSampler(me) as sampler:
             started = time.perf_counter()
-            records, errors = await crawl(crawler, urls, run_config, args.concurrency)
+            records, errors = await crawl(crawler, run_config, measured_pages)
             seconds = time.perf_counter() - started
         cpu_ms = tree_cpu_ms(me) - cpu_before
 
     pages = len(records)
     report = {
         "crawl4ai_mode": args.mode,
+        "peer_mode": args.peer_mode,
         "pages": pages,
         "pages_ok": sum(1 for r in records.values() if r is not None),
         "seconds": round(seconds, 2),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { JOB_STATUSES } from '../reducers/job.js';
 import { JOB_TYPES } from '../temporal-names.js';
-import { ErrorCategorySchema, TimestampSchema } from './common.js';
+import { ErrorCategorySchema, PaginationQuerySchema, TimestampSchema } from './common.js';
 import {
   BudgetFields,
   checkSchemaSource,
@@ -143,3 +143,9 @@ export const ReextractRequestSchema = z
 export type ReextractRequest = z.infer<typeof ReextractRequestSchema>;
 
 export const JobListSchema = z.object({ jobs: z.array(JobSchema) }).meta({ id: 'JobList' });
+
+export const JobListQuerySchema = PaginationQuerySchema.extend({
+  type: z.enum(JOB_TYPES).optional().meta({ description: 'Only jobs of this type.' }),
+  status: JobStatusSchema.optional().meta({ description: 'Only jobs in this status.' }),
+});
+export type JobListQuery = z.infer<typeof JobListQuerySchema>;

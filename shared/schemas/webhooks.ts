@@ -186,3 +186,33 @@ export const WebhookDeliveryListSchema = z
 export const JobDeliveriesSchema = z
   .object({ deliveries: z.array(WebhookDeliverySchema), job_id: z.string() })
   .meta({ id: 'JobWebhookDeliveries' });
+
+/** The event name of a test delivery (POST /webhooks/{id}/test): never sent for a job. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+export const WebhookTestResultSchema = z
+  .object({
+    webhook_id: z.string(),
+    delivery_id: z.string().meta({
+      description: 'The X-Service-Delivery (and webhook-id) the test was sent with; it is not recorded.',
+    }),
+    event_type: z.literal(WEBHOOK_TEST_EVENT),
+    url: z.string(),
+    signed: z
+      .boolean()
+      .meta({ description: 'Whether the webhook has a secret, so the test carried signatures.' }),
+    success: z.boolean().meta({ description: 'Whether the receiver answered 2xx within 30 s.' }),
+    status_code: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "The receiver's HTTP status; null when it was not reached." }),
+    response_time_ms: z.number().int(),
+    error_message: z.string().nullable().meta({
+      description:
+        "Why the attempt failed (the receiver's status, a timeout, a refused address…), null on success.",
+    }),
+    at: TimestampSchema.meta({ description: 'When the attempt started.' }),
+  })
+  .meta({ id: 'WebhookTestResult' });
+export type WebhookTestResult = z.infer<typeof WebhookTestResultSchema>;

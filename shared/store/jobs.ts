@@ -17,6 +17,15 @@ import {
 
 type JobDoc = JobView & { _id: string };
 
+/** How many of the tenant's newest jobs a filtered list looks through (a request's reads stay bounded). */
+export const JOB_FILTER_WINDOW = 10_000;
+
+/** What GET /jobs may keep: one type, one status, or both. */
+export interface JobFilter {
+  type?: JobView['type'];
+  status?: JobView['status'];
+}
+
 /** The crawl-map fields a page's result decides. */
 export function pageOutcome(r: ResultView) {
   return {
@@ -111,8 +120,13 @@ export class JobReader {
     }
   }
 
-  /** The tenant's jobs, newest first, walking its job numbers down (numbers never used are skipped). */
-  async list(tenantId: string, limit: number, offset: number): Promise<JobView[]> {
+  /**
+   * The tenant's jobs, newest first, walking its job numbers down (numbers never used are skipped). With a
+   * filter, each job is read as the walk goes (every read keyed), over the newest JOB_FILTER_WINDOW jobs, and
+   * `offset` and `limit` count matches.
+   */
+  async list(tenantId: string, limit: number, offset: number, filter: JobFilter = {}): Promise<JobView[]> {
+    if (filter.type || filter.status) return this.listMatching(tenantId, limit, offset, filter);
     const ids: string[] = [];
     let skipped = 0;
     const newest = await this.newestNumber(tenantId);
@@ -133,6 +147,25 @@ export class JobReader {
     }
     const jobs = await Promise.all(ids.map((id) => this.get(tenantId, id)));
     return jobs.filter((j): j is JobView => j !== null);
+  }
+
+  private async listMatching(tenantId: string, limit: number, offset: number, filter: JobFilter) {
+    const matches = (job: JobView) =>
+      (!filter.type || job.type === filter.type) && (!filter.status || job.status === filter.status);
+    const page: JobView[] = [];
+    let skipped = 0;
+    let walked = 0;
+    for await (const batch of this.newestFirst(tenantId)) {
+      // A filter matching few of many jobs must not read them all: it looks at the newest JOB_FILTER_WINDOW.
+      if (walked >= JOB_FILTER_WINDOW) break;
+      walked += batch.length;
+      for (const job of batch.filter(matches)) {
+        if (skipped < offset) skipped++;
+        else page.push(job);
+        if (page.length === limit) return page;
+      }
+    }
+    return page;
   }
 
   /**

@@ -221,9 +221,17 @@ function transportSuite(name: string, connect: Connect) {
       assert.ok(map.urls.every((u: unknown) => typeof u === 'string' && u.startsWith(analyzeSite.url)));
     });
 
-    test('list_jobs shows the tenant its jobs', async () => {
+    test('list_jobs shows the tenant its jobs, filtered by type and status when asked', async () => {
       const body = await ok(client, 'list_jobs', { limit: 100 });
       assert.ok(body.jobs.some((j: { job_id: string }) => j.job_id === crawlJobId));
+      const crawls = await ok(client, 'list_jobs', { limit: 100, type: 'crawl' });
+      assert.ok(crawls.jobs.some((j: { job_id: string }) => j.job_id === crawlJobId));
+      assert.ok(
+        crawls.jobs.every((j: { type: string }) => j.type === 'crawl'),
+        JSON.stringify(crawls.jobs),
+      );
+      const maps = await ok(client, 'list_jobs', { limit: 100, type: 'map' });
+      assert.ok(!maps.jobs.some((j: { job_id: string }) => j.job_id === crawlJobId));
     });
 
     test('cancel_job cancels a running crawl; a second cancel is a 409 tool error', async () => {

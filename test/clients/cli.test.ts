@@ -182,8 +182,10 @@ describe('extract-service CLI', () => {
     assert.equal(job.failed_count, 1); // /product/7 answers 410
     assert.equal(crawl.stderr, '', 'no progress lines on a pipe with --json');
 
-    const [jobs, table, one, jsonl, replay, retry] = await Promise.all([
+    const [jobs, crawls, extracts, table, one, jsonl, replay, retry] = await Promise.all([
       cli(['jobs', '--json']),
+      inProcess(['jobs', '--type', 'crawl', '--status', 'completed', '--json']),
+      inProcess(['jobs', '--type', 'extract', '--json']),
       inProcess(['jobs', '--limit', '5']),
       inProcess(['job', job.id]),
       cli(['results', job.id, '--format', 'jsonl']),
@@ -192,6 +194,10 @@ describe('extract-service CLI', () => {
     ]);
     assert.equal(jobs.code, 0, jobs.stderr);
     assert.ok(JSON.parse(jobs.stdout).jobs.some((j: { id: string }) => j.id === job.id));
+    assert.equal(crawls.code, 0, crawls.stderr);
+    assert.ok(JSON.parse(crawls.stdout).jobs.some((j: { id: string }) => j.id === job.id));
+    const extractJobs = JSON.parse(extracts.stdout).jobs as { id: string; type: string }[];
+    assert.ok(extractJobs.every((j) => j.type === 'extract') && !extractJobs.some((j) => j.id === job.id));
     assert.match(table.stdout, /^ID +TYPE +STATUS +PAGES +FAILED +COST +CREATED +URL$/m);
     assert.match(table.stdout, new RegExp(`^${job.id} +crawl +completed +${job.page_count} +1 +\\$`, 'm'));
     assert.equal(one.code, 0, one.stderr);

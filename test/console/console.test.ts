@@ -5,6 +5,7 @@
 // is refused from another origin and without its CSRF token. Takes the README's screenshots: into docs/img/
 // with SAVE_SCREENSHOTS=1 (so an ordinary run leaves the checkout as it was), else into a temporary folder.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -14,9 +15,13 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { buildConsole } from '../../api/console/build.js';
+import { verifyWebhook } from '../../clients/typescript/src/index.js';
 import { ConsoleSessionStore } from '../../shared/store/console-sessions.js';
+import type { JobType } from '../../shared/temporal-names.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { jobLog } from '../support/job-log.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const IMG_DIR = process.env.SAVE_SCREENSHOTS
@@ -26,6 +31,7 @@ const IMG_DIR = process.env.SAVE_SCREENSHOTS
 let svc: TestService;
 let site: FixtureSite;
 let evil: FixtureSite;
+let receiver: Receiver;
 let base: string;
 let browser: Browser;
 let page: Page;
@@ -75,6 +81,30 @@ const clickButton = async (label: RegExp) => {
   }
   throw new Error(`no button ${label}`);
 };
+/** Clicks the button labelled `label` inside the element `scope` selects. */
+const clickIn = async (scope: string, label: RegExp) => {
+  await page.waitForSelector(scope);
+  for (const b of await page.$$(`${scope} button`)) {
+    if (label.test(await b.evaluate((el) => el.textContent ?? ''))) return b.click();
+  }
+  throw new Error(`no button ${label} in ${scope}`);
+};
+/** Replaces the value of a field (input or textarea) by typing. */
+const retype = async (selector: string, value: string) => {
+  await page.$eval(selector, (el) => {
+    (el as HTMLInputElement).value = '';
+  });
+  await page.type(selector, value);
+};
+/** A job of the tenant written as the workflows would write it, without running it. */
+async function seedJob(tenantId: string, type: JobType, status: 'completed' | 'failed'): Promise<string> {
+  const id = `job_${randomUUID().replaceAll('-', '')}`;
+  const log = jobLog(id, tenantId);
+  await svc.deps.events.append([log.created(type, `https://seeded.test/${type}`), log.started()]);
+  await svc.deps.jobs.nextTenantSeq(tenantId, id);
+  await svc.deps.events.append([status === 'completed' ? log.jobCompleted() : log.jobFailed()]);
+  return id;
+}
 async function sessionCookie(): Promise<string> {
   const cookie = (await browser.cookies()).find((c) => c.name === 'console_session');
   assert.ok(cookie, 'the console holds a session cookie');
@@ -83,7 +113,8 @@ async function sessionCookie(): Promise<string> {
 
 before(async () => {
   await buildConsole();
-  svc = await startTestService();
+  // The browser's requests and the test's own share the tenant's rate limit: room for both in one minute.
+  svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '600' } });
   site = await startFixtureSite();
   site.route('/product', product('Walnut chair'));
   site.route('/list', product('Catalogue', ['/a', '/b', '/broken']));
@@ -94,6 +125,7 @@ before(async () => {
     else res.writeHead(500, { 'content-type': 'text/html' }).end('down');
   });
   evil = await startFixtureSite();
+  receiver = await startReceiver();
   base = await svc.app.listen({ port: 0, host: '127.0.0.1' });
   const o = await svc.newTenant('other-tenant');
   const job = await api('POST', '/extract', o.apiKey, {
@@ -119,6 +151,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await evil?.close();
+  await receiver?.close();
   await site?.close();
   await svc?.close();
 });
@@ -290,10 +323,35 @@ test('a crawl started from the playground finishes live; its map shows the faile
   await waitText('[role=alert]', /Not found/);
 });
 
+test("jobs: the type and status filters are the API's, over all the jobs, not the latest 100", async () => {
+  const oldMap = await seedJob(svc.tenantId, 'map', 'failed');
+  for (let i = 0; i < 100; i++) await seedJob(svc.tenantId, 'extract', 'completed');
+  const theirs = await seedJob(other.tenantId, 'map', 'failed');
+  await go('#/keys');
+  await go('#/jobs');
+  await page.waitForSelector('table.jobs tbody tr');
+  assert.equal(await page.$(`tr[data-job-id="${oldMap}"]`), null, 'past the latest 100');
+  const asked = page.waitForRequest((r) => /\/api\/v1\/jobs\?.*type=map/.test(r.url()));
+  await page.select('.filters label:nth-of-type(1) select', 'map');
+  assert.match((await asked).url(), /limit=100/);
+  await page.waitForSelector(`tr[data-job-id="${oldMap}"]`);
+  assert.equal((await page.$$('table.jobs tbody tr')).length, 1);
+  assert.ok(!(await page.content()).includes(theirs), "another tenant's jobs never show");
+  await page.select('.filters label:nth-of-type(2) select', 'completed');
+  await waitText('[data-testid=no-jobs]', /No job matches/);
+  await page.select('.filters label:nth-of-type(2) select', 'failed');
+  await page.waitForSelector(`tr[data-job-id="${oldMap}"]`);
+  await axe('jobs filtered');
+  await page.select('.filters label:nth-of-type(1) select', '');
+  await page.select('.filters label:nth-of-type(2) select', '');
+  await page.waitForFunction(() => document.querySelectorAll('table.jobs tbody tr').length === 100);
+});
+
 test('settings: a model key is stored and never shown back; the chain is saved in order; a schema is stored', async () => {
   await go('#/settings');
-  await page.waitForSelector('input[type=password]');
-  await page.type('input[type=password]', 'sk-console-secret-123');
+  const keyField = 'form[aria-label="Save a model key"] input[type=password]';
+  await page.waitForSelector(keyField);
+  await page.type(keyField, 'sk-console-secret-123');
   await clickButton(/Save key/);
   await waitText('[data-testid=model-keys]', /openai: key stored/);
   assert.ok(!(await page.content()).includes('sk-console-secret-123'));
@@ -311,8 +369,8 @@ test('settings: a model key is stored and never shown back; the chain is saved i
     [],
     'the other tenant is untouched',
   );
-  await page.type('form.grid input', 'products');
-  await page.type('form.grid textarea', 'title: string\nprice: number\n');
+  await page.type('form[aria-label="New schema"] input', 'products');
+  await page.type('form[aria-label="New schema"] textarea', 'title: string\nprice: number\n');
   await clickButton(/Save schema/);
   await waitText('[data-testid=stored-schemas]', /products/);
   const stored = (await api('GET', '/schemas')).json().schemas;
@@ -321,6 +379,115 @@ test('settings: a model key is stored and never shown back; the chain is saved i
     ['products'],
   );
   await axe('settings');
+});
+
+test('settings: "Send test" sends a signed test delivery to a saved webhook and shows its outcome or problem', async () => {
+  const form = 'form[aria-label="Add a webhook"]';
+  const secret = 'whsec_Y29uc29sZS10ZXN0LXNlY3JldA==';
+  await page.type(`${form} input:not([type])`, 'console-hook');
+  await page.type(`${form} input[type=url]`, `${receiver.url}/console`);
+  await page.type(`${form} input[type=password]`, secret);
+  await clickIn(form, /Add webhook/);
+  await waitText('[data-testid=webhooks]', /console-hook.*signed/);
+  const saved = (await api('GET', '/webhooks')).json().webhooks;
+  const hook = saved.find((w: { name: string }) => w.name === 'console-hook');
+  assert.ok(hook?.has_secret);
+  const row = `[data-testid=webhooks] li[data-item-id="${hook.id}"]`;
+
+  await clickIn(row, /Send test/);
+  await waitText('[data-testid=webhook-test-result]', /Test delivered: HTTP 200 in \d+ ms, signed/);
+  const [got] = await receiver.waitFor('/console', 1);
+  assert.equal(got!.headers['x-service-event'], 'webhook.test');
+  assert.equal(await verifyWebhook(got!.body, got!.headers as Record<string, string>, secret), true);
+  assert.equal(JSON.parse(got!.body).data.webhook_id, hook.id);
+  assert.ok(!(await page.content()).includes(secret), 'the secret is never shown back');
+  await axe('settings: webhook test delivered');
+
+  receiver.answer('/console', [500]);
+  await clickIn(row, /Send test/);
+  await waitText(
+    '[data-testid=webhook-test-result]',
+    /Test failed: HTTP 500 .*the receiver answered HTTP 500/,
+  );
+  assert.equal(receiver.on('/console').length, 2);
+  await axe('settings: webhook test failed');
+
+  // Deleted behind the page's back: the 404 problem's title and detail show.
+  assert.equal((await api('DELETE', `/webhooks/${hook.id}`)).statusCode, 204);
+  await clickIn(row, /Send test/);
+  await waitText('[role=alert]', /Not found.*webhook/);
+  assert.equal(receiver.on('/console').length, 2, 'nothing sent for a deleted webhook');
+});
+
+test('settings: stored sites and schemas are edited in place', async () => {
+  const add = 'form[aria-label="Add a site"]';
+  await page.waitForSelector(add);
+  await page.type(`${add} input`, `${site.url}/list`);
+  await clickIn(add, /Add site/);
+  await waitText('[data-testid=stored-sites]', /\/list/);
+  const [stored] = (await api('GET', '/sites')).json().sites;
+  await clickIn(`[data-testid=stored-sites] li[data-item-id="${stored.id}"]`, /^Edit$/);
+  const edit = `form[aria-label="Edit site ${stored.name}"]`;
+  await page.waitForSelector(edit);
+  await axe('settings: editing a site');
+  await retype(`${edit} input:not([type])`, 'Catalogue site');
+  await retype(`${edit} input[type=number]`, '5');
+  await page.select(`${edit} select`, 'static');
+  await clickIn(edit, /Save site/);
+  await waitText('[data-testid=stored-sites]', /Catalogue site.*static, at most 5 pages/);
+  const site2 = (await api('GET', `/sites/${stored.id}`)).json();
+  assert.equal(site2.name, 'Catalogue site');
+  assert.equal(site2.fetch_mode, 'static');
+  assert.equal(site2.crawl_options.max_pages, 5);
+  assert.equal(site2.url, stored.url, 'the URL stays');
+
+  const [schema] = (await api('GET', '/schemas')).json().schemas;
+  await clickIn(`[data-testid=stored-schemas] li[data-item-id="${schema.id}"]`, /^Edit$/);
+  const editSchema = `form[aria-label="Edit schema ${schema.name}"]`;
+  await page.waitForSelector(editSchema);
+  await page.type(`${editSchema} input:not([type])`, ' v2');
+  await page.type(`${editSchema} textarea`, 'sku: string\n');
+  await clickIn(editSchema, /Save changes/);
+  await waitText('[data-testid=stored-schemas]', /products v2/);
+  const changed = (await api('GET', `/schemas/${schema.id}`)).json();
+  assert.equal(changed.name, 'products v2');
+  assert.match(changed.schema_yaml, /sku: string/);
+  // An unusable schema: the problem's detail and the field in error show in the edit form.
+  await clickIn(`[data-testid=stored-schemas] li[data-item-id="${schema.id}"]`, /^Edit$/);
+  const editAgain = 'form[aria-label="Edit schema products v2"]';
+  await page.waitForSelector(editAgain);
+  await retype(`${editAgain} textarea`, 'fields: 12');
+  await clickIn(editAgain, /Save changes/);
+  await waitText(`${editAgain} [role=alert]`, /schema_yaml/);
+  await clickIn(editAgain, /Cancel/);
+  assert.match((await api('GET', `/schemas/${schema.id}`)).json().schema_yaml, /sku: string/);
+});
+
+test('settings: a monitor is created in the console, runs now, and shows its change history', async () => {
+  const form = 'form[aria-label="New monitor"]';
+  await page.type(`${form} input:not([type])`, 'chair watch');
+  await page.type(`${form} input[type=url]`, `${site.url}/product`);
+  await page.type(`${form} textarea`, 'title: string');
+  await retype(`${form} input[required]:not([type])`, '6h');
+  await clickIn(form, /Create monitor/);
+  await waitText('[data-testid=monitors]', /chair watch: .*\/product \(active, 0 runs/);
+  const [monitor] = (await api('GET', '/monitors')).json().monitors;
+  assert.equal(monitor.name, 'chair watch');
+  assert.equal(monitor.kind, 'extract');
+  assert.equal(monitor.schedule.every, '6h');
+  assert.deepEqual((await api('GET', '/monitors', other.apiKey)).json().monitors, []);
+  await axe('settings: monitor created');
+  await clickIn(`[data-testid=monitors] li[data-item-id="${monitor.id}"]`, /Run now/);
+  const deadline = Date.now() + 60_000;
+  while ((await api('GET', `/monitors/${monitor.id}`)).json().last_run?.outcome !== 'baseline') {
+    assert.ok(Date.now() < deadline, 'the run started by "Run now" ends as the baseline');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await go('#/keys');
+  await go('#/settings');
+  await waitText('[data-testid=monitors]', /chair watch: .*1 runs, 0 changes/);
+  await page.click(`[data-testid=monitors] li[data-item-id="${monitor.id}"] summary`);
+  await waitText(`[data-testid=monitors] li[data-item-id="${monitor.id}"] pre`, /"changes": \[\]/);
 });
 
 test('the session cookie is refused from another origin and without the CSRF token', async () => {

@@ -123,7 +123,14 @@ describe('the hot paths read and write by _id alone', { concurrency: 1 }, () => 
       assert.equal(job?.page_count, 2);
       assert.equal((await stores.jobs.results(job!)).length, 2);
       assert.equal((await stores.events.list(jobId)).length, 4);
+      await stores.jobs.nextTenantSeq(svc.tenantId, jobId);
       await stores.jobs.list(svc.tenantId, 10, 0);
+      // Filtered: each job read by its id while the tenant's list is walked.
+      const running = await stores.jobs.list(svc.tenantId, 10, 0, { type: 'crawl', status: 'running' });
+      assert.deepEqual(
+        running.map((j) => j.id),
+        [jobId],
+      );
     });
   });
 

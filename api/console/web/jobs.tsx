@@ -1,24 +1,28 @@
-// The jobs list: newest first, filtered by type and status, refreshed while any shown job is still running.
+// The jobs list: newest first, filtered by type and status (by the API), refreshed while any shown job is still
+// running.
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, call, type components } from './api.js';
 import { ErrorBox, Scroll, usd, useLoad, when } from './ui.js';
 
 type Job = components['schemas']['Job'];
 export const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-const TYPES = ['extract', 'crawl', 'analyze', 'map'];
-const STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'];
+const TYPES = ['extract', 'crawl', 'analyze', 'map'] as const;
+const STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+type JobType = (typeof TYPES)[number];
+type JobStatus = (typeof STATUSES)[number];
 
 export const StatusBadge = ({ status }: { status: string }) => (
   <span class={`badge s-${status}`}>{status}</span>
 );
 
 export function JobsPage({ api }: { api: Api }) {
-  const [type, setType] = useState('');
-  const [status, setStatus] = useState('');
-  const list = useLoad(() => call(api.api.GET('/api/v1/jobs', { params: { query: { limit: 100 } } })));
-  const jobs: Job[] = [...(list.data?.jobs ?? [])]
-    .sort((a, b) => b.created_at.localeCompare(a.created_at))
-    .filter((j) => (!type || j.type === type) && (!status || j.status === status));
+  const [type, setType] = useState<JobType | ''>('');
+  const [status, setStatus] = useState<JobStatus | ''>('');
+  // The service filters while it walks all the tenant's jobs: the 100 newest that match, not a filter of the
+  // 100 newest.
+  const query = { limit: 100, ...(type ? { type } : {}), ...(status ? { status } : {}) } as const;
+  const list = useLoad(() => call(api.api.GET('/api/v1/jobs', { params: { query } })), [type, status]);
+  const jobs: Job[] = list.data?.jobs ?? [];
   const live = jobs.some((j) => !TERMINAL.has(j.status));
   useEffect(() => {
     if (!live) return;
@@ -33,7 +37,7 @@ export function JobsPage({ api }: { api: Api }) {
       <div class="row filters">
         <label>
           Type
-          <select value={type} onChange={(e) => setType(e.currentTarget.value)}>
+          <select value={type} onChange={(e) => setType(e.currentTarget.value as JobType | '')}>
             <option value="">all</option>
             {TYPES.map((t) => (
               <option key={t}>{t}</option>
@@ -42,7 +46,7 @@ export function JobsPage({ api }: { api: Api }) {
         </label>
         <label>
           Status
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value as JobStatus | '')}>
             <option value="">all</option>
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
@@ -87,7 +91,11 @@ export function JobsPage({ api }: { api: Api }) {
             ))}
           </tbody>
         </table>
-        {list.data && jobs.length === 0 && <p>No jobs yet: start one in the playground.</p>}
+        {list.data && jobs.length === 0 && (
+          <p data-testid="no-jobs">
+            {type || status ? 'No job matches these filters.' : 'No jobs yet: start one in the playground.'}
+          </p>
+        )}
       </Scroll>
     </>
   );

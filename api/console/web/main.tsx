@@ -28,12 +28,12 @@ function useHash() {
   return hash;
 }
 
-function Screen({ hash, api }: { hash: string; api: Api }) {
+function Screen({ hash, api, tenantId }: { hash: string; api: Api; tenantId: string }) {
   const [, page, id] = hash.split('/');
   if (page === 'jobs' && id) return <JobPage api={api} id={decodeURIComponent(id)} />;
   if (page === 'playground') return <PlaygroundPage api={api} />;
   if (page === 'keys') return <KeysPage api={api} />;
-  if (page === 'settings') return <SettingsPage api={api} />;
+  if (page === 'settings') return <SettingsPage api={api} tenantId={tenantId} />;
   return <JobsPage api={api} />;
 }
 
@@ -97,7 +97,7 @@ function App() {
       </header>
       <main id="main">
         <ErrorBox error={error} />
-        <Screen hash={hash} api={api} />
+        <Screen hash={hash} api={api} tenantId={session.tenant.id} />
       </main>
     </div>
   );

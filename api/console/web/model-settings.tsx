@@ -2,6 +2,7 @@
 // each model's list price.
 import { useState } from 'preact/hooks';
 import { type Api, call } from './api.js';
+import { RemovableList, SubmitForm } from './forms.js';
 import { ErrorBox, Section, useAction, useLoad } from './ui.js';
 
 export const PROVIDERS = ['openai', 'anthropic', 'openrouter', 'ollama', 'openai_compatible'] as const;
@@ -28,24 +29,20 @@ export function ModelKeys({ api }: { api: Api }) {
   return (
     <Section title="Model keys">
       <ErrorBox error={keys.error ?? action.error} />
-      <ul data-testid="model-keys">
-        {keys.data?.keys.map((k) => (
-          <li key={k.id}>
+      <RemovableList
+        testId="model-keys"
+        items={keys.data?.keys}
+        keyOf={(k) => k.id}
+        render={(k) => (
+          <>
             <strong>{k.provider}</strong>: {k.has_key ? 'key stored' : 'no key'}
-            {k.base_url ? ` (${k.base_url})` : ''}, {k.is_enabled ? 'enabled' : 'disabled'}{' '}
-            <button type="button" class="link" onClick={() => void remove(k.provider)}>
-              Remove
-            </button>
-          </li>
-        ))}
-      </ul>
-      <form
-        class="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
+            {k.base_url ? ` (${k.base_url})` : ''}, {k.is_enabled ? 'enabled' : 'disabled'}
+          </>
+        )}
+        removeLabel="Remove"
+        onRemove={(k) => remove(k.provider)}
+      />
+      <SubmitForm onSubmit={save} submit="Save key" busy={action.busy} label="Save a model key">
         <label>
           Provider
           <select value={provider} onChange={(e) => setProvider(e.currentTarget.value as Provider)}>
@@ -67,10 +64,7 @@ export function ModelKeys({ api }: { api: Api }) {
           Base URL (optional)
           <input type="url" value={baseUrl} onInput={(e) => setBaseUrl(e.currentTarget.value)} />
         </label>
-        <button type="submit" disabled={action.busy}>
-          Save key
-        </button>
-      </form>
+      </SubmitForm>
     </Section>
   );
 }

@@ -13,7 +13,7 @@ type ExtractResponse = components['schemas']['ExtractResponse'];
 const EXAMPLE_SCHEMA = '{\n  "title": "string",\n  "price": "number"\n}';
 
 /** The schema as typed: a JSON object when it is one, else the text (YAML or a prompt; the API detects which). */
-function schemaValue(text: string): unknown {
+export function schemaValue(text: string): unknown {
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed && typeof parsed === 'object') return parsed;

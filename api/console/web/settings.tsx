@@ -1,61 +1,12 @@
-// Settings: model keys and chain (model-settings.tsx), saved webhooks, stored sites, schemas and monitors
-// (stored-resources.tsx), and usage and cost over time.
-import { useState } from 'preact/hooks';
+// Settings: model keys and chain (model-settings.tsx), saved webhooks (webhooks.tsx), stored sites, schemas
+// and monitors (stored-resources.tsx), and usage and cost over time.
 import { type Api, call, type components } from './api.js';
 import { Chain, ModelKeys } from './model-settings.js';
 import { Stored } from './stored-resources.js';
-import { ErrorBox, Section, usd, useAction, useLoad } from './ui.js';
+import { ErrorBox, Section, usd, useLoad } from './ui.js';
+import { Webhooks } from './webhooks.js';
 
 type Usage = components['schemas']['Usage'];
-
-function Webhooks({ api }: { api: Api }) {
-  const list = useLoad(() => call(api.api.GET('/api/v1/webhooks')));
-  const [name, setName] = useState('');
-  const [url, setUrl] = useState('');
-  const action = useAction();
-  const add = () =>
-    action.run(async () => {
-      await call(api.api.POST('/api/v1/webhooks', { body: { name, url, events: ['*'] } as never }));
-      setName('');
-      setUrl('');
-      list.reload();
-    });
-  const remove = (id: string) =>
-    action.run(async () => {
-      await call(api.api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } } }));
-      list.reload();
-    });
-  return (
-    <Section title="Saved webhooks">
-      <ErrorBox error={list.error ?? action.error} />
-      <ul>
-        {list.data?.webhooks.map((w) => (
-          <li key={w.id}>
-            <strong>{w.name}</strong> → {w.url} ({(w.events ?? []).join(', ')}){' '}
-            <button type="button" class="link" onClick={() => void remove(w.id)}>
-              Delete
-            </button>
-          </li>
-        ))}
-      </ul>
-      <form
-        class="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add();
-        }}
-      >
-        <label>
-          Name <input required value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </label>
-        <label>
-          URL <input required type="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
-        </label>
-        <button type="submit">Add webhook</button>
-      </form>
-    </Section>
-  );
-}
 
 /** Every day of the period (UTC), the days without jobs at zero. */
 function daysOf(usage: Usage) {
@@ -115,14 +66,14 @@ function UsageView({ api }: { api: Api }) {
   );
 }
 
-export function SettingsPage({ api }: { api: Api }) {
+export function SettingsPage({ api, tenantId }: { api: Api; tenantId: string }) {
   return (
     <>
       <h1>Settings</h1>
       <ModelKeys api={api} />
       <Chain api={api} />
       <Webhooks api={api} />
-      <Stored api={api} />
+      <Stored api={api} tenantId={tenantId} />
       <UsageView api={api} />
     </>
   );

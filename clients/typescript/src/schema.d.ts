@@ -1267,7 +1267,9 @@ export interface paths {
     };
     /**
      * List the caller's jobs, newest first
-     * @description API version refyne: the Refyne product's ListJobsOutputBody, its fields only.
+     * @description type and status keep only the jobs of that type and in that status, among your newest 10,000 jobs; limit and offset then count the jobs kept.
+     *
+     *     API version refyne: the Refyne product's ListJobsOutputBody, its fields only.
      */
     get: {
       parameters: {
@@ -1276,6 +1278,9 @@ export interface paths {
           limit?: number;
           /** @description Items to skip. */
           offset?: number;
+          status?: components['schemas']['JobStatusInput'];
+          /** @description Only jobs of this type. */
+          type?: 'extract' | 'crawl' | 'analyze' | 'map';
         };
         header?: never;
         path?: never;
@@ -2603,7 +2608,7 @@ export interface paths {
     put?: never;
     /**
      * Extract the pages a job fetched again, with a new schema, without fetching them
-     * @description Starts a new job (202, the new job) that runs extraction over the pages the finished job fetched, as the page store kept them: no request to the site. Give a new schema (schema or schema_id) and optionally cleaner_chain, llm_config, structured_data, capture_debug and a budget; the rest is the original's. An extract job's re-extract is an extract; a crawl's is a crawl over the same pages (completed and failed, at most 2000) that follows no links. The new job has reextract_of set to the original. A page whose stored content is gone (pages are kept PAGE_RETENTION_DAYS) or was never fetched fails with error_category content_expired. 409 when the job has not ended, has no page, is an analyze or map job, or has too many pages.
+     * @description Starts a new job (202, the new job) that runs extraction over the pages the finished job fetched, as the page store kept them: no request to the site. Give a new schema (schema or schema_id) and optionally cleaner_chain, llm_config, structured_data, capture_debug and a budget; the rest is the original's. An extract job's re-extract is an extract; a crawl's is a crawl over the same pages (completed and failed, at most 2000 pages and 512 KiB of their URLs) that follows no links. The new job has reextract_of set to the original. A page whose stored content is gone (pages are kept PAGE_RETENTION_DAYS) or was never fetched fails with error_category content_expired. 409 when the job has not ended, has no page, is an analyze or map job, or has too many pages.
      */
     post: {
       parameters: {
@@ -3086,7 +3091,7 @@ export interface paths {
     put?: never;
     /**
      * Re-run the failed pages of a finished job
-     * @description Starts a new job (202, the new job) that processes only the pages that failed, with the same schema, cleaners, model settings and fetch mode, without following links again (a failed extract or analyze job runs again as it was asked). The new job has retry_of set to the original, which is left as it was. 409 when the job has not ended or has no failed page. With ?refetch=false, a failed page whose fetch had succeeded (it failed at the model, say) runs from the page the original job stored, making no request to the site.
+     * @description Starts a new job (202, the new job) that processes only the pages that failed, with the same schema, cleaners, model settings and fetch mode, without following links again (a failed extract or analyze job runs again as it was asked). The new job has retry_of set to the original, which is left as it was. 409 when the job has not ended, has no failed page, or has more than 2000 failed pages or 512 KiB of their URLs (their references travel in the new job's workflow input). With ?refetch=false, a failed page whose fetch had succeeded (it failed at the model, say) runs from the page the original job stored, making no request to the site.
      */
     post: {
       parameters: {
@@ -12343,6 +12348,204 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/webhooks/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test delivery to a saved webhook now
+     * @description One POST of the event webhook.test to the webhook's URL, sent now (also when the webhook is not active) exactly as deliveries of jobs are: the same custom headers, X-Service-Event, X-Service-Delivery and, with a secret, the same signatures (Standard Webhooks and X-Service-Signature); the same address rules (a private or metadata address is refused unless the operator allows private ones) and 30 s limit, no redirect followed. The body is {"event": "webhook.test", "timestamp", "job_id": null, "data": {webhook_id, webhook_name, message}}. It is sent once, not retried and not recorded among the deliveries. 200 with the outcome, whether the receiver accepted it or not (success, status_code, error_message); never the secret or a header value.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WebhookTestResult'];
+          };
+        };
+        /** @description Bad request: The request could not be read (for example malformed JSON). */
+        400: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unauthorized: The Authorization: Bearer <API key> header is missing or the key is not valid. */
+        401: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Forbidden: The API key's scopes do not allow this request (a read-only key starting a job or changing a setting); the detail names the scopes that would. */
+        403: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Not found: No such route, or no such resource for this tenant. */
+        404: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Payload too large: The request body is larger than the documented limit. */
+        413: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Unsupported media type: Send the body as application/json. */
+        415: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Invalid request: A field of the request is invalid; errors[] names each one. */
+        422: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Too many requests: The tenant's request-rate limit is exceeded, or the caller's address sent too many unknown API keys; retry after Retry-After seconds. */
+        429: {
+          headers: {
+            /** @description Seconds to wait before retrying (for a job start: with the same Idempotency-Key). */
+            'Retry-After'?: number;
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+        /** @description Internal server error: An unexpected error; it has been logged. */
+        500: {
+          headers: {
+            /** @description The API version the answer is shaped by: v1 (this document) or refyne (see ApiVersion). */
+            'X-API-Version'?: 'v1' | 'refyne';
+            /** @description The tenant's requests allowed per minute. */
+            'X-RateLimit-Limit'?: number;
+            /** @description Requests left in the current minute. */
+            'X-RateLimit-Remaining'?: number;
+            /** @description Seconds until the current minute ends. */
+            'X-RateLimit-Reset'?: number;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/problem+json': components['schemas']['Problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/downloads/{token}': {
     parameters: {
       query?: never;
@@ -17825,6 +18028,50 @@ export interface components {
        * @description Endpoint receiving POST requests. On PUT, stored credentials stay with the origin (scheme, host, port) they were given for: see secret and headers.
        */
       url: string;
+    };
+    WebhookTestResult: {
+      /**
+       * @description When the attempt started.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      at: string;
+      /** @description The X-Service-Delivery (and webhook-id) the test was sent with; it is not recorded. */
+      delivery_id: string;
+      /** @description Why the attempt failed (the receiver's status, a timeout, a refused address…), null on success. */
+      error_message: string | null;
+      /** @constant */
+      event_type: 'webhook.test';
+      response_time_ms: number;
+      /** @description Whether the webhook has a secret, so the test carried signatures. */
+      signed: boolean;
+      /** @description The receiver's HTTP status; null when it was not reached. */
+      status_code: number | null;
+      /** @description Whether the receiver answered 2xx within 30 s. */
+      success: boolean;
+      url: string;
+      webhook_id: string;
+    };
+    WebhookTestResultInput: {
+      /**
+       * @description When the attempt started.
+       * @example 2026-11-23T10:00:00.000Z
+       */
+      at: string;
+      /** @description The X-Service-Delivery (and webhook-id) the test was sent with; it is not recorded. */
+      delivery_id: string;
+      /** @description Why the attempt failed (the receiver's status, a timeout, a refused address…), null on success. */
+      error_message: string | null;
+      /** @constant */
+      event_type: 'webhook.test';
+      response_time_ms: number;
+      /** @description Whether the webhook has a secret, so the test carried signatures. */
+      signed: boolean;
+      /** @description The receiver's HTTP status; null when it was not reached. */
+      status_code: number | null;
+      /** @description Whether the receiver answered 2xx within 30 s. */
+      success: boolean;
+      url: string;
+      webhook_id: string;
     };
   };
   responses: never;

@@ -61,15 +61,32 @@ function printJobTable(ctx: Context, jobs: Job[]): void {
   ctx.out([line(head), ...rows.map(line)].join('\n'));
 }
 
+const JOB_TYPES = ['extract', 'crawl', 'analyze', 'map'] as const;
+const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+interface JobsFlags {
+  limit?: number;
+  offset?: number;
+  type?: (typeof JOB_TYPES)[number];
+  status?: (typeof JOB_STATUSES)[number];
+}
+
 export function jobCommands(program: Command): void {
   program
     .command('jobs')
     .description('list your jobs, newest first')
     .option('-l, --limit <n>', 'how many (1..100, default 20)', integer(1))
     .option('--offset <n>', 'skip this many', integer(0))
-    .action(async (flags: { limit?: number; offset?: number }, command: Command) => {
+    .addOption(new Option('--type <type>', 'only jobs of this type').choices(JOB_TYPES))
+    .addOption(new Option('--status <status>', 'only jobs in this status').choices(JOB_STATUSES))
+    .action(async (flags: JobsFlags, command: Command) => {
       const ctx = createContext(command);
-      const query = { limit: flags.limit ?? 20, offset: flags.offset ?? 0 };
+      const { type, status } = flags;
+      const query = {
+        limit: flags.limit ?? 20,
+        offset: flags.offset ?? 0,
+        ...(type ? { type } : {}),
+        ...(status ? { status } : {}),
+      };
       const list = unwrap(await ctx.client().api.GET('/api/v1/jobs', { params: { query } }));
       if (ctx.json) return ctx.outJson(list);
       printJobTable(ctx, list.jobs);

@@ -1435,6 +1435,46 @@ class JobWebhookDeliveriesInput(BaseModel):
     job_id: str
 
 
+WebhookTestResultInputStatusCode = TypeAliasType(
+    "WebhookTestResultInputStatusCode",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+The receiver's HTTP status; null when it was not reached.
+"""
+
+
+class WebhookTestResultInput(BaseModel):
+    webhook_id: str
+    delivery_id: str
+    """
+    The X-Service-Delivery (and webhook-id) the test was sent with; it is not recorded.
+    """
+    event_type: Literal['webhook.test']
+    url: str
+    signed: bool
+    """
+    Whether the webhook has a secret, so the test carried signatures.
+    """
+    success: bool
+    """
+    Whether the receiver answered 2xx within 30 s.
+    """
+    status_code: WebhookTestResultInputStatusCode | None
+    """
+    The receiver's HTTP status; null when it was not reached.
+    """
+    response_time_ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    error_message: str | None
+    """
+    Why the attempt failed (the receiver's status, a timeout, a refused address…), null on success.
+    """
+    at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    When the attempt started.
+    """
+
+
 SchemaInputInputSchemaInputInput = TypeAliasType(
     "SchemaInputInputSchemaInputInput", Annotated[str, Field(min_length=1)]
 )
@@ -2317,6 +2357,186 @@ class CrawlMapInput(BaseModel):
     entries: list[CrawlMapInputEntry]
 
 
+JobStatusInput = TypeAliasType("JobStatusInput", Literal['pending', 'running', 'completed', 'failed', 'cancelled'])
+"""
+pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
+"""
+
+
+JobInputDurationMs = TypeAliasType(
+    "JobInputDurationMs",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+
+
+class JobInputPagesBySource(BaseModel):
+    """
+    Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only.
+    """
+
+    structured_data: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    learned_extractor: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    model: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    mixed: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class JobInputValuesBySource(BaseModel):
+    """
+    The completed pages' top-level field values by where each came from
+    """
+
+    structured_data: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    learned_extractor: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    model: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    model_not_in_page: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Model values that do not occur in the content the model was sent (possible inventions; see provenance in GET /jobs/{id}/results?include_provenance=true)
+    """
+
+
+JobInputMaxTokens = TypeAliasType(
+    "JobInputMaxTokens",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+The request's max_tokens (null: none given)
+"""
+
+
+class JobInput(BaseModel):
+    id: str
+    type: Literal['extract', 'crawl', 'analyze', 'map']
+    url: str
+    status: JobStatusInput
+    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    started_at: str | None
+    completed_at: str | None
+    duration_ms: JobInputDurationMs | None
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    llm_cost_usd: float
+    cost_usd: float
+    is_byok: bool
+    pages_by_source: JobInputPagesBySource
+    """
+    Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only.
+    """
+    values_by_source: JobInputValuesBySource
+    """
+    The completed pages' top-level field values by where each came from
+    """
+    error_category: ErrorCategoryInput | None
+    error_message: str | None
+    max_cost_usd: float | None
+    """
+    The request's max_cost_usd (null: none given)
+    """
+    max_tokens: JobInputMaxTokens | None
+    """
+    The request's max_tokens (null: none given)
+    """
+    budget_exhausted: bool
+    """
+    true when a budget (the job's max_cost_usd or max_tokens, or the tenant's monthly budget) refused a model call and the job stopped taking pages: it is completed with the pages extracted before, or failed with error_category quota_exceeded when there were none.
+    """
+    capture_debug: bool
+    queue_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    The tenant's pending jobs ahead of this one
+    """
+    workflow_id: str
+    """
+    Temporal workflow id (derived from the job id)
+    """
+    retry_of: str | None
+    """
+    The job this one retries (POST /jobs/{id}/retry)
+    """
+    reextract_of: Annotated[
+        str | None, Field(examples=['job_3f2a9c0e5b7d4e1f8a6c2b9d0e4f7a1c'])
+    ]
+    """
+    The job whose stored pages this one extracts again, without fetching them (POST /jobs/{id}/reextract)
+    """
+    monitor_id: Annotated[
+        str | None, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
+    ]
+    """
+    The monitor whose run this job is (POST /monitors); null for other jobs
+    """
+
+
+ReextractRequestInputCleanerChain = TypeAliasType(
+    "ReextractRequestInputCleanerChain",
+    Annotated[list[CleanerStepInput], Field(max_length=10, min_length=1)],
+)
+"""
+Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
+"""
+
+
+ReextractRequestInputMaxCostUsd = TypeAliasType(
+    "ReextractRequestInputMaxCostUsd", Annotated[float, Field(gt=0.0)]
+)
+"""
+Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
+
+
+ReextractRequestInputMaxTokens = TypeAliasType(
+    "ReextractRequestInputMaxTokens", Annotated[int, Field(gt=0, le=9007199254740991)]
+)
+"""
+Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+"""
+
+
+class ReextractRequestInput(BaseModel):
+    """
+    A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
+    """
+
+    schema_: Annotated[SchemaInputInput | None, Field(alias='schema')] = None
+    """
+    The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
+    """
+    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    """
+    A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
+    """
+    cleaner_chain: ReextractRequestInputCleanerChain | None = None
+    """
+    Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
+    """
+    llm_config: LlmConfigInput | None = None
+    structured_data: bool | None = None
+    """
+    Default: the original job's structured_data.
+    """
+    capture_debug: bool | None = None
+    """
+    Default: the original job's capture_debug.
+    """
+    max_cost_usd: ReextractRequestInputMaxCostUsd | None = None
+    """
+    Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+    """
+    max_tokens: ReextractRequestInputMaxTokens | None = None
+    """
+    Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+    """
+
+
+class JobListInput(BaseModel):
+    jobs: list[JobInput]
+
+
 MapRequestInputLimit = TypeAliasType(
     "MapRequestInputLimit", Annotated[int, Field(examples=[1000], ge=1, le=10000)]
 )
@@ -2586,186 +2806,6 @@ class DownloadLinkInput(BaseModel):
     """
     One hour after the link was made (RFC 3339, UTC)
     """
-
-
-JobStatusInput = TypeAliasType("JobStatusInput", Literal['pending', 'running', 'completed', 'failed', 'cancelled'])
-"""
-pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
-"""
-
-
-JobInputDurationMs = TypeAliasType(
-    "JobInputDurationMs",
-    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
-)
-
-
-class JobInputPagesBySource(BaseModel):
-    """
-    Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only.
-    """
-
-    structured_data: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    learned_extractor: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    model: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    mixed: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
-class JobInputValuesBySource(BaseModel):
-    """
-    The completed pages' top-level field values by where each came from
-    """
-
-    structured_data: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    learned_extractor: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    model: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    model_not_in_page: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Model values that do not occur in the content the model was sent (possible inventions; see provenance in GET /jobs/{id}/results?include_provenance=true)
-    """
-
-
-JobInputMaxTokens = TypeAliasType(
-    "JobInputMaxTokens",
-    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
-)
-"""
-The request's max_tokens (null: none given)
-"""
-
-
-class JobInput(BaseModel):
-    id: str
-    type: Literal['extract', 'crawl', 'analyze', 'map']
-    url: str
-    status: JobStatusInput
-    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
-    """
-    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
-    """
-    started_at: str | None
-    completed_at: str | None
-    duration_ms: JobInputDurationMs | None
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    llm_cost_usd: float
-    cost_usd: float
-    is_byok: bool
-    pages_by_source: JobInputPagesBySource
-    """
-    Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only.
-    """
-    values_by_source: JobInputValuesBySource
-    """
-    The completed pages' top-level field values by where each came from
-    """
-    error_category: ErrorCategoryInput | None
-    error_message: str | None
-    max_cost_usd: float | None
-    """
-    The request's max_cost_usd (null: none given)
-    """
-    max_tokens: JobInputMaxTokens | None
-    """
-    The request's max_tokens (null: none given)
-    """
-    budget_exhausted: bool
-    """
-    true when a budget (the job's max_cost_usd or max_tokens, or the tenant's monthly budget) refused a model call and the job stopped taking pages: it is completed with the pages extracted before, or failed with error_category quota_exceeded when there were none.
-    """
-    capture_debug: bool
-    queue_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    The tenant's pending jobs ahead of this one
-    """
-    workflow_id: str
-    """
-    Temporal workflow id (derived from the job id)
-    """
-    retry_of: str | None
-    """
-    The job this one retries (POST /jobs/{id}/retry)
-    """
-    reextract_of: Annotated[
-        str | None, Field(examples=['job_3f2a9c0e5b7d4e1f8a6c2b9d0e4f7a1c'])
-    ]
-    """
-    The job whose stored pages this one extracts again, without fetching them (POST /jobs/{id}/reextract)
-    """
-    monitor_id: Annotated[
-        str | None, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
-    ]
-    """
-    The monitor whose run this job is (POST /monitors); null for other jobs
-    """
-
-
-ReextractRequestInputCleanerChain = TypeAliasType(
-    "ReextractRequestInputCleanerChain",
-    Annotated[list[CleanerStepInput], Field(max_length=10, min_length=1)],
-)
-"""
-Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
-"""
-
-
-ReextractRequestInputMaxCostUsd = TypeAliasType(
-    "ReextractRequestInputMaxCostUsd", Annotated[float, Field(gt=0.0)]
-)
-"""
-Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
-"""
-
-
-ReextractRequestInputMaxTokens = TypeAliasType(
-    "ReextractRequestInputMaxTokens", Annotated[int, Field(gt=0, le=9007199254740991)]
-)
-"""
-Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
-"""
-
-
-class ReextractRequestInput(BaseModel):
-    """
-    A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
-    """
-
-    schema_: Annotated[SchemaInputInput | None, Field(alias='schema')] = None
-    """
-    The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
-    """
-    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
-    """
-    A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
-    """
-    cleaner_chain: ReextractRequestInputCleanerChain | None = None
-    """
-    Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
-    """
-    llm_config: LlmConfigInput | None = None
-    structured_data: bool | None = None
-    """
-    Default: the original job's structured_data.
-    """
-    capture_debug: bool | None = None
-    """
-    Default: the original job's capture_debug.
-    """
-    max_cost_usd: ReextractRequestInputMaxCostUsd | None = None
-    """
-    Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
-    """
-    max_tokens: ReextractRequestInputMaxTokens | None = None
-    """
-    Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
-    """
-
-
-class JobListInput(BaseModel):
-    jobs: list[JobInput]
 
 
 class DebugCaptureReportInputCaptureRequest(BaseModel):
@@ -5509,6 +5549,46 @@ class JobWebhookDeliveries(BaseModel):
     job_id: str
 
 
+WebhookTestResultStatusCode = TypeAliasType(
+    "WebhookTestResultStatusCode",
+    Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)],
+)
+"""
+The receiver's HTTP status; null when it was not reached.
+"""
+
+
+class WebhookTestResult(BaseModel):
+    webhook_id: str
+    delivery_id: str
+    """
+    The X-Service-Delivery (and webhook-id) the test was sent with; it is not recorded.
+    """
+    event_type: Literal['webhook.test']
+    url: str
+    signed: bool
+    """
+    Whether the webhook has a secret, so the test carried signatures.
+    """
+    success: bool
+    """
+    Whether the receiver answered 2xx within 30 s.
+    """
+    status_code: WebhookTestResultStatusCode | None
+    """
+    The receiver's HTTP status; null when it was not reached.
+    """
+    response_time_ms: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    error_message: str | None
+    """
+    Why the attempt failed (the receiver's status, a timeout, a refused address…), null on success.
+    """
+    at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    When the attempt started.
+    """
+
+
 SchemaInputSchemaInput = TypeAliasType(
     "SchemaInputSchemaInput", Annotated[str, Field(min_length=1)]
 )
@@ -6058,6 +6138,161 @@ class CrawlMap(BaseModel):
     entries: list[CrawlMapEntry]
 
 
+JobStatus = TypeAliasType("JobStatus", Literal['pending', 'running', 'completed', 'failed', 'cancelled'])
+"""
+pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
+"""
+
+
+JobDurationMs = TypeAliasType(
+    "JobDurationMs", Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+)
+
+
+class JobPagesBySource(BaseModel):
+    """
+    Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only.
+    """
+
+    structured_data: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    learned_extractor: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    model: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    mixed: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+class JobValuesBySource(BaseModel):
+    """
+    The completed pages' top-level field values by where each came from
+    """
+
+    structured_data: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    learned_extractor: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    model: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    model_not_in_page: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    Model values that do not occur in the content the model was sent (possible inventions; see provenance in GET /jobs/{id}/results?include_provenance=true)
+    """
+
+
+JobMaxTokens = TypeAliasType(
+    "JobMaxTokens", Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+)
+"""
+The request's max_tokens (null: none given)
+"""
+
+
+class Job(BaseModel):
+    id: str
+    type: Literal['extract', 'crawl', 'analyze', 'map']
+    url: str
+    status: JobStatus
+    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
+    """
+    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
+    """
+    started_at: str | None
+    completed_at: str | None
+    duration_ms: JobDurationMs | None
+    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    llm_cost_usd: float
+    cost_usd: float
+    is_byok: bool
+    pages_by_source: JobPagesBySource
+    """
+    Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only.
+    """
+    values_by_source: JobValuesBySource
+    """
+    The completed pages' top-level field values by where each came from
+    """
+    error_category: ErrorCategory | None
+    error_message: str | None
+    max_cost_usd: float | None
+    """
+    The request's max_cost_usd (null: none given)
+    """
+    max_tokens: JobMaxTokens | None
+    """
+    The request's max_tokens (null: none given)
+    """
+    budget_exhausted: bool
+    """
+    true when a budget (the job's max_cost_usd or max_tokens, or the tenant's monthly budget) refused a model call and the job stopped taking pages: it is completed with the pages extracted before, or failed with error_category quota_exceeded when there were none.
+    """
+    capture_debug: bool
+    queue_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+    """
+    The tenant's pending jobs ahead of this one
+    """
+    workflow_id: str
+    """
+    Temporal workflow id (derived from the job id)
+    """
+    retry_of: str | None
+    """
+    The job this one retries (POST /jobs/{id}/retry)
+    """
+    reextract_of: Annotated[
+        str | None, Field(examples=['job_3f2a9c0e5b7d4e1f8a6c2b9d0e4f7a1c'])
+    ]
+    """
+    The job whose stored pages this one extracts again, without fetching them (POST /jobs/{id}/reextract)
+    """
+    monitor_id: Annotated[
+        str | None, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
+    ]
+    """
+    The monitor whose run this job is (POST /monitors); null for other jobs
+    """
+
+
+class ReextractRequest(BaseModel):
+    """
+    A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
+    """
+
+    schema_: Annotated[SchemaInput | None, Field(alias='schema')] = None
+    """
+    The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
+    """
+    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    """
+    A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
+    """
+    cleaner_chain: Annotated[
+        list[CleanerStep] | None, Field(max_length=10, min_length=1)
+    ] = None
+    """
+    Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
+    """
+    llm_config: LlmConfig | None = None
+    structured_data: bool | None = None
+    """
+    Default: the original job's structured_data.
+    """
+    capture_debug: bool | None = None
+    """
+    Default: the original job's capture_debug.
+    """
+    max_cost_usd: Annotated[float | None, Field(gt=0.0)] = None
+    """
+    Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+    """
+    max_tokens: Annotated[int | None, Field(gt=0, le=9007199254740991)] = None
+    """
+    Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
+    """
+
+
+class JobList(BaseModel):
+    jobs: list[Job]
+
+
 class MapRequest(BaseModel):
     url: Annotated[
         str, Field(examples=['https://example.com'], max_length=4096, min_length=1)
@@ -6312,161 +6547,6 @@ class DownloadLink(BaseModel):
     """
     One hour after the link was made (RFC 3339, UTC)
     """
-
-
-JobStatus = TypeAliasType("JobStatus", Literal['pending', 'running', 'completed', 'failed', 'cancelled'])
-"""
-pending → running → completed | failed | cancelled. A crawl with some failed pages is completed, with error_category/error_message summarising the failures.
-"""
-
-
-JobDurationMs = TypeAliasType(
-    "JobDurationMs", Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-)
-
-
-class JobPagesBySource(BaseModel):
-    """
-    Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only.
-    """
-
-    structured_data: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    learned_extractor: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    model: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    mixed: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-
-
-class JobValuesBySource(BaseModel):
-    """
-    The completed pages' top-level field values by where each came from
-    """
-
-    structured_data: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    learned_extractor: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    model: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    model_not_in_page: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    Model values that do not occur in the content the model was sent (possible inventions; see provenance in GET /jobs/{id}/results?include_provenance=true)
-    """
-
-
-JobMaxTokens = TypeAliasType(
-    "JobMaxTokens", Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-)
-"""
-The request's max_tokens (null: none given)
-"""
-
-
-class Job(BaseModel):
-    id: str
-    type: Literal['extract', 'crawl', 'analyze', 'map']
-    url: str
-    status: JobStatus
-    created_at: Annotated[str, Field(examples=['2026-11-23T10:00:00.000Z'])]
-    """
-    RFC 3339 timestamp in UTC with milliseconds, e.g. 2026-11-23T10:00:00.000Z
-    """
-    started_at: str | None
-    completed_at: str | None
-    duration_ms: JobDurationMs | None
-    page_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    failed_count: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    urls_queued: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_input: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    token_usage_output: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    llm_cost_usd: float
-    cost_usd: float
-    is_byok: bool
-    pages_by_source: JobPagesBySource
-    """
-    Completed pages by where their data came from: the page's structured data alone (no model call, 0 tokens; structured_data on the request), a learned extractor alone (selectors learned from the model's answers on earlier pages of the same template; no model call; learn_extractors on crawls), the model alone, or more than one of them. A page re-done after a failed check counts once, by its new source. Tokens and cost are the model's only.
-    """
-    values_by_source: JobValuesBySource
-    """
-    The completed pages' top-level field values by where each came from
-    """
-    error_category: ErrorCategory | None
-    error_message: str | None
-    max_cost_usd: float | None
-    """
-    The request's max_cost_usd (null: none given)
-    """
-    max_tokens: JobMaxTokens | None
-    """
-    The request's max_tokens (null: none given)
-    """
-    budget_exhausted: bool
-    """
-    true when a budget (the job's max_cost_usd or max_tokens, or the tenant's monthly budget) refused a model call and the job stopped taking pages: it is completed with the pages extracted before, or failed with error_category quota_exceeded when there were none.
-    """
-    capture_debug: bool
-    queue_position: Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
-    """
-    The tenant's pending jobs ahead of this one
-    """
-    workflow_id: str
-    """
-    Temporal workflow id (derived from the job id)
-    """
-    retry_of: str | None
-    """
-    The job this one retries (POST /jobs/{id}/retry)
-    """
-    reextract_of: Annotated[
-        str | None, Field(examples=['job_3f2a9c0e5b7d4e1f8a6c2b9d0e4f7a1c'])
-    ]
-    """
-    The job whose stored pages this one extracts again, without fetching them (POST /jobs/{id}/reextract)
-    """
-    monitor_id: Annotated[
-        str | None, Field(examples=['mon_3f2a9c1e0b7d4e5f8a6b1c2d3e4f5a6b'])
-    ]
-    """
-    The monitor whose run this job is (POST /monitors); null for other jobs
-    """
-
-
-class ReextractRequest(BaseModel):
-    """
-    A new schema (schema or schema_id) and optionally cleaners, model settings and budget for a job's stored pages.
-    """
-
-    schema_: Annotated[SchemaInput | None, Field(alias='schema')] = None
-    """
-    The schema inline (see SchemaInput). Give either schema or schema_id, not both (422).
-    """
-    schema_id: Annotated[str | None, Field(max_length=200, min_length=1)] = None
-    """
-    A stored schema (POST /api/v1/schemas) to use instead of schema: yours or a public one, else 422 at body.schema_id. Each job created with it adds one to the schema's usage_count.
-    """
-    cleaner_chain: Annotated[
-        list[CleanerStep] | None, Field(max_length=10, min_length=1)
-    ] = None
-    """
-    Cleaners for the stored pages (see ExtractRequest). Default: the original job's chain when the schema is unchanged in kind, else the default chain for the new schema.
-    """
-    llm_config: LlmConfig | None = None
-    structured_data: bool | None = None
-    """
-    Default: the original job's structured_data.
-    """
-    capture_debug: bool | None = None
-    """
-    Default: the original job's capture_debug.
-    """
-    max_cost_usd: Annotated[float | None, Field(gt=0.0)] = None
-    """
-    Most the job may spend on model calls, in USD: what the job is charged (cost_usd: list price × the service's markup on the service's keys; with your own key (BYOK) the provider's list price, llm_cost_usd, which the provider bills you). A model without a known price counts 0. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
-    """
-    max_tokens: Annotated[int | None, Field(gt=0, le=9007199254740991)] = None
-    """
-    Most model tokens (input + output, over every call) the job may use. Checked before every model call (retries and fallbacks along the model chain are calls too): the call is made only if its worst case — its prompt counted at 2 characters a token plus the model's whole max_tokens of output — cannot take the job past the cap; otherwise it is not made. A hard cap: calls in flight hold their worst case until they end, so the job's total never passes it. Pages answered without the model (structured data, learned extractors) cost nothing. When the cap is reached an extract job fails with error_category quota_exceeded (POST /extract answers 429 problem, no model call made past the cap); a crawl starts no new page, lets pages in flight finish, records the refused page as skipped (quota_exceeded) and ends completed with budget_exhausted: true when at least one page was extracted, else failed with quota_exceeded. The job resource shows the cap and budget_exhausted. The tenant's monthly budget (set by the operator) applies the same way to all its jobs.
-    """
-
-
-class JobList(BaseModel):
-    jobs: list[Job]
 
 
 class DebugCaptureReportCaptureRequest(BaseModel):
