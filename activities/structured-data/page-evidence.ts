@@ -1,5 +1,6 @@
 // What the visible page shows, prepared once per page for every field's check: its words and numbers as
 // tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
+import { type Byline, pageBylines } from './bylines.js';
 import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
 import type { BuyButton } from './page-labels.js';
@@ -27,6 +28,8 @@ export interface PageEvidence {
   prices: Set<number>;
   /** The page's text as shown (markdown escapes taken off), to quote a value in the page's own spelling. */
   text: string;
+  /** What follows the page's byline labels ("By …", "Author: …"), as tokens (bylines.ts). */
+  bylines: Byline[];
 }
 
 /** What the page item (page-labels.ts) holds; each part absent when the page has none. */
@@ -66,6 +69,7 @@ export function pageEvidence(pageText: string, labels: PageLabels = {}): PageEvi
     struck: new Set(strings(labels.struck).flatMap(onlyNumber)),
     prices: new Set(strings(labels.prices).flatMap((p) => [...pageNumbers(p)])),
     text,
+    bylines: pageBylines(text),
   };
 }
 
