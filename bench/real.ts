@@ -116,7 +116,10 @@ async function answer(html: string, url: string, variant: keyof typeof VARIANTS)
 }
 
 function counts(): SplitCounts<Variant> {
-  const fresh = () => Object.fromEntries(FIELDS.map((f) => [f, { expected: 0, answered: 0, right: 0 }]));
+  const fresh = () =>
+    Object.fromEntries(
+      FIELDS.map((f) => [f, { expected: 0, answered: 0, right: 0, plainRight: 0, answeredOfPlainRight: 0 }]),
+    );
   const page = () => ({ pages: 0, modelCalls: 0 });
   return {
     fields: { plain: fresh(), strings: fresh(), typed: fresh() },
@@ -145,6 +148,7 @@ async function main() {
         plain: FIELDS.some((f) => answers.plain[f] === undefined || answers.plain[f] === null),
       };
       const tally = bySplit[split];
+      const given = (v: unknown) => v !== undefined && v !== null;
       for (const variant of COLUMNS) {
         tally.pages[variant].pages++;
         if (model[variant]) tally.pages[variant].modelCalls++;
@@ -154,8 +158,12 @@ async function main() {
           const t = tally.fields[variant][field] as Tally;
           t.expected++;
           const got = answers[variant][field];
-          if (got === undefined || got === null) continue;
+          const plainGot = answers.plain[field];
+          const plainRight = given(plainGot) && same(field, plainGot, want as Expected);
+          if (plainRight) t.plainRight++;
+          if (!given(got)) continue;
           t.answered++;
+          if (plainRight) t.answeredOfPlainRight++;
           if (same(field, got, want as Expected)) t.right++;
           else if (variant !== 'plain' || values['plain-wrong'])
             wrong.push({ split, variant, page, field, got, expected: want });
@@ -172,7 +180,7 @@ function print(bySplit: Record<Split, SplitCounts<Variant>>, wrong: Wrong[]) {
   console.log('Recipe pages: the recipe-scrapers test data (MIT)\n');
   for (const split of SPLITS)
     if (bySplit[split].pages.plain.pages > 0)
-      console.log(`${table(split, COLUMNS, FIELDS, bySplit[split])}\n`);
+      console.log(`${table(split, COLUMNS, FIELDS, bySplit[split], 'plain')}\n`);
   console.log(`${wrong.length} wrong model-free values`);
   if (values.quiet) return;
   const show = (v: unknown) => JSON.stringify(v).slice(0, 300);

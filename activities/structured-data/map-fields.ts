@@ -141,7 +141,7 @@ function statement(field: Field, rule: FieldRule, item: StructuredItem, ctx: Con
   for (const path of rule.paths) {
     const raw = at(item.props, path.split('.'), ctx.nodes);
     if (raw === undefined) continue;
-    const outcome = candidateFor(field, rule, Array.isArray(raw) ? raw : [raw]);
+    const outcome = candidateFor(field, rule, Array.isArray(raw) ? raw : [raw], item.props);
     if (outcome) return { outcome, path };
   }
   return undefined;

@@ -4,7 +4,7 @@ import { type Byline, pageBylines } from './bylines.js';
 import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
 import type { BuyButton } from './page-labels.js';
-import { type PageLine, pageLines } from './page-lines.js';
+import { type PageLine, pageLines, sameAmounts } from './page-lines.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
 
 export interface PageEvidence {
@@ -100,7 +100,7 @@ function showsFolded(page: PageEvidence, folded: string): boolean {
 
 /** Whether a line of the page ends with this text's words. */
 export function showsLineEnd(page: PageEvidence, text: string): boolean {
-  const tokens = tokenText(text);
+  const tokens = sameAmounts(tokenText(text));
   return tokens.length > 0 && (page.lines.includes(`\n${tokens}\n`) || page.lines.includes(` ${tokens}\n`));
 }
 

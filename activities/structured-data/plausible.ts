@@ -11,6 +11,7 @@
 import { bylineNames } from './bylines.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
+import { sameAmounts } from './page-lines.js';
 import { isSiteName } from './site-names.js';
 import { SPACELESS, tokenText } from './text.js';
 
@@ -62,7 +63,7 @@ function people(names: string[], at: Setting): boolean {
 function title(value: string, at: Setting): boolean {
   const suffix = value.match(SUFFIX)?.[1]?.trim();
   if (suffix && (RECIPE_WORD.test(suffix) || isSiteName(at.site, suffix))) return false;
-  const tokens = tokenText(value);
+  const tokens = sameAmounts(tokenText(value));
   return at.source !== 'meta' || at.page.lineList.some((l) => l.heading && l.tokens === tokens);
 }
 
@@ -88,7 +89,7 @@ function paragraph(value: string, at: Setting): boolean {
   const tokens = tokenText(value);
   if (typeof at.subjectName === 'string' && tokenText(at.subjectName) === tokens) return false;
   if (at.taglines.has(tokens)) return false;
-  const lines = at.page.lineList.filter((l) => l.tokens === tokens);
+  const lines = at.page.lineList.filter((l) => l.tokens === sameAmounts(tokens));
   if (lines.length > 0 && lines.every((l) => l.heading) && !/[.!?。！？]/.test(value)) return false;
   // Only in the meta tags (a search snippet): it must be one of the page's paragraphs, whole.
   return at.source !== 'meta' || lines.length > 0;
