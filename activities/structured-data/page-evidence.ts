@@ -38,6 +38,8 @@ export interface PageLabels {
   buy?: unknown;
   struck?: unknown;
   prices?: unknown;
+  /** The files the page's image elements show (image keys). */
+  images?: unknown;
 }
 
 const strings = (v: unknown): string[] =>
@@ -63,7 +65,7 @@ export function pageEvidence(pageText: string, labels: PageLabels = {}): PageEvi
     lineList: lines,
     folded: foldText(text),
     numbers: pageNumbers(text),
-    images: pageImages(pageText),
+    images: new Set([...pageImages(pageText), ...strings(labels.images)]),
     labels: strings(labels.labels).map((l) => ` ${tokenText(l)} `),
     buy: buttons(labels.buy).map((b) => ({ text: ` ${tokenText(b.text)} `, disabled: b.disabled })),
     struck: new Set(strings(labels.struck).flatMap(onlyNumber)),

@@ -1,6 +1,7 @@
 // Values structured data states and the page confirms in another form are answered without a model: a total
 // time the page shows only as its parts, a yield in another language's word or as a range, amounts spelled
-// as fractions or with a decimal comma, ingredients with the amount after the name.
+// as fractions or with a decimal comma, ingredients with the amount after the name, a photo an image element
+// shows before its lazy loader fills it in.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sameAmounts } from '../../activities/structured-data/page-lines.js';
@@ -86,5 +87,25 @@ describe('ingredient amounts and order', () => {
     });
     const missing = '# Plum Cake\n## Ingrédients\n- Farine 200 g\n- Œufs 3 (gros)';
     assert.deepEqual(answer({ ingredients: ['string'] }, html, missing).answered, []);
+  });
+});
+
+describe('images', () => {
+  const photo = 'https://blog.test/wp-content/uploads/plum-cake.jpg';
+  const withBody = (body: string) =>
+    page(ld({ '@context': 'https://schema.org', '@type': 'Recipe', name: 'Plum Cake', image: photo }), body);
+
+  test("a photo the page's image elements show, lazy-loaded or in a srcset, is shown", () => {
+    const lazy = withBody(`<img src="data:image/gif;base64,R0lGOD" data-lazy-src="${photo}">`);
+    assert.deepEqual(answer({ image: 'string' }, lazy, '# Plum Cake').data, { image: photo });
+    const srcset = withBody(
+      `<picture><source srcset="${photo.replace('.jpg', '-600x400.jpg')} 600w, ${photo} 1200w"><img alt=""></picture>`,
+    );
+    assert.deepEqual(answer({ image: 'string' }, srcset, '# Plum Cake').data, { image: photo });
+  });
+
+  test('an image element showing another photo confirms nothing', () => {
+    const other = withBody('<img data-src="https://blog.test/wp-content/uploads/plum-tart.jpg">');
+    assert.deepEqual(answer({ image: 'string' }, other, '# Plum Cake').answered, []);
   });
 });
