@@ -5,7 +5,8 @@
 //   npm run bench:real -- [--data PATH] [--site NAME]... [--split dev|holdout] [--quiet] [--plain-wrong]
 // Prints, per split of sites (bench/real/split.ts: tune on dev, never look at holdout) and per field: pages
 // with an expected value, how many the model-free path answered (coverage) and how many of those were right
-// (precision), beside a plain structured-data reader; the model calls per page; then every wrong value of the
+// (precision), beside a plain structured-data reader, and of the plain reader's right values the share
+// answered too; the model calls per page; then every wrong value of the
 // splits run. The model is an oracle (it would answer the expected values), so what is measured is the
 // service alone: which fields need a model call, and whether what it answers without one is right.
 import { execFileSync } from 'node:child_process';
