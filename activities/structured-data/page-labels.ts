@@ -19,6 +19,8 @@ export const LABEL_LIMITS = {
   images: 500,
   imageFiles: 300,
   urlChars: 2_000,
+  /** An attribute read of an image element (a srcset lists several URLs). */
+  srcsetChars: 20_000,
 } as const;
 
 /** A buy button's label and whether it is disabled (a sold-out product's, or a variant not yet chosen). */
@@ -128,7 +130,7 @@ function imageFiles($: CheerioAPI): string[] {
   const files = new Set<string>();
   for (const el of ($('body img, body picture source').toArray() as Element[]).slice(0, LABEL_LIMITS.images))
     for (const name of IMAGE_ATTRIBUTES)
-      for (const candidate of ($(el).attr(name) ?? '').split(',')) {
+      for (const candidate of ($(el).attr(name) ?? '').slice(0, LABEL_LIMITS.srcsetChars).split(',')) {
         const url = candidate.trim().split(/\s+/)[0] ?? '';
         if (url && url.length <= LABEL_LIMITS.urlChars && !url.startsWith('data:')) files.add(imageKey(url));
         if (files.size >= LABEL_LIMITS.imageFiles) return [...files];

@@ -4,8 +4,9 @@
 // shows before its lazy loader fills it in.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { LABEL_LIMITS } from '../../activities/structured-data/page-labels.js';
 import { sameAmounts } from '../../activities/structured-data/page-lines.js';
-import { answer, ld, page } from '../support/structured-pages.js';
+import { answer, ld, page, read } from '../support/structured-pages.js';
 
 const recipe = (props: Record<string, unknown>) =>
   page(ld({ '@context': 'https://schema.org', '@type': 'Recipe', name: 'Plum Cake', ...props }), '');
@@ -102,6 +103,15 @@ describe('images', () => {
       `<picture><source srcset="${photo.replace('.jpg', '-600x400.jpg')} 600w, ${photo} 1200w"><img alt=""></picture>`,
     );
     assert.deepEqual(answer({ image: 'string' }, srcset, '# Plum Cake').data, { image: photo });
+  });
+
+  test('image files read are bounded', () => {
+    const imgs = Array.from({ length: 400 }, (_, i) => `<img src="https://blog.test/p${i}.jpg">`).join('');
+    const long = `<img srcset="${'https://blog.test/x.jpg 1w,'.repeat(5_000)}">`;
+    const item = read(withBody(long + imgs)).find((i) => i.source === 'page');
+    const files = item?.props.images as string[];
+    assert.equal(files.length, LABEL_LIMITS.imageFiles);
+    assert.ok(files.includes('blog.test/x.jpg') && files.includes('blog.test/p0.jpg'));
   });
 
   test('an image element showing another photo confirms nothing', () => {
