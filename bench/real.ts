@@ -5,7 +5,8 @@
 //   npm run bench:real -- [--data PATH] [--site NAME]... [--split dev|holdout] [--quiet] [--plain-wrong]
 // Prints, per split of sites (bench/real/split.ts: tune on dev, never look at holdout) and per field: pages
 // with an expected value, how many the model-free path answered (coverage) and how many of those were right
-// (precision), beside a plain structured-data reader; the model calls per page; then every wrong value of the
+// (precision), beside a plain structured-data reader, and of the plain reader's right values the share
+// answered too; the model calls per page; then every wrong value of the
 // splits run. The model is an oracle (it would answer the expected values), so what is measured is the
 // service alone: which fields need a model call, and whether what it answers without one is right.
 import { execFileSync } from 'node:child_process';
@@ -116,7 +117,10 @@ async function answer(html: string, url: string, variant: keyof typeof VARIANTS)
 }
 
 function counts(): SplitCounts<Variant> {
-  const fresh = () => Object.fromEntries(FIELDS.map((f) => [f, { expected: 0, answered: 0, right: 0 }]));
+  const fresh = () =>
+    Object.fromEntries(
+      FIELDS.map((f) => [f, { expected: 0, answered: 0, right: 0, plainRight: 0, answeredOfPlainRight: 0 }]),
+    );
   const page = () => ({ pages: 0, modelCalls: 0 });
   return {
     fields: { plain: fresh(), strings: fresh(), typed: fresh() },
@@ -145,6 +149,7 @@ async function main() {
         plain: FIELDS.some((f) => answers.plain[f] === undefined || answers.plain[f] === null),
       };
       const tally = bySplit[split];
+      const given = (v: unknown) => v !== undefined && v !== null;
       for (const variant of COLUMNS) {
         tally.pages[variant].pages++;
         if (model[variant]) tally.pages[variant].modelCalls++;
@@ -154,8 +159,12 @@ async function main() {
           const t = tally.fields[variant][field] as Tally;
           t.expected++;
           const got = answers[variant][field];
-          if (got === undefined || got === null) continue;
+          const plainGot = answers.plain[field];
+          const plainRight = given(plainGot) && same(field, plainGot, want as Expected);
+          if (plainRight) t.plainRight++;
+          if (!given(got)) continue;
           t.answered++;
+          if (plainRight) t.answeredOfPlainRight++;
           if (same(field, got, want as Expected)) t.right++;
           else if (variant !== 'plain' || values['plain-wrong'])
             wrong.push({ split, variant, page, field, got, expected: want });
@@ -172,7 +181,7 @@ function print(bySplit: Record<Split, SplitCounts<Variant>>, wrong: Wrong[]) {
   console.log('Recipe pages: the recipe-scrapers test data (MIT)\n');
   for (const split of SPLITS)
     if (bySplit[split].pages.plain.pages > 0)
-      console.log(`${table(split, COLUMNS, FIELDS, bySplit[split])}\n`);
+      console.log(`${table(split, COLUMNS, FIELDS, bySplit[split], 'plain')}\n`);
   console.log(`${wrong.length} wrong model-free values`);
   if (values.quiet) return;
   const show = (v: unknown) => JSON.stringify(v).slice(0, 300);

@@ -1,13 +1,19 @@
 // bench:real's tables: per split, one row per field with the pages that have an expected value, and for the
 // plain reader and both schema variants the share answered without a model (coverage) and how many of those
-// were right (precision); the last row is the model calls per page (a page costs one call when any field of
-// its schema is left to the model, which is then asked for those fields only).
+// were right (precision); for the variants also "of plain ✓": of the pages where the plain reader is right,
+// the share answered without a model too (what structured data states and the page confirms should not go
+// to the model). The last row is the model calls per page (a page costs one call when any field of its
+// schema is left to the model, which is then asked for those fields only).
 import type { Split } from './split.js';
 
 export interface Tally {
   expected: number;
   answered: number;
   right: number;
+  /** Pages where the plain reader's value is right (the page's structured data states the value). */
+  plainRight: number;
+  /** Of those, the pages this variant answered without a model. */
+  answeredOfPlainRight: number;
 }
 
 export interface PageCount {
@@ -30,15 +36,19 @@ export function table<V extends string>(
   columns: V[],
   fields: string[],
   counts: SplitCounts<V>,
+  plainColumn?: V,
 ): string {
   const anyPages = counts.pages[columns[0] as V].pages;
-  const head = ['field', 'expected', ...columns.flatMap((v) => [`${v} cov`, `${v} prec`])];
+  // "of plain ✓": of the pages where the plain reader is right, the share answered without a model.
+  const cells = (v: V) => (v === plainColumn ? ['cov', 'prec'] : ['cov', 'prec', 'of plain ✓']);
+  const head = ['field', 'expected', ...columns.flatMap((v) => cells(v).map((c) => `${v} ${c}`))];
   const rows = fields.map((f) => [
     f,
     String(counts.fields[columns[0] as V][f]?.expected ?? 0),
     ...columns.flatMap((v) => {
       const t = counts.fields[v][f] as Tally;
-      return [pct(t.answered, t.expected), prec(t)];
+      const kept = pct(t.answeredOfPlainRight, t.plainRight);
+      return [pct(t.answered, t.expected), prec(t), ...(v === plainColumn ? [] : [kept])];
     }),
   ]);
   rows.push([
@@ -46,7 +56,12 @@ export function table<V extends string>(
     String(anyPages),
     ...columns.flatMap((v) => {
       const p = counts.pages[v];
-      return [p.pages === 0 ? '—' : (p.modelCalls / p.pages).toFixed(3), ''];
+      return [
+        p.pages === 0 ? '—' : (p.modelCalls / p.pages).toFixed(3),
+        ...cells(v)
+          .slice(1)
+          .map(() => ''),
+      ];
     }),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));

@@ -121,6 +121,23 @@ function spellings(total: number): RegExp {
   return new RegExp(`(?<= )(?<!\\d ${HOURS} (?:${HOURS} )?${AND})(?:${forms.join('|')})(?= )`, 'g');
 }
 
+const ANY_TIME = new RegExp(
+  `(?<= )(?:(?<h>\\d+) ${HOURS}(?: ${HOURS})?(?: ${AND}(?<m>\\d+)(?! \\d)(?: ${MINUTES})?)?|(?<only>\\d+) ${MINUTES})(?= )`,
+  'g',
+);
+
+/** The times the page shows under a label (the nearest time label before them), in minutes. */
+export function timesUnder(page: PageEvidence, label: TimeLabel): number[] {
+  const found: number[] = [];
+  for (const m of page.tokens.matchAll(ANY_TIME)) {
+    const before = page.tokens.slice(Math.max(0, m.index - LABEL_WINDOW), m.index);
+    if (LABEL_OF.get([...before.matchAll(ANY_LABEL)].at(-1)?.[0] ?? '') !== label) continue;
+    const { h, m: min, only } = m.groups ?? {};
+    found.push(only !== undefined ? Number(only) : Number(h) * 60 + Number(min ?? 0));
+  }
+  return found;
+}
+
 /**
  * Whether the page shows this time. With a label, not where the nearest time label before it is another
  * one: "Prep Time 45 mins" does not show a total of 45; "Total Time 45 mins" and a bare "45 mins" do.

@@ -29,6 +29,11 @@ export interface FieldRule {
   digits?: number[];
   /** Durations: the label the page must show before the time. */
   time?: TimeLabel;
+  /**
+   * Durations: the entity's properties a time is the sum of, with their labels: a total the page shows only
+   * as its parts ("Prep 20 min", "Cook 20 min") is shown where the entity's parts add up to it.
+   */
+  parts?: [string, TimeLabel][];
   /** Text made of words (a title, a description): a value without a letter is no answer ("2"). */
   words?: boolean;
   /** Running text (a description): an excerpt cut short ("… the […]") is no answer. */
@@ -61,7 +66,13 @@ const MODIFIED = date('dateModified');
 const INGREDIENTS = rule('ingredients', ['recipeIngredient', 'ingredients']);
 const INSTRUCTIONS = rule('instructions', ['recipeInstructions']);
 const YIELD = rule('yield', ['recipeYield', 'yield']);
-const TOTAL = rule('duration', ['totalTime'], { time: 'total' });
+const TOTAL = rule('duration', ['totalTime'], {
+  time: 'total',
+  parts: [
+    ['prepTime', 'prep'],
+    ['cookTime', 'cook'],
+  ],
+});
 const PREP = rule('duration', ['prepTime'], { time: 'prep' });
 const COOK = rule('duration', ['cookTime'], { time: 'cook' });
 const GTIN = ['gtin', 'gtin13', 'gtin12', 'gtin14', 'gtin8'];

@@ -6,7 +6,14 @@
 import type { Field } from '../../../shared/schema-input.js';
 import { availabilityOf, availabilityShown, inStock } from './availability.js';
 import { dateOf, dateShown } from './dates.js';
-import { durationShown, inFieldUnit, minutesOf, spellMinutes } from './durations.js';
+import {
+  durationShown,
+  inFieldUnit,
+  minutesOf,
+  spellMinutes,
+  type TimeLabel,
+  timesUnder,
+} from './durations.js';
 import type { FieldRule } from './field-rules.js';
 import { imageKey, isAbsoluteUrl } from './images.js';
 import { isNumeric, numberOf, priceSpelling } from './numbers.js';
@@ -18,7 +25,7 @@ import {
   showsText,
   showsTokens,
 } from './page-evidence.js';
-import { showsList } from './page-lists.js';
+import { showsIngredients, showsList } from './page-lists.js';
 import { chooseYield, ingredientLines, instructionLines, yieldShown } from './recipe.js';
 import { plainText, tokenText } from './text.js';
 
@@ -34,11 +41,19 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const always = () => true;
 
-/** The answer one property's values give a field; undefined when they give none of the field's type. */
-export function candidateFor(field: Field, rule: FieldRule, values: unknown[]): Outcome {
+/**
+ * The answer one property's values give a field; undefined when they give none of the field's type. The
+ * entity stating them is where a duration's parts are read (field-rules.ts).
+ */
+export function candidateFor(
+  field: Field,
+  rule: FieldRule,
+  values: unknown[],
+  entity: Record<string, unknown> = {},
+): Outcome {
   switch (rule.kind) {
     case 'ingredients':
-      return lines(field, ingredientLines(values), showsList);
+      return lines(field, ingredientLines(values), showsIngredients);
     case 'instructions':
       return lines(field, instructionLines(values), showsList);
     case 'names':
@@ -56,7 +71,7 @@ export function candidateFor(field: Field, rule: FieldRule, values: unknown[]): 
     }
     default:
       if (field.type === 'array') return list(field, rule, values);
-      return scalar(field, values, rule);
+      return scalar(field, values, rule, entity);
   }
 }
 
@@ -87,7 +102,12 @@ function list(field: Field, rule: FieldRule, values: unknown[]): Outcome {
   return { value: found.map((c) => c.value), shown: (page) => found.every((c) => c.shown(page)) };
 }
 
-function scalar(field: Field, values: unknown[], rule: FieldRule): Outcome {
+function scalar(
+  field: Field,
+  values: unknown[],
+  rule: FieldRule,
+  entity: Record<string, unknown> = {},
+): Outcome {
   if (values.length === 0) return undefined;
   if (rule.kind === 'yield') return yieldOf(field, values); // "4" and "4 servings" state one yield
   if (new Set(values.map(keyOf)).size > 1) return 'ambiguous';
@@ -100,7 +120,7 @@ function scalar(field: Field, values: unknown[], rule: FieldRule): Outcome {
     case 'date':
       return date(field, raw) ?? plain(field, raw, rule);
     case 'duration':
-      return duration(field, raw, rule);
+      return duration(field, raw, rule, entity);
     case 'currency':
       return currency(field, raw);
     default:
@@ -210,15 +230,37 @@ function date(field: Field, raw: unknown): Outcome {
   return { value, shown: (page) => dateShown(page, found) || showsText(page, value) };
 }
 
-function duration(field: Field, raw: unknown, rule: FieldRule): Outcome {
+function duration(field: Field, raw: unknown, rule: FieldRule, entity: Record<string, unknown>): Outcome {
   const minutes = minutesOf(textOf(raw)[0]);
   if (minutes === undefined) return undefined;
-  const shown = (page: PageEvidence) => durationShown(page, minutes, rule.time);
+  const parts = partsOf(rule, entity, minutes);
+  const shown = (page: PageEvidence) =>
+    durationShown(page, minutes, rule.time) || shownAsParts(page, minutes, rule.time, parts);
   if (field.type === 'string') return { value: spellMinutes(minutes), shown };
   const value = inFieldUnit(minutes, `${field.name} ${field.description ?? ''}`);
   if (field.type === 'number' || (field.type === 'integer' && Number.isInteger(value)))
     return { value, shown };
   return undefined;
+}
+
+type Parts = (readonly [number, TimeLabel])[];
+
+/** A time the page shows only as its parts: each under its own label, and no other time under this one's. */
+function shownAsParts(page: PageEvidence, minutes: number, label: TimeLabel | undefined, parts?: Parts) {
+  if (!parts?.every(([m, partLabel]) => durationShown(page, m, partLabel))) return false;
+  return label === undefined || timesUnder(page, label).every((m) => m === minutes);
+}
+
+/** A duration's parts in minutes with their labels, where the entity states each and they add up to it. */
+function partsOf(rule: FieldRule, entity: Record<string, unknown>, minutes: number): Parts | undefined {
+  if (!rule.parts) return undefined;
+  const parts = rule.parts.map(([path, label]) => {
+    const raw = entity[path];
+    return [minutesOf(textOf(Array.isArray(raw) && raw.length === 1 ? raw[0] : raw)[0]), label] as const;
+  });
+  const known = parts.filter((p): p is readonly [number, TimeLabel] => p[0] !== undefined && p[0] > 0);
+  const sum = known.reduce((total, [m]) => total + m, 0);
+  return known.length === parts.length && sum === minutes ? known : undefined;
 }
 
 function yieldOf(field: Field, values: unknown[]): Outcome {

@@ -11,7 +11,7 @@ import { type Candidate, candidateFor, type Outcome } from './field-values.js';
 import { imageKey } from './images.js';
 import { type PageEvidence, pageEvidence } from './page-evidence.js';
 import { plausible } from './plausible.js';
-import { authorsOf, siteNames } from './site-names.js';
+import { authorsOf, siteNames, siteTaglines } from './site-names.js';
 import { tokenText } from './text.js';
 
 export interface FieldMapping {
@@ -62,6 +62,8 @@ interface Context {
   site: Set<string>;
   /** The authors the page's article, page and recipe entities name (plausible.ts). */
   authors: Set<string>;
+  /** The site's descriptions of itself (site-names.ts). */
+  taglines: Set<string>;
   /** JSON-LD nodes by @id, for references such as `"author": {"@id": "#/schema/person/1"}`. */
   nodes: Map<string, Props>;
 }
@@ -73,6 +75,7 @@ export function mapFields(fields: Field[], items: StructuredItem[], pageText: st
     page,
     site: siteNames(entities),
     authors: authorsOf(entities),
+    taglines: siteTaglines(entities),
     nodes: nodesById(entities),
   });
 }
@@ -138,7 +141,7 @@ function statement(field: Field, rule: FieldRule, item: StructuredItem, ctx: Con
   for (const path of rule.paths) {
     const raw = at(item.props, path.split('.'), ctx.nodes);
     if (raw === undefined) continue;
-    const outcome = candidateFor(field, rule, Array.isArray(raw) ? raw : [raw]);
+    const outcome = candidateFor(field, rule, Array.isArray(raw) ? raw : [raw], item.props);
     if (outcome) return { outcome, path };
   }
   return undefined;

@@ -1,9 +1,10 @@
 // What the visible page shows, prepared once per page for every field's check: its words and numbers as
 // tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
+import { type Byline, pageBylines } from './bylines.js';
 import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
 import type { BuyButton } from './page-labels.js';
-import { type PageLine, pageLines } from './page-lines.js';
+import { type PageLine, pageLines, sameAmounts } from './page-lines.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
 
 export interface PageEvidence {
@@ -27,6 +28,8 @@ export interface PageEvidence {
   prices: Set<number>;
   /** The page's text as shown (markdown escapes taken off), to quote a value in the page's own spelling. */
   text: string;
+  /** What follows the page's byline labels ("By …", "Author: …"), as tokens (bylines.ts). */
+  bylines: Byline[];
 }
 
 /** What the page item (page-labels.ts) holds; each part absent when the page has none. */
@@ -35,6 +38,8 @@ export interface PageLabels {
   buy?: unknown;
   struck?: unknown;
   prices?: unknown;
+  /** The files the page's image elements show (image keys). */
+  images?: unknown;
 }
 
 const strings = (v: unknown): string[] =>
@@ -60,12 +65,13 @@ export function pageEvidence(pageText: string, labels: PageLabels = {}): PageEvi
     lineList: lines,
     folded: foldText(text),
     numbers: pageNumbers(text),
-    images: pageImages(pageText),
+    images: new Set([...pageImages(pageText), ...strings(labels.images)]),
     labels: strings(labels.labels).map((l) => ` ${tokenText(l)} `),
     buy: buttons(labels.buy).map((b) => ({ text: ` ${tokenText(b.text)} `, disabled: b.disabled })),
     struck: new Set(strings(labels.struck).flatMap(onlyNumber)),
     prices: new Set(strings(labels.prices).flatMap((p) => [...pageNumbers(p)])),
     text,
+    bylines: pageBylines(text),
   };
 }
 
@@ -96,7 +102,7 @@ function showsFolded(page: PageEvidence, folded: string): boolean {
 
 /** Whether a line of the page ends with this text's words. */
 export function showsLineEnd(page: PageEvidence, text: string): boolean {
-  const tokens = tokenText(text);
+  const tokens = sameAmounts(tokenText(text));
   return tokens.length > 0 && (page.lines.includes(`\n${tokens}\n`) || page.lines.includes(` ${tokens}\n`));
 }
 

@@ -4,15 +4,23 @@
 // as old ("~~120,00 €~~ 99,00 €", `<span class="old-price">`), and the texts of its price elements. Shop themes render badges such as "Sold out"
 // on every page and hide them with CSS, so a buy button is the stronger evidence of availability; a struck
 // price is a list price, never the price; a price no price element shows (only "free shipping over $59")
-// is no confirmation.
+// is no confirmation. And the image files its image elements show, lazy-loaded ones included (the cleaned
+// text leaves out a photo whose loader has not filled in its src).
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, Text } from 'domhandler';
 import type { StructuredItem } from '../../../shared/structured-data.js';
+import { imageKey } from './images.js';
 
 export const LABEL_LIMITS = {
   /** Elements read per kind, and the longest label kept. */
   elements: 300,
   chars: 80,
+  /** Image elements read, the image files kept (stored with the page's content), the longest URL read. */
+  images: 500,
+  imageFiles: 300,
+  urlChars: 2_000,
+  /** An attribute read of an image element (a srcset lists several URLs). */
+  srcsetChars: 20_000,
 } as const;
 
 /** A buy button's label and whether it is disabled (a sold-out product's, or a variant not yet chosen). */
@@ -111,7 +119,29 @@ const isDisabled = ($: CheerioAPI, el: Element) => {
   );
 };
 
-/** The page's labels, buy buttons and struck prices as one item of source `page`; null when it has none. */
+/** Where an image element names its file: lazy loaders keep it in a data attribute until it scrolls in. */
+const IMAGE_ATTRIBUTES = ['src', 'data-src', 'data-lazy-src', 'srcset', 'data-srcset', 'data-lazy-srcset'];
+
+/**
+ * The files (image keys) the page's image elements show, lazy-loaded ones too: the cleaned text leaves out
+ * a hero photo its loader has not filled in yet.
+ */
+function imageFiles($: CheerioAPI): string[] {
+  const files = new Set<string>();
+  for (const el of ($('body img, body picture source').toArray() as Element[]).slice(0, LABEL_LIMITS.images))
+    for (const name of IMAGE_ATTRIBUTES)
+      for (const candidate of ($(el).attr(name) ?? '').slice(0, LABEL_LIMITS.srcsetChars).split(',')) {
+        const url = candidate.trim().split(/\s+/)[0] ?? '';
+        if (url && url.length <= LABEL_LIMITS.urlChars && !url.startsWith('data:')) files.add(imageKey(url));
+        if (files.size >= LABEL_LIMITS.imageFiles) return [...files];
+      }
+  return [...files];
+}
+
+/**
+ * The page's labels, buy buttons, struck prices and image files as one item of source `page`; null when it
+ * has none.
+ */
 export function readPageLabels($: CheerioAPI): StructuredItem | null {
   const labels = new Set<string>();
   for (const el of elements($, LABELLED)) {
@@ -133,8 +163,11 @@ export function readPageLabels($: CheerioAPI): StructuredItem | null {
     const text = labelOf($, el);
     if (text && /\d/.test(text)) prices.add(text);
   }
-  if (labels.size === 0 && buy.length === 0 && struck.size === 0 && prices.size === 0) return null;
+  const images = imageFiles($);
+  if (labels.size === 0 && buy.length === 0 && struck.size === 0 && prices.size === 0 && images.length === 0)
+    return null;
   const props: Record<string, unknown> = { labels: [...labels] };
+  if (images.length > 0) props.images = images;
   if (buy.length > 0) props.buy = buy;
   if (struck.size > 0) props.struck = [...struck];
   if (prices.size > 0) props.prices = [...prices];

@@ -14,9 +14,29 @@ export interface PageLine {
 
 const LIST_MARKER = /^\s*(?:[-*+•]|\d+[.)])\s+/;
 const STEP_NUMBER = /^\s*(?:step \d+:?|\d+:)\s*/i;
-/** A line's tokens without a list marker or step number in front ("- ", "3. ", "Step 3:"). */
+/**
+ * A line's tokens without a list marker or step number in front ("- ", "3. ", "Step 3:"), amounts in one
+ * spelling (sameAmounts).
+ */
 export const lineTokens = (line: string): string =>
-  tokenText(line.replace(LIST_MARKER, '').replace(STEP_NUMBER, ''));
+  sameAmounts(tokenText(line.replace(LIST_MARKER, '').replace(STEP_NUMBER, '')));
+
+const FRACTION = /(?<=^| )(?:(\d+) )?(\d+)\/(\d+)(?= |$)/g;
+const DECIMAL_COMMA = /(?<=^| )(\d+),(\d{1,2})(?= |$)/g;
+
+/**
+ * Amounts in tokens in one spelling, as decimals: "1/4" (and "¼", which tokens spell so) and "0.25" alike,
+ * "2 1/2" and "2,5" and "2.5" alike. A comma before three digits is a thousands separator and stays.
+ */
+export function sameAmounts(tokens: string): string {
+  return tokens
+    .replace(FRACTION, (all, whole: string | undefined, n: string, d: string) => {
+      const [num, den] = [Number(n), Number(d)];
+      if (den === 0 || (whole !== undefined && num >= den)) return all;
+      return String(Number(((whole === undefined ? 0 : Number(whole)) + num / den).toFixed(3)));
+    })
+    .replace(DECIMAL_COMMA, '$1.$2');
+}
 
 export function pageLines(text: string): PageLine[] {
   const lines: PageLine[] = [];

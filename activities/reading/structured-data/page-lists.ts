@@ -17,7 +17,27 @@ export function showsList(page: PageEvidence, items: string[]): boolean {
   if (items.some((i) => SPACELESS.test(i))) return items.every((i) => showsText(page, i));
   const wanted = items.map(lineTokens);
   if (wanted.some((w) => !w || !page.lines.includes(`\n${w}\n`))) return false;
-  const lines = page.lineList;
+  return inBlock(page.lineList, wanted);
+}
+
+/**
+ * Ingredients: each item a whole line of the page whose words may stand in another order ("Farine 200 g"
+ * for "200 g farine": a card putting the amount after the name), the lines one block in order.
+ */
+export function showsIngredients(page: PageEvidence, items: string[]): boolean {
+  if (showsList(page, items) || items.some((i) => SPACELESS.test(i))) return true;
+  const wanted = items.map((i) => bag(lineTokens(i)));
+  if (wanted.some((w) => !w)) return false;
+  return inBlock(
+    page.lineList.map((l) => ({ ...l, tokens: bag(l.tokens) })),
+    wanted,
+  );
+}
+
+/** A line's words in a fixed order. */
+const bag = (tokens: string) => tokens.split(' ').sort().join(' ');
+
+function inBlock(lines: PageLine[], wanted: string[]): boolean {
   for (let start = 0; start < lines.length; start++)
     if (lines[start]?.tokens === wanted[0] && blockFrom(lines, start, wanted)) return true;
   return false;

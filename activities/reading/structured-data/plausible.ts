@@ -8,9 +8,11 @@
 //   page names someone else;
 // - a brand is not the shop's own name (a shop system's default "vendor");
 // - a description is one paragraph: not the title again, not several paragraphs or notes run together.
+import { bylineNames } from './bylines.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
-import { compact } from './site-names.js';
+import { sameAmounts } from './page-lines.js';
+import { isSiteName } from './site-names.js';
 import { SPACELESS, tokenText } from './text.js';
 
 export interface Setting {
@@ -23,6 +25,8 @@ export interface Setting {
   subjectName?: unknown;
   /** Every author the page's article, page and recipe entities name, as tokens. */
   authors: Set<string>;
+  /** The site's descriptions of itself, as tokens. */
+  taglines: Set<string>;
 }
 
 const RECIPE_WORD = /^(?:recipe|recipes|recept|rezept|receta|ricetta|recette|receita|oppskrift|opskrift)$/i;
@@ -37,16 +41,20 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
     case 'person':
       return people(value.split(', '), at);
     case 'maker':
-      return !at.site.has(compact(value));
+      return !isSiteName(at.site, value);
     default:
-      return rule.whole ? paragraph(value, at.subjectName) : true;
+      return rule.whole ? paragraph(value, at) : true;
   }
 }
 
 function people(names: string[], at: Setting): boolean {
   const ours = new Set(names.map(tokenText));
+  const { bylines } = at.page;
+  // Where the page has bylines, one must name the first author and each must name the others.
+  const bylined = names.every((n, i) => bylineNames(bylines, n, i === 0));
   return (
     at.source !== 'meta' &&
+    (bylines.length === 0 || bylined) &&
     names.every((n) => person(n, at.site)) &&
     [...at.authors].every((a) => ours.has(a))
   );
@@ -54,13 +62,17 @@ function people(names: string[], at: Setting): boolean {
 
 function title(value: string, at: Setting): boolean {
   const suffix = value.match(SUFFIX)?.[1]?.trim();
-  if (suffix && (RECIPE_WORD.test(suffix) || at.site.has(compact(suffix)))) return false;
-  const tokens = tokenText(value);
+  if (suffix && (RECIPE_WORD.test(suffix) || isSiteName(at.site, suffix))) return false;
+  const tokens = sameAmounts(tokenText(value));
   return at.source !== 'meta' || at.page.lineList.some((l) => l.heading && l.tokens === tokens);
 }
 
+/** Words naming a site's staff rather than a person ("Redazione", "Food Republic Staff", "admin"). */
+const STAFF =
+  /(?<![\p{L}\p{N}])(?:staff|team|editors?|editorial|admin|administrator|webmaster|redazione|redaktion|rédaction|redacción|redação|redactie|redaksjon|redaktionen)(?![\p{L}\p{N}])/iu;
+
 function person(name: string, site: Set<string>): boolean {
-  if (site.has(compact(name)) || /[®™©]/.test(name)) return false;
+  if (isSiteName(site, name) || /[®™©]/.test(name) || STAFF.test(name)) return false;
   const letters = name.replace(/[^\p{L}]/gu, '');
   if (!SPACELESS.test(name) && letters.length > 1 && letters === letters.toUpperCase()) return false;
   return true;
@@ -69,7 +81,16 @@ function person(name: string, site: Set<string>): boolean {
 /** Sentences glued across a lost paragraph break: "… meal!White, flaky …". */
 const GLUED = /\p{Ll}[.!?]\p{Lu}/u;
 
-function paragraph(value: string, subjectName: unknown): boolean {
-  if (value.includes('\n') || GLUED.test(value)) return false;
-  return typeof subjectName !== 'string' || tokenText(subjectName) !== tokenText(value);
+/** A web address in running text: the site promoting itself ("Mehr Rezepte auf www.example.de"). */
+const WEB_ADDRESS = /\bhttps?:\/\/|\bwww\.[\p{L}\p{N}-]+\./iu;
+
+function paragraph(value: string, at: Setting): boolean {
+  if (value.includes('\n') || GLUED.test(value) || WEB_ADDRESS.test(value)) return false;
+  const tokens = tokenText(value);
+  if (typeof at.subjectName === 'string' && tokenText(at.subjectName) === tokens) return false;
+  if (at.taglines.has(tokens)) return false;
+  const lines = at.page.lineList.filter((l) => l.tokens === sameAmounts(tokens));
+  if (lines.length > 0 && lines.every((l) => l.heading) && !/[.!?。！？]/.test(value)) return false;
+  // Only in the meta tags (a search snippet): it must be one of the page's paragraphs, whole.
+  return at.source !== 'meta' || lines.length > 0;
 }

@@ -46,7 +46,9 @@ export function chooseYield(values: unknown[]): string | 'ambiguous' | undefined
 }
 
 const YIELD_WORDS =
-  '(?:servings?|serves?|yields?|makes|portions?|portionen|personen|personnes?|persons?|people|porciones|raciones|porzioni|persone|porties|porções|pessoas|portioner|porsjoner|personer)';
+  '(?:servings?|serves?|yields?|makes|portions?|portionen|personen|personnes?|pers|persons?|people|porciones|raciones|personas|porzioni|persone|porties|porções|pessoas|doses?|portioner|porsjoner|personer|port|porcij[ae]|porcje|porcji|adag|főre)';
+
+const RANGE_WORDS = '(?:to|or|bis|oder|à|a|ou|o|tot|of|til|till)';
 
 /**
  * Whether the page shows a yield: its words as they are ("8 slices"), or its numbers right after a yield word
@@ -56,7 +58,10 @@ export function yieldShown(page: PageEvidence, value: string): boolean {
   if (/\p{L}/u.test(value) && showsText(page, value)) return true; // a bare "4" could be anything
   const numbers = numbersIn(value);
   if (numbers.length === 0 || numbers.length > 2) return false;
-  const n = tokenText(numbers.join(' ')).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // A range's ends may stand with a word between them on the page ("3 to 4", "3 bis 4") or a dash (gone in tokens).
+  const n = numbers
+    .map((x) => tokenText(x).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join(`(?: ${RANGE_WORDS})? `);
   const near = new RegExp(`(?<= )(?:${YIELD_WORDS}(?: [^ ]+)? ${n}|${n} (?:[^ ]+ )?${YIELD_WORDS})(?= )`);
   return near.test(page.tokens);
 }

@@ -24,23 +24,42 @@ function hostLabel(url: unknown): string | undefined {
   return labels.at(-suffix);
 }
 
+/** A name's compacted spellings: "&" and "+" as they are and as "and" ("Cookies & Cups", cookiesandcups). */
+export const spellings = (name: string): string[] =>
+  [...new Set([compact(name), compact(name.replace(/[&+]/g, ' and '))])].filter(Boolean);
+
+/** Whether a name is one of the site's names (siteNames) in either spelling. */
+export const isSiteName = (site: Set<string>, name: string): boolean =>
+  spellings(name).some((n) => site.has(n));
+
 /** The site's names, compacted (see above); the publisher's too. */
 export function siteNames(items: StructuredItem[]): Set<string> {
   const names = new Set<string>();
   const add = (v: unknown) => {
-    const name = typeof v === 'string' ? compact(v) : '';
-    if (name) names.add(name);
+    if (typeof v === 'string') for (const name of spellings(v)) names.add(name);
   };
   for (const item of items) {
     if (item.source === 'meta') add(item.props.siteName);
-    if (item.source === 'meta' || item.types.some((t) => SITE_ENTITIES.has(t)))
-      add(hostLabel(item.props.url));
-    if (item.types.some((t) => SITE_ENTITIES.has(t))) add(item.props.name);
+    // A site that is a person (a blog's "Person, Organization") is named by that person: no site name.
+    const site = item.types.some((t) => SITE_ENTITIES.has(t)) && !item.types.includes('Person');
+    if (item.source === 'meta' || site) add(hostLabel(item.props.url));
+    if (site) add(item.props.name);
     const publisher = item.props.publisher;
-    if (publisher && typeof publisher === 'object' && !Array.isArray(publisher))
-      add((publisher as Record<string, unknown>).name);
+    if (isRecord(publisher) && !typesOf(publisher).includes('Person')) add(publisher.name);
   }
   return names;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const typesOf = (v: Record<string, unknown>): unknown[] => [v['@type']].flat();
+
+/** What the site says of itself (its WebSite's or Organization's description), as tokens: a tagline. */
+export function siteTaglines(items: StructuredItem[]): Set<string> {
+  const found = items
+    .filter((i) => i.types.some((t) => SITE_ENTITIES.has(t)) && typeof i.props.description === 'string')
+    .map((i) => tokenText(plainText(i.props.description as string)));
+  return new Set(found.filter(Boolean));
 }
 
 /** Entities whose author is the page's author: an article, a page, a recipe (not a review or comment). */

@@ -1,0 +1,53 @@
+// Who the visible page says wrote it: the names after a byline label at the start of a line ("By Jenn Segal",
+// "**Author:** Matt Ivan", "| Author | kachasan |", "Posted by: Jenny"), or on the line after a label that
+// stands alone ("Author:"). A structured author the page's bylines do not name is not the one a reader sees
+// (the site's name where the post names its writer), so it goes to the model; a byline naming the site
+// itself confirms that the site is the author.
+import { tokenText } from './text.js';
+
+/** Markdown and table marks before a line's first word. */
+const LEAD = /^[\s#>*_|•·©-]+/;
+const LABEL =
+  /^(?:((?:written|recipe|posted|created|developed)\s+by|by)|authors?|autor(?:in|a)?|auteure?|autore|författare|forfatter)(?![\p{L}\p{N}])[\s*_:|]*/iu;
+/**
+ * After "by", a name starts with a capital, a digit or a letter of a script without case ("By the time …" is
+ * no byline); after "Author" any letter does (a user name, "kachasan").
+ */
+const NAME_START = /^[\p{Lu}\p{Lo}\p{N}]/u;
+const ANY_START = /^[\p{L}\p{N}]/u;
+/** Words of a byline kept: a name, a second name, their titles; the rest of a long line says nothing more. */
+const MAX_TOKENS = 24;
+
+/** One byline: what follows its label as tokens, in each way it may be read. */
+export type Byline = string[];
+
+/** The page's bylines. */
+export function pageBylines(text: string): Byline[] {
+  const lines = text.split('\n');
+  const found: Byline[] = [];
+  for (const [i, line] of lines.entries()) {
+    if (/^\s*!\[/.test(line)) continue; // an image's alt text ("![author Heidi Swanson](…)")
+    const lead = line.replace(LEAD, '');
+    const label = lead.match(LABEL);
+    if (!label) continue;
+    let rest = lead.slice(label[0].length).replace(/^(?:authors?\s*:?\s*)/i, '');
+    // "Author:" alone: the name is on the next line.
+    if (rest.trim() === '' && label[0].includes(':')) rest = (lines[i + 1] ?? '').replace(LEAD, '');
+    const name = rest.replace(/^[\s*_|]+/, '');
+    if (!(label[1] ? NAME_START : ANY_START).test(name)) continue;
+    // A name run into the next word by lost markup ("Ree DrummondPublished Aug 6") is read both ways.
+    const spellings = [name, name.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')].map((n) =>
+      tokenText(n).split(' ').slice(0, MAX_TOKENS).join(' '),
+    );
+    if (spellings[0]) found.push([...new Set(spellings)]);
+  }
+  return found;
+}
+
+/** Whether a byline starts with this name (a list's first author) or, for a co-author, holds it. */
+export function bylineNames(bylines: Byline[], name: string, first: boolean): boolean {
+  const tokens = tokenText(name).replace(/^by /, '');
+  if (!tokens) return false;
+  const names = (b: string) => (first ? `${b} `.startsWith(`${tokens} `) : ` ${b} `.includes(` ${tokens} `));
+  return bylines.some((spellings) => spellings.some(names));
+}
