@@ -92,3 +92,64 @@ function likeParts($: CheerioAPI, parent: Element, at: Element, kind: string, pi
     return links <= MAX_PART_LINK_SHARE * text;
   });
 }
+
+/** A standfirst is a sentence or two: this many characters at least and at most, ending as a sentence ends. */
+const STANDFIRST_MIN_CHARS = 30;
+const STANDFIRST_MAX_CHARS = 400;
+const SENTENCE_END = /[.!?…。！？]["'”’»)]*$/u;
+/** Elements after the h1 looked at, per level, and levels climbed from it. */
+const STANDFIRST_LOOKS = 4;
+const STANDFIRST_LEVELS = 3;
+const BYLINE = /^by\s/i;
+/** An h1 this long that starts the page's title is its headline. */
+const MIN_TITLE_CHARS = 10;
+const STANDFIRST_TAGS = new Set(['p', 'div', 'h2', 'span']);
+const squeeze = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * The standfirst under the page's h1 (a sentence or two saying what the story is about) when Readability left
+ * it out: it sits in the page's header beside the title, outside the body Readability scores. The first
+ * element after the h1 (climbing a few wrappers) whose text reads as a sentence, is not mostly links and is
+ * not in `articleText`.
+ */
+export function standfirst($: CheerioAPI, articleText: string, title: string, byline: string): string | null {
+  const heading = squeeze(title);
+  // The h1 that is the article's title: a dialog's or a newsletter box's h1 has no standfirst.
+  const h1 = heading
+    ? $('body')
+        .find('h1')
+        .toArray()
+        .find((element) => {
+          const text = squeeze($(element).text());
+          // The page's <title> often adds the site's name after the headline.
+          return text === heading || (text.length >= MIN_TITLE_CHARS && heading.startsWith(text));
+        })
+    : undefined;
+  if (!h1) return null;
+  const inArticle = squeeze(articleText);
+  const author = squeeze(byline);
+  let at: Element = h1;
+  for (let level = 0; level < STANDFIRST_LEVELS; level++) {
+    // Up from the h1 through its header's wrappers only: past them come the body and the page's boxes.
+    if (level > 0 && squeeze($(at).text()).length > STANDFIRST_MAX_CHARS) break;
+    let next = at.nextSibling;
+    for (let looks = 0; next && looks < STANDFIRST_LOOKS; next = next.nextSibling) {
+      if (!isTag(next)) continue;
+      looks++;
+      const text = squeeze($(next).text());
+      // Past the standfirst's place: the body, or a box as long, comes after it.
+      if (text.length > STANDFIRST_MAX_CHARS) return null;
+      if (!STANDFIRST_TAGS.has(next.name) || text.length < STANDFIRST_MIN_CHARS) continue;
+      if (!SENTENCE_END.test(text) || inArticle.includes(text)) continue;
+      // A byline ends as a sentence too ("By Ada Lovelace, updated 3:31 p.m.").
+      if (BYLINE.test(text) || (author && text.includes(author))) continue;
+      const links = squeeze($(next).find('a').text()).length;
+      if (links > MAX_PART_LINK_SHARE * text.length) continue;
+      return text;
+    }
+    const parent = at.parent;
+    if (!isTag(parent) || parent.name === 'body') break;
+    at = parent;
+  }
+  return null;
+}

@@ -9,7 +9,7 @@ import { dropLinkBlocks, dropRepeatedLines, isSpacer, takeHeadLines, trimTail } 
 import { dropBoilerplate } from './boilerplate.js';
 import { dropCaptions, dropPictureText } from './captions.js';
 import { type Items, largestItems } from './listing.js';
-import { markParagraphs, missingParts, PART_MARK } from './parts.js';
+import { markParagraphs, missingParts, PART_MARK, standfirst } from './parts.js';
 import { proseChars } from './prose.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
@@ -201,6 +201,11 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   // one <header> first in the <article> (PAGE_HEADER), so that what is the page's and what is the body's
   // stays told apart.
   // The short lines before the first sentence (dateline, kicker) join them there.
+  // The standfirst Readability left out (parts.ts) opens the body: it says what the story is about.
+  const dek = listing
+    ? null
+    : standfirst($, $article.root().text(), article.title || pageTitle, article.byline ?? '');
+  if (dek) $article('body').prepend($article('<p>').text(dek));
   const text = $article.root().text();
   const title = article.title?.trim();
   const byline = article.byline?.trim();

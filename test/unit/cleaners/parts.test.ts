@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { load } from 'cheerio';
 import { runChain } from '../../../activities/cleaners/index.js';
-import { markParagraphs, missingParts, PART_MARK } from '../../../activities/cleaners/parts.js';
+import { markParagraphs, missingParts, PART_MARK, standfirst } from '../../../activities/cleaners/parts.js';
 
 const readable = (html: string) => runChain(html, [{ name: 'readability' }, { name: 'text' }]);
 
@@ -91,5 +91,41 @@ describe('articles in parts', () => {
     markParagraphs($unlike);
     const picked = new Set(Array.from({ length: 500 }, (_, i) => String(2 * i)));
     assert.deepEqual(missingParts($unlike, picked), { before: [], after: [] });
+  });
+});
+
+describe('the standfirst', () => {
+  const body = sentences('one', 6);
+  const story = (head: string, after = '') =>
+    `<html><head><title>The river town</title></head><body><div class="top"><div class="head"><h1>The river town</h1>${head}</div>` +
+    `<div class="story-body">${body}</div>${after}</div></body></html>`;
+
+  test('the sentence under the title that Readability leaves out opens the body', () => {
+    const text = readable(story('<p class="dek">Its mills closed, but the town found a new trade.</p>'));
+    assert.ok(text.includes('Its mills closed, but the town found a new trade.'), text);
+    assert.ok(text.indexOf('Its mills closed') < text.indexOf('In part one, sentence 0'), text);
+  });
+
+  test('a byline, a kicker, a line of links or a box after the body is no standfirst', () => {
+    const text = (html: string) => {
+      const $ = load(html);
+      return standfirst($, $('.story-body').text(), 'The river town', 'Ada Lovelace');
+    };
+    assert.equal(text(story('<p>By Ada Lovelace, updated 3:31 p.m.</p>')), null);
+    assert.equal(text(story('<p>Ada Lovelace wrote this on Monday.</p>')), null);
+    assert.equal(text(story('<p>Towns</p>')), null);
+    assert.equal(text(story('<p><a href="/a">Read the whole series on river towns here.</a></p>')), null);
+    // Past the body, a login prompt or a newsletter box is the page's.
+    assert.equal(
+      text(story('', '<div class="gate">Thanks for reading. Create your free account now.</div>')),
+      null,
+    );
+    // Only under the h1 that is the title: a dialog's h1 has none.
+    const $ = load(story('<p>Its mills closed, but the town found a new trade.</p>'));
+    assert.equal(standfirst($, '', 'Another title', ''), null);
+    assert.equal(
+      standfirst($, '', 'The river town', ''),
+      'Its mills closed, but the town found a new trade.',
+    );
   });
 });
