@@ -3,7 +3,8 @@
 // takes the best one with the siblings of its own wrapper, so the other parts are lost. The paragraphs of
 // the page are marked before Readability runs; after it, the boxes alike to the one its pick came from
 // (same tag and first class, under the same parent) that hold paragraphs it left out are the article's
-// other parts. Linear: each walk visits an element once per level climbed, and the climb is bounded.
+// other parts. The standfirst under the headline, which Readability leaves in the page's header, is found
+// here too. Linear: each walk visits an element once per level climbed, and the climbs are bounded.
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { proseChars } from './prose.js';
