@@ -92,13 +92,23 @@ const INLINE_TAGS = new Set([
   'q',
 ]);
 
+/**
+ * A name's first word saying what the element has or lacks ("has-sidebar", "with-bio", "no-ads") names a
+ * state of the content, not chrome.
+ */
+const STATE_WORDS = new Set(['has', 'with', 'without', 'no', 'not']);
+
 function namesChrome(element: Element): boolean {
   if (INLINE_TAGS.has(element.name)) return false;
   const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`.toLowerCase().split(/\s+/);
   return names.some((name) => {
     if (CHROME_NAMES.has(name)) return true;
     const parts = name.split(/[-_]+/);
-    return parts.length <= MAX_NAME_PARTS && parts.some((part) => CHROME_WORDS.has(part));
+    return (
+      parts.length <= MAX_NAME_PARTS &&
+      !STATE_WORDS.has(parts[0]!) &&
+      parts.some((part) => CHROME_WORDS.has(part))
+    );
   });
 }
 

@@ -27,10 +27,17 @@ const NOT_ITEM_TAGS = new Set([
   'style',
 ]);
 const HEADING = /^h[1-6]$/;
+/**
+ * Boxes whose text is this share paragraphs, and nothing else, are an article's paragraphs each in a wrapper
+ * of its own: a listing's items have a name, a price, a date or an author beside their text.
+ */
+const MAX_PARAGRAPH_SHARE = 0.95;
 
 interface Counts {
   chars: number;
   linkChars: number;
+  /** Characters inside <p> elements. */
+  paragraphChars: number;
 }
 
 function countAll(root: Element): Map<Element, Counts> {
@@ -42,7 +49,7 @@ function countAll(root: Element): Map<Element, Counts> {
     const { element, inLink } = entry;
     if (entry.open) {
       const link = inLink || element.name === 'a';
-      const own: Counts = { chars: 0, linkChars: 0 };
+      const own: Counts = { chars: 0, linkChars: 0, paragraphChars: 0 };
       for (const child of element.children)
         if (child.type === 'text') {
           const chars = child.data.replace(/\s+/g, '').length;
@@ -55,9 +62,11 @@ function countAll(root: Element): Map<Element, Counts> {
         if (child.type === 'tag') stack.push({ element: child, open: true, inLink: link });
     } else if (element !== root && element.parent) {
       const total = counts.get(element)!;
+      if (element.name === 'p') total.paragraphChars = total.chars;
       const parent = counts.get(element.parent as Element)!;
       parent.chars += total.chars;
       parent.linkChars += total.linkChars;
+      parent.paragraphChars += total.paragraphChars;
     }
   }
   return counts;
@@ -97,6 +106,8 @@ export function largestItems($: CheerioAPI): Items | null {
       const chars = items.reduce((sum, item) => sum + counts.get(item)!.chars, 0);
       const linkChars = items.reduce((sum, item) => sum + counts.get(item)!.linkChars, 0);
       if (chars - linkChars < MIN_OWN_TEXT_SHARE * chars || (best && chars <= best.chars)) continue;
+      const paragraphChars = items.reduce((sum, item) => sum + counts.get(item)!.paragraphChars, 0);
+      if (paragraphChars >= MAX_PARAGRAPH_SHARE * chars) continue;
       const table = parent.name === 'tbody' || parent.name === 'thead' ? parent.parent : null;
       const container = table && table.type === 'tag' ? (table as Element) : parent;
       best = { container, count: items.length, chars };

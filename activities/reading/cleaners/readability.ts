@@ -9,6 +9,7 @@ import { dropLinkBlocks, dropRepeatedLines, isSpacer, takeHeadLines, trimTail } 
 import { dropBoilerplate } from './boilerplate.js';
 import { dropCaptions, dropPictureText } from './captions.js';
 import { type Items, largestItems } from './listing.js';
+import { markParagraphs, missingParts, PART_MARK, standfirst } from './parts.js';
 import { proseChars } from './prose.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
@@ -119,6 +120,21 @@ function listingOf(items: Items | null, article: Article): Element | null {
   return items.chars >= LISTING_TEXT_SHARE * otherChars ? items.container : null;
 }
 
+/** The article with the parts of it Readability left out (parts.ts), in the page's order. */
+function withParts($: CheerioAPI, article: NonNullable<Article>): Article {
+  const $pick = load(article.content ?? '');
+  const picked = new Set($pick(`[${PART_MARK}]`).map((_, element) => element.attribs[PART_MARK]!));
+  const { before, after } = missingParts($, picked);
+  if (before.length === 0 && after.length === 0) return article;
+  const html = (parts: Element[]) => parts.map((part) => $.html(part)).join('');
+  const added = [...before, ...after].map((part) => $(part).text()).join(' ');
+  return {
+    ...article,
+    content: `${html(before)}${article.content}${html(after)}`,
+    textContent: `${article.textContent ?? ''} ${added}`,
+  };
+}
+
 /**
  * Headings lose their class before Readability reads the page: it takes a heading's class words for the
  * page's chrome ("subheader" reads as a header) and drops the article's own section headings. A heading
@@ -156,6 +172,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   dropBoilerplate($, `[${KEEP_MARK}]`);
   dropCaptions($, (element) => element.attribs[KEEP_MARK] !== undefined);
   unclassHeadings($);
+  const paragraphs = markParagraphs($);
   const items = largestItems($);
   if (items) items.container.attribs[ITEMS_MARK] = '';
   const picked = pickArticle($);
@@ -165,6 +182,8 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   if (items) delete items.container.attribs[ITEMS_MARK];
   if (listing)
     article = { ...(article ?? noArticle), content: $.html(listing), textContent: $(listing).text() };
+  else if (article?.content && paragraphs > 0) article = withParts($, article);
+  $(`[${PART_MARK}]`).removeAttr(PART_MARK);
   if (!article?.content || (article.textContent ?? '').trim().length < MIN_ARTICLE_CHARS) {
     $(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK); // the caller falls back to the whole document
     return null;
@@ -182,6 +201,11 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   // one <header> first in the <article> (PAGE_HEADER), so that what is the page's and what is the body's
   // stays told apart.
   // The short lines before the first sentence (dateline, kicker) join them there.
+  // The standfirst Readability left out (parts.ts) opens the body: it says what the story is about.
+  const dek = listing
+    ? null
+    : standfirst($, $article.root().text(), article.title || pageTitle, article.byline ?? '');
+  if (dek) $article('body').prepend($article('<p>').text(dek));
   const text = $article.root().text();
   const title = article.title?.trim();
   const byline = article.byline?.trim();
@@ -198,6 +222,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   $article('body').append(kept.filter((_, mark) => !present.has(String(mark))).join(''));
   $article(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK);
   $article(`[${ITEMS_MARK}]`).removeAttr(ITEMS_MARK);
+  $article(`[${PART_MARK}]`).removeAttr(PART_MARK);
   // One <article> around it all: a later cleaner's drop_boilerplate then takes it for the content it is
   // (its lists of links are not menus, its header and footer are its own).
   return `<article>${$article('body').html() ?? ''}</article>`;

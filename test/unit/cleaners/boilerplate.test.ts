@@ -72,6 +72,18 @@ describe('dropBoilerplate', () => {
     assert.ok(kept.includes('Get the file') && kept.includes('Enough words'), kept);
   });
 
+  test('a name saying what a box has or lacks ("has-sidebar", "with-bio", "no-ads") names no chrome', () => {
+    const text = body(
+      `<div class="story has-sidebar"><p>The story starts here.</p></div><div class="lede with-bio"><p>By Ada, who writes.</p></div>` +
+        `<div class="no-ads"><p>The story goes on.</p></div><div class="x"><p>${LONG}</p></div>`,
+    );
+    for (const kept of ['The story starts here', 'By Ada', 'The story goes on'])
+      assert.ok(text.includes(kept), `${kept}: ${text}`);
+    // The words themselves, and a state word later in the name, still name chrome.
+    assert.ok(!body(`<div class="sidebar-has">Popular</div><p>${LONG}</p>`).includes('Popular'));
+    assert.ok(!body(`<div class="ads-no">Buy now</div><p>${LONG}</p>`).includes('Buy now'));
+  });
+
   test('a block of short links goes however it is marked up; a product grid with prices stays', () => {
     const cards = Array.from(
       { length: 6 },

@@ -35,6 +35,9 @@ describe('largestItems', () => {
       (_, i) => `<p>Paragraph ${i} of an article, in full sentences.</p>`,
     );
     assert.equal(largestItems(load(`<div>${lines.join('')}</div>`)), null);
+    // Nor are paragraphs each in a wrapper of its own: an article's body, not items.
+    const wrapped = lines.map((line) => `<div class="paragraph">${line}</div>`);
+    assert.equal(largestItems(load(`<div>${wrapped.join('')}</div>`)), null);
     const cards = Array.from(
       { length: MIN_ITEMS },
       (_, i) => `<div class="card">Card ${i} with a blurb</div>`,
