@@ -136,14 +136,14 @@ test('npm start restarts a killed worker and a killed API; jobs submitted after 
   await extractBook(started, key);
 
   const pid = started.proc.pid as number;
-  const worker = childPid(pid, 'worker/main.ts');
+  const worker = childPid(pid, 'dist/node/worker.mjs');
   process.kill(worker, 'SIGKILL');
   await until(() => started.stderr.includes('[start] worker restarted'), 60_000, started);
   assert.match(started.stderr, /\[start\] worker exited \(signal SIGKILL\); restarting in 1 s \(restart 1\)/);
-  assert.notEqual(childPid(pid, 'worker/main.ts'), worker, 'a new worker process runs');
+  assert.notEqual(childPid(pid, 'dist/node/worker.mjs'), worker, 'a new worker process runs');
   await extractBook(started, key);
 
-  process.kill(childPid(pid, 'api/main.ts'), 'SIGKILL');
+  process.kill(childPid(pid, 'dist/node/api.mjs'), 'SIGKILL');
   const killedAt = Date.now();
   await until(() => started.stderr.includes('[start] api exited'), 10_000, started);
   await until(() => answers(`${started.api}/readyz`), 60_000, started);
