@@ -1,7 +1,8 @@
 // One-time passes over a database written by an earlier version, run by ensureIndexes when a process starts.
 // Each runs once per database (its name is recorded in store_migrations when it has finished) and is
-// idempotent, so two processes starting together may both run it harmlessly. These are the only reads of
-// whole collections outside offline operator commands (scripts/admin.ts), and they happen once.
+// idempotent, so two processes starting together may both run it harmlessly (the upsert race's duplicate key
+// makes ensureIndexes run them again). These are the only reads of whole collections outside offline
+// operator commands (scripts/admin.ts), and they happen once.
 import type { Db } from 'mongodb';
 
 /** The collections the migrations touch (mongo.ts's COLLECTIONS, passed in: this file imports no store). */

@@ -154,7 +154,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await index(COLLECTIONS.webhooks, { tenant_id: 1, name: 1 }, { unique: true, name: 'tenant_name' });
   // The sweep of ended rate-limit windows (a plain index: FerretDB has no TTL index).
   await index(COLLECTIONS.rateWindows, { ends_at: 1 }, { name: 'ends_at' });
-  await migrateStore(db, COLLECTIONS);
+  // Two processes upserting the same document at once may both try the insert: the loser's duplicate key means
+  // the other got there first, and the migrations are idempotent, so they run again.
+  await retryOnDuplicate(() => migrateStore(db, COLLECTIONS));
 }
 
 /** MongoDB's codes of a server that cannot answer now (stepping down, shutting down, unreachable). */

@@ -270,3 +270,19 @@ test('keys and webhooks stored before their tenant lists are listed after the on
     ['old'],
   );
 });
+
+test('several processes starting at once on a new database all ensure its indexes and migrations', async () => {
+  // One fresh database each round: the migrations' upserts race only while their documents are missing.
+  for (let round = 0; round < 8; round++) {
+    const db = client.db(`starts_${randomUUID().replaceAll('-', '').slice(0, 12)}`);
+    const key = { _id: `k-${round}`, id: `key_${round}`, tenant_id: 'ten_many', name: 'k', prefix: 'sk_k' };
+    await db.collection(COLLECTIONS.apiKeys).insertOne(key as never);
+    await Promise.all(Array.from({ length: 6 }, () => ensureIndexes(db)));
+    assert.ok(await db.collection(COLLECTIONS.migrations).findOne({ _id: 'tenant-lists' as never }));
+    assert.deepEqual(
+      (await db.collection(COLLECTIONS.apiKeyIndex).findOne({ _id: 'ten_many' as never }))?.keys,
+      { [`key_${round}`]: `k-${round}` },
+    );
+    await db.dropDatabase();
+  }
+});
