@@ -12,6 +12,7 @@ import * as yaml from 'js-yaml';
 import { crawlResponseWithData } from '../../api/job-answer.js';
 import { RERUN_MAX_PAGES } from '../../api/routes/jobs/earlier-pages.js';
 import type { JobEvent } from '../../shared/events.js';
+import { CrawlResponseSchema } from '../../shared/schemas/crawl.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { jobLog } from '../support/job-log.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -204,6 +205,8 @@ describe('answers that take every page of a large crawl', () => {
     assert.equal(answer.data.length, PAGES - PENDING);
     assert.equal(answer.data[2345]?.url, urlOf(2345));
     assert.equal(answer.error_message, job.error_message);
+    // The stream skips the response serializer: what it writes must still be the documented CrawlResponse.
+    CrawlResponseSchema.strict().parse(answer);
     const all = reads[COLLECTIONS.results] ?? 0;
     assert.ok(
       atFirstChunk <= 32 && atFirstChunk < all,
