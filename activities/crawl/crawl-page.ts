@@ -13,6 +13,7 @@ import { currentActivity } from '../common/activity-context.js';
 import { budgetRefusal, categorized } from '../common/failure.js';
 import type { DeferredActivity } from '../common/tenant-share.js';
 import { makeExtractor } from '../extraction/extract-with-model.js';
+import { fetchFacts } from '../extraction/extraction-types.js';
 import { validatorFor } from '../extraction/schema-validators.js';
 import type { ActivityDeps } from '../fetching/deps.js';
 import { makePageSource } from '../fetching/fetch-page.js';
@@ -212,15 +213,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
         depth: input.depth,
         parentUrl: input.parentUrl,
         schema: input.schema,
-        fetch: {
-          finalUrl: doc.url,
-          fetchMode: fetched.mode,
-          fetchedAt: fetched.fetchedAt,
-          durationMs: fetched.durationMs,
-          ...(fetched.fromCache ? { fromCache: true } : {}),
-          contentType: doc.contentType,
-          ...(doc.actions ? { actions: doc.actions } : {}),
-        },
+        fetch: fetchFacts(fetched),
         cleanDurationMs: Date.now() - cleanStarted,
         eventSeq: input.eventSeq,
         eventId: input.eventId,

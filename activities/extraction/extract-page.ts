@@ -12,7 +12,7 @@ import { makePageSource } from '../fetching/fetch-page.js';
 import { formatOf } from '../reading/clean-content.js';
 import { htmlPoolOf } from '../reading/html-pool/pool.js';
 import { makeExtractor } from './extract-with-model.js';
-import type { ExtractWithModelResult } from './extraction-types.js';
+import { type ExtractWithModelResult, fetchFacts } from './extraction-types.js';
 
 /** The extract job's spec with its ids, as the workflow has it, and where the activity records its events. */
 export type ExtractPageInput = ExtractWorkflowInput & JobPlaces & { pageId: string };
@@ -81,15 +81,7 @@ export function makeExtractPage(deps: ActivityDeps) {
         depth: 0,
         parentUrl: null,
         schema: input.schema,
-        fetch: {
-          finalUrl: doc.url,
-          fetchMode: fetched.mode,
-          fetchedAt: fetched.fetchedAt,
-          durationMs: fetched.durationMs,
-          ...(fetched.fromCache ? { fromCache: true } : {}),
-          contentType: doc.contentType,
-          ...(doc.actions ? { actions: doc.actions } : {}),
-        },
+        fetch: fetchFacts(fetched),
         cleanDurationMs: Date.now() - cleanStarted,
         jobType: 'extract',
         captureDebug: input.captureDebug,

@@ -7,6 +7,7 @@ import type { PageCompletedData } from '../../shared/events.js';
 import type { NormalizedSchema } from '../../shared/schema-input.js';
 import type { ActionOutcome } from '../../shared/schemas/actions.js';
 import type { JobLlmConfig } from '../../shared/schemas/job-spec.js';
+import type { SourcedPage } from '../fetching/fetch-page.js';
 
 export interface ExtractWithModelInput {
   jobId: string;
@@ -57,6 +58,20 @@ export interface LearnedAnswer {
 
 /** What a model answer for a page needs: the extraction input without where its result is recorded. */
 export type AnswerInput = Omit<ExtractWithModelInput, 'contentId' | 'eventSeq' | 'eventId'>;
+
+/** What the model path records of how a page was obtained (an extract's page and a crawl's alike). */
+export function fetchFacts(fetched: SourcedPage): ExtractWithModelInput['fetch'] {
+  const { doc } = fetched;
+  return {
+    finalUrl: doc.url,
+    fetchMode: fetched.mode,
+    fetchedAt: fetched.fetchedAt,
+    durationMs: fetched.durationMs,
+    ...(fetched.fromCache ? { fromCache: true } : {}),
+    contentType: doc.contentType,
+    ...(doc.actions ? { actions: doc.actions } : {}),
+  };
+}
 
 export interface ExtractWithModelResult {
   provider: string;
