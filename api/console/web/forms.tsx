@@ -46,7 +46,7 @@ export function SubmitForm({
   layout = 'row',
   label,
   children,
-  extra,
+  onCancel,
 }: {
   onSubmit: () => unknown;
   /** The submit button's text. */
@@ -56,8 +56,8 @@ export function SubmitForm({
   /** The form's accessible name, when the page holds several alike. */
   label?: string;
   children: ComponentChildren;
-  /** Buttons beside the submit button (e.g. Cancel). */
-  extra?: ComponentChildren;
+  /** An edit form's way out without saving: a Cancel button beside the submit button. */
+  onCancel?: () => void;
 }) {
   return (
     <form
@@ -73,7 +73,11 @@ export function SubmitForm({
         <button type="submit" disabled={busy}>
           {submit}
         </button>
-        {extra}
+        {onCancel && (
+          <button type="button" class="link" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );

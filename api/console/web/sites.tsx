@@ -38,11 +38,7 @@ function EditSite({ api, site, done }: { api: Api; site: Site; done: (saved: boo
       onSubmit={save}
       submit="Save site"
       busy={action.busy}
-      extra={
-        <button type="button" class="link" onClick={() => done(false)}>
-          Cancel
-        </button>
-      }
+      onCancel={() => done(false)}
     >
       <ErrorBox error={action.error} />
       <label>

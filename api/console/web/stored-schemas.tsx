@@ -78,11 +78,7 @@ function EditSchema({
       onSubmit={save}
       submit="Save changes"
       busy={action.busy}
-      extra={
-        <button type="button" class="link" onClick={() => done(false)}>
-          Cancel
-        </button>
-      }
+      onCancel={() => done(false)}
     >
       <ErrorBox error={action.error} />
       <SchemaFields value={draft} set={setDraft} />
