@@ -80,6 +80,26 @@ export class CategorizedError extends Error {
   }
 }
 
+/** A categorized error as plain data, to cross from a thread or a child process and be raised again there. */
+export interface ErrorData {
+  category: ErrorCategory;
+  message: string;
+  retryable: boolean;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * An error of a thread's or child's work as data: a CategorizedError as it is; recursive parser code that ran
+ * out of stack (input nested thousands deep) as content_too_large, saying `tooDeep`; null for anything else.
+ */
+export function errorData(err: unknown, tooDeep: string): ErrorData | null {
+  if (err instanceof CategorizedError)
+    return { category: err.category, message: err.message, retryable: err.retryable, details: err.details };
+  if (err instanceof RangeError && /call stack/i.test(err.message))
+    return { category: 'content_too_large', message: tooDeep, retryable: false };
+  return null;
+}
+
 /** The longest provider Retry-After passed on to a caller (a provider may ask for hours; a caller is told at most this). */
 export const PROVIDER_RETRY_AFTER_MAX_S = 600;
 

@@ -2,7 +2,7 @@
 // ready, then reads one document per message. A hostile file may make pdf.js or a zip parser allocate far
 // past what any filter check foresees, in memory no heap bound counts (ArrayBuffers); here that memory is this
 // process's, which the parent measures and kills, so the worker that started it stays flat.
-import { CategorizedError } from '../../../shared/errors.js';
+import { errorData } from '../../../shared/errors.js';
 import { loadReader, readDocument } from './read-document.js';
 import type { ReaderReply, ReaderRequest } from './reader-messages.js';
 
@@ -16,27 +16,10 @@ async function answer(request: ReaderRequest): Promise<ReaderReply> {
   try {
     return { ok: true, value: await readDocument(request.body, request.file, request.limits) };
   } catch (err) {
-    if (err instanceof CategorizedError)
-      return {
-        ok: false,
-        error: {
-          category: err.category,
-          message: err.message,
-          retryable: err.retryable,
-          details: err.details,
-        },
-      };
-    const message = err instanceof Error ? err.message : String(err);
     // Recursive parser code runs out of stack on input nested thousands deep.
-    if (err instanceof RangeError && /call stack/i.test(message))
-      return {
-        ok: false,
-        error: {
-          category: 'content_too_large',
-          message: 'the document is nested too deeply to read',
-          retryable: false,
-        },
-      };
+    const error = errorData(err, 'the document is nested too deeply to read');
+    if (error) return { ok: false, error };
+    const message = err instanceof Error ? err.message : String(err);
     return {
       ok: false,
       error: {

@@ -1,6 +1,6 @@
 // What crosses between the worker and its document reader process (reader-process.ts, reader-child.ts).
 // Plain data: errors come back as data so their category survives the crossing.
-import type { ErrorCategory } from '../../../shared/errors.js';
+import type { ErrorData } from '../../../shared/errors.js';
 import type { DocumentReading } from './read-document.js';
 import type { ReadLimits } from './read-limits.js';
 
@@ -12,14 +12,4 @@ export interface ReaderRequest {
 
 export type ReaderReply =
   /** Sent once, when the parsers are loaded. */
-  | { ready: true }
-  | { ok: true; value: DocumentReading }
-  | {
-      ok: false;
-      error: {
-        category: ErrorCategory;
-        message: string;
-        retryable: boolean;
-        details?: Record<string, unknown>;
-      };
-    };
+  { ready: true } | { ok: true; value: DocumentReading } | { ok: false; error: ErrorData };

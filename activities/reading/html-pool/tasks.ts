@@ -4,7 +4,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { load } from 'cheerio';
 import { type DiscoveredLink, discoverLinks, type FollowRules } from '../../../shared/crawl/links.js';
-import { CategorizedError, type ErrorCategory } from '../../../shared/errors.js';
+import { CategorizedError, type ErrorData, errorData } from '../../../shared/errors.js';
 import type { FieldCandidates } from '../../../shared/learned-extractor.js';
 import { bestTemplate, type TemplateExemplars } from '../../../shared/template-sketch.js';
 import { type CleanContext, type CleanerStep, runChain } from '../cleaners/index.js';
@@ -117,17 +117,7 @@ export interface HtmlResults {
   structure: { structure: PageStructure; signals: PageSignals };
 }
 
-export type TaskOutcome<T> =
-  | { ok: true; value: T }
-  | {
-      ok: false;
-      error: {
-        category: ErrorCategory;
-        message: string;
-        retryable: boolean;
-        details?: Record<string, unknown>;
-      };
-    };
+export type TaskOutcome<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
 
 /** Runs the cleaner chain over a page body; a page with nothing readable left is a failure. */
 export function cleanBody(
@@ -218,26 +208,9 @@ export default async function runHtmlTask({
   try {
     return { ok: true, value: run(task) };
   } catch (err) {
-    if (err instanceof CategorizedError)
-      return {
-        ok: false,
-        error: {
-          category: err.category,
-          message: err.message,
-          retryable: err.retryable,
-          details: err.details,
-        },
-      };
     // Recursive DOM code (parse5, domino, Readability) runs out of stack on pages nested thousands deep.
-    if (err instanceof RangeError && /call stack/i.test(err.message))
-      return {
-        ok: false,
-        error: {
-          category: 'content_too_large',
-          message: 'the page is nested too deeply to process',
-          retryable: false,
-        },
-      };
+    const error = errorData(err, 'the page is nested too deeply to process');
+    if (error) return { ok: false, error };
     throw err;
   }
 }
