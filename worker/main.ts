@@ -2,10 +2,11 @@
 import { Runtime } from '@temporalio/worker';
 import { loadConfig } from '../shared/config.js';
 import { ContentStore } from '../shared/store/contents.js';
+import { CrawlUrlStore } from '../shared/store/crawl-urls.js';
 import { Leases } from '../shared/store/leases.js';
 import { startTracing } from '../shared/telemetry/tracing.js';
 import { buildWorker } from './build.js';
-import { startContentRetention } from './retention.js';
+import { startContentRetention, startSeenSetSweep } from './retention.js';
 
 const config = loadConfig();
 const tracing = startTracing(config, { serviceName: 'extract-service-worker' });
@@ -25,7 +26,13 @@ const stopRetention = startContentRetention(
   Runtime.instance().logger,
   new Leases(worker.mongo.db),
 );
+const stopSeenSets = startSeenSetSweep(
+  new CrawlUrlStore(worker.mongo.db),
+  Runtime.instance().logger,
+  new Leases(worker.mongo.db),
+);
 await worker.run();
 stopRetention();
+stopSeenSets();
 await worker.shutdown();
 await tracing?.shutdown();

@@ -1,8 +1,10 @@
-// The retention sweep of stored page contents (PAGE_RETENTION_DAYS): a bounded batch every few minutes, the
+// The retention sweeps. Stored page contents (PAGE_RETENTION_DAYS): a bounded batch every few minutes, the
 // next one sooner while old contents are left, so a backlog drains without holding the database for long.
 // The sweep is safe from several workers at once; a lease still gives it to one of them at a time, so N
-// workers do not read the same day counters N times.
+// workers do not read the same day counters N times. And the seen-sets of crawls that ended (a collection
+// each, shared/store/crawl-urls.ts), dropped some minutes after their job's end.
 import type { ContentStore } from '../shared/store/contents.js';
+import type { CrawlUrlStore } from '../shared/store/crawl-urls.js';
 import type { Leases } from '../shared/store/leases.js';
 
 const EVERY_MS = 10 * 60_000;
@@ -50,6 +52,33 @@ export function startContentRetention(
       log.warn('the content retention sweep failed; it runs again later', { error: String(err) });
     }
     if (!stopped) timer = setTimeout(run, wait).unref();
+  };
+  timer = setTimeout(run, BACKLOG_EVERY_MS).unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+const SEEN_SETS_EVERY_MS = 10 * 60_000;
+/** A crawl's seen-set outlives its job this long (a page activity cancelled with it may still be ending). */
+export const SEEN_SET_GRACE_MS = 10 * 60_000;
+export const SEEN_SETS_LEASE = 'crawl-seen-sets';
+
+/** Drops the seen-sets of ended crawls every few minutes, in one worker at a time; the returned function stops it. */
+export function startSeenSetSweep(store: CrawlUrlStore, log: RetentionLog, leases?: Leases) {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const run = async () => {
+    try {
+      if (!leases || (await leases.acquire(SEEN_SETS_LEASE, 3 * SEEN_SETS_EVERY_MS))) {
+        const { dropped, kept } = await store.sweepEnded(SEEN_SET_GRACE_MS);
+        if (dropped > 0) log.info('seen-sets of ended crawls dropped', { dropped, kept });
+      }
+    } catch (err) {
+      log.warn('the seen-set sweep failed; it runs again later', { error: String(err) });
+    }
+    if (!stopped) timer = setTimeout(run, SEEN_SETS_EVERY_MS).unref();
   };
   timer = setTimeout(run, BACKLOG_EVERY_MS).unref();
   return () => {

@@ -1,14 +1,12 @@
 // One page of a crawl, as one activity: robots.txt, fetch, clean, extract (the same steps the extract
 // workflow runs as separate activities), then link discovery. One activity per page keeps a 10,000-page
 // crawl's history small and its overhead low; the page stays in memory between the steps.
-import { createHash } from 'node:crypto';
-import { MongoBulkWriteError } from 'mongodb';
 import type { DiscoveredLink, FollowRules } from '../../shared/crawl/links.js';
 import type { PageCompletedData } from '../../shared/events.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
 import type { CrawlJobInput, StoredSource } from '../../shared/schemas/job-spec.js';
 import type { AnsweredPage } from '../../shared/store/learned-extractors.js';
-import { COLLECTIONS } from '../../shared/store/mongo.js';
+import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
 import { currentActivity } from '../common/activity-context.js';
 import { budgetRefusal, categorized } from '../common/failure.js';
 import type { DeferredActivity } from '../common/tenant-share.js';
@@ -99,40 +97,15 @@ export function makeCrawlPage(deps: ActivityDeps) {
   const source = makePageSource(deps);
   const { answerFromContent, recordPage, planOf } = makeExtractor(deps);
   const learner = deps.learned ? makeTemplateLearner(deps.learned, () => htmlPoolOf(deps)) : null;
-  const seenSet = deps.events.database().collection<{ _id: string; by: number }>(COLLECTIONS.crawlUrls);
-
-  /**
-   * Keeps only URLs no other page of the job queued before, in one batched insert. A URL already there
-   * was queued by another page — unless this is a retry of this page, whose earlier attempt (or run in a
-   * batch) may have inserted it: only then is the owner looked up, so a retried page keeps its own links.
-   */
-  async function firstSeen(input: CrawlPageInput, urls: string[]): Promise<Set<string>> {
-    const { jobId, node } = input;
-    const keyOf = (url: string) => `${jobId}:${createHash('sha256').update(url).digest('hex').slice(0, 40)}`;
-    const unique = [...new Set(urls)];
-    if (unique.length === 0) return new Set();
-    const duplicates = new Set<number>();
-    try {
-      await seenSet.insertMany(
-        unique.map((url) => ({ _id: keyOf(url), by: node })),
-        { ordered: false },
-      );
-    } catch (err) {
-      if (!(err instanceof MongoBulkWriteError)) throw err;
-      const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-      for (const e of errors) {
-        if (e.code !== 11000) throw err;
-        duplicates.add(e.index);
-      }
-    }
-    const retry = input.rerun === true || (currentActivity()?.info.attempt ?? 1) > 1;
-    const fresh = new Set<string>();
-    for (const [i, url] of unique.entries()) {
-      if (!duplicates.has(i)) fresh.add(url);
-      else if (retry && (await seenSet.findOne({ _id: keyOf(url) }))?.by === node) fresh.add(url);
-    }
-    return fresh;
-  }
+  const seenSet = new CrawlUrlStore(deps.events.database());
+  /** Keeps only URLs no other page of the job queued before (a retried page keeps its own). */
+  const firstSeen = (input: CrawlPageInput, urls: string[]) =>
+    seenSet.firstSeen(
+      input.jobId,
+      input.node,
+      urls,
+      input.rerun === true || (currentActivity()?.info.attempt ?? 1) > 1,
+    );
 
   return {
     // The worker heartbeats for it while it runs (worker/interceptors.ts).

@@ -28,8 +28,7 @@ export const COLLECTIONS = {
   results: 'results',
   /** `_id` = `<job id>:<chunk>`; crawl-map entries of CRAWL_MAP_PER_CHUNK consecutive nodes. Projection. */
   crawlMap: 'crawl_map',
-  /** `_id` = `<job id>:<sha256 of the normalised URL>`: a crawl's seen-set, so no URL is queued twice. */
-  crawlUrls: 'crawl_urls',
+  // A crawl's seen-set is a collection of its own: `crawl_urls_<job id>` (crawl-urls.ts).
   /**
    * `_id` = `<job id>:<chunk number>`: pages a crawl queued but had not started when it continued as new,
    * when they were too many to carry in the workflow's input (see workflows/crawl.ts). Dropped at its end.

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type CommandStartedEvent, type Document, MongoClient } from 'mongodb';
+import { CrawlUrlStore, seenSetName } from '../../shared/store/crawl-urls.js';
 import { createStores, type Stores } from '../../shared/store/index.js';
 import { COLLECTIONS, ensureIndexes } from '../../shared/store/mongo.js';
 import { jobLog } from '../support/job-log.js';
@@ -132,6 +133,44 @@ describe('the hot paths read and write by _id alone', { concurrency: 1 }, () => 
         [jobId],
       );
     });
+  });
+
+  test("a crawl's seen-set: a URL queued once, a retried page keeps its own links, the set dropped after its job", async () => {
+    const db = client.db(svc.config.MONGODB_DB);
+    const seenSets = new CrawlUrlStore(db);
+    const ended = `job_${randomUUID().replaceAll('-', '')}`;
+    const running = `job_${randomUUID().replaceAll('-', '')}`;
+    const urls = ['https://shop.test/a', 'https://shop.test/b', 'https://shop.test/a'];
+    let fresh = new Set<string>();
+    await assertKeyed(async () => {
+      fresh = await seenSets.firstSeen(ended, 1, urls, false);
+      // Another page of the job finds both queued; a retry of page 1 keeps its own; another job has its own set.
+      assert.deepEqual(
+        [...(await seenSets.firstSeen(ended, 2, ['https://shop.test/b', 'https://shop.test/c'], false))],
+        ['https://shop.test/c'],
+      );
+      assert.deepEqual(
+        [...(await seenSets.firstSeen(ended, 1, ['https://shop.test/a'], true))],
+        ['https://shop.test/a'],
+      );
+      assert.deepEqual([...(await seenSets.firstSeen(ended, 2, ['https://shop.test/a'], true))], []);
+      assert.equal((await seenSets.firstSeen(running, 1, ['https://shop.test/a'], false)).size, 1);
+    });
+    assert.deepEqual([...fresh], ['https://shop.test/a', 'https://shop.test/b']);
+    const endedLog = jobLog(ended, svc.tenantId);
+    const runningLog = jobLog(running, svc.tenantId);
+    await stores.events.append([endedLog.created(), endedLog.started(), endedLog.jobCompleted()]);
+    await stores.events.append([runningLog.created(), runningLog.started()]);
+    const names = async () => (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+    // Within the grace the ended job's set stays; after it, only the running job's set is left.
+    assert.deepEqual(await seenSets.sweepEnded(60_000), { dropped: 0, kept: 2 });
+    let result = { dropped: 0, kept: 0 };
+    await assertKeyed(async () => {
+      result = await seenSets.sweepEnded(0);
+    });
+    assert.deepEqual(result, { dropped: 1, kept: 1 });
+    assert.ok(!(await names()).includes(seenSetName(ended)), "the ended crawl's set is gone");
+    assert.ok((await names()).includes(seenSetName(running)), "the running crawl's set stays");
   });
 
   test("learned extractors: a template's assignment, lease, asks, listing and forgetting its scope", async () => {
