@@ -4,13 +4,13 @@
 // would have run again (or every page, when the batch itself fails) runs again alone as crawlPage.
 import { ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { DeferredActivity } from '../activities/common/tenant-share.js';
-import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl/crawl-page.js';
 import type {
   BatchPage,
   BatchPageResult,
   CrawlPagesInput,
   CrawlPagesResult,
 } from '../activities/crawl/crawl-pages.js';
+import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl/crawl-types.js';
 import type { Activities } from '../activities/index.js';
 import type { CrawlRunOptions } from '../shared/schemas/job-spec.js';
 import { crawlPagePolicy, crawlPagesPolicy, retriedBy } from './policies.js';

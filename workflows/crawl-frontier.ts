@@ -2,7 +2,7 @@
 // domain's turn (delay between page starts, on durable timers), and queued pages too many for a
 // continue-as-new input stored in chunks outside history. Workflow code: deterministic, no I/O.
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl/crawl-page.js';
+import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl/crawl-types.js';
 import type { Activities } from '../activities/index.js';
 import type { ErrorCategory } from '../shared/errors.js';
 import type { CrawlNode, JobEventBody } from '../shared/events.js';

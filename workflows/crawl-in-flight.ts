@@ -2,7 +2,7 @@
 // from its first run to its outcome recorded in its seq, and the page loop woken when one ends. The awaits of
 // a tracked page are those of the loop before batches: replay needs their order, so keep them as they are.
 import { defineQuery, isCancellation, proxyActivities, setHandler, sleep, uuid4 } from '@temporalio/workflow';
-import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl/crawl-page.js';
+import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl/crawl-types.js';
 import type { Activities } from '../activities/index.js';
 import type { CrawlJobInput, CrawlRunOptions, Seed } from '../shared/schemas/job-spec.js';
 import { CRAWL_IN_FLIGHT_QUERY } from '../shared/temporal-names.js';

@@ -1,6 +1,6 @@
 // A crawl page's outcome into the job: counted, recorded in the seq reserved for it, its links admitted
 // and the pages a failed extractor check showed wrong queued to be re-done. Workflow code: no I/O.
-import type { CrawlPageResult } from '../activities/crawl/crawl-page.js';
+import type { CrawlPageResult } from '../activities/crawl/crawl-types.js';
 import type { CrawlRunOptions } from '../shared/schemas/job-spec.js';
 import { admitLinks, type CrawlState, pageEvent, type QueuedPage } from './crawl-frontier.js';
 import { categoryOf } from './failures.js';

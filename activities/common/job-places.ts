@@ -2,8 +2,8 @@
 // fetches, and job.completed with the page's result, each at the place (seq and event id) the workflow
 // reserved for it (workflows/page-job.ts runOneActivityJob).
 import type { JobEvent, JobEventBody } from '../../shared/events.js';
+import type { EventStore } from '../../shared/store/event-store.js';
 import { currentActivity } from './activity-context.js';
-import type { StoreDeps } from './deps.js';
 
 /** The place (seq and event id, made by the workflow) an event is written at. */
 export interface EventPlace {
@@ -47,7 +47,10 @@ export function completedEvents(job: JobPlaces): JobEvent[] {
 }
 
 /** job.started when the activity records it, projected in the background (the page's result projects it at the latest). */
-export async function recordStarted(deps: Pick<StoreDeps, 'events'>, job: JobPlaces): Promise<void> {
+export async function recordStarted(
+  deps: { events: Pick<EventStore, 'appendDeferred'> },
+  job: JobPlaces,
+): Promise<void> {
   if (!job.started) return;
   const logger = currentActivity()?.log ?? console;
   await deps.events.appendDeferred([eventAt(job, job.started, { type: 'job.started', data: {} })], (err) =>

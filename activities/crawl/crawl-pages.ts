@@ -8,7 +8,7 @@ import { type ErrorCategory, isErrorCategory } from '../../shared/errors.js';
 import { currentActivity } from '../common/activity-context.js';
 import { categorized, toFailure } from '../common/failure.js';
 import type { DeferredActivity } from '../common/tenant-share.js';
-import type { AloneResult, CrawlPageInput, CrawlPageResult } from './crawl-page.js';
+import type { AloneResult, CrawlPageInput, CrawlPageResult } from './crawl-types.js';
 
 /** What differs from page to page of a batch; the rest of a page's input is the batch's. */
 export type BatchPage = Pick<

@@ -1,4 +1,5 @@
 import type { JobEvent, PageCompletedData } from '../../shared/events.js';
+import type { EventStore } from '../../shared/store/event-store.js';
 import { currentActivity } from '../common/activity-context.js';
 import type { StoreDeps } from '../common/deps.js';
 import type { ExtractWithModelInput } from './extraction-types.js';
@@ -14,7 +15,7 @@ export function makeRecordEvents(deps: StoreDeps) {
  * Records a page's result event: projected before returning, or stored and projected in the background.
  * `after`: events written with it in the same append (an extract's job.completed), one projection for all.
  */
-export function makeRecordPage(deps: Pick<StoreDeps, 'events'>) {
+export function makeRecordPage(deps: { events: Pick<EventStore, 'append' | 'appendDeferred'> }) {
   return async function recordPage(
     input: Pick<ExtractWithModelInput, 'jobId' | 'tenantId' | 'eventSeq' | 'eventId' | 'revises'>,
     answered: PageCompletedData,

@@ -10,7 +10,7 @@ import { currentActivity } from '../common/activity-context.js';
 import { categorized } from '../common/failure.js';
 import { renderPage } from './browser/render-page.js';
 import { type FetchSession, staticOriginHeaders } from './browser/session-scope.js';
-import type { ActivityDeps } from './deps.js';
+import type { ActivityDeps, FetchDeps } from './deps.js';
 import { fetchStatic } from './fetch-static.js';
 import type { FetchedPage } from './page-document.js';
 import {
@@ -55,7 +55,7 @@ interface Fetched {
 }
 
 /** The fetch modes this worker can run; dynamic only when it has a browser. */
-export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fetcher } {
+export function fetchModes(deps: FetchDeps): { static: Fetcher; dynamic?: Fetcher } {
   const { config, browser } = deps;
   const limits = {
     timeoutMs: config.FETCH_TIMEOUT_MS,
@@ -88,8 +88,12 @@ export function fetchModes(deps: ActivityDeps): { static: Fetcher; dynamic?: Fet
 }
 
 /** Fetches a page in the asked mode and keeps it in memory (crawl pages are processed in one activity). */
-export function makeFetchDocument(deps: ActivityDeps) {
-  const modes = fetchModes(deps);
+export function makeFetchDocument(deps: FetchDeps) {
+  return fetchDocumentWith(fetchModes(deps));
+}
+
+/** makeFetchDocument over given modes (a test's in-memory site): auto's choice and the checks are the same. */
+export function fetchDocumentWith(modes: ReturnType<typeof fetchModes>) {
   return async function fetchDocument(
     url: string,
     fetchMode: FetchPageInput['fetchMode'],
@@ -230,7 +234,7 @@ export function makePageSource(deps: ActivityDeps) {
   };
 }
 
-export function makeFetchPage(deps: ActivityDeps) {
+export function makeFetchPage(deps: FetchDeps & Pick<ActivityDeps, 'contents'>) {
   const fetchDocument = makeFetchDocument(deps);
   return async function fetchPage(input: FetchPageInput): Promise<FetchPageResult> {
     return categorized(async () => {

@@ -27,18 +27,13 @@ export class CrawlUrlStore {
     return this.db.collection<SeenDoc>(seenSetName(jobId));
   }
 
-  /**
-   * Keeps only URLs no other page of the job queued before, in one batched insert. A URL already there was
-   * queued by another page — unless `retry` (a retried page, whose earlier attempt may have inserted it): only
-   * then is the owner looked up, so a retried page keeps its own links.
-   */
-  async firstSeen(jobId: string, node: number, urls: string[], retry: boolean): Promise<Set<string>> {
+  /** Marks each URL as queued by `node`, in one batched insert; answers those some page had marked before. */
+  async mark(jobId: string, node: number, urls: readonly string[]): Promise<Set<string>> {
+    const before = new Set<string>();
     const unique = [...new Set(urls)];
-    if (unique.length === 0) return new Set();
-    const set = this.set(jobId);
-    const duplicates = new Set<number>();
+    if (unique.length === 0) return before;
     try {
-      await set.insertMany(
+      await this.set(jobId).insertMany(
         unique.map((url) => ({ _id: keyOf(url), by: node })),
         { ordered: false },
       );
@@ -47,15 +42,15 @@ export class CrawlUrlStore {
       const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
       for (const e of errors) {
         if (e.code !== 11000) throw err;
-        duplicates.add(e.index);
+        before.add(unique[e.index] as string);
       }
     }
-    const fresh = new Set<string>();
-    for (const [i, url] of unique.entries()) {
-      if (!duplicates.has(i)) fresh.add(url);
-      else if (retry && (await set.findOne({ _id: keyOf(url) }))?.by === node) fresh.add(url);
-    }
-    return fresh;
+    return before;
+  }
+
+  /** The node that marked the URL (null: none). */
+  async markedBy(jobId: string, url: string): Promise<number | null> {
+    return (await this.set(jobId).findOne({ _id: keyOf(url) }))?.by ?? null;
   }
 
   /**

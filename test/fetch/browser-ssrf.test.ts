@@ -13,7 +13,6 @@ import { makeFetchPage } from '../../activities/fetching/fetch-page.js';
 import { loadConfig } from '../../shared/config.js';
 import { CategorizedError } from '../../shared/errors.js';
 import type { ContentStore } from '../../shared/store/contents.js';
-import type { EventStore } from '../../shared/store/event-store.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -112,7 +111,7 @@ describe('the browser behind the filtering proxy', { skip }, () => {
     });
     const strict = createBrowserPool(config)!;
     const contents = { put: async () => {} } as unknown as ContentStore;
-    const fetchPage = makeFetchPage({ config, events: {} as EventStore, contents, browser: strict });
+    const fetchPage = makeFetchPage({ config, contents, browser: strict, documents: undefined });
     const hitsBefore = site.hits.length;
     try {
       for (const fetchMode of ['dynamic', 'static', 'auto'] as const) {

@@ -7,11 +7,9 @@ import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { BrowserPool } from '../../activities/fetching/browser/browser-pool.js';
-import type { ActivityDeps } from '../../activities/fetching/deps.js';
 import { type FetchPageResult, makeFetchPage } from '../../activities/fetching/fetch-page.js';
 import { loadConfig } from '../../shared/config.js';
 import type { ContentDoc, ContentStore } from '../../shared/store/contents.js';
-import type { EventStore } from '../../shared/store/event-store.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -93,8 +91,7 @@ before(async () => {
     recycleAfter: 100,
     policy: { allowPrivate: true },
   });
-  const deps: ActivityDeps = { config, events: {} as EventStore, contents, browser: pool };
-  fetchPage = makeFetchPage(deps);
+  fetchPage = makeFetchPage({ config, contents, browser: pool, documents: undefined });
 });
 
 after(async () => {
@@ -197,7 +194,7 @@ describe('fetch modes', { skip }, () => {
   });
 
   test('without a browser, dynamic is unavailable and auto fails on an app shell', async () => {
-    const noBrowser = makeFetchPage({ config, events: {} as EventStore, contents });
+    const noBrowser = makeFetchPage({ config, contents, browser: undefined, documents: undefined });
     const input = (path: string, fetchMode: 'dynamic' | 'auto') =>
       noBrowser({ jobId: 'job-2', url: `${site.url}${path}`, fetchMode, contentId: `c${++n}` });
     await assert.rejects(input('/plain', 'dynamic'), failsWith('fetch_error', 'browser_unavailable'));

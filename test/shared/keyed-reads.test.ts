@@ -135,28 +135,29 @@ describe('the hot paths read and write by _id alone', { concurrency: 1 }, () => 
     });
   });
 
-  test("a crawl's seen-set: a URL queued once, a retried page keeps its own links, the set dropped after its job", async () => {
+  test("a crawl's seen-set: marked once by the page that queued it, each job's its own, the set dropped after its job", async () => {
     const db = client.db(svc.config.MONGODB_DB);
     const seenSets = new CrawlUrlStore(db);
     const ended = `job_${randomUUID().replaceAll('-', '')}`;
     const running = `job_${randomUUID().replaceAll('-', '')}`;
-    const urls = ['https://shop.test/a', 'https://shop.test/b', 'https://shop.test/a'];
-    let fresh = new Set<string>();
+    let before = new Set<string>();
     await assertKeyed(async () => {
-      fresh = await seenSets.firstSeen(ended, 1, urls, false);
-      // Another page of the job finds both queued; a retry of page 1 keeps its own; another job has its own set.
+      before = await seenSets.mark(ended, 1, [
+        'https://shop.test/a',
+        'https://shop.test/b',
+        'https://shop.test/a',
+      ]);
+      // Another page of the job finds both marked; a URL is marked by its first page; another job has its own set.
       assert.deepEqual(
-        [...(await seenSets.firstSeen(ended, 2, ['https://shop.test/b', 'https://shop.test/c'], false))],
-        ['https://shop.test/c'],
+        [...(await seenSets.mark(ended, 2, ['https://shop.test/b', 'https://shop.test/c']))],
+        ['https://shop.test/b'],
       );
-      assert.deepEqual(
-        [...(await seenSets.firstSeen(ended, 1, ['https://shop.test/a'], true))],
-        ['https://shop.test/a'],
-      );
-      assert.deepEqual([...(await seenSets.firstSeen(ended, 2, ['https://shop.test/a'], true))], []);
-      assert.equal((await seenSets.firstSeen(running, 1, ['https://shop.test/a'], false)).size, 1);
+      assert.equal(await seenSets.markedBy(ended, 'https://shop.test/b'), 1);
+      assert.equal(await seenSets.markedBy(ended, 'https://shop.test/c'), 2);
+      assert.equal(await seenSets.markedBy(ended, 'https://shop.test/d'), null);
+      assert.equal((await seenSets.mark(running, 1, ['https://shop.test/a'])).size, 0);
     });
-    assert.deepEqual([...fresh], ['https://shop.test/a', 'https://shop.test/b']);
+    assert.equal(before.size, 0);
     const endedLog = jobLog(ended, svc.tenantId);
     const runningLog = jobLog(running, svc.tenantId);
     await stores.events.append([endedLog.created(), endedLog.started(), endedLog.jobCompleted()]);

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
+import type { StoreDeps } from '../../activities/common/deps.js';
 import { makeExtractor } from '../../activities/extraction/extract-with-model.js';
 import type { ExtractWithModelInput } from '../../activities/extraction/extraction-types.js';
-import type { ActivityDeps } from '../../activities/fetching/deps.js';
 import { loadConfig } from '../../shared/config.js';
 import type { JobEvent } from '../../shared/events.js';
 import { priceOf } from '../../shared/pricing.js';
@@ -47,7 +47,7 @@ function extractor(chain: string, env: Record<string, string> = {}) {
       appended.push(...batch);
     },
   } as unknown as EventStore;
-  const deps: ActivityDeps = { config, contents, events };
+  const deps: StoreDeps = { config, contents, events };
   const { answerFromContent, recordPage } = makeExtractor(deps);
   // What extractPage does with a page in hand: the answer, then its record.
   return async (input: ExtractWithModelInput) => {

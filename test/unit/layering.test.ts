@@ -9,8 +9,10 @@
 //   reading     the HTML pool and what its threads run: cleaners, structured data, learned extractors,
 //               page signals, page structure
 //   fetching    fetch modes, browser, document readers, robots.txt, site sessions; ActivityDeps
-//   extraction  the model step: chains, dialogue, budgets, a page's result; the extract job's page
-//   crawl, analyze, delivery   the crawl job's pages, frontier and map; analyze; webhooks and monitor runs
+//   extraction  the page pipeline over its ports; the model step: chains, dialogue, budgets, a page's
+//               result; the extract job's page
+//   crawl, analyze, delivery   the crawl job's page pipeline, pages, frontier and map; analyze; webhooks and
+//               monitor runs
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -71,7 +71,14 @@ before(async () => {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({ config, events, contents: new ContentStore(mongo.db), html: htmlPool }),
+    activities: createActivities({
+      config,
+      events,
+      contents: new ContentStore(mongo.db),
+      html: htmlPool,
+      browser: undefined,
+      documents: undefined,
+    }),
   });
   running = worker.run();
 });

@@ -176,7 +176,8 @@ function cleanRead(task: CleanReadTask): HtmlResults['clean-read'] {
   return { structured, cleaned: cleanBody(task.body, task.contentType, task.baseUrl, task.chain, parsed) };
 }
 
-function run(task: HtmlTask): HtmlResults[HtmlTask['kind']] {
+/** One task, in the thread that took it (the pipeline's tests run it in their own). */
+export function runTask(task: HtmlTask): HtmlResults[HtmlTask['kind']] {
   switch (task.kind) {
     case 'match':
       return load(task.body).root().find(task.selector).length > 0;
@@ -206,7 +207,7 @@ export default async function runHtmlTask({
   started.postMessage(null);
   started.close();
   try {
-    return { ok: true, value: run(task) };
+    return { ok: true, value: runTask(task) };
   } catch (err) {
     // Recursive DOM code (parse5, domino, Readability) runs out of stack on pages nested thousands deep.
     const error = errorData(err, 'the page is nested too deeply to process');

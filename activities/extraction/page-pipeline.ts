@@ -1,0 +1,137 @@
+// The page pipeline, as plain functions over its ports (extraction-types.ts): fetch (or the page store) →
+// document → clean and structured data → learned extractor or model → provenance → the page's result
+// event. An extract's page runs it whole here; a crawl's page (crawl/crawl-pipeline.ts) adds robots.txt,
+// links and learned extractors around the same steps. The activities adapt it to Temporal.
+import type { StructuredItem } from '../../shared/structured-data.js';
+import { completedEvents, recordStarted } from '../common/job-places.js';
+import type { PageSourceInput, SourcedPage } from '../fetching/fetch-page.js';
+import type { FetchedDocument } from '../fetching/page-document.js';
+import { formatOf } from '../reading/clean-content.js';
+import { answerPage } from './answer-page.js';
+import {
+  type AnswerInput,
+  type ExtractPageInput,
+  type ExtractWithModelResult,
+  fetchFacts,
+  type PageEvents,
+  type PageFetcher,
+  type PageJob,
+  type PagePlace,
+  type PagePorts,
+  type PageReader,
+  type PageRun,
+} from './extraction-types.js';
+import { makeRecordPage } from './record-events.js';
+
+/** The one place a page's answer input is made: from its job's spec, its place and how it was fetched. */
+export function answerInputOf(
+  job: PageJob,
+  page: PagePlace,
+  fetched: SourcedPage,
+  cleanDurationMs: number,
+): AnswerInput {
+  return {
+    jobId: job.jobId,
+    tenantId: job.tenantId,
+    pageId: page.pageId,
+    url: page.url,
+    depth: page.depth,
+    parentUrl: page.parentUrl,
+    schema: job.schema,
+    fetch: fetchFacts(fetched),
+    cleanDurationMs,
+    jobType: page.jobType,
+    captureDebug: job.captureDebug,
+    llm: job.llm,
+    structuredData: job.structuredData,
+    contentFormat: formatOf(fetched.doc.contentType, job.cleanerChain),
+    ...(page.node === undefined ? {} : { node: page.node }),
+    ...(page.revises ? { revises: page.revises } : {}),
+    ...(job.budget ? { budget: job.budget } : {}),
+  };
+}
+
+/** The page from the page store when the job may use it, else from the network. */
+export async function obtainPage(fetcher: PageFetcher, input: PageSourceInput): Promise<SourcedPage> {
+  return (await fetcher.stored(input)) ?? fetcher.fetch(input);
+}
+
+/** The cleaned page, and its structured data unless the job turned it off: one parse, in the reader. */
+export async function cleanPage(
+  reader: PageReader,
+  job: Pick<PageJob, 'cleanerChain' | 'structuredData'>,
+  doc: Pick<FetchedDocument, 'body' | 'contentType' | 'url'>,
+  signal?: AbortSignal,
+): Promise<{ cleaned: string; structured: StructuredItem[] | undefined }> {
+  const task = { body: doc.body, contentType: doc.contentType, baseUrl: doc.url, chain: job.cleanerChain };
+  if (job.structuredData === false)
+    return { cleaned: await reader.run({ kind: 'clean', ...task }, signal), structured: undefined };
+  return reader.run({ kind: 'clean-read', ...task }, signal);
+}
+
+/**
+ * The result an earlier attempt recorded for the page: it stands (the model is not asked again), and what
+ * that attempt may not have written is written now (idempotent). Null when there is none.
+ */
+export async function recordedResult(
+  events: PageEvents,
+  input: ExtractPageInput,
+): Promise<ExtractWithModelResult | null> {
+  const page = await events.get(input.jobId, input.page.seq);
+  if (page?.type !== 'page.completed') return null;
+  await events.append(completedEvents(input));
+  const { usage, ...data } = page.data;
+  return {
+    provider: data.provider,
+    model: data.model,
+    fallbackPosition: data.fallback_position,
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    llmCostUsd: usage.llm_cost_usd,
+    costUsd: usage.cost_usd,
+    durationMs: data.extract_duration_ms,
+  };
+}
+
+/**
+ * An extract job's page, kept in memory from fetch to result: job.started before the fetch, then the
+ * page's result and (a job with nothing left after its page) job.completed in one append.
+ */
+export async function extractOnePage(
+  ports: PagePorts,
+  input: ExtractPageInput,
+  run: PageRun,
+): Promise<ExtractWithModelResult> {
+  const done = run.retry ? await recordedResult(ports.events, input) : null;
+  if (done) return done;
+  // job.started is written while the page is fetched (projected in the background: the page's result,
+  // moments later, projects it at the latest), and the model's chain is read meanwhile.
+  const started = recordStarted(ports, input);
+  started.catch(() => undefined); // awaited below; a fetch failing first must not leave it unobserved
+  ports.model.warm(input);
+  const fetched = await obtainPage(ports.fetcher, input);
+  await started;
+  const cleanStarted = Date.now();
+  // The page is kept before the model is asked: a retry without a fetch finds it after a model failure.
+  const [{ cleaned, structured }] = await Promise.all([
+    cleanPage(ports.reader, input, fetched.doc, run.signal),
+    fetched.saved,
+  ]);
+  const place: PagePlace = {
+    jobType: 'extract',
+    pageId: input.pageId,
+    url: input.url,
+    depth: 0,
+    parentUrl: null,
+  };
+  const answerInput = answerInputOf(input, place, fetched, Date.now() - cleanStarted);
+  const { page, result } = await answerPage(ports, answerInput, cleaned, { structured });
+  const at = {
+    jobId: input.jobId,
+    tenantId: input.tenantId,
+    eventSeq: input.page.seq,
+    eventId: input.page.eventId,
+  };
+  await makeRecordPage(ports)(at, page, 'awaited', completedEvents(input));
+  return result;
+}
