@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { workerNodeArgs } from '../scripts/lib/processes.js';
+import { workerEnv, workerNodeArgs } from '../scripts/lib/processes.js';
 import type { Config } from '../shared/config.js';
 import { BUNDLES_DIR } from '../shared/runtime-paths.js';
 
@@ -25,6 +25,7 @@ export function spawnBenchWorker(
   const worker = spawn(process.execPath, [...profile, ...workerNodeArgs(), ...entry], {
     env: {
       ...process.env,
+      ...workerEnv(),
       ...env,
       LOG_LEVEL: 'info',
       WORKER_MAX_ACTIVITIES: String(Math.max(20, concurrency * 2)),

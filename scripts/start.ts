@@ -12,7 +12,7 @@ import { TenantStore } from '../shared/store/tenants.js';
 import { ensureProcessBundles } from './build-processes.js';
 import { ferretDbUri, startFerretDb, startTemporal } from './lib/infra.js';
 import { freePort, isPortFree } from './lib/ports.js';
-import { processBundle, startChild, waitForPort, workerNodeArgs } from './lib/processes.js';
+import { processBundle, startChild, waitForPort, workerEnv, workerNodeArgs } from './lib/processes.js';
 import { Supervisor } from './lib/supervisor.js';
 
 const FERRETDB_PORT = Number(process.env.FERRETDB_PORT ?? 27017);
@@ -96,6 +96,7 @@ try {
     ((await isPortFree(DEFAULT_WORKER_METRICS_PORT)) ? DEFAULT_WORKER_METRICS_PORT : await freePort());
   await supervisor.start(
     child('worker', processBundle('worker'), workerNodeArgs(), {
+      ...workerEnv(),
       WORKER_METRICS_PORT: String(workerMetricsPort),
     }),
   );

@@ -11,7 +11,14 @@ import { fileURLToPath } from 'node:url';
 import type { TemporalSql } from '../../temporal-config/cluster.js';
 import { ferretdbBinary } from '../lib/binaries.js';
 import { isPortFree } from '../lib/ports.js';
-import { type Child, processBundle, startChild, waitForPort, workerNodeArgs } from '../lib/processes.js';
+import {
+  type Child,
+  processBundle,
+  startChild,
+  waitForPort,
+  workerEnv,
+  workerNodeArgs,
+} from '../lib/processes.js';
 import { Supervisor } from '../lib/supervisor.js';
 import { portOr, temporalPorts, uniqueFreePort } from './ports.js';
 import { initPostgres, startPostgres } from './postgres.js';
@@ -228,6 +235,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         `worker-${i}`,
         'worker',
         {
+          ...workerEnv(),
           WORKER_METRICS_PORT: String(metricsPort),
           // The SDK's exporter (merged into the worker's /metrics) on a port given here too, so no two
           // processes of the cluster ever pick the same one.
