@@ -18,38 +18,26 @@ export interface RetentionLog {
   warn(message: string, meta?: Record<string, unknown>): void;
 }
 
-/** Starts the sweep (none when retentionDays is 0); the returned function stops it. */
-export function startContentRetention(
-  contents: ContentStore,
-  retentionDays: number,
+/**
+ * Runs `sweep` under the lease `lease` (one process at a time), first after a few seconds, then after the
+ * wait it answers (`everyMs` when it answers nothing or fails); the returned function stops it.
+ */
+function leasedLoop(
+  lease: string,
+  everyMs: number,
+  leases: Leases | undefined,
   log: RetentionLog,
-  leases?: Leases,
+  what: string,
+  sweep: () => Promise<number | undefined>,
 ) {
-  if (retentionDays <= 0) return () => {};
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  let legacyNumbered = false;
   const run = async () => {
-    let wait = EVERY_MS;
+    let wait = everyMs;
     try {
-      if (leases && !(await leases.acquire(RETENTION_LEASE, 3 * EVERY_MS))) {
-        if (!stopped) timer = setTimeout(run, wait).unref();
-        return;
-      }
-      if (!legacyNumbered) {
-        const numbered = await contents.numberLegacy();
-        legacyNumbered = true;
-        if (numbered > 0)
-          log.info('page contents stored before retention numbered for the sweep', { numbered });
-      }
-      const { deleted, done } = await contents.sweepExpired(
-        new Date(Date.now() - retentionDays * DAY_MS),
-        BATCH,
-      );
-      if (deleted > 0) log.info('expired page contents deleted', { deleted, retentionDays, backlog: !done });
-      if (!done) wait = BACKLOG_EVERY_MS;
+      if (!leases || (await leases.acquire(lease, 3 * everyMs))) wait = (await sweep()) ?? everyMs;
     } catch (err) {
-      log.warn('the content retention sweep failed; it runs again later', { error: String(err) });
+      log.warn(`the ${what} failed; it runs again later`, { error: String(err) });
     }
     if (!stopped) timer = setTimeout(run, wait).unref();
   };
@@ -60,6 +48,31 @@ export function startContentRetention(
   };
 }
 
+/** Starts the sweep (none when retentionDays is 0); the returned function stops it. */
+export function startContentRetention(
+  contents: ContentStore,
+  retentionDays: number,
+  log: RetentionLog,
+  leases?: Leases,
+) {
+  if (retentionDays <= 0) return () => {};
+  let legacyNumbered = false;
+  return leasedLoop(RETENTION_LEASE, EVERY_MS, leases, log, 'content retention sweep', async () => {
+    if (!legacyNumbered) {
+      const numbered = await contents.numberLegacy();
+      legacyNumbered = true;
+      if (numbered > 0)
+        log.info('page contents stored before retention numbered for the sweep', { numbered });
+    }
+    const { deleted, done } = await contents.sweepExpired(
+      new Date(Date.now() - retentionDays * DAY_MS),
+      BATCH,
+    );
+    if (deleted > 0) log.info('expired page contents deleted', { deleted, retentionDays, backlog: !done });
+    return done ? undefined : BACKLOG_EVERY_MS;
+  });
+}
+
 const SEEN_SETS_EVERY_MS = 10 * 60_000;
 /** A crawl's seen-set outlives its job this long (a page activity cancelled with it may still be ending). */
 export const SEEN_SET_GRACE_MS = 10 * 60_000;
@@ -67,22 +80,9 @@ export const SEEN_SETS_LEASE = 'crawl-seen-sets';
 
 /** Drops the seen-sets of ended crawls every few minutes, in one worker at a time; the returned function stops it. */
 export function startSeenSetSweep(store: CrawlUrlStore, log: RetentionLog, leases?: Leases) {
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const run = async () => {
-    try {
-      if (!leases || (await leases.acquire(SEEN_SETS_LEASE, 3 * SEEN_SETS_EVERY_MS))) {
-        const { dropped, kept } = await store.sweepEnded(SEEN_SET_GRACE_MS);
-        if (dropped > 0) log.info('seen-sets of ended crawls dropped', { dropped, kept });
-      }
-    } catch (err) {
-      log.warn('the seen-set sweep failed; it runs again later', { error: String(err) });
-    }
-    if (!stopped) timer = setTimeout(run, SEEN_SETS_EVERY_MS).unref();
-  };
-  timer = setTimeout(run, BACKLOG_EVERY_MS).unref();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+  return leasedLoop(SEEN_SETS_LEASE, SEEN_SETS_EVERY_MS, leases, log, 'seen-set sweep', async () => {
+    const { dropped, kept } = await store.sweepEnded(SEEN_SET_GRACE_MS);
+    if (dropped > 0) log.info('seen-sets of ended crawls dropped', { dropped, kept });
+    return undefined;
+  });
 }
