@@ -104,11 +104,26 @@ const ITEMS_MARK = 'data-cleaner-items';
 const squeezed = (text: string) => text.replace(/\s+/g, '');
 
 /**
- * The container of the page's items when they, not Readability's pick, are its content. `items` was marked
- * (ITEMS_MARK) before Readability ran: the pick holds them when it holds the mark (it took a thread with the
- * boxes around it).
+ * What Readability's pick holds before the items, in order: a listing's heading and its lead (a category's
+ * blurb, a welcome note above a shop's grid, a thread's title). What follows the items (a newsletter box, a
+ * footer) stays out. Linear: each ancestor's earlier siblings are read once.
  */
-function listingOf(items: Items | null, article: Article): Element | null {
+function leadBefore($pick: CheerioAPI, items: Element): string {
+  const parts: string[] = [];
+  for (let at: Element = items; at.parent && at.parent.type === 'tag'; at = at.parent as Element) {
+    const before: string[] = [];
+    for (let sibling = at.prev; sibling; sibling = sibling.prev) before.push($pick.html(sibling));
+    parts.push(before.reverse().join(''));
+  }
+  return parts.reverse().join('');
+}
+
+/**
+ * The page's items with the pick's lead (leadBefore) when they, not Readability's pick, are its content.
+ * `items` was marked (ITEMS_MARK) before Readability ran: the pick holds them when it holds the mark (it took
+ * a thread with the boxes around it).
+ */
+function listingOf($: CheerioAPI, items: Items | null, article: Article): string | null {
   if (!items || items.chars < MIN_ARTICLE_CHARS) return null;
   const $pick = load(article?.content ?? '');
   const $inside = $pick(`[${ITEMS_MARK}]`);
@@ -117,7 +132,9 @@ function listingOf(items: Items | null, article: Article): Element | null {
   // A pick of the items alone needs no change; a pick with much prose of its own is an article.
   if (otherChars < MIN_ARTICLE_CHARS || otherChars >= LISTING_MAX_OTHER_CHARS) return null;
   if (otherBlocks > LISTING_MAX_OTHER_BLOCKS || items.count <= otherBlocks) return null;
-  return items.chars >= LISTING_TEXT_SHARE * otherChars ? items.container : null;
+  if (items.chars < LISTING_TEXT_SHARE * otherChars) return null;
+  const inPick = $inside.get(0);
+  return `${inPick ? leadBefore($pick, inPick) : ''}${$.html(items.container)}`;
 }
 
 /** The article with the parts of it Readability left out (parts.ts), in the page's order. */
@@ -178,10 +195,10 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   const picked = pickArticle($);
   let article = picked.article;
   const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
-  const listing = listingOf(items, article);
+  const listing = listingOf($, items, article);
   if (items) delete items.container.attribs[ITEMS_MARK];
   if (listing)
-    article = { ...(article ?? noArticle), content: $.html(listing), textContent: $(listing).text() };
+    article = { ...(article ?? noArticle), content: listing, textContent: load(listing).root().text() };
   else if (article?.content && paragraphs > 0) article = withParts($, article);
   $(`[${PART_MARK}]`).removeAttr(PART_MARK);
   if (!article?.content || (article.textContent ?? '').trim().length < MIN_ARTICLE_CHARS) {

@@ -75,6 +75,27 @@ describe('the readability cleaner on listings and threads', () => {
       assert.ok(!text.includes(gone), gone);
   });
 
+  test('a listing keeps the heading and lead above its items, not the box after them', () => {
+    const items = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `<li class="quote"><blockquote><p>“Quote ${i}: quick, clear and friendly help.”</p>` +
+        `<small>Letter from client ${i}</small></blockquote></li>`,
+    ).join('');
+    const text = readable(
+      `<div class="intro"><h1>Welcome!</h1><p class="lead">I am a lawyer for start-ups and small firms, ` +
+        'advising on contracts and IT law. I look forward to meeting you.</p></div>' +
+        `<div class="quotes"><h3>What clients say</h3><ul>${items}</ul></div>` +
+        '<div class="box"><p>Visit the office at Main Street 1, in the old mill by the river, open on weekdays ' +
+        'from nine to five, and on Saturdays by appointment only.</p></div>',
+    );
+    assert.ok(text.includes('I look forward to meeting you'), text.slice(0, 300));
+    for (let i = 0; i < 8; i++) assert.ok(text.includes(`Quote ${i}:`), `Quote ${i}`);
+    assert.ok(text.indexOf('I look forward') < text.indexOf('What clients say'));
+    assert.ok(text.indexOf('What clients say') < text.indexOf('Quote 0'));
+    assert.ok(!text.includes('Visit the office'), text.slice(-200));
+  });
+
   test('a short article of several paragraphs beside a longer run of cards stays the article', () => {
     const article = Array.from(
       { length: 6 },
