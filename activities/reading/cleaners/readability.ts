@@ -10,6 +10,7 @@ import { dropBoilerplate } from './boilerplate.js';
 import { dropCaptions, dropPictureText } from './captions.js';
 import { type Items, largestItems } from './listing.js';
 import { markParagraphs, missingParts, PART_MARK, standfirst } from './parts.js';
+import { holdsDescription, productDescription } from './product.js';
 import { proseChars } from './prose.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
@@ -152,6 +153,17 @@ function withParts($: CheerioAPI, article: NonNullable<Article>): Article {
   };
 }
 
+/** The article with the page's product description (product.ts) first, when Readability left it out. */
+function withDescription($: CheerioAPI, article: NonNullable<Article>): Article {
+  const description = productDescription($);
+  if (!description || holdsDescription($, description, article.textContent ?? '')) return article;
+  return {
+    ...article,
+    content: `${$.html(description)}${article.content ?? ''}`,
+    textContent: `${$(description).text()} ${article.textContent ?? ''}`,
+  };
+}
+
 /**
  * Headings lose their class before Readability reads the page: it takes a heading's class words for the
  * page's chrome ("subheader" reads as a header) and drops the article's own section headings. A heading
@@ -199,7 +211,10 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   if (items) delete items.container.attribs[ITEMS_MARK];
   if (listing)
     article = { ...(article ?? noArticle), content: listing, textContent: load(listing).root().text() };
-  else if (article?.content && paragraphs > 0) article = withParts($, article);
+  else if (article?.content) {
+    if (paragraphs > 0) article = withParts($, article);
+    if (article?.content) article = withDescription($, article);
+  }
   $(`[${PART_MARK}]`).removeAttr(PART_MARK);
   if (!article?.content || (article.textContent ?? '').trim().length < MIN_ARTICLE_CHARS) {
     $(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK); // the caller falls back to the whole document
