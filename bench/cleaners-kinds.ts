@@ -5,7 +5,7 @@
 // corpus's fixed hash split): F1 / P / R pooled over the snippets as trafilatura's evaluation counts them,
 // the median share of the raw page's model tokens sent, and the share of pages that kept what should be
 // left out (a must-not snippet; on generated listings, lines that are no item, bench/real/cleaners-score.ts).
-//   npm run bench:cleaners:kinds -- [--split dev|holdout|all] [--kind KIND]... [--no-trafilatura] [--worst N]
+//   npm run bench:cleaners:kinds -- [--split dev|holdout|all] [--kind KIND]... [--chain NAME]... [--no-trafilatura] [--worst N]
 // --worst N lists the dev pages each chain got most wrong, per kind; never the held-out ones.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     'no-trafilatura': { type: 'boolean', default: false },
     worst: { type: 'string', default: '0' },
     kind: { type: 'string', multiple: true },
+    chain: { type: 'string', multiple: true },
   },
 });
 
@@ -92,7 +93,9 @@ const kindOf = new Map(
 const pages = all.filter((page) => !values.kind?.length || values.kind.includes(kindOf.get(page)!));
 const raw = new Map(pages.map((page) => [page, modelTokens(page.html)]));
 const results = new Map<string, Scored[]>();
-for (const [name, chain] of Object.entries(CHAINS))
+for (const [name, chain] of Object.entries(CHAINS).filter(
+  ([name]) => !values.chain?.length || values.chain.includes(name),
+))
   results.set(
     name,
     pages.map((page) => {

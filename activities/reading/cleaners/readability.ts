@@ -3,7 +3,7 @@
 // keep_selectors that Readability leaves out are appended after the article.
 import { Readability } from '@mozilla/readability';
 import { type CheerioAPI, load } from 'cheerio';
-import type { Element } from 'domhandler';
+import type { AnyNode, Element } from 'domhandler';
 import { parseHTML } from 'linkedom';
 import { dropLinkBlocks, dropRepeatedLines, isSpacer, takeHeadLines, trimTail } from './article-trim.js';
 import { dropBoilerplate } from './boilerplate.js';
@@ -138,6 +138,30 @@ function listingOf($: CheerioAPI, items: Items | null, article: Article): string
   return `${inPick ? leadBefore($pick, inPick) : ''}${$.html(items.container)}`;
 }
 
+/**
+ * A pick whose text is mostly the page's items (a thread's posts) ends with them: what follows them in the
+ * pick, when it is a small share of it, is the boxes after a thread (similar threads, "about us", a prompt
+ * to log in). An article's own text after a run of cards is more than that share, or the cards are not most
+ * of the pick.
+ */
+export const ITEMS_PICK_SHARE = 0.5;
+export const MAX_AFTER_ITEMS_SHARE = 0.15;
+
+function endAtItems(article: NonNullable<Article>): NonNullable<Article> {
+  const $pick = load(article.content ?? '');
+  const inside = $pick(`[${ITEMS_MARK}]`).get(0);
+  if (!inside) return article;
+  const pickChars = squeezed($pick.root().text()).length;
+  if (squeezed($pick(inside).text()).length < ITEMS_PICK_SHARE * pickChars) return article;
+  const after: AnyNode[] = [];
+  for (let at: Element = inside; at.parent && at.parent.type === 'tag'; at = at.parent as Element)
+    for (let sibling = at.next; sibling; sibling = sibling.next) after.push(sibling);
+  const afterChars = after.reduce((sum, node) => sum + squeezed($pick(node).text()).length, 0);
+  if (afterChars === 0 || afterChars > MAX_AFTER_ITEMS_SHARE * pickChars) return article;
+  $pick(after).remove();
+  return { ...article, content: $pick('body').html() ?? '', textContent: $pick('body').text() };
+}
+
 /** The article with the parts of it Readability left out (parts.ts), in the page's order. */
 function withParts($: CheerioAPI, article: NonNullable<Article>): Article {
   const $pick = load(article.content ?? '');
@@ -212,6 +236,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   if (listing)
     article = { ...(article ?? noArticle), content: listing, textContent: load(listing).root().text() };
   else if (article?.content) {
+    article = endAtItems(article);
     if (paragraphs > 0) article = withParts($, article);
     if (article?.content) article = withDescription($, article);
   }

@@ -96,6 +96,26 @@ describe('the readability cleaner on listings and threads', () => {
     assert.ok(!text.includes('Visit the office'), text.slice(-200));
   });
 
+  test('a thread taken with the boxes after it ends with its last post', () => {
+    const posts = Array.from(
+      { length: 10 },
+      (_, i) =>
+        `<div class="message"><div class="user">member${i}</div><div class="body">Post ${i}: the cat sleeps ` +
+        'on the window bench every night and in the morning there are black crumbs on the cover again, which ' +
+        'is why I am asking here whether anyone knows what it could be and what helps against it.</div></div>',
+    ).join('');
+    const meta = ['Started by member0', 'Started on 27 September', 'Replies: 9', 'Views: 812', 'Tags: cats'];
+    const text = readable(
+      `<div class="page"><h1>Black crumbs on the cat bed every night</h1>` +
+        `<ul class="meta">${meta.map((line) => `<li>${line}</li>`).join('')}</ul>` +
+        `<div class="messages">${posts}</div><h3>Similar threads</h3>` +
+        '<p>Since 2006 experienced owners have helped in our large cat forum with emergencies, questions and ' +
+        'problems with your animal.</p></div>',
+    );
+    for (let i = 0; i < 10; i++) assert.ok(text.includes(`Post ${i}:`), `Post ${i}`);
+    assert.ok(!text.includes('Since 2006'), text.slice(-300));
+  });
+
   test('a short article of several paragraphs beside a longer run of cards stays the article', () => {
     const article = Array.from(
       { length: 6 },
