@@ -12,6 +12,8 @@ import { readGooseTexts, readRealworldSnippets, readSnippets } from './snippets.
 export interface BenchPage {
   set: 'readability' | 'newspaper4k' | 'trafilatura' | 'realworld' | 'goose' | 'listings';
   name: string;
+  /** The page's address, where its source gives one (trafilatura's evaluation and real-world pages). */
+  url?: string;
   html: string;
   /** The page's whole expected content; empty where snippets say what is expected instead. */
   expected: string;
@@ -71,9 +73,10 @@ function trafilaturaPages(): BenchPage[] {
   if (!existsSync(root)) return [];
   return readSnippets(readFileSync(join(root, 'data.go'), 'utf8'))
     .filter(({ file }) => existsSync(join(root, file)))
-    .map(({ file, snippets }) => ({
+    .map(({ file, url, snippets }) => ({
       set: 'trafilatura',
       name: file,
+      url,
       html: decode(readFileSync(join(root, file))),
       expected: '',
       snippets,
@@ -88,9 +91,10 @@ function realworldPages(): BenchPage[] {
   const read = (file: string) => readFileSync(join(root, file), 'utf8');
   return readRealworldSnippets(read('realworld_test.go'), read('realworld-mock_test.go'))
     .filter(({ file }) => existsSync(join(root, file)))
-    .map(({ file, snippets }) => ({
+    .map(({ file, url, snippets }) => ({
       set: 'realworld',
       name: file,
+      url,
       html: decode(readFileSync(join(root, file))),
       expected: '',
       snippets,

@@ -33,12 +33,15 @@ function stringList(entry: string, field: string): string[] {
   return list;
 }
 
-export function readSnippets(source: string): { file: string; snippets: Snippets }[] {
-  return source
-    .split(/\n\t"[^\n]*": \{\n/)
+export function readSnippets(source: string): { file: string; url: string; snippets: Snippets }[] {
+  // The split's capture keeps each entry's key (the page's URL) before the entry.
+  const parts = source.split(/\n\t"([^\n]*)": \{\n/);
+  return parts
     .slice(1)
-    .map((entry) => ({
+    .filter((_, index) => index % 2 === 1)
+    .map((entry, index) => ({
       file: unquote(/\bFile:\s*"((?:[^"\\]|\\.)*)"/.exec(entry)?.[1] ?? ''),
+      url: unquote(parts[2 * index + 1]!),
       snippets: { with: stringList(entry, 'With'), without: stringList(entry, 'Without') },
     }))
     .filter(({ file, snippets }) => file && snippets.with.length + snippets.without.length > 0);
@@ -57,13 +60,14 @@ const MOCK_ENTRY = /^\s*"([^"]*)":\s*"([^"]*)",/;
 export function readRealworldSnippets(
   testSource: string,
   mockSource: string,
-): { file: string; snippets: Snippets }[] {
+): { file: string; url: string; snippets: Snippets }[] {
   const files = new Map<string, string>();
   for (const line of mockSource.split('\n')) {
     const entry = MOCK_ENTRY.exec(line);
     if (entry) files.set(entry[1]!, entry[2]!);
   }
   const pages = new Map<string, Snippets>();
+  const urls = new Map<string, string>();
   let current: Snippets | undefined;
   for (const line of testSource.split('\n')) {
     const call = PAGE_CALL.exec(line);
@@ -71,6 +75,7 @@ export function readRealworldSnippets(
       const file = files.get(call[1]!);
       current = file ? (pages.get(file) ?? { with: [], without: [] }) : undefined;
       if (file && current) pages.set(file, current);
+      if (file && !urls.has(file)) urls.set(file, call[1]!);
       continue;
     }
     const assert = ASSERT.exec(line);
@@ -78,7 +83,7 @@ export function readRealworldSnippets(
   }
   return [...pages]
     .filter(([, snippets]) => snippets.with.length + snippets.without.length > 0)
-    .map(([file, snippets]) => ({ file, snippets }));
+    .map(([file, snippets]) => ({ file, url: urls.get(file)!, snippets }));
 }
 
 /**

@@ -8,6 +8,11 @@ import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 
 const CHROME_TAGS = new Set(['nav', 'form', 'dialog']);
+/**
+ * A form holding this much paragraph text is no search box or sign-up form but a shop's product form (the
+ * description beside the add-to-cart button) or a page-wide form: not chrome by its tag.
+ */
+const MIN_FORM_PROSE_CHARS = 500;
 /** Chrome of the page, but of a section when inside the article or main content. */
 const SECTION_TAGS = new Set(['header', 'footer', 'aside']);
 const CHROME_ROLES = new Set([
@@ -129,6 +134,8 @@ interface Counts {
   content: boolean;
   /** Holds a table, heading or image: never a menu. */
   notMenu: boolean;
+  /** Characters inside <p> elements. */
+  paragraphChars: number;
 }
 
 const nonSpace = (text: string) => text.replace(/\s+/g, '').length;
@@ -145,6 +152,7 @@ function own(element: Element, kept: Set<AnyNode>): Counts {
     linkWords: 0,
     content: CONTENT_TAGS.has(element.name) || role === 'main' || kept.has(element),
     notMenu: NOT_MENU_TAGS.has(element.name),
+    paragraphChars: 0,
   };
 }
 
@@ -184,7 +192,9 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
       total.linkWords += inLink ? sub.words : sub.linkWords;
       total.content ||= sub.content;
       total.notMenu ||= sub.notMenu;
+      total.paragraphChars += sub.paragraphChars;
     }
+    if (element.name === 'p') total.paragraphChars = total.chars;
     counts.set(element, total);
   }
   return counts;
@@ -198,8 +208,10 @@ export const isHidden = (element: Element) =>
   element.attribs['aria-hidden'] === 'true' ||
   HIDDEN_STYLE.test(element.attribs.style ?? '');
 
-function isChrome(element: Element, inContent: boolean): boolean {
-  if (CHROME_TAGS.has(element.name) || CHROME_ROLES.has(element.attribs.role ?? '')) return true;
+function isChrome(element: Element, c: Counts, inContent: boolean): boolean {
+  if (CHROME_ROLES.has(element.attribs.role ?? '')) return true;
+  if (CHROME_TAGS.has(element.name) && (element.name !== 'form' || c.paragraphChars < MIN_FORM_PROSE_CHARS))
+    return true;
   if (isHidden(element)) return true;
   if (SECTION_TAGS.has(element.name) && !inContent) return true;
   return namesChrome(element);
@@ -300,7 +312,7 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
       element !== body &&
       !c.content &&
       c.chars <= limit &&
-      (isChrome(element, inContent) || (!inContent && !inTable && linkList(c, element)))
+      (isChrome(element, c, inContent) || (!inContent && !inTable && linkList(c, element)))
     ) {
       doomed.push(element);
       continue;

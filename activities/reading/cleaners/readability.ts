@@ -3,13 +3,14 @@
 // keep_selectors that Readability leaves out are appended after the article.
 import { Readability } from '@mozilla/readability';
 import { type CheerioAPI, load } from 'cheerio';
-import type { Element } from 'domhandler';
+import type { AnyNode, Element } from 'domhandler';
 import { parseHTML } from 'linkedom';
 import { dropLinkBlocks, dropRepeatedLines, isSpacer, takeHeadLines, trimTail } from './article-trim.js';
 import { dropBoilerplate } from './boilerplate.js';
 import { dropCaptions, dropPictureText } from './captions.js';
 import { type Items, largestItems } from './listing.js';
 import { markParagraphs, missingParts, PART_MARK, standfirst } from './parts.js';
+import { holdsDescription, productDescription } from './product.js';
 import { proseChars } from './prose.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
@@ -104,11 +105,26 @@ const ITEMS_MARK = 'data-cleaner-items';
 const squeezed = (text: string) => text.replace(/\s+/g, '');
 
 /**
- * The container of the page's items when they, not Readability's pick, are its content. `items` was marked
- * (ITEMS_MARK) before Readability ran: the pick holds them when it holds the mark (it took a thread with the
- * boxes around it).
+ * What Readability's pick holds before the items, in order: a listing's heading and its lead (a category's
+ * blurb, a welcome note above a shop's grid, a thread's title). What follows the items (a newsletter box, a
+ * footer) stays out. Linear: each ancestor's earlier siblings are read once.
  */
-function listingOf(items: Items | null, article: Article): Element | null {
+function leadBefore($pick: CheerioAPI, items: Element): string {
+  const parts: string[] = [];
+  for (let at: Element = items; at.parent && at.parent.type === 'tag'; at = at.parent as Element) {
+    const before: string[] = [];
+    for (let sibling = at.prev; sibling; sibling = sibling.prev) before.push($pick.html(sibling));
+    parts.push(before.reverse().join(''));
+  }
+  return parts.reverse().join('');
+}
+
+/**
+ * The page's items with the pick's lead (leadBefore) when they, not Readability's pick, are its content.
+ * `items` was marked (ITEMS_MARK) before Readability ran: the pick holds them when it holds the mark (it took
+ * a thread with the boxes around it).
+ */
+function listingOf($: CheerioAPI, items: Items | null, article: Article): string | null {
   if (!items || items.chars < MIN_ARTICLE_CHARS) return null;
   const $pick = load(article?.content ?? '');
   const $inside = $pick(`[${ITEMS_MARK}]`);
@@ -117,7 +133,33 @@ function listingOf(items: Items | null, article: Article): Element | null {
   // A pick of the items alone needs no change; a pick with much prose of its own is an article.
   if (otherChars < MIN_ARTICLE_CHARS || otherChars >= LISTING_MAX_OTHER_CHARS) return null;
   if (otherBlocks > LISTING_MAX_OTHER_BLOCKS || items.count <= otherBlocks) return null;
-  return items.chars >= LISTING_TEXT_SHARE * otherChars ? items.container : null;
+  if (items.chars < LISTING_TEXT_SHARE * otherChars) return null;
+  const inPick = $inside.get(0);
+  return `${inPick ? leadBefore($pick, inPick) : ''}${$.html(items.container)}`;
+}
+
+/**
+ * A pick whose text is mostly the page's items (a thread's posts) ends with them: what follows them in the
+ * pick, when it is a small share of it, is the boxes after a thread (similar threads, "about us", a prompt
+ * to log in). An article's own text after a run of cards is more than that share, or the cards are not most
+ * of the pick.
+ */
+export const ITEMS_PICK_SHARE = 0.5;
+export const MAX_AFTER_ITEMS_SHARE = 0.15;
+
+function endAtItems(article: NonNullable<Article>): NonNullable<Article> {
+  const $pick = load(article.content ?? '');
+  const inside = $pick(`[${ITEMS_MARK}]`).get(0);
+  if (!inside) return article;
+  const pickChars = squeezed($pick.root().text()).length;
+  if (squeezed($pick(inside).text()).length < ITEMS_PICK_SHARE * pickChars) return article;
+  const after: AnyNode[] = [];
+  for (let at: Element = inside; at.parent && at.parent.type === 'tag'; at = at.parent as Element)
+    for (let sibling = at.next; sibling; sibling = sibling.next) after.push(sibling);
+  const afterChars = after.reduce((sum, node) => sum + squeezed($pick(node).text()).length, 0);
+  if (afterChars === 0 || afterChars > MAX_AFTER_ITEMS_SHARE * pickChars) return article;
+  $pick(after).remove();
+  return { ...article, content: $pick('body').html() ?? '', textContent: $pick('body').text() };
 }
 
 /** The article with the parts of it Readability left out (parts.ts), in the page's order. */
@@ -132,6 +174,17 @@ function withParts($: CheerioAPI, article: NonNullable<Article>): Article {
     ...article,
     content: `${html(before)}${article.content}${html(after)}`,
     textContent: `${article.textContent ?? ''} ${added}`,
+  };
+}
+
+/** The article with the page's product description (product.ts) first, when Readability left it out. */
+function withDescription($: CheerioAPI, article: NonNullable<Article>): Article {
+  const description = productDescription($);
+  if (!description || holdsDescription($, description, article.textContent ?? '')) return article;
+  return {
+    ...article,
+    content: `${$.html(description)}${article.content ?? ''}`,
+    textContent: `${$(description).text()} ${article.textContent ?? ''}`,
   };
 }
 
@@ -178,11 +231,15 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   const picked = pickArticle($);
   let article = picked.article;
   const isKept = (element: Element) => element.attribs[KEEP_MARK] !== undefined;
-  const listing = listingOf(items, article);
+  const listing = listingOf($, items, article);
   if (items) delete items.container.attribs[ITEMS_MARK];
   if (listing)
-    article = { ...(article ?? noArticle), content: $.html(listing), textContent: $(listing).text() };
-  else if (article?.content && paragraphs > 0) article = withParts($, article);
+    article = { ...(article ?? noArticle), content: listing, textContent: load(listing).root().text() };
+  else if (article?.content) {
+    article = endAtItems(article);
+    if (paragraphs > 0) article = withParts($, article);
+    if (article?.content) article = withDescription($, article);
+  }
   $(`[${PART_MARK}]`).removeAttr(PART_MARK);
   if (!article?.content || (article.textContent ?? '').trim().length < MIN_ARTICLE_CHARS) {
     $(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK); // the caller falls back to the whole document

@@ -165,6 +165,23 @@ describe('dropBoilerplate', () => {
     );
   });
 
+  test("a shop's product form holding the description stays; a sign-up form with a short note goes", () => {
+    const description = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `<p>Part ${i} of the description: a double layer of soft fleece, embroidered with a name.</p>`,
+    ).join('');
+    const product =
+      `<form class="productform"><p>Price: 36.00 EUR</p><select><option>Red</option></select>` +
+      `<button>Add to cart</button>${description}</form>`;
+    // The rest of the page outweighs the form: it is no page-wide form.
+    const text = body(`<h1>Cat blanket</h1>${product}${`<p>${LONG}</p>`.repeat(3)}`);
+    assert.ok(text.includes('Part 7 of the description'), text);
+    assert.ok(text.includes('Price: 36.00 EUR'), text);
+    const signup = `<form><p>Get our letters. We never share your address, read our privacy note.</p><input></form>`;
+    assert.ok(!body(`<p>${LONG}</p>${signup}`).includes('Get our letters'));
+  });
+
   test('deep nesting does not overflow the stack: the passes are loops, not recursion', () => {
     const $ = load(
       `${'<div>'.repeat(5_000)}<p>deep text</p>${'</div>'.repeat(5_000)}<p>${LONG}</p><nav>${menu(5)}</nav>`,

@@ -75,6 +75,47 @@ describe('the readability cleaner on listings and threads', () => {
       assert.ok(!text.includes(gone), gone);
   });
 
+  test('a listing keeps the heading and lead above its items, not the box after them', () => {
+    const items = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `<li class="quote"><blockquote><p>“Quote ${i}: quick, clear and friendly help.”</p>` +
+        `<small>Letter from client ${i}</small></blockquote></li>`,
+    ).join('');
+    const text = readable(
+      `<div class="intro"><h1>Welcome!</h1><p class="lead">I am a lawyer for start-ups and small firms, ` +
+        'advising on contracts and IT law. I look forward to meeting you.</p></div>' +
+        `<div class="quotes"><h3>What clients say</h3><ul>${items}</ul></div>` +
+        '<div class="box"><p>Visit the office at Main Street 1, in the old mill by the river, open on weekdays ' +
+        'from nine to five, and on Saturdays by appointment only.</p></div>',
+    );
+    assert.ok(text.includes('I look forward to meeting you'), text.slice(0, 300));
+    for (let i = 0; i < 8; i++) assert.ok(text.includes(`Quote ${i}:`), `Quote ${i}`);
+    assert.ok(text.indexOf('I look forward') < text.indexOf('What clients say'));
+    assert.ok(text.indexOf('What clients say') < text.indexOf('Quote 0'));
+    assert.ok(!text.includes('Visit the office'), text.slice(-200));
+  });
+
+  test('a thread taken with the boxes after it ends with its last post', () => {
+    const posts = Array.from(
+      { length: 10 },
+      (_, i) =>
+        `<div class="message"><div class="user">member${i}</div><div class="body">Post ${i}: the cat sleeps ` +
+        'on the window bench every night and in the morning there are black crumbs on the cover again, which ' +
+        'is why I am asking here whether anyone knows what it could be and what helps against it.</div></div>',
+    ).join('');
+    const meta = ['Started by member0', 'Started on 27 September', 'Replies: 9', 'Views: 812', 'Tags: cats'];
+    const text = readable(
+      `<div class="page"><h1>Black crumbs on the cat bed every night</h1>` +
+        `<ul class="meta">${meta.map((line) => `<li>${line}</li>`).join('')}</ul>` +
+        `<div class="messages">${posts}</div><h3>Similar threads</h3>` +
+        '<p>Since 2006 experienced owners have helped in our large cat forum with emergencies, questions and ' +
+        'problems with your animal.</p></div>',
+    );
+    for (let i = 0; i < 10; i++) assert.ok(text.includes(`Post ${i}:`), `Post ${i}`);
+    assert.ok(!text.includes('Since 2006'), text.slice(-300));
+  });
+
   test('a short article of several paragraphs beside a longer run of cards stays the article', () => {
     const article = Array.from(
       { length: 6 },
