@@ -1,7 +1,8 @@
 // Learned extractors on real recipe pages (the recipe-scrapers project's test data, MIT; unpacked into a
 // temporary folder for the run and deleted after):
 //   npm run bench:real:learned -- [--data PATH] [--site NAME]... [--split dev|holdout] [--variants N]
-//                                 [--check-every N] [--quiet]
+//                                 [--check-every N] [--limit N] [--quiet]   (--data: the archive, or a folder
+//                                 it was unpacked into)
 // For each site with two or more pages:
 // 1. its real pages go through a crawl's learned-extractor path (learned-crawl.ts, one job per site, an
 //    oracle model): how many templates (extractor documents) the pages of one site get;
@@ -41,6 +42,8 @@ const { values } = parseArgs({
     site: { type: 'string', multiple: true },
     split: { type: 'string' },
     variants: { type: 'string', default: '8' },
+    /** The first N sites (of two or more pages) only. */
+    limit: { type: 'string' },
     'check-every': { type: 'string', default: '200' },
     quiet: { type: 'boolean', default: false },
   },
@@ -230,11 +233,16 @@ async function main() {
     const results = { dev: freshSplit(), holdout: freshSplit() };
     const wrong: Wrong[] = [];
     const reads = { keyed: 0, scans: [] as string[] };
+    let left = values.limit === undefined ? Number.POSITIVE_INFINITY : Number(values.limit);
     for (const [site, real] of bySite) {
-      if (real.length < 2) continue;
+      if (real.length < 2 || left-- <= 0) continue;
       const split = real[0]?.split as Split;
       const siteWrong: Wrong[] = [];
+      const started = Date.now();
       const r = await runSite(site, real, results[split], siteWrong, checkEvery);
+      process.stderr.write(
+        `${site}: ${real.length} pages, ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+      );
       if (split === 'dev') wrong.push(...siteWrong);
       for (const m of [r.realReads, r.reads]) {
         reads.keyed += m.keyed;

@@ -143,14 +143,17 @@ function missing($: CheerioAPI, expected: Record<string, unknown>, rnd: () => nu
   if (!field) return null;
   const value = expected[field] as string;
   const nodes = nodesOf($, value);
+  const metas = $('meta')
+    .toArray()
+    .filter((m) => words($(m).attr('content') ?? '') === words(value));
   if (nodes.length === 0) return null;
-  for (const el of nodes) $(el).remove();
-  $('meta').each((_, m) => {
-    if (words($(m).attr('content') ?? '') === words(value)) $(m).remove();
-  });
+  // Only when no other visible text says it: tried on a copy of the body first.
+  for (const el of nodes) $(el).attr('data-variant-gone', '');
   const visible = $('body').clone();
-  visible.find(SKIP).remove();
+  visible.find(`${SKIP}, [data-variant-gone]`).remove();
+  $('[data-variant-gone]').removeAttr('data-variant-gone');
   if (words(visible.text()).includes(words(value))) return null;
+  for (const el of [...nodes, ...metas]) $(el).remove();
   expected[field] = null;
   return field;
 }

@@ -2,7 +2,7 @@
 // unpacked from /work/shared/data into a temporary folder for the run and deleted after; each page with its
 // site's split (split.ts) and its expected values, and the fields both benches ask for.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Split, splitOf } from './split.js';
@@ -69,8 +69,9 @@ export function* recipePages(
 export const urlOf = (expected: Record<string, unknown>) =>
   typeof expected.canonical_url === 'string' ? expected.canonical_url : 'https://example.com/';
 
-/** Runs `work` over the unpacked data, deleting it after. */
+/** Runs `work` over the unpacked data, deleting it after (a folder given is read as it is: unpacked already). */
 export async function withRecipeData<T>(archive: string, work: (root: string) => Promise<T>): Promise<T> {
+  if (statSync(archive).isDirectory()) return work(archive);
   const dir = mkdtempSync(join(tmpdir(), 'bench-real-'));
   try {
     execFileSync('tar', ['-xJf', archive, '-C', dir]);
