@@ -57,7 +57,7 @@ export function templateTable(real: TemplateTally, variants: TemplateTally): str
       'sites: 1 per shape',
       'real pages whose variants split',
     ],
-    [row('real', real), row('real + variants', variants)],
+    [row('real', real), ...(variants.sites > 0 ? [row('real + variants', variants)] : [])],
   );
 }
 

@@ -1,7 +1,7 @@
 // Learned extractors on real recipe pages (the recipe-scrapers project's test data, MIT; unpacked into a
 // temporary folder for the run and deleted after):
 //   npm run bench:real:learned -- [--data PATH] [--site NAME]... [--split dev|holdout] [--variants N]
-//                                 [--check-every N] [--limit N] [--quiet]   (--data: the archive, or a folder
+//                                 [--check-every N] [--limit N] [--templates-only] [--quiet]   (--data: the archive, or a folder
 //                                 it was unpacked into)
 // For each site with two or more pages:
 // 1. its real pages go through a crawl's learned-extractor path (learned-crawl.ts, one job per site, an
@@ -42,6 +42,8 @@ const { values } = parseArgs({
     site: { type: 'string', multiple: true },
     split: { type: 'string' },
     variants: { type: 'string', default: '8' },
+    /** Templates of the real pages only (step 1): quick enough for every site. */
+    'templates-only': { type: 'boolean', default: false },
     /** The first N sites (of two or more pages) only. */
     limit: { type: 'string' },
     'check-every': { type: 'string', default: '200' },
@@ -176,6 +178,7 @@ async function runSite(
     realShapes.add(out.urlShape);
   }
   countTemplates(result.real, real.length, realShapes, await realCrawl.documents(site), new Map());
+  if (values['templates-only']) return { realReads: realCrawl.reads, reads: realCrawl.reads };
   // 2. Each real page read with what the site's other pages teach.
   const parsed = real.map((p) => ({ p, page: { $: load(p.html), url: urlOf(p.expected) } }));
   for (const { p, page } of parsed) {
@@ -244,7 +247,7 @@ async function main() {
         `${site}: ${real.length} pages, ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
       );
       if (split === 'dev') wrong.push(...siteWrong);
-      for (const m of [r.realReads, r.reads]) {
+      for (const m of new Set([r.realReads, r.reads])) {
         reads.keyed += m.keyed;
         reads.scans.push(...m.scans);
       }
@@ -262,8 +265,10 @@ function print(
   for (const split of SPLITS) {
     const r = results[split];
     if (r.real.sites === 0) continue;
-    console.log(`${split} split: ${r.real.sites} sites with 2+ pages, ${VARIANTS} variants per real page\n`);
+    const variants = values['templates-only'] ? 'real pages only' : `${VARIANTS} variants per real page`;
+    console.log(`${split} split: ${r.real.sites} sites with 2+ pages, ${variants}\n`);
     console.log(`${templateTable(r.real, r.variants)}\n`);
+    if (values['templates-only']) continue;
     console.log(
       `${fieldTable(FIELDS, { "read with the other pages' candidates (unverified)": r.unverified, 'crawled, real pages and variants': r.crawled })}`,
     );
