@@ -9,10 +9,6 @@
 // answered too; the model calls per page; then every wrong value of the
 // splits run. The model is an oracle (it would answer the expected values), so what is measured is the
 // service alone: which fields need a model call, and whether what it answers without one is right.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MessageChannel } from 'node:worker_threads';
 import runHtmlTask, { type HtmlResults } from '../activities/reading/html-pool/tasks.js';
@@ -21,12 +17,21 @@ import { defaultChainFor } from '../shared/cleaners.js';
 import { normalizeSchema } from '../shared/schema-input.js';
 import { type Expected, firstDifference, present, same } from './real/compare.js';
 import { plainRecipe } from './real/plain-reader.js';
+import {
+  EXPECTED,
+  FIELDS,
+  RECIPE_DATA,
+  recipePages,
+  TYPED_SCHEMA,
+  urlOf,
+  withRecipeData,
+} from './real/recipe-pages.js';
 import { type SplitCounts, type Tally, table } from './real/report.js';
-import { SPLITS, type Split, splitOf } from './real/split.js';
+import { SPLITS, type Split } from './real/split.js';
 
 const { values } = parseArgs({
   options: {
-    data: { type: 'string', default: '/work/shared/data/recipe-pages.tar.xz' },
+    data: { type: 'string', default: RECIPE_DATA },
     site: { type: 'string', multiple: true },
     split: { type: 'string' },
     quiet: { type: 'boolean', default: false },
@@ -35,32 +40,10 @@ const { values } = parseArgs({
   },
 });
 
-/** Bench field → the expected value's key in the test data. */
-const EXPECTED: Record<string, string> = {
-  title: 'title',
-  author: 'author',
-  ingredients: 'ingredients',
-  instructions: 'instructions_list',
-  description: 'description',
-  image: 'image',
-  total_time: 'total_time',
-  yields: 'yields',
-};
-const FIELDS = Object.keys(EXPECTED);
-
 /** What a user would write: every field a string; and the same fields typed. */
 const VARIANTS = {
   strings: Object.fromEntries(FIELDS.map((f) => [f, 'string'])),
-  typed: {
-    title: 'string',
-    author: 'string',
-    ingredients: ['string'],
-    instructions: ['string'],
-    description: 'string',
-    image: 'string',
-    total_time: 'number',
-    yields: 'string',
-  },
+  typed: TYPED_SCHEMA,
 } as const;
 type Variant = keyof typeof VARIANTS | 'plain';
 const COLUMNS: Variant[] = ['plain', 'strings', 'typed'];
@@ -72,31 +55,6 @@ interface Wrong {
   field: string;
   got: unknown;
   expected: unknown;
-}
-
-interface Page {
-  page: string;
-  split: Split;
-  html: string;
-  expected: Record<string, unknown>;
-}
-
-function* pages(root: string): Generator<Page> {
-  const dir = join(root, 'tests', 'test_data');
-  for (const site of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (!site.isDirectory()) continue; // a stray page without its expected values
-    if (values.site?.length && !values.site.includes(site.name)) continue;
-    const split = splitOf(site.name);
-    if (values.split && values.split !== split) continue;
-    const folder = join(dir, site.name);
-    for (const file of readdirSync(folder).sort()) {
-      if (!file.endsWith('.testhtml')) continue;
-      const json = join(folder, file.replace(/\.testhtml$/, '.json'));
-      if (!existsSync(json)) continue;
-      const expected = JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>;
-      yield { page: `${site.name}/${file}`, split, html: readFileSync(join(folder, file), 'utf8'), expected };
-    }
-  }
 }
 
 async function cleanRead(html: string, url: string, schema: ReturnType<typeof normalizeSchema>) {
@@ -129,14 +87,14 @@ function counts(): SplitCounts<Variant> {
 }
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-real-'));
-  try {
-    execFileSync('tar', ['-xJf', values.data, '-C', dir]);
+  await withRecipeData(values.data, async (dir) => {
     const bySplit = { dev: counts(), holdout: counts() };
     const wrong: Wrong[] = [];
-    for (const { page, split, html, expected } of pages(dir)) {
-      const url =
-        typeof expected.canonical_url === 'string' ? expected.canonical_url : 'https://example.com/';
+    for (const { page, split, html, expected } of recipePages(dir, {
+      sites: values.site,
+      split: values.split,
+    })) {
+      const url = urlOf(expected);
       const [strings, typed] = [await answer(html, url, 'strings'), await answer(html, url, 'typed')];
       const answers: Record<Variant, Record<string, unknown>> = {
         strings: strings.data,
@@ -172,9 +130,7 @@ async function main() {
       }
     }
     print(bySplit, wrong);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 function print(bySplit: Record<Split, SplitCounts<Variant>>, wrong: Wrong[]) {

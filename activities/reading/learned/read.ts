@@ -257,6 +257,13 @@ export function applyExtractor(page: Page, fields: LearnableField[], known: Fiel
   return out;
 }
 
+/**
+ * Whether a candidate's "no node" says the value is absent: it names its node (an id, class or attribute,
+ * no place among siblings), or it was learned as absent. A place-only selector finds nothing as well when
+ * a wrapper moved the node.
+ */
+const namesItsNode = (c: Candidate) => c.absent === true || !c.selector.includes(':nth-of-type(');
+
 function readFields(page: Page, fields: LearnableField[], known: FieldCandidates): Extraction {
   const out: Extraction = { data: {}, selectors: {}, unanswered: [] };
   for (const field of fields) {
@@ -272,7 +279,8 @@ function readFields(page: Page, fields: LearnableField[], known: FieldCandidates
       continue;
     }
     const empty = isEmpty(first);
-    if (empty && field.required) {
+    // "Nothing here" from selectors that only name a place cannot tell an absent value from a moved one.
+    if (empty && (field.required || !candidates.some(namesItsNode))) {
       out.unanswered.push(field.name);
       continue;
     }
