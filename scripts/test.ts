@@ -2,7 +2,8 @@
 // file with Node's test runner. Each test file uses its own database and task queue on that stack.
 //
 // TEST_CONCURRENCY=N (default 2) runs N files at a time, then the files of SERIAL_FILES one at a time
-// (TEST_CONCURRENCY=1: every file one at a time).
+// (TEST_CONCURRENCY=1: every file one at a time). TEST_TIMINGS=1 ends each phase with every file's time,
+// slowest first (scripts/lib/file-timings.mjs).
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,6 +81,10 @@ for (const phase of phases.filter((p) => p.files.length > 0)) {
       '--test',
       `--test-concurrency=${phase.concurrency}`,
       '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      ...(process.env.TEST_TIMINGS
+        ? ['--test-reporter=./scripts/lib/file-timings.mjs', '--test-reporter-destination=stderr']
+        : []),
       ...phase.files,
     ],
     {

@@ -72,7 +72,6 @@ describe('OpenAPI conformance (schemathesis, every check)', () => {
     svc = await startTestService({
       env: { RATE_LIMIT_PER_MINUTE: '1000000', AUTH_FAILURE_LIMIT: '1000000', EXTRACT_WAIT_SECONDS: '5' },
     });
-    await svc.startWorker();
     site = await startFixtureSite();
     site.route('/product', (_req, res) => {
       res.setHeader('content-type', 'text/html; charset=utf-8');
