@@ -246,7 +246,9 @@ describe('crawlWorkflow with fake activities', () => {
       links: { '/': ['/slow1', '/slow2'] },
       behaviour: { '/slow1': hang, '/slow2': hang },
     });
-    for (let i = 0; i < 200 && started < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    // A busy machine may take seconds to start them: wait on the count, with a deadline far past that.
+    for (const deadline = Date.now() + 60_000; started < 2 && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 50));
     assert.equal(started, 2, 'both slow pages started');
     await handle.cancel();
     await assert.rejects(handle.result());
