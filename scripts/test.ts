@@ -2,10 +2,12 @@
 // file with Node's test runner. Each test file uses its own database and task queue on that stack.
 //
 // TEST_CONCURRENCY=N (default 2) runs N files at a time, then the files of SERIAL_FILES one at a time
-// (TEST_CONCURRENCY=1: every file one at a time).
+// (TEST_CONCURRENCY=1: every file one at a time). TEST_TIMINGS=1 ends each phase with every file's wall and
+// CPU time, most CPU first (scripts/lib/file-clock.mjs).
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { startInfra } from './lib/stack.js';
 
 /**
@@ -57,6 +59,30 @@ const phases: { files: string[]; concurrency: number }[] =
         { files: files.filter(isSerial), concurrency: 1 },
       ];
 
+const timings = process.env.TEST_TIMINGS
+  ? join(mkdtempSync(join(tmpdir(), 'test-timings-')), 'files.jsonl')
+  : null;
+
+/** Each file's process time (wall from its start, CPU of the process), most CPU first; then clears them. */
+function reportTimings(path: string) {
+  if (!existsSync(path)) return;
+  const rows = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { file: string; wallMs: number; cpuMs: number; code: number })
+    .sort((a, b) => b.cpuMs - a.cpuMs);
+  const sum = (key: 'wallMs' | 'cpuMs') => (rows.reduce((t, r) => t + r[key], 0) / 1000).toFixed(0);
+  const lines = rows.map(
+    (r) =>
+      `[timings] ${(r.wallMs / 1000).toFixed(1).padStart(6)} s wall ${(r.cpuMs / 1000).toFixed(1).padStart(6)} s CPU  ` +
+      `${relative(process.cwd(), r.file)}${r.code ? ` (exit ${r.code})` : ''}`,
+  );
+  process.stderr.write(
+    `[timings] ${rows.length} files: ${sum('wallMs')} s wall, ${sum('cpuMs')} s CPU in all\n${lines.join('\n')}\n`,
+  );
+  rmSync(path);
+}
+
 const infra = await startInfra();
 process.stderr.write(`[test] FerretDB ${infra.mongoUri}  Temporal ${infra.temporalAddress}\n`);
 let running: ReturnType<typeof spawn> | null = null;
@@ -79,12 +105,18 @@ for (const phase of phases.filter((p) => p.files.length > 0)) {
       'tsx',
       '--test',
       `--test-concurrency=${phase.concurrency}`,
+      ...(timings ? ['--import', './scripts/lib/file-clock.mjs'] : []),
       '--test-reporter=spec',
       ...phase.files,
     ],
     {
       stdio: 'inherit',
-      env: { ...process.env, TEST_MONGODB_URI: infra.mongoUri, TEST_TEMPORAL_ADDRESS: infra.temporalAddress },
+      env: {
+        ...process.env,
+        TEST_MONGODB_URI: infra.mongoUri,
+        TEST_TEMPORAL_ADDRESS: infra.temporalAddress,
+        ...(timings ? { TEST_TIMINGS_FILE: timings } : {}),
+      },
     },
   );
   running = child;
@@ -96,8 +128,10 @@ for (const phase of phases.filter((p) => p.files.length > 0)) {
     process.stderr.write(
       `[test] phase done in ${((Date.now() - started) / 1000).toFixed(0)} s, exit ${exit}\n`,
     );
+  if (timings) reportTimings(timings);
   code ||= exit;
   if (stopped) break;
 }
 await infra.stop();
+if (timings) rmSync(join(timings, '..'), { recursive: true, force: true });
 process.exit(code);

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
-import { buildApp } from '../../api/app.js';
+import type { buildApp } from '../../api/app.js';
 import type { ApiDeps } from '../../api/deps.js';
 import { type Infra, startInfra } from '../../scripts/lib/stack.js';
 import { type Config, loadConfig } from '../../shared/config.js';
@@ -13,7 +13,7 @@ import { createStores } from '../../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../../shared/store/mongo.js';
 import { clientInterceptors } from '../../shared/telemetry/temporal-client.js';
 import type { Tracing } from '../../shared/telemetry/tracing.js';
-import { buildWorker, type RunningWorker } from '../../worker/build.js';
+import type { RunningWorker } from '../../worker/build.js';
 import { type FakeLlmServer, type FakeLlmServerOptions, startFakeLlmServer } from './fake-llm-server.js';
 
 export interface InfraHandle {
@@ -90,6 +90,9 @@ export async function startTestService(
   const stores = createStores(mongo.db, config);
   const { tenants } = stores;
   const deps: ApiDeps = { config, db: mongo.db, temporal, ...stores };
+  // Imported here, not at the top: a file that only wants useInfra loads neither the API nor the worker, and a
+  // file without a worker does not load the activities (about a second of CPU each, every file).
+  const { buildApp } = await import('../../api/app.js');
   const app = await buildApp(deps, { tracing: opts.tracing, logStream: opts.logStream });
   const newTenant = async (name: string) => {
     const tenant = await tenants.ensureTenant(name);
@@ -109,6 +112,8 @@ export async function startTestService(
     tenantId: main.tenantId,
     newTenant,
     async startWorker() {
+      if (service.worker) throw new Error('this service already runs a worker: stopWorker() first');
+      const { buildWorker } = await import('../../worker/build.js');
       const w = await buildWorker(config, { tracing: opts.tracing, logDestination: opts.logStream });
       void w.run();
       service.worker = w;

@@ -75,7 +75,34 @@ test('every line is JSON, job lines name job, workflow and tenant, no line holds
   await waitForJobEnd(svc, crawlId);
   await rx.waitFor('/hook', 4);
   assert.equal((await call('GET', '/api/v1/jobs', undefined, 'sk_not_a_real_key_123')).statusCode, 401);
-  await new Promise((r) => setTimeout(r, 1500)); // the runtime logger forwards in 100 ms batches
+  // The runtime logger forwards the worker's lines in batches, later still on a busy machine: wait until the
+  // lines asserted on below (each job's activity and webhook lines, the refused key's) have come, not for a
+  // fixed time. Past the deadline the assertions below say which is missing.
+  const jobIds = [ok.json().job_id, refused.json().job_id, crawlId];
+  const arrived = () => {
+    const all = text.split('\n').flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return []; // a line still being written
+      }
+    });
+    const worker = all.filter((r) => typeof r.workflowId === 'string');
+    const refusedKey = all.some(
+      (r) => r.msg === 'request completed' && (r.res as { statusCode?: number })?.statusCode === 401,
+    );
+    return (
+      refusedKey &&
+      jobIds.every(
+        (jobId) =>
+          worker.some((r) => r.jobId === jobId && typeof r.activityType === 'string') &&
+          (jobId === refused.json().job_id ||
+            worker.some((r) => r.jobId === jobId && String(r.workflowId).startsWith('webhook-'))),
+      )
+    );
+  };
+  for (const deadline = Date.now() + 30_000; !arrived() && Date.now() < deadline; )
+    await new Promise((r) => setTimeout(r, 100));
 
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const parse = (line: string): Record<string, unknown> => {
@@ -103,7 +130,6 @@ test('every line is JSON, job lines name job, workflow and tenant, no line holds
 
   // Worker lines about a workflow (SDK, activity and workflow loggers) carry the job and the tenant.
   const workerJobLines = records.filter((r) => typeof r.workflowId === 'string');
-  const jobIds = [ok.json().job_id, refused.json().job_id, crawlId];
   for (const jobId of jobIds) {
     assert.ok(
       workerJobLines.some((r) => r.jobId === jobId && typeof r.activityType === 'string'),

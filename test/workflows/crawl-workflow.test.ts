@@ -9,21 +9,19 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { makeCrawlPages } from '../../activities/crawl/crawl-pages.js';
 import type { CrawlPageInput, CrawlPageResult } from '../../activities/crawl/crawl-types.js';
 import type { Activities } from '../../activities/index.js';
-import { temporalBinary } from '../../scripts/lib/binaries.js';
 import type { JobEvent } from '../../shared/events.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
 import type { CrawlRunOptions } from '../../shared/schemas/job-spec.js';
 import { SEARCH_ATTRIBUTE_KEYS, WORKFLOW_TYPES } from '../../shared/temporal-names.js';
-import { WORKFLOWS_PATH } from '../../worker/build.js';
-import { installRuntime } from '../../worker/runtime.js';
 import type { CrawlWorkflowInput, CrawlWorkflowResult } from '../../workflows/crawl.js';
 
-const TASK_QUEUE = 'crawl-workflow-test';
+import { startWorkflowEnv, type WorkflowEnv } from '../support/workflow-env.js';
+
 const BASE = 'https://site.test';
 
 /** What a fake page does when its activity runs (`run`: how many times it ran before). */
@@ -39,6 +37,7 @@ interface FakeJob {
 
 const jobs = new Map<string, FakeJob>();
 const chunks = new Map<string, unknown>();
+let wf: WorkflowEnv;
 let env: TestWorkflowEnvironment;
 let worker: Worker;
 let running: Promise<void>;
@@ -102,17 +101,12 @@ const fakeActivities: Partial<Activities> = {
 };
 
 before(async () => {
-  installRuntime('silent');
-  env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: temporalBinary() },
-      searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
-    },
-  });
+  wf = await startWorkflowEnv('crawl-workflow-test');
+  env = wf.env;
   worker = await Worker.create({
     connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowsPath: WORKFLOWS_PATH,
+    taskQueue: wf.taskQueue,
+    workflowBundle: wf.workflowBundle,
     activities: fakeActivities,
   });
   running = worker.run();
@@ -121,7 +115,7 @@ before(async () => {
 after(async () => {
   worker?.shutdown();
   await running;
-  await env?.teardown();
+  await wf?.close();
 });
 
 const OPTIONS: CrawlRunOptions = {
@@ -156,7 +150,7 @@ async function startCrawl(fake: Omit<FakeJob, 'events' | 'runs'>, options: Parti
   };
   const handle = await env.client.workflow.start(WORKFLOW_TYPES.crawl, {
     workflowId: `crawl-${jobId}`,
-    taskQueue: TASK_QUEUE,
+    taskQueue: wf.taskQueue,
     args: [input],
     typedSearchAttributes: new TypedSearchAttributes([
       { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'pending' },
@@ -252,7 +246,9 @@ describe('crawlWorkflow with fake activities', () => {
       links: { '/': ['/slow1', '/slow2'] },
       behaviour: { '/slow1': hang, '/slow2': hang },
     });
-    for (let i = 0; i < 200 && started < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    // A busy machine may take seconds to start them: wait on the count, with a deadline far past that.
+    for (const deadline = Date.now() + 60_000; started < 2 && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 50));
     assert.equal(started, 2, 'both slow pages started');
     await handle.cancel();
     await assert.rejects(handle.result());

@@ -1,15 +1,14 @@
-// The extract workflow (extractPageWorkflow) on the Temporal dev server built by the project (@temporalio/testing pointed at the
-// cached binary), with the real activities writing to FerretDB.
+// The extract workflow (extractPageWorkflow) on the run's Temporal dev server (test/support/workflow-env.ts), with the
+// real activities writing to FerretDB.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import { createHtmlPool, type HtmlPool } from '../../activities/reading/html-pool/pool.js';
-import { temporalBinary } from '../../scripts/lib/binaries.js';
 import { loadConfig } from '../../shared/config.js';
 import type { JobEvent } from '../../shared/events.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
@@ -17,18 +16,15 @@ import { ContentStore } from '../../shared/store/contents.js';
 import { EventStore } from '../../shared/store/event-store.js';
 import { connectMongo, type Mongo } from '../../shared/store/mongo.js';
 import { SEARCH_ATTRIBUTE_KEYS, WORKFLOW_TYPES, workflowIdForJob } from '../../shared/temporal-names.js';
-import { WORKFLOWS_PATH } from '../../worker/build.js';
-import { installRuntime } from '../../worker/runtime.js';
 import type { ExtractWorkflowInput } from '../../workflows/extract-page.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
-import { type InfraHandle, useInfra } from '../support/service.js';
+import { startWorkflowEnv, type WorkflowEnv } from '../support/workflow-env.js';
 
-const TASK_QUEUE = 'workflow-test';
+let wf: WorkflowEnv;
 let env: TestWorkflowEnvironment;
 let worker: Worker;
 let running: Promise<void>;
-let infra: InfraHandle;
 let mongo: Mongo;
 let events: EventStore;
 let llm: FakeLlmServer;
@@ -36,8 +32,8 @@ let site: FixtureSite;
 let htmlPool: HtmlPool;
 
 before(async () => {
-  installRuntime('silent');
-  infra = await useInfra();
+  wf = await startWorkflowEnv('workflow-test');
+  const { infra } = wf;
   llm = await startFakeLlmServer();
   site = await startFixtureSite();
   site.route(
@@ -60,17 +56,12 @@ before(async () => {
   });
   mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
   events = new EventStore(mongo.db);
-  env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: temporalBinary() },
-      searchAttributes: Object.values(SEARCH_ATTRIBUTE_KEYS),
-    },
-  });
+  env = wf.env;
   htmlPool = createHtmlPool(config);
   worker = await Worker.create({
     connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowsPath: WORKFLOWS_PATH,
+    taskQueue: wf.taskQueue,
+    workflowBundle: wf.workflowBundle,
     activities: createActivities({
       config,
       events,
@@ -86,13 +77,12 @@ before(async () => {
 after(async () => {
   worker?.shutdown();
   await running;
-  await env?.teardown();
   await htmlPool?.close();
   await mongo?.db.dropDatabase();
   await mongo?.close();
   await site?.close();
   await llm?.close();
-  await infra?.stop();
+  await wf?.close();
 });
 
 async function startExtract(path: string) {
@@ -127,7 +117,7 @@ async function startExtract(path: string) {
   };
   const handle = await env.client.workflow.start(WORKFLOW_TYPES.extract, {
     workflowId,
-    taskQueue: TASK_QUEUE,
+    taskQueue: wf.taskQueue,
     args: [input],
     typedSearchAttributes: new TypedSearchAttributes([
       { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'pending' },
