@@ -15,6 +15,15 @@ const CHROME_TAGS = new Set(['nav', 'form', 'dialog']);
 const MIN_FORM_PROSE_CHARS = 500;
 /** Chrome of the page, but of a section when inside the article or main content. */
 const SECTION_TAGS = new Set(['header', 'footer', 'aside']);
+/**
+ * Inside the article or main content a section's footer (tags, "posted in", the previous and next post, the
+ * author's box) and an aside (related stories, a pull quote that repeats the text, a table of contents) are
+ * chrome too; its header (title, byline, date) stays.
+ */
+const CONTENT_CHROME_TAGS = new Set(['footer', 'aside']);
+/** A picture's caption and credit, short: what the picture shows is not what the page says. */
+const CAPTION_TAG = 'figcaption';
+const MAX_CAPTION_CHARS = 400;
 const CHROME_ROLES = new Set([
   'navigation',
   'banner',
@@ -24,7 +33,6 @@ const CHROME_ROLES = new Set([
   'alertdialog',
   'complementary',
 ]);
-const CONTENT_TAGS = new Set(['main', 'h1']);
 /**
  * An <article> holding this share of the page's text is content that never goes; smaller ones are cards (of
  * related stories, of a listing), judged like any block.
@@ -73,9 +81,17 @@ const CHROME_WORDS = new Set([
   'outbrain',
   'taboola',
   'bio',
+  // A comment form ("leave a reply"), a copyright line, page numbers.
+  'respond',
+  'copyright',
+  'pagination',
+  'nocomments',
 ]);
+/** Names of chrome's own software, chrome in a name of any length ("akismet_comment_form_privacy_notice"). */
+const CHROME_BRANDS = new Set(['onetrust', 'outbrain', 'taboola', 'akismet']);
 const CHROME_NAMES = new Set(['site-header', 'site-footer', 'global-header', 'global-footer', 'skip-link']);
 const MAX_NAME_PARTS = 3;
+const MAX_BEM_PIECES = 3;
 /** Words in running text are not chrome by their class ("popup" footnote links, "social" spans). */
 const INLINE_TAGS = new Set([
   'a',
@@ -108,12 +124,16 @@ function namesChrome(element: Element): boolean {
   const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`.toLowerCase().split(/\s+/);
   return names.some((name) => {
     if (CHROME_NAMES.has(name)) return true;
-    const parts = name.split(/[-_]+/);
-    return (
-      parts.length <= MAX_NAME_PARTS &&
-      !STATE_WORDS.has(parts[0]!) &&
-      parts.some((part) => CHROME_WORDS.has(part))
-    );
+    // A BEM name's block and element are names of their own: "mtbn-gp-related__header", "article__related".
+    return name.split('__', MAX_BEM_PIECES).some((piece) => {
+      const parts = piece.split(/[-_]+/);
+      if (parts.some((part) => CHROME_BRANDS.has(part))) return true;
+      return (
+        parts.length <= MAX_NAME_PARTS &&
+        !STATE_WORDS.has(parts[0]!) &&
+        parts.some((part) => CHROME_WORDS.has(part))
+      );
+    });
   });
 }
 
@@ -132,6 +152,8 @@ interface Counts {
   linkWords: number;
   /** Holds main content or a kept element: never removed. */
   content: boolean;
+  /** Holds an h1: never removed, unless the page's one main content has its own (then this is the site's name). */
+  title: boolean;
   /** Holds a table, heading or image: never a menu. */
   notMenu: boolean;
   /** Characters inside <p> elements. */
@@ -150,7 +172,8 @@ function own(element: Element, kept: Set<AnyNode>): Counts {
     links: link ? 1 : 0,
     linkChars: 0,
     linkWords: 0,
-    content: CONTENT_TAGS.has(element.name) || role === 'main' || kept.has(element),
+    content: element.name === 'main' || role === 'main' || kept.has(element),
+    title: element.name === 'h1',
     notMenu: NOT_MENU_TAGS.has(element.name),
     paragraphChars: 0,
   };
@@ -191,6 +214,7 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
       total.linkChars += inLink ? sub.chars : sub.linkChars;
       total.linkWords += inLink ? sub.words : sub.linkWords;
       total.content ||= sub.content;
+      total.title ||= sub.title;
       total.notMenu ||= sub.notMenu;
       total.paragraphChars += sub.paragraphChars;
     }
@@ -213,7 +237,8 @@ function isChrome(element: Element, c: Counts, inContent: boolean): boolean {
   if (CHROME_TAGS.has(element.name) && (element.name !== 'form' || c.paragraphChars < MIN_FORM_PROSE_CHARS))
     return true;
   if (isHidden(element)) return true;
-  if (SECTION_TAGS.has(element.name) && !inContent) return true;
+  if (SECTION_TAGS.has(element.name) && (!inContent || CONTENT_CHROME_TAGS.has(element.name))) return true;
+  if (element.name === CAPTION_TAG && c.chars <= MAX_CAPTION_CHARS) return true;
   return namesChrome(element);
 }
 
@@ -234,7 +259,7 @@ const isMainContent = (element: Element) =>
  */
 const MIN_MAIN_TEXT_SHARE = 0.25;
 
-function hasOneMainContent(body: Element, counts: Map<Element, Counts>): boolean {
+function oneMainContent(body: Element, counts: Map<Element, Counts>): Element | undefined {
   const found: Element[] = [];
   const stack: Element[] = [body];
   const card = MIN_ARTICLE_TEXT_SHARE * counts.get(body)!.chars;
@@ -248,7 +273,8 @@ function hasOneMainContent(body: Element, counts: Map<Element, Counts>): boolean
     }
     for (const child of element.children) if (child.type === 'tag') stack.push(child as Element);
   }
-  return found.length === 1 && counts.get(found[0]!)!.chars >= MIN_MAIN_TEXT_SHARE * counts.get(body)!.chars;
+  const main = found.length === 1 ? found[0]! : undefined;
+  return main && counts.get(main)!.chars >= MIN_MAIN_TEXT_SHARE * counts.get(body)!.chars ? main : undefined;
 }
 
 /** Cards of other stories: at least MIN_TEASERS like boxes, each with a link, links a share of the text. */
@@ -288,6 +314,30 @@ function markLargeArticles(body: Element, counts: Map<Element, Counts>) {
   }
 }
 
+const LABEL_TAGS = new Set(['h2', 'h3', 'h4', 'h5', 'h6']);
+/** A label is a short heading: "More on this", "Read also", "Leave a reply". */
+const MAX_LABEL_CHARS = 60;
+
+/** The nearest element sibling before or after `element`, when only whitespace lies between. */
+function adjacent(element: Element, side: 'prev' | 'next'): Element | null | undefined {
+  const node = element[side];
+  const sibling = node?.type === 'text' && !/\S/.test(node.data) ? node[side] : node;
+  if (!sibling) return null;
+  return sibling.type === 'tag' ? (sibling as Element) : undefined;
+}
+
+/**
+ * The heading that labels a block of chrome: a short heading without links just before it, when the block
+ * ends its parent (a trailing "More on this" list or comment form), so it heads no text that follows.
+ */
+function labelOf(element: Element, counts: Map<Element, Counts>): Element | undefined {
+  if (adjacent(element, 'next') !== null) return undefined;
+  const label = adjacent(element, 'prev');
+  if (!label || !LABEL_TAGS.has(label.name)) return undefined;
+  const c = counts.get(label)!;
+  return c.links === 0 && !c.content && c.chars <= MAX_LABEL_CHARS ? label : undefined;
+}
+
 /** Removes page chrome in place; elements matching `keep` and whatever holds them stay. */
 export function dropBoilerplate($: CheerioAPI, keep: string) {
   const body = $('body').get(0);
@@ -296,7 +346,10 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
   const counts = countAll(body, kept);
   markLargeArticles(body, counts);
   const limit = MAX_CHROME_TEXT_SHARE * counts.get(body)!.chars;
-  const oneMain = hasOneMainContent(body, counts);
+  const main = oneMainContent(body, counts);
+  const oneMain = main !== undefined;
+  // The one main content's own h1 is the page's title; an h1 outside it (in the site's header) is no content.
+  const titleOutside = main !== undefined && counts.get(main)!.title;
   const linkList = oneMain
     ? (c: Counts, element: Element) => isLinkList(c) || isTeaserList(element, c, counts)
     : isMenu;
@@ -311,10 +364,13 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
     if (
       element !== body &&
       !c.content &&
+      (!c.title || titleOutside) &&
       c.chars <= limit &&
       (isChrome(element, c, inContent) || (!inContent && !inTable && linkList(c, element)))
     ) {
       doomed.push(element);
+      const label = labelOf(element, counts);
+      if (label) doomed.push(label);
       continue;
     }
     const below = inContent || isMainContent(element);
