@@ -3,7 +3,9 @@
 // however they are marked up. Listings stay: a product grid or a result list mixes its links with prices,
 // blurbs and headings, and tables, images and headings are never judged by their links. Nothing that holds
 // the main content (main, article, the h1), a kept element or a large share of the page's text goes,
-// whatever its name says. Two linear passes: counts bottom-up, decisions top-down.
+// whatever its name says; an h1 outside the page's one main content goes when that content has its own (the
+// site's name in its header). Two linear passes: counts bottom-up, decisions top-down, and for each block
+// that goes a look at its two neighbours (a heading that labels it).
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 
@@ -13,7 +15,7 @@ const CHROME_TAGS = new Set(['nav', 'form', 'dialog']);
  * description beside the add-to-cart button) or a page-wide form: not chrome by its tag.
  */
 const MIN_FORM_PROSE_CHARS = 500;
-/** Chrome of the page, but of a section when inside the article or main content. */
+/** Chrome of the page; inside the article or main content, see CONTENT_CHROME_TAGS. */
 const SECTION_TAGS = new Set(['header', 'footer', 'aside']);
 /**
  * Inside the article or main content a section's footer (tags, "posted in", the previous and next post, the
