@@ -3,8 +3,7 @@
 // however they are marked up. Listings stay: a product grid or a result list mixes its links with prices,
 // blurbs and headings, and tables, images and headings are never judged by their links. Nothing that holds
 // the main content (main, article, the h1), a kept element or a large share of the page's text goes,
-// whatever its name says; an h1 outside the page's one main content goes when that content has its own (the
-// site's name in its header). Two linear passes: counts bottom-up, decisions top-down, and for each block
+// whatever its name says. Two linear passes: counts bottom-up, decisions top-down, and for each block
 // that goes a look at its two neighbours (a heading that labels it).
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
@@ -26,6 +25,7 @@ const CONTENT_CHROME_TAGS = new Set(['footer', 'aside']);
 /** A picture's caption and credit, short: what the picture shows is not what the page says. */
 const CAPTION_TAG = 'figcaption';
 const MAX_CAPTION_CHARS = 400;
+const CONTENT_TAGS = new Set(['main', 'h1']);
 const CHROME_ROLES = new Set([
   'navigation',
   'banner',
@@ -93,7 +93,6 @@ const CHROME_WORDS = new Set([
 const CHROME_BRANDS = new Set(['onetrust', 'outbrain', 'taboola', 'akismet']);
 const CHROME_NAMES = new Set(['site-header', 'site-footer', 'global-header', 'global-footer', 'skip-link']);
 const MAX_NAME_PARTS = 3;
-const MAX_BEM_PIECES = 3;
 /** Words in running text are not chrome by their class ("popup" footnote links, "social" spans). */
 const INLINE_TAGS = new Set([
   'a',
@@ -126,16 +125,13 @@ function namesChrome(element: Element): boolean {
   const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`.toLowerCase().split(/\s+/);
   return names.some((name) => {
     if (CHROME_NAMES.has(name)) return true;
-    // A BEM name's block and element are names of their own: "mtbn-gp-related__header", "article__related".
-    return name.split('__', MAX_BEM_PIECES).some((piece) => {
-      const parts = piece.split(/[-_]+/);
-      if (parts.some((part) => CHROME_BRANDS.has(part))) return true;
-      return (
-        parts.length <= MAX_NAME_PARTS &&
-        !STATE_WORDS.has(parts[0]!) &&
-        parts.some((part) => CHROME_WORDS.has(part))
-      );
-    });
+    const parts = name.split(/[-_]+/);
+    if (parts.some((part) => CHROME_BRANDS.has(part))) return true;
+    return (
+      parts.length <= MAX_NAME_PARTS &&
+      !STATE_WORDS.has(parts[0]!) &&
+      parts.some((part) => CHROME_WORDS.has(part))
+    );
   });
 }
 
@@ -154,8 +150,6 @@ interface Counts {
   linkWords: number;
   /** Holds main content or a kept element: never removed. */
   content: boolean;
-  /** Holds an h1: never removed, unless the page's one main content has its own (then this is the site's name). */
-  title: boolean;
   /** Holds a table, heading or image: never a menu. */
   notMenu: boolean;
   /** Characters inside <p> elements. */
@@ -174,8 +168,7 @@ function own(element: Element, kept: Set<AnyNode>): Counts {
     links: link ? 1 : 0,
     linkChars: 0,
     linkWords: 0,
-    content: element.name === 'main' || role === 'main' || kept.has(element),
-    title: element.name === 'h1',
+    content: CONTENT_TAGS.has(element.name) || role === 'main' || kept.has(element),
     notMenu: NOT_MENU_TAGS.has(element.name),
     paragraphChars: 0,
   };
@@ -216,7 +209,6 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
       total.linkChars += inLink ? sub.chars : sub.linkChars;
       total.linkWords += inLink ? sub.words : sub.linkWords;
       total.content ||= sub.content;
-      total.title ||= sub.title;
       total.notMenu ||= sub.notMenu;
       total.paragraphChars += sub.paragraphChars;
     }
@@ -261,7 +253,7 @@ const isMainContent = (element: Element) =>
  */
 const MIN_MAIN_TEXT_SHARE = 0.25;
 
-function oneMainContent(body: Element, counts: Map<Element, Counts>): Element | undefined {
+function hasOneMainContent(body: Element, counts: Map<Element, Counts>): boolean {
   const found: Element[] = [];
   const stack: Element[] = [body];
   const card = MIN_ARTICLE_TEXT_SHARE * counts.get(body)!.chars;
@@ -275,8 +267,7 @@ function oneMainContent(body: Element, counts: Map<Element, Counts>): Element | 
     }
     for (const child of element.children) if (child.type === 'tag') stack.push(child as Element);
   }
-  const main = found.length === 1 ? found[0]! : undefined;
-  return main && counts.get(main)!.chars >= MIN_MAIN_TEXT_SHARE * counts.get(body)!.chars ? main : undefined;
+  return found.length === 1 && counts.get(found[0]!)!.chars >= MIN_MAIN_TEXT_SHARE * counts.get(body)!.chars;
 }
 
 /** Cards of other stories: at least MIN_TEASERS like boxes, each with a link, links a share of the text. */
@@ -348,10 +339,7 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
   const counts = countAll(body, kept);
   markLargeArticles(body, counts);
   const limit = MAX_CHROME_TEXT_SHARE * counts.get(body)!.chars;
-  const main = oneMainContent(body, counts);
-  const oneMain = main !== undefined;
-  // The one main content's own h1 is the page's title; an h1 outside it (in the site's header) is no content.
-  const titleOutside = main !== undefined && counts.get(main)!.title;
+  const oneMain = hasOneMainContent(body, counts);
   const linkList = oneMain
     ? (c: Counts, element: Element) => isLinkList(c) || isTeaserList(element, c, counts)
     : isMenu;
@@ -366,7 +354,6 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
     if (
       element !== body &&
       !c.content &&
-      (!c.title || titleOutside) &&
       c.chars <= limit &&
       (isChrome(element, c, inContent) || (!inContent && !inTable && linkList(c, element)))
     ) {

@@ -56,25 +56,6 @@ describe('dropBoilerplate', () => {
     assert.ok(text.includes('Enough words'));
   });
 
-  test('a BEM name’s block or element names chrome: "x-y-related__list", "article__share"', () => {
-    const html =
-      `<article><p>${LONG}</p><div class="mt-gp-related__container"><p>Another story in full sentences.</p></div>` +
-      `<div class="article__share"><span>Share on a network</span></div><div class="article__body-text"><p>Kept text.</p></div></article>`;
-    const text = body(html);
-    for (const gone of ['Another story', 'Share on a network']) assert.ok(!text.includes(gone), gone);
-    for (const kept of ['Enough words', 'Kept text']) assert.ok(text.includes(kept), kept);
-  });
-
-  test('the site name in an h1 of the page header goes when the one main content has its own h1', () => {
-    const header = `<header class="site-header"><h1>Kettle Blog</h1><p class="site-description">All about kettles</p></header>`;
-    const withTitle = body(`${header}<main><h1>How kettles boil</h1><p>${LONG}</p></main>`);
-    for (const gone of ['Kettle Blog', 'All about kettles']) assert.ok(!withTitle.includes(gone), gone);
-    assert.ok(withTitle.includes('How kettles boil'));
-    // Without an h1 in the main content the header's h1 may be the page's title: it stays.
-    const without = body(`${header}<main><h2>How kettles boil</h2><p>${LONG}</p></main>`);
-    for (const kept of ['Kettle Blog', 'How kettles boil']) assert.ok(without.includes(kept), kept);
-  });
-
   test('a short heading labelling chrome that ends its parent goes with it; one that heads more text stays', () => {
     const related = (label: string) =>
       `<h2>${label}</h2><div class="related-posts"><p><a href="/a">A story</a> about kettles.</p></div>`;
