@@ -3,7 +3,8 @@
 // however they are marked up. Listings stay: a product grid or a result list mixes its links with prices,
 // blurbs and headings, and tables, images and headings are never judged by their links. Nothing that holds
 // the main content (main, article, the h1), a kept element or a large share of the page's text goes,
-// whatever its name says. Two linear passes: counts bottom-up, decisions top-down.
+// whatever its name says. Two linear passes: counts bottom-up, decisions top-down, and for each block
+// that goes a look at its two neighbours (a heading that labels it).
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 
@@ -13,8 +14,18 @@ const CHROME_TAGS = new Set(['nav', 'form', 'dialog']);
  * description beside the add-to-cart button) or a page-wide form: not chrome by its tag.
  */
 const MIN_FORM_PROSE_CHARS = 500;
-/** Chrome of the page, but of a section when inside the article or main content. */
+/** Chrome of the page; inside the article or main content, see CONTENT_CHROME_TAGS. */
 const SECTION_TAGS = new Set(['header', 'footer', 'aside']);
+/**
+ * Inside the article or main content a section's footer (tags, "posted in", the previous and next post, the
+ * author's box) and an aside (related stories, a pull quote that repeats the text, a table of contents) are
+ * chrome too; its header (title, byline, date) stays.
+ */
+const CONTENT_CHROME_TAGS = new Set(['footer', 'aside']);
+/** A picture's caption and credit, short: what the picture shows is not what the page says. */
+const CAPTION_TAG = 'figcaption';
+const MAX_CAPTION_CHARS = 400;
+const CONTENT_TAGS = new Set(['main', 'h1']);
 const CHROME_ROLES = new Set([
   'navigation',
   'banner',
@@ -24,7 +35,6 @@ const CHROME_ROLES = new Set([
   'alertdialog',
   'complementary',
 ]);
-const CONTENT_TAGS = new Set(['main', 'h1']);
 /**
  * An <article> holding this share of the page's text is content that never goes; smaller ones are cards (of
  * related stories, of a listing), judged like any block.
@@ -73,7 +83,14 @@ const CHROME_WORDS = new Set([
   'outbrain',
   'taboola',
   'bio',
+  // A comment form ("leave a reply"), a copyright line, page numbers.
+  'respond',
+  'copyright',
+  'pagination',
+  'nocomments',
 ]);
+/** Names of chrome's own software, chrome in a name of any length ("akismet_comment_form_privacy_notice"). */
+const CHROME_BRANDS = new Set(['onetrust', 'outbrain', 'taboola', 'akismet']);
 const CHROME_NAMES = new Set(['site-header', 'site-footer', 'global-header', 'global-footer', 'skip-link']);
 const MAX_NAME_PARTS = 3;
 /** Words in running text are not chrome by their class ("popup" footnote links, "social" spans). */
@@ -109,6 +126,7 @@ function namesChrome(element: Element): boolean {
   return names.some((name) => {
     if (CHROME_NAMES.has(name)) return true;
     const parts = name.split(/[-_]+/);
+    if (parts.some((part) => CHROME_BRANDS.has(part))) return true;
     return (
       parts.length <= MAX_NAME_PARTS &&
       !STATE_WORDS.has(parts[0]!) &&
@@ -213,7 +231,8 @@ function isChrome(element: Element, c: Counts, inContent: boolean): boolean {
   if (CHROME_TAGS.has(element.name) && (element.name !== 'form' || c.paragraphChars < MIN_FORM_PROSE_CHARS))
     return true;
   if (isHidden(element)) return true;
-  if (SECTION_TAGS.has(element.name) && !inContent) return true;
+  if (SECTION_TAGS.has(element.name) && (!inContent || CONTENT_CHROME_TAGS.has(element.name))) return true;
+  if (element.name === CAPTION_TAG && c.chars <= MAX_CAPTION_CHARS) return true;
   return namesChrome(element);
 }
 
@@ -288,6 +307,30 @@ function markLargeArticles(body: Element, counts: Map<Element, Counts>) {
   }
 }
 
+const LABEL_TAGS = new Set(['h2', 'h3', 'h4', 'h5', 'h6']);
+/** A label is a short heading: "More on this", "Read also", "Leave a reply". */
+const MAX_LABEL_CHARS = 60;
+
+/** The nearest element sibling before or after `element`, when only whitespace lies between. */
+function adjacent(element: Element, side: 'prev' | 'next'): Element | null | undefined {
+  const node = element[side];
+  const sibling = node?.type === 'text' && !/\S/.test(node.data) ? node[side] : node;
+  if (!sibling) return null;
+  return sibling.type === 'tag' ? (sibling as Element) : undefined;
+}
+
+/**
+ * The heading that labels a block of chrome: a short heading without links just before it, when the block
+ * ends its parent (a trailing "More on this" list or comment form), so it heads no text that follows.
+ */
+function labelOf(element: Element, counts: Map<Element, Counts>): Element | undefined {
+  if (adjacent(element, 'next') !== null) return undefined;
+  const label = adjacent(element, 'prev');
+  if (!label || !LABEL_TAGS.has(label.name)) return undefined;
+  const c = counts.get(label)!;
+  return c.links === 0 && !c.content && c.chars <= MAX_LABEL_CHARS ? label : undefined;
+}
+
 /** Removes page chrome in place; elements matching `keep` and whatever holds them stay. */
 export function dropBoilerplate($: CheerioAPI, keep: string) {
   const body = $('body').get(0);
@@ -315,6 +358,8 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
       (isChrome(element, c, inContent) || (!inContent && !inTable && linkList(c, element)))
     ) {
       doomed.push(element);
+      const label = labelOf(element, counts);
+      if (label) doomed.push(label);
       continue;
     }
     const below = inContent || isMainContent(element);

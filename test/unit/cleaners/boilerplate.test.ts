@@ -24,11 +24,49 @@ describe('dropBoilerplate', () => {
     assert.equal(body(html), LONG.trim());
   });
 
-  test('header, footer and aside of the article or main content are the content’s own: they stay', () => {
-    const html = `<article><header><h2>Headline</h2><p>By Ada</p></header><p>${LONG}</p><aside>Fact box</aside><footer>Filed under kettles</footer></article>`;
+  test('the header of the article or main content stays; its footer and asides go', () => {
+    const html = `<article><header><h2>Headline</h2><p>By Ada</p></header><p>${LONG}</p><aside>Read also: kettles</aside><footer>Filed under kettles</footer></article>`;
     const text = body(html);
-    for (const kept of ['Headline', 'By Ada', 'Fact box', 'Filed under kettles'])
-      assert.ok(text.includes(kept), kept);
+    for (const kept of ['Headline', 'By Ada', 'Enough words']) assert.ok(text.includes(kept), kept);
+    for (const gone of ['Read also', 'Filed under kettles']) assert.ok(!text.includes(gone), gone);
+    // One that holds the content (a template that wraps the article in an aside) stays.
+    assert.ok(body(`<main><aside><article><p>${LONG}</p></article></aside></main>`).includes('Enough words'));
+  });
+
+  test('short figure captions go; a long figcaption (a figure that is a text box) stays', () => {
+    const long =
+      'A figure that holds a whole section of the text in its caption, sentence after sentence. '.repeat(6);
+    const html =
+      `<article><p>${LONG}</p><figure><img src="a.jpg"><figcaption>The kettle in 1952. Photo: Archive</figcaption></figure>` +
+      `<figure><figcaption>${long}</figcaption></figure></article>`;
+    const text = body(html);
+    assert.ok(!text.includes('The kettle in 1952'));
+    for (const kept of ['Enough words', 'sentence after sentence']) assert.ok(text.includes(kept), kept);
+  });
+
+  test('a comment form, its spam notice, a copyright line and page numbers go by their names', () => {
+    const html =
+      `<article><p>${LONG}</p></article><div id="respond" class="comment-respond"><h3>Leave a reply</h3><textarea></textarea></div>` +
+      `<p class="akismet_comment_form_privacy_notice">This site uses a spam filter.</p>` +
+      `<p class="nocomments">Comments are closed.</p><div class="site-copyright">© 2024 Example</div>` +
+      `<div class="pagination"><span>Page 1 of 3</span></div>`;
+    const text = body(html);
+    for (const gone of ['Leave a reply', 'spam filter', 'Comments are closed', '© 2024', 'Page 1 of 3'])
+      assert.ok(!text.includes(gone), gone);
+    assert.ok(text.includes('Enough words'));
+  });
+
+  test('a short heading labelling chrome that ends its parent goes with it; one that heads more text stays', () => {
+    const related = (label: string) =>
+      `<h2>${label}</h2><div class="related-posts"><p><a href="/a">A story</a> about kettles.</p></div>`;
+    const trailing = body(`<article><p>${LONG}</p>${related('More on this')}</article>`);
+    assert.ok(!trailing.includes('More on this'));
+    assert.ok(!trailing.includes('A story'));
+    const inside = body(
+      `<article><p>${LONG}</p>${related('Boiling points')}<p>The section goes on.</p></article>`,
+    );
+    assert.ok(inside.includes('Boiling points'));
+    assert.ok(inside.includes('The section goes on'));
   });
 
   test('cookie banners and share bars go by their class or id; long heading ids and inline links do not', () => {
