@@ -51,3 +51,38 @@ export function bylineNames(bylines: Byline[], name: string, first: boolean): bo
   const names = (b: string) => (first ? `${b} `.startsWith(`${tokens} `) : ` ${b} `.includes(` ${tokens} `));
   return bylines.some((spellings) => spellings.some(names));
 }
+
+/** Lines longer than this are running text, not a byline or a list of names. */
+const LINE_CHARS = 300;
+const SEPARATOR = /^\s*(?:,|;|&|\band\b|\bund\b|\bet\b|\by\b|\be\b)\s*/iu;
+/** A name after a separator: capitalised words ("Tom Caswell", "Anna O'Neil", "J. R. Doe"). */
+const NEXT_NAME = /^\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*)*/u;
+
+/**
+ * The people a line of the page names after the first author, where it lists several: "By Chris Hayner and
+ * Tom Caswell on December 21", "Starr Bowenbank, Rania Aniftos, Anna Chan" → the names after the first.
+ * A line that does not start with the name (after a byline label) is not read.
+ */
+export function namedWith(text: string, first: string): string[] {
+  const words = tokenText(first).split(' ').filter(Boolean);
+  if (words.length === 0) return [];
+  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  const start = new RegExp(`^${escaped.join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'iu');
+  const found: string[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw.length > LINE_CHARS) continue;
+    const lead = raw.replace(LEAD, '');
+    const line = lead.slice(lead.match(LABEL)?.[0].length ?? 0).replace(/^[\s*_|]+/, '');
+    const at = line.match(start);
+    if (!at) continue;
+    let rest = line.slice(at[0].length);
+    for (let n = 0; n < 10; n++) {
+      const sep = rest.match(SEPARATOR);
+      const name = sep ? rest.slice(sep[0].length).match(NEXT_NAME) : null;
+      if (!sep || !name) break;
+      found.push(name[0]);
+      rest = rest.slice(sep[0].length + name[0].length);
+    }
+  }
+  return found;
+}

@@ -1,7 +1,8 @@
 // Dates as structured data states them (ISO 8601: "2024-03-05", "2024-03-05T10:00:00+01:00") and as pages
 // show them: "2024-03-05", "March 5, 2024", "5. März 2024", "5 de marzo de 2024", "15/03/2024". A numeric
 // day/month spelling counts only when it cannot be read the other way round (day above 12, or day = month):
-// "05/03/2024" is 5 March in Europe and 3 May in the United States.
+// "05/03/2024" is 5 March in Europe and 3 May in the United States. A date the page shows only as an update's
+// ("Updated on: Dec 22, 2023") confirms a modified date, never a published one.
 import { type PageEvidence, showsTokens } from './page-evidence.js';
 
 export interface CalendarDate {
@@ -59,5 +60,38 @@ export function dateSpellings({ y, m, d }: CalendarDate): string[] {
   return out;
 }
 
-export const dateShown = (page: PageEvidence, date: CalendarDate): boolean =>
-  dateSpellings(date).some((s) => showsTokens(page, s));
+/** Words that make the date after them an update's ("Updated on: Dec 22, 2023", "Mis à jour le 5 mars 2024"). */
+const UPDATE_WORDS = new Set([
+  'updated',
+  'update',
+  'modified',
+  'edited',
+  'revised',
+  'aktualisiert',
+  'geändert',
+  'actualizado',
+  'actualizada',
+  'actualisé',
+  'jour',
+  'aggiornato',
+  'aggiornamento',
+  'bijgewerkt',
+  'atualizado',
+]);
+
+/** Whether the page shows the date; an update's date ("Updated: …") counts only where `updates` says so. */
+export const dateShown = (page: PageEvidence, date: CalendarDate, updates = true): boolean =>
+  dateSpellings(date).some((s) => (updates ? showsTokens(page, s) : shownNotAsUpdate(page, s)));
+
+/** A date phrase shown at least once without an update's label in the three words before it. */
+function shownNotAsUpdate(page: PageEvidence, tokens: string): boolean {
+  const needle = ` ${tokens} `;
+  for (let at = page.tokens.indexOf(needle); at >= 0; at = page.tokens.indexOf(needle, at + 1)) {
+    const before = page.tokens
+      .slice(Math.max(0, at - 80), at)
+      .split(' ')
+      .slice(-3);
+    if (!before.some((w) => UPDATE_WORDS.has(w))) return true;
+  }
+  return false;
+}

@@ -118,7 +118,7 @@ function scalar(
     case 'availability':
       return availability(field, raw) ?? plain(field, raw, rule);
     case 'date':
-      return date(field, raw) ?? plain(field, raw, rule);
+      return date(field, raw, rule) ?? plain(field, raw, rule);
     case 'duration':
       return duration(field, raw, rule, entity);
     case 'currency':
@@ -223,11 +223,11 @@ function availability(field: Field, raw: unknown): Outcome {
   return value === undefined ? 'ambiguous' : { value, shown };
 }
 
-function date(field: Field, raw: unknown): Outcome {
+function date(field: Field, raw: unknown, rule: FieldRule): Outcome {
   const found = dateOf(raw);
   if (!found || field.type !== 'string') return undefined;
   const value = (raw as string).trim();
-  return { value, shown: (page) => dateShown(page, found) || showsText(page, value) };
+  return { value, shown: (page) => dateShown(page, found, rule.updates === true) };
 }
 
 function duration(field: Field, raw: unknown, rule: FieldRule, entity: Record<string, unknown>): Outcome {
