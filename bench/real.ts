@@ -4,7 +4,7 @@
 // HTML pool's clean-read task (default cleaner chain for the schema) and the structured-data plan — once with
 // a schema of strings and once typed; no network, no model.
 //   npm run bench:real -- [--corpus recipes|articles]... [--data PATH] [--site NAME]... [--split dev|holdout]
-//                         [--quiet] [--plain-wrong] [--answers FILE]
+//                         [--quiet] [--plain-wrong] [--missed] [--answers FILE]
 // Prints, per corpus, per split of sites (tune on dev, never look at holdout) and per field: pages with an
 // expected value, how many the model-free path answered (coverage) and how many of those were right
 // (precision), beside a plain structured-data reader, and of the plain reader's right values the share
@@ -39,6 +39,8 @@ const { values } = parseArgs({
     quiet: { type: 'boolean', default: false },
     /** Also list the plain reader's wrong values. */
     'plain-wrong': { type: 'boolean', default: false },
+    /** Also list the plain reader's right values the schema of strings leaves to the model. */
+    missed: { type: 'boolean', default: false },
     /** Write every page's answers, one JSON line a page, to compare two versions of the rules. */
     answers: { type: 'string' },
   },
@@ -118,6 +120,8 @@ async function judge(corpus: Corpus, bench: BenchPage, tally: SplitCounts<Column
       const got = answers[variant][field];
       const plainRight = given(plain[field]) && corpus.same(field, plain[field], want);
       if (plainRight) t.plainRight++;
+      if (plainRight && !given(got) && variant === 'strings' && values.missed)
+        console.log(`missed ${split} ${page} ${field}: ${JSON.stringify(plain[field]).slice(0, 200)}`);
       if (!given(got)) continue;
       t.answered++;
       if (plainRight) t.answeredOfPlainRight++;

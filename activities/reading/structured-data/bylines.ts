@@ -54,14 +54,17 @@ export function bylineNames(bylines: Byline[], name: string, first: boolean): bo
 
 /** Lines longer than this are running text, not a byline or a list of names. */
 const LINE_CHARS = 300;
-const SEPARATOR = /^\s*(?:,|;|&|\band\b|\bund\b|\bet\b|\by\b|\be\b)\s*/iu;
-/** A name after a separator: capitalised words ("Tom Caswell", "Anna O'Neil", "J. R. Doe"). */
-const NEXT_NAME = /^\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*)*/u;
+/** Between two names: a comma, "and" (in a few languages), or both ("A, B, and C"). */
+const SEPARATOR = /^\s*(?:[,;]\s*)?(?:(&|\b(?:and|und|et|y|e)\b)\s*)?/iu;
+/** A name: two or more capitalised words of letters ("Tom Caswell", "Anna O'Neil", "J. R. Doe"). */
+const NEXT_NAME = /^\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*)+/u;
 
 /**
  * The people a line of the page names after the first author, where it lists several: "By Chris Hayner and
- * Tom Caswell on December 21", "Starr Bowenbank, Rania Aniftos, Anna Chan" → the names after the first.
- * A line that does not start with the name (after a byline label) is not read.
+ * Tom Caswell on December 21", "Starr Bowenbank, Rania Aniftos, Anna Chan" → the names after the first. One
+ * item after a comma is a job title or the site ("Rob Dawson, Correspondent", "by Bob Yirka, Phys.org"),
+ * not a person; a list after commas is one where two items follow, or the last follows "and". A line that
+ * does not start with the name (after a byline label) is not read.
  */
 export function namedWith(text: string, first: string): string[] {
   const words = tokenText(first).split(' ').filter(Boolean);
@@ -74,15 +77,23 @@ export function namedWith(text: string, first: string): string[] {
     const lead = raw.replace(LEAD, '');
     const line = lead.slice(lead.match(LABEL)?.[0].length ?? 0).replace(/^[\s*_|]+/, '');
     const at = line.match(start);
-    if (!at) continue;
-    let rest = line.slice(at[0].length);
-    for (let n = 0; n < 10; n++) {
-      const sep = rest.match(SEPARATOR);
-      const name = sep ? rest.slice(sep[0].length).match(NEXT_NAME) : null;
-      if (!sep || !name) break;
-      found.push(name[0]);
-      rest = rest.slice(sep[0].length + name[0].length);
-    }
+    if (at) found.push(...listed(line.slice(at[0].length)));
   }
   return found;
+}
+
+/** The names listed at the start of a text: ", Bo Chen and Cy Dunn on May 2" → Bo Chen, Cy Dunn. */
+function listed(text: string): string[] {
+  const names: string[] = [];
+  let rest = text;
+  let joined = false;
+  for (let n = 0; n < 10; n++) {
+    const sep = rest.match(SEPARATOR);
+    const name = sep?.[0].trim() ? rest.slice(sep[0].length).match(NEXT_NAME) : null;
+    if (!sep || !name) break;
+    joined ||= sep[1] !== undefined;
+    names.push(name[0]);
+    rest = rest.slice(sep[0].length + name[0].length);
+  }
+  return joined || names.length >= 2 ? names : [];
 }

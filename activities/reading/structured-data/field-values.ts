@@ -5,7 +5,7 @@
 // stated and is confirmed by the page showing that number in any spelling (88,00 €).
 import type { Field } from '../../../shared/schema-input.js';
 import { availabilityOf, availabilityShown, inStock } from './availability.js';
-import { dateOf, dateShown } from './dates.js';
+import { dateOf, dateShown, readerDates, timeShown } from './dates.js';
 import {
   durationShown,
   inFieldUnit,
@@ -224,10 +224,12 @@ function availability(field: Field, raw: unknown): Outcome {
 }
 
 function date(field: Field, raw: unknown, rule: FieldRule): Outcome {
-  const found = dateOf(raw);
-  if (!found || field.type !== 'string') return undefined;
+  if (!dateOf(raw) || field.type !== 'string') return undefined;
   const value = (raw as string).trim();
-  return { value, shown: (page) => dateShown(page, found, rule.updates === true) };
+  const updates = rule.updates === true;
+  const shown = (page: PageEvidence) =>
+    readerDates(raw).some((d) => dateShown(page, d, updates)) || timeShown(page, raw, updates);
+  return { value, shown };
 }
 
 function duration(field: Field, raw: unknown, rule: FieldRule, entity: Record<string, unknown>): Outcome {

@@ -4,6 +4,7 @@ import { type Byline, pageBylines } from './bylines.js';
 import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
 import type { BuyButton } from './page-labels.js';
+import type { PageTime } from './page-times.js';
 import { type PageLine, pageLines, sameAmounts } from './page-lines.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
 
@@ -30,6 +31,8 @@ export interface PageEvidence {
   text: string;
   /** What follows the page's byline labels ("By …", "Author: …"), as tokens (bylines.ts). */
   bylines: Byline[];
+  /** The page's `<time datetime>` elements (page-times.ts). */
+  times: PageTime[];
 }
 
 /** What the page item (page-labels.ts) holds; each part absent when the page has none. */
@@ -40,6 +43,7 @@ export interface PageLabels {
   prices?: unknown;
   /** The files the page's image elements show (image keys). */
   images?: unknown;
+  times?: unknown;
 }
 
 const strings = (v: unknown): string[] =>
@@ -72,6 +76,9 @@ export function pageEvidence(pageText: string, labels: PageLabels = {}): PageEvi
     prices: new Set(strings(labels.prices).flatMap((p) => [...pageNumbers(p)])),
     text,
     bylines: pageBylines(text),
+    times: Array.isArray(labels.times)
+      ? labels.times.filter((t): t is PageTime => typeof t?.at === 'string' && typeof t?.update === 'boolean')
+      : [],
   };
 }
 

@@ -10,6 +10,7 @@ import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, Text } from 'domhandler';
 import type { StructuredItem } from '../../../shared/structured-data.js';
 import { imageKey } from './images.js';
+import { pageTimes } from './page-times.js';
 
 export const LABEL_LIMITS = {
   /** Elements read per kind, and the longest label kept. */
@@ -139,8 +140,8 @@ function imageFiles($: CheerioAPI): string[] {
 }
 
 /**
- * The page's labels, buy buttons, struck prices and image files as one item of source `page`; null when it
- * has none.
+ * The page's labels, buy buttons, struck prices, image files and marked-up times (page-times.ts) as one item of
+ * source `page`; null when it has none.
  */
 export function readPageLabels($: CheerioAPI): StructuredItem | null {
   const labels = new Set<string>();
@@ -164,10 +165,12 @@ export function readPageLabels($: CheerioAPI): StructuredItem | null {
     if (text && /\d/.test(text)) prices.add(text);
   }
   const images = imageFiles($);
-  if (labels.size === 0 && buy.length === 0 && struck.size === 0 && prices.size === 0 && images.length === 0)
-    return null;
+  const times = pageTimes($);
+  const none = [buy, [...struck], [...prices], images, times].every((list) => list.length === 0);
+  if (labels.size === 0 && none) return null;
   const props: Record<string, unknown> = { labels: [...labels] };
   if (images.length > 0) props.images = images;
+  if (times.length > 0) props.times = times;
   if (buy.length > 0) props.buy = buy;
   if (struck.size > 0) props.struck = [...struck];
   if (prices.size > 0) props.prices = [...prices];

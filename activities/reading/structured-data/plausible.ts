@@ -12,7 +12,7 @@ import { bylineNames, namedWith } from './bylines.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
 import { sameAmounts } from './page-lines.js';
-import { isSiteName } from './site-names.js';
+import { isSiteName, STAFF } from './site-names.js';
 import { SPACELESS, tokenText } from './text.js';
 
 export interface Setting {
@@ -84,12 +84,11 @@ function title(value: string, at: Setting): boolean {
   return at.source !== 'meta';
 }
 
-/** Words naming a site's staff rather than a person ("Redazione", "Food Republic Staff", "admin"). */
-const STAFF =
-  /(?<![\p{L}\p{N}])(?:staff|team|editors?|editorial|admin|administrator|webmaster|redazione|redaktion|rédaction|redacción|redação|redactie|redaksjon|redaktionen)(?![\p{L}\p{N}])/iu;
+/** One name holding several ("Ann Lee and Bo Chen, Financial Times") or credentials ("Ann Lee MS, RDN"). */
+const SEVERAL = /[,;&]|\s(?:and|und|et)\s/i;
 
 function person(name: string, site: Set<string>): boolean {
-  if (isSiteName(site, name) || /[®™©]/.test(name) || STAFF.test(name)) return false;
+  if (isSiteName(site, name) || /[®™©]/.test(name) || STAFF.test(name) || SEVERAL.test(name)) return false;
   const letters = name.replace(/[^\p{L}]/gu, '');
   if (!SPACELESS.test(name) && letters.length > 1 && letters === letters.toUpperCase()) return false;
   return true;

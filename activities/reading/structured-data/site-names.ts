@@ -62,6 +62,10 @@ export function siteTaglines(items: StructuredItem[]): Set<string> {
   return new Set(found.filter(Boolean));
 }
 
+/** Words naming a site's staff rather than a person ("Redazione", "Food Republic Staff", "admin"). */
+export const STAFF =
+  /(?<![\p{L}\p{N}])(?:staff|team|editors?|editorial|admin|administrator|webmaster|redazione|redaktion|rédaction|redacción|redação|redactie|redaksjon|redaktionen)(?![\p{L}\p{N}])/iu;
+
 /** Entities whose author is the page's author: an article of any kind, a page, a recipe (not a review or comment). */
 const AUTHORED = /^(?:\w*Article|BlogPosting|Recipe|WebPage|ItemPage|HowTo)$/;
 
@@ -75,13 +79,13 @@ function authorNames(v: unknown): string[] {
 
 /**
  * The people an author meta tag names ("Ann Lee, Bo Chen and Cy Dunn"): a tag holds one string, so it is split
- * at commas, semicolons, "and" and "&"; the site's own name there is no person.
+ * at commas, semicolons, "and" and "&"; the site's own name or its staff there is no person ("AOL Staff").
  */
 function metaAuthorNames(v: unknown, site: Set<string>): string[] {
   return authorNames(v)
     .flatMap((s) => s.split(/[,;]|\s(?:and|&)\s/i))
     .map((s) => s.replace(/^\s*by\s+/i, '').trim())
-    .filter((s) => s !== '' && !isSiteName(site, s));
+    .filter((s) => s !== '' && !isSiteName(site, s) && !STAFF.test(s));
 }
 
 /**
