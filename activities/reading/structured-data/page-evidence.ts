@@ -4,8 +4,8 @@ import { type Byline, pageBylines } from './bylines.js';
 import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
 import type { BuyButton } from './page-labels.js';
-import type { PageTime } from './page-times.js';
 import { type PageLine, pageLines, sameAmounts } from './page-lines.js';
+import type { PageTime } from './page-times.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
 
 export interface PageEvidence {
