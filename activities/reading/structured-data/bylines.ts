@@ -44,6 +44,41 @@ export function pageBylines(text: string): Byline[] {
   return found;
 }
 
+/**
+ * The bylines the page's author and byline elements give ("By Ann Lee", "Ann Lee · May 2"): their text after a
+ * byline label if any, read like a text byline.
+ */
+export function markedBylines(texts: string[]): Byline[] {
+  return texts.flatMap((text) => {
+    const lead = text.replace(LEAD, '');
+    const rest = lead.slice(lead.match(LABEL)?.[0].length ?? 0).replace(/^[\s*_|]+/, '');
+    const spellings = [rest, rest.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')].map((n) =>
+      tokenText(n).split(' ').slice(0, MAX_TOKENS).join(' '),
+    );
+    return spellings[0] ? [[...new Set(spellings)]] : [];
+  });
+}
+
+/** Labels of people credited beside the authors: an editor, a reviewer, a contributor. */
+const CREDITS = [
+  'edited by',
+  'reviewed by',
+  'medically reviewed by',
+  'fact checked by',
+  'contributions from',
+  'contribution from',
+  'contributions by',
+  'illustrated by',
+  'photos by',
+  'photographs by',
+];
+
+/** Whether one of these texts (as tokens) credits the name as an editor, reviewer or contributor. */
+export function credited(texts: string[], name: string): boolean {
+  const tokens = tokenText(name);
+  return tokens !== '' && texts.some((t) => CREDITS.some((c) => t.includes(`${c} ${tokens}`)));
+}
+
 /** Whether a byline starts with this name (a list's first author) or, for a co-author, holds it. */
 export function bylineNames(bylines: Byline[], name: string, first: boolean): boolean {
   const tokens = tokenText(name).replace(/^by /, '');

@@ -21,6 +21,7 @@ import {
   type PageEvidence,
   showsImage,
   showsLineEnd,
+  showsName,
   showsNumber,
   showsText,
   showsTokens,
@@ -91,7 +92,7 @@ function lines(field: Field, items: string[], check: Check, joiner = '\n'): Cand
 }
 
 /** People (authors): a string field gets them joined by commas. */
-const names = (field: Field, found: string[]): Outcome => lines(field, found, every(showsText), ', ');
+const names = (field: Field, found: string[]): Outcome => lines(field, found, every(showsName), ', ');
 
 function list(field: Field, rule: FieldRule, values: unknown[]): Outcome {
   const item = field.items ?? { name: 'item', type: 'string' as const, required: false };

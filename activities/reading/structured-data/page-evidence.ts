@@ -1,6 +1,6 @@
 // What the visible page shows, prepared once per page for every field's check: its words and numbers as
 // tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
-import { type Byline, pageBylines } from './bylines.js';
+import { type Byline, bylineNames, markedBylines, pageBylines } from './bylines.js';
 import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
 import type { BuyButton } from './page-labels.js';
@@ -29,8 +29,13 @@ export interface PageEvidence {
   prices: Set<number>;
   /** The page's text as shown (markdown escapes taken off), to quote a value in the page's own spelling. */
   text: string;
-  /** What follows the page's byline labels ("By …", "Author: …"), as tokens (bylines.ts). */
+  /**
+   * What follows the page's byline labels ("By …", "Author: …"), and the texts of its author and byline
+   * elements, as tokens (bylines.ts).
+   */
   bylines: Byline[];
+  /** The texts of the page's author and byline elements, as shown. */
+  authorLabels: string[];
   /** The page's `<time datetime>` elements (page-times.ts). */
   times: PageTime[];
 }
@@ -44,6 +49,8 @@ export interface PageLabels {
   /** The files the page's image elements show (image keys). */
   images?: unknown;
   times?: unknown;
+  /** The short texts of the page's author and byline elements ("By Ann Lee", "Ann Lee published 2 May"). */
+  authors?: unknown;
 }
 
 const strings = (v: unknown): string[] =>
@@ -75,7 +82,8 @@ export function pageEvidence(pageText: string, labels: PageLabels = {}): PageEvi
     struck: new Set(strings(labels.struck).flatMap(onlyNumber)),
     prices: new Set(strings(labels.prices).flatMap((p) => [...pageNumbers(p)])),
     text,
-    bylines: pageBylines(text),
+    bylines: [...pageBylines(text), ...markedBylines(strings(labels.authors))],
+    authorLabels: strings(labels.authors),
     times: Array.isArray(labels.times)
       ? labels.times.filter((t): t is PageTime => typeof t?.at === 'string' && typeof t?.update === 'boolean')
       : [],
@@ -87,6 +95,10 @@ export function showsText(page: PageEvidence, value: string): boolean {
   if (SPACELESS.test(value)) return showsFolded(page, foldText(value));
   return showsTokens(page, tokenText(value));
 }
+
+/** Whether the page shows a person's name: in its text or in one of its bylines (its author elements'). */
+export const showsName = (page: PageEvidence, name: string): boolean =>
+  showsText(page, name) || bylineNames(page.bylines, name, false);
 
 /** Whether the page shows a phrase already in token form ("in stock", "2024 03 05"). */
 export const showsTokens = (page: PageEvidence, tokens: string): boolean =>

@@ -8,7 +8,7 @@
 //   page names someone else;
 // - a brand is not the shop's own name (a shop system's default "vendor");
 // - a description is one paragraph: not the title again, not several paragraphs or notes run together.
-import { bylineNames, namedWith } from './bylines.js';
+import { bylineNames, credited, namedWith } from './bylines.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
 import { sameAmounts } from './page-lines.js';
@@ -53,14 +53,18 @@ function people(names: string[], at: Setting): boolean {
   // Where the page has bylines, one must name the first author and each must name the others.
   const bylined = names.every((n, i) => bylineNames(bylines, n, i === 0));
   // A line listing the first author with others ("By Ann Lee and Bo Chen") must list no one else.
-  const others = names[0] === undefined ? [] : namedWith(at.page.text, names[0]);
+  const lines = [at.page.text, ...at.page.authorLabels].join('\n');
+  const others = names[0] === undefined ? [] : namedWith(lines, names[0]);
+  // An editor, reviewer or contributor ("Contributions from Bo Chen") the structured data lists as an author.
+  const credits = [at.page.tokens, ...at.page.authorLabels.map(tokenText)];
   return (
     at.source !== 'meta' &&
     (bylines.length === 0 || bylined) &&
     names.every((n) => person(n, at.site)) &&
     (names.length === 1 || !names.some(isOrganisation)) &&
     [...at.authors].every((a) => ours.has(a)) &&
-    others.every((n) => ours.has(tokenText(n)))
+    others.every((n) => ours.has(tokenText(n))) &&
+    !names.some((n) => credited(credits, n))
   );
 }
 
