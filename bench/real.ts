@@ -86,6 +86,7 @@ function counts(fields: string[]): SplitCounts<Column> {
     fields: { plain: fresh(), strings: fresh(), typed: fresh() },
     pages: { plain: page(), strings: page(), typed: page() },
     unjudged: [],
+    corrected: [],
   };
 }
 
@@ -95,6 +96,7 @@ const given = (v: unknown) => v !== undefined && v !== null;
 async function judge(corpus: Corpus, bench: BenchPage, tally: SplitCounts<Column>, wrong: Wrong[]) {
   const { page, split, html, url, expected } = bench;
   for (const field of bench.unjudged ?? []) tally.unjudged.push(`${page} ${field}`);
+  for (const why of bench.corrected ?? []) tally.corrected.push(`${page} ${why}`);
   const strings = await answer(html, url, corpus.variants.strings);
   const typed = await answer(html, url, corpus.variants.typed);
   const plain = corpus.plain(strings.structured);
@@ -152,9 +154,14 @@ function print(corpus: Corpus, bySplit: Record<Split, SplitCounts<Column>>, wron
     const counts = bySplit[split];
     if (counts.pages.plain.pages === 0) continue;
     console.log(`${table(split, COLUMNS, corpus.fields, counts, 'plain')}\n`);
-    if (counts.unjudged.length === 0) continue;
-    console.log(`${counts.unjudged.length} expected values not in the stored page, not judged:`);
-    if (!values.quiet) for (const u of counts.unjudged) console.log(`- ${split} ${u}`);
+    if (counts.corrected.length > 0) {
+      console.log(`${counts.corrected.length} expected values corrected to what the stored page states:`);
+      for (const c of counts.corrected) console.log(`- ${split} ${c}`);
+    }
+    if (counts.unjudged.length > 0) {
+      console.log(`${counts.unjudged.length} expected values not in the stored page, not judged:`);
+      if (!values.quiet) for (const u of counts.unjudged) console.log(`- ${split} ${u}`);
+    }
     console.log('');
   }
   console.log(`${wrong.length} wrong model-free values`);

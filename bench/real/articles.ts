@@ -18,6 +18,33 @@ interface Entry {
   url: string;
 }
 
+/**
+ * Expected values of tune-split pages that the stored page contradicts, reviewed by hand (held-out pages are
+ * never read, so theirs stay as they are): the value the page states replaces the dataset's for every reader.
+ */
+const ERRATA: Record<string, { field: string; value: string; why: string }> = {
+  '00da2dd6488597ac869ad3d50ee3ed5e': {
+    field: 'author',
+    value: 'Patrick Healy',
+    why: 'the expected name is the photo credit; the byline reads "By Patrick Healy"',
+  },
+  '512ba0142cc3afc3ce33c0415b2b4e54': {
+    field: 'author',
+    value: 'Jami Ganz, Jager Weatherby',
+    why: 'the byline names both ("By Jami Ganz | … and Jager Weatherby")',
+  },
+  '87a6a71562e11fee7d726d463ba5a699': {
+    field: 'author',
+    value: 'Brian Mahoney',
+    why: 'the byline reads "By Brian Mahoney", the agency on the next line',
+  },
+  '7e90e98fa0cc4517edc19940e4186b13': {
+    field: 'title',
+    value: 'NASA laser-beams adorable cat video to Earth from 19 million miles away (video)',
+    why: 'the headline ends in "(video)", which the dataset leaves out',
+  },
+};
+
 /** An expected value worth judging: authors and titles not empty, a date that is one ("NaT" is none). */
 function expectedOf(entry: Entry): Record<string, unknown> {
   const authors = [entry.authors ?? ''].flat().join(', ');
@@ -43,10 +70,15 @@ function* pages(root: string, filter: PageFilter): Generator<BenchPage> {
       .toArray()
       .map((el) => $(el).attr('content'));
     const haystack = pageWords(`${$.root().text()} ${meta.join(' ')}`);
-    const stated = Object.entries(expectedOf(entry));
+    const erratum = ERRATA[id];
+    const stated = Object.entries({
+      ...expectedOf(entry),
+      ...(erratum && { [erratum.field]: erratum.value }),
+    });
     const expected = Object.fromEntries(stated.filter(([f, v]) => onPage(haystack, f, v)));
     const unjudged = stated.filter(([f]) => !(f in expected)).map(([f]) => f);
-    yield { page: `${site}/${id}`, split, html, url: entry.url, expected, unjudged };
+    const corrected = erratum && [`${erratum.field}: ${erratum.why}`];
+    yield { page: `${site}/${id}`, split, html, url: entry.url, expected, unjudged, corrected };
   }
 }
 

@@ -14,6 +14,8 @@ export interface BenchPage {
   expected: Record<string, unknown>;
   /** Fields with an expected value the stored page does not hold in any form: not judged (articles.ts). */
   unjudged?: string[];
+  /** Expected values replaced by what the stored page states, and why (articles.ts). */
+  corrected?: string[];
 }
 
 /** Which pages to read: some sites only, one split only. */

@@ -29,11 +29,13 @@ export interface PageEvidence {
   prices: Set<number>;
   /** The page's text as shown (markdown escapes taken off), to quote a value in the page's own spelling. */
   text: string;
-  /**
-   * What follows the page's byline labels ("By …", "Author: …"), and the texts of its author and byline
-   * elements, as tokens (bylines.ts).
-   */
+  /** What follows the page's byline labels ("By …", "Author: …"), as tokens (bylines.ts). */
   bylines: Byline[];
+  /**
+   * The bylines of its author and byline elements (markedBylines): they confirm a name, but a page whose only
+   * such elements are its comments' or related posts' asks nothing of the structured author.
+   */
+  marked: Byline[];
   /** The texts of the page's author and byline elements, as shown. */
   authorLabels: string[];
   /** The page's `<time datetime>` elements (page-times.ts). */
@@ -82,7 +84,8 @@ export function pageEvidence(pageText: string, labels: PageLabels = {}): PageEvi
     struck: new Set(strings(labels.struck).flatMap(onlyNumber)),
     prices: new Set(strings(labels.prices).flatMap((p) => [...pageNumbers(p)])),
     text,
-    bylines: [...pageBylines(text), ...markedBylines(strings(labels.authors))],
+    bylines: pageBylines(text),
+    marked: markedBylines(strings(labels.authors)),
     authorLabels: strings(labels.authors),
     times: Array.isArray(labels.times)
       ? labels.times.filter((t): t is PageTime => typeof t?.at === 'string' && typeof t?.update === 'boolean')
@@ -98,7 +101,7 @@ export function showsText(page: PageEvidence, value: string): boolean {
 
 /** Whether the page shows a person's name: in its text or in one of its bylines (its author elements'). */
 export const showsName = (page: PageEvidence, name: string): boolean =>
-  showsText(page, name) || bylineNames(page.bylines, name, false);
+  showsText(page, name) || bylineNames([...page.bylines, ...page.marked], name, false);
 
 /** Whether the page shows a phrase already in token form ("in stock", "2024 03 05"). */
 export const showsTokens = (page: PageEvidence, tokens: string): boolean =>

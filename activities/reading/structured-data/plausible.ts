@@ -49,9 +49,9 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
 
 function people(names: string[], at: Setting): boolean {
   const ours = new Set(names.map(tokenText));
-  const { bylines } = at.page;
-  // Where the page has bylines, one must name the first author and each must name the others.
-  const bylined = names.every((n, i) => bylineNames(bylines, n, i === 0));
+  const { bylines, marked } = at.page;
+  // Where the page has bylines, one (its author elements' too) must name the first author and each the others.
+  const bylined = names.every((n, i) => bylineNames([...bylines, ...marked], n, i === 0));
   // A line listing the first author with others ("By Ann Lee and Bo Chen") must list no one else.
   const lines = [at.page.text, ...at.page.authorLabels].join('\n');
   const others = names[0] === undefined ? [] : namedWith(lines, names[0]);
