@@ -88,11 +88,8 @@ function title(value: string, at: Setting): boolean {
   return at.source !== 'meta';
 }
 
-/**
- * One name holding several ("Ann Lee and Bo Chen, Financial Times"), credentials ("Ann Lee MS, RDN") or the site
- * after a person ("Sam Turnbull @ Plum Kitchen", "Britt // Plum Kitchen").
- */
-const SEVERAL = /[,;&@|]|\/\/|\s(?:and|und|et)\s/i;
+/** One name holding several ("Ann Lee and Bo Chen, Financial Times") or credentials ("Ann Lee MS, RDN"). */
+const SEVERAL = /[,;&]|\s(?:and|und|et)\s/i;
 
 function person(name: string, site: Set<string>): boolean {
   if (isSiteName(site, name) || /[®™©]/.test(name) || STAFF.test(name) || SEVERAL.test(name)) return false;
