@@ -1,5 +1,5 @@
 // The yardstick: what a plain structured-data reader (extruct and a direct mapping) answers from a page's
-// first Recipe entity, with no look at the visible page. Nothing here is used by the service.
+// first Recipe or article entity, with no look at the visible page. Nothing here is used by the service.
 import type { StructuredItem } from '../../shared/structured-data.js';
 
 const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
@@ -35,5 +35,30 @@ export function plainRecipe(items: StructuredItem[]): Record<string, unknown> {
     image: isRecord(image) ? image.url : image,
     total_time: first(recipe.totalTime),
     yields: first(recipe.recipeYield) === undefined ? undefined : String(first(recipe.recipeYield)),
+  };
+}
+
+/** schema.org's article types: Article and its kinds (NewsArticle, BlogPosting, ReportageNewsArticle, …). */
+const ARTICLE = /(?:Article|BlogPosting|Report|SocialMediaPosting)$/;
+
+/** Every author's name, joined by commas. */
+function names(v: unknown): string | undefined {
+  const all = (Array.isArray(v) ? v : [v]).map(name).filter((n): n is string => typeof n === 'string');
+  return all.length > 0 ? all.join(', ') : undefined;
+}
+
+/**
+ * A news page's first article entity (JSON-LD, microdata or RDFa), each field it does not state read from the
+ * page's OpenGraph/meta tags (og:title, article:author or author, article:published_time).
+ */
+export function plainArticle(items: StructuredItem[]): Record<string, unknown> {
+  const article =
+    items.find((i) => i.source !== 'meta' && i.source !== 'page' && i.types.some((t) => ARTICLE.test(t)))
+      ?.props ?? {};
+  const meta = items.find((i) => i.source === 'meta')?.props ?? {};
+  return {
+    title: name(article.headline ?? article.name) ?? name(meta.name),
+    author: names(article.author) ?? names(meta.author),
+    date: name(article.datePublished) ?? name(meta.datePublished),
   };
 }

@@ -25,6 +25,10 @@ export interface PageCount {
 export interface SplitCounts<V extends string> {
   fields: Record<V, Record<string, Tally>>;
   pages: Record<V, PageCount>;
+  /** "page field" of expected values the stored page does not hold (not judged). */
+  unjudged: string[];
+  /** "page field: why" of expected values corrected to what the page states. */
+  corrected: string[];
 }
 
 const pct = (a: number, b: number) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`);

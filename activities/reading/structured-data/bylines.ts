@@ -44,10 +44,91 @@ export function pageBylines(text: string): Byline[] {
   return found;
 }
 
+/**
+ * The bylines the page's author and byline elements give ("By Ann Lee", "Ann Lee · May 2"): their text after a
+ * byline label if any, read like a text byline.
+ */
+export function markedBylines(texts: string[]): Byline[] {
+  return texts.flatMap((text) => {
+    const lead = text.replace(LEAD, '');
+    const rest = lead.slice(lead.match(LABEL)?.[0].length ?? 0).replace(/^[\s*_|]+/, '');
+    const spellings = [rest, rest.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')].map((n) =>
+      tokenText(n).split(' ').slice(0, MAX_TOKENS).join(' '),
+    );
+    return spellings[0] ? [[...new Set(spellings)]] : [];
+  });
+}
+
+/** Labels of people credited beside the authors: an editor, a reviewer, a contributor. */
+const CREDITS = [
+  'edited by',
+  'reviewed by',
+  'medically reviewed by',
+  'fact checked by',
+  'contributions from',
+  'contribution from',
+  'contributions by',
+  'illustrated by',
+  'photos by',
+  'photographs by',
+];
+
+/** Whether one of these texts (as tokens) credits the name as an editor, reviewer or contributor. */
+export function credited(texts: string[], name: string): boolean {
+  const tokens = tokenText(name);
+  return tokens !== '' && texts.some((t) => CREDITS.some((c) => t.includes(`${c} ${tokens}`)));
+}
+
 /** Whether a byline starts with this name (a list's first author) or, for a co-author, holds it. */
 export function bylineNames(bylines: Byline[], name: string, first: boolean): boolean {
   const tokens = tokenText(name).replace(/^by /, '');
   if (!tokens) return false;
   const names = (b: string) => (first ? `${b} `.startsWith(`${tokens} `) : ` ${b} `.includes(` ${tokens} `));
   return bylines.some((spellings) => spellings.some(names));
+}
+
+/** Lines longer than this are running text, not a byline or a list of names. */
+const LINE_CHARS = 300;
+/** Between two names: a comma, "and" (in a few languages), or both ("A, B, and C"). */
+const SEPARATOR = /^\s*(?:[,;]\s*)?(?:(&|\b(?:and|und|et|y|e)\b)\s*)?/iu;
+/** A name: two or more capitalised words of letters ("Tom Caswell", "Anna O'Neil", "J. R. Doe"). */
+const NEXT_NAME = /^\p{Lu}[\p{L}'’.-]*(?:[ \t]+\p{Lu}[\p{L}'’.-]*)+/u;
+
+/**
+ * The people a line of the page names after the first author, where it lists several: "By Chris Hayner and
+ * Tom Caswell on December 21", "Starr Bowenbank, Rania Aniftos, Anna Chan" → the names after the first. One
+ * item after a comma is a job title or the site ("Rob Dawson, Correspondent", "by Bob Yirka, Phys.org"),
+ * not a person; a list after commas is one where two items follow, or the last follows "and". A line that
+ * does not start with the name (after a byline label) is not read.
+ */
+export function namedWith(text: string, first: string): string[] {
+  const words = tokenText(first).split(' ').filter(Boolean);
+  if (words.length === 0) return [];
+  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  const start = new RegExp(`^${escaped.join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'iu');
+  const found: string[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw.length > LINE_CHARS) continue;
+    const lead = raw.replace(LEAD, '');
+    const line = lead.slice(lead.match(LABEL)?.[0].length ?? 0).replace(/^[\s*_|]+/, '');
+    const at = line.match(start);
+    if (at) found.push(...listed(line.slice(at[0].length)));
+  }
+  return found;
+}
+
+/** The names listed at the start of a text: ", Bo Chen and Cy Dunn on May 2" → Bo Chen, Cy Dunn. */
+function listed(text: string): string[] {
+  const names: string[] = [];
+  let rest = text;
+  let joined = false;
+  for (let n = 0; n < 10; n++) {
+    const sep = rest.match(SEPARATOR);
+    const name = sep?.[0].trim() ? rest.slice(sep[0].length).match(NEXT_NAME) : null;
+    if (!sep || !name) break;
+    joined ||= sep[1] !== undefined;
+    names.push(name[0]);
+    rest = rest.slice(sep[0].length + name[0].length);
+  }
+  return joined || names.length >= 2 ? names : [];
 }

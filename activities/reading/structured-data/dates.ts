@@ -1,7 +1,9 @@
 // Dates as structured data states them (ISO 8601: "2024-03-05", "2024-03-05T10:00:00+01:00") and as pages
 // show them: "2024-03-05", "March 5, 2024", "5. März 2024", "5 de marzo de 2024", "15/03/2024". A numeric
 // day/month spelling counts only when it cannot be read the other way round (day above 12, or day = month):
-// "05/03/2024" is 5 March in Europe and 3 May in the United States.
+// "05/03/2024" is 5 March in Europe and 3 May in the United States. A date the page shows only as an update's
+// ("Updated on: Dec 22, 2023") confirms a modified date, never a published one. A time in UTC may be shown as
+// the day before or after (readerDates), and a page's `<time datetime>` elements confirm it too (timeShown).
 import { type PageEvidence, showsTokens } from './page-evidence.js';
 
 export interface CalendarDate {
@@ -59,5 +61,92 @@ export function dateSpellings({ y, m, d }: CalendarDate): string[] {
   return out;
 }
 
-export const dateShown = (page: PageEvidence, date: CalendarDate): boolean =>
-  dateSpellings(date).some((s) => showsTokens(page, s));
+/** Words that make the date after them an update's ("Updated on: Dec 22, 2023", "Mis à jour le 5 mars 2024"). */
+const UPDATE_WORDS = new Set([
+  'updated',
+  'update',
+  'modified',
+  'edited',
+  'revised',
+  'aktualisiert',
+  'geändert',
+  'actualizado',
+  'actualizada',
+  'actualisé',
+  'jour',
+  'aggiornato',
+  'aggiornamento',
+  'bijgewerkt',
+  'atualizado',
+]);
+
+/** Whether the page shows the date; an update's date ("Updated: …") counts only where `updates` says so. */
+export const dateShown = (page: PageEvidence, date: CalendarDate, updates = true): boolean =>
+  dateSpellings(date).some((s) => (updates ? showsTokens(page, s) : shownNotAsUpdate(page, s)));
+
+const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T\s](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?/i;
+const HOUR = 3_600_000;
+
+/** The instant an ISO 8601 time with a zone names (ms), and whether that zone is UTC; none without a zone. */
+export function instantOf(raw: unknown): { ms: number; utc: boolean } | undefined {
+  const m = typeof raw === 'string' ? raw.trim().match(ISO_TIME) : null;
+  const zone = m?.[7];
+  if (!m || !zone) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map((n) => Number(n ?? 0)) as number[];
+  const sign = zone.startsWith('-') ? -1 : 1;
+  const offset = /^z$/i.test(zone)
+    ? 0
+    : sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2))) * 60_000;
+  const ms = Date.UTC(y as number, (mo as number) - 1, d, h, mi, s) - offset;
+  return Number.isFinite(ms) ? { ms, utc: offset === 0 } : undefined;
+}
+
+/**
+ * The calendar dates a reader of the page may see for a structured date: the date as written, its zone being
+ * the page's; a time in UTC names no reader's zone, so the page may show it as the date of that instant in any
+ * zone from UTC-12 to UTC+14 ("2023-12-24T01:06Z" is December 23 in New York).
+ */
+export function readerDates(raw: unknown): CalendarDate[] {
+  const written = dateOf(raw);
+  const instant = instantOf(raw);
+  if (!written || !instant?.utc) return written ? [written] : [];
+  const dates = new Map<string, CalendarDate>();
+  for (const hours of [-12, 0, 14]) {
+    const at = new Date(instant.ms + hours * HOUR);
+    const date = { y: at.getUTCFullYear(), m: at.getUTCMonth() + 1, d: at.getUTCDate() };
+    dates.set(`${date.y}-${date.m}-${date.d}`, date);
+  }
+  return [...dates.values()];
+}
+
+/**
+ * Whether one of the page's `<time datetime>` elements (an update's only where `updates` says so) states the
+ * structured date: the same instant where both carry a zone, else the same date as written.
+ */
+export function timeShown(page: PageEvidence, raw: unknown, updates = true): boolean {
+  const written = dateOf(raw);
+  const instant = instantOf(raw);
+  return page.times.some((time) => {
+    if (time.update && !updates) return false;
+    const theirs = instantOf(time.at);
+    if (instant && theirs) return Math.abs(instant.ms - theirs.ms) < 60_000;
+    const date = dateOf(time.at);
+    return written !== undefined && date !== undefined && sameDate(date, written);
+  });
+}
+
+const sameDate = (a: CalendarDate, b: CalendarDate) => a.y === b.y && a.m === b.m && a.d === b.d;
+
+/** A date phrase shown at least once without an update's label in the three words before it. */
+function shownNotAsUpdate(page: PageEvidence, tokens: string): boolean {
+  const needle = ` ${tokens} `;
+  for (let at = page.tokens.indexOf(needle); at >= 0; at = page.tokens.indexOf(needle, at + 1)) {
+    const before = page.tokens
+      .slice(Math.max(0, at - 80), at)
+      .split(' ')
+      .slice(-3);
+    if (!before.some((w) => UPDATE_WORDS.has(w))) return true;
+  }
+  return false;
+}

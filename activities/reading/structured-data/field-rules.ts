@@ -38,6 +38,8 @@ export interface FieldRule {
   words?: boolean;
   /** Running text (a description): an excerpt cut short ("… the […]") is no answer. */
   whole?: boolean;
+  /** Dates: a date the page shows as an update's ("Updated: …") confirms it (a modified date). */
+  updates?: boolean;
   /** What the value must be besides shown on the page (plausible.ts). */
   check?: 'title' | 'person' | 'maker';
 }
@@ -62,7 +64,7 @@ const AVAILABILITY = rule('availability', ['availability'], { read: availability
 const IMAGE = rule('image', ['image.url', 'image.contentUrl', 'image', 'thumbnailUrl']);
 const AUTHOR = rule('names', ['author', 'creator'], { check: 'person' });
 const PUBLISHED = date('datePublished', 'dateCreated', 'uploadDate');
-const MODIFIED = date('dateModified');
+const MODIFIED = rule('date', ['dateModified'], { updates: true });
 const INGREDIENTS = rule('ingredients', ['recipeIngredient', 'ingredients']);
 const INSTRUCTIONS = rule('instructions', ['recipeInstructions']);
 const YIELD = rule('yield', ['recipeYield', 'yield']);
@@ -119,6 +121,13 @@ const RULES: Record<string, FieldRule> = {
   published: PUBLISHED,
   publishdate: PUBLISHED,
   publicationdate: PUBLISHED,
+  publisheddate: PUBLISHED,
+  publishedon: PUBLISHED,
+  pubdate: PUBLISHED,
+  dateposted: PUBLISHED,
+  posteddate: PUBLISHED,
+  postedon: PUBLISHED,
+  postdate: PUBLISHED,
   datemodified: MODIFIED,
   modified: MODIFIED,
   updatedat: MODIFIED,

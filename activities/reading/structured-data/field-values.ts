@@ -5,7 +5,7 @@
 // stated and is confirmed by the page showing that number in any spelling (88,00 €).
 import type { Field } from '../../../shared/schema-input.js';
 import { availabilityOf, availabilityShown, inStock } from './availability.js';
-import { dateOf, dateShown } from './dates.js';
+import { dateOf, dateShown, readerDates, timeShown } from './dates.js';
 import {
   durationShown,
   inFieldUnit,
@@ -21,6 +21,7 @@ import {
   type PageEvidence,
   showsImage,
   showsLineEnd,
+  showsName,
   showsNumber,
   showsText,
   showsTokens,
@@ -91,7 +92,7 @@ function lines(field: Field, items: string[], check: Check, joiner = '\n'): Cand
 }
 
 /** People (authors): a string field gets them joined by commas. */
-const names = (field: Field, found: string[]): Outcome => lines(field, found, every(showsText), ', ');
+const names = (field: Field, found: string[]): Outcome => lines(field, found, every(showsName), ', ');
 
 function list(field: Field, rule: FieldRule, values: unknown[]): Outcome {
   const item = field.items ?? { name: 'item', type: 'string' as const, required: false };
@@ -118,7 +119,7 @@ function scalar(
     case 'availability':
       return availability(field, raw) ?? plain(field, raw, rule);
     case 'date':
-      return date(field, raw) ?? plain(field, raw, rule);
+      return date(field, raw, rule) ?? plain(field, raw, rule);
     case 'duration':
       return duration(field, raw, rule, entity);
     case 'currency':
@@ -223,11 +224,13 @@ function availability(field: Field, raw: unknown): Outcome {
   return value === undefined ? 'ambiguous' : { value, shown };
 }
 
-function date(field: Field, raw: unknown): Outcome {
-  const found = dateOf(raw);
-  if (!found || field.type !== 'string') return undefined;
+function date(field: Field, raw: unknown, rule: FieldRule): Outcome {
+  if (!dateOf(raw) || field.type !== 'string') return undefined;
   const value = (raw as string).trim();
-  return { value, shown: (page) => dateShown(page, found) || showsText(page, value) };
+  const updates = rule.updates === true;
+  const shown = (page: PageEvidence) =>
+    readerDates(raw).some((d) => dateShown(page, d, updates)) || timeShown(page, raw, updates);
+  return { value, shown };
 }
 
 function duration(field: Field, raw: unknown, rule: FieldRule, entity: Record<string, unknown>): Outcome {

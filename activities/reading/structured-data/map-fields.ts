@@ -60,7 +60,7 @@ interface Context {
   page: PageEvidence;
   /** The site's own names (site-names.ts). */
   site: Set<string>;
-  /** The authors the page's article, page and recipe entities name (plausible.ts). */
+  /** The authors the page's article, page and recipe entities and its author meta tag name (plausible.ts). */
   authors: Set<string>;
   /** The site's descriptions of itself (site-names.ts). */
   taglines: Set<string>;
@@ -71,10 +71,11 @@ interface Context {
 export function mapFields(fields: Field[], items: StructuredItem[], pageText: string): FieldMapping {
   const page = pageEvidence(pageText, items.find((i) => i.source === 'page')?.props);
   const entities = items.filter((i) => i.source !== 'page');
+  const site = siteNames(entities);
   return mapWith(fields, entities, {
     page,
-    site: siteNames(entities),
-    authors: authorsOf(entities),
+    site,
+    authors: authorsOf(entities, site),
     taglines: siteTaglines(entities),
     nodes: nodesById(entities),
   });

@@ -1,10 +1,11 @@
 // What the visible page shows, prepared once per page for every field's check: its words and numbers as
 // tokens, its text folded for scripts without spaces, and every number it shows in any common spelling.
-import { type Byline, pageBylines } from './bylines.js';
+import { type Byline, bylineNames, markedBylines, pageBylines } from './bylines.js';
 import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
 import type { BuyButton } from './page-labels.js';
 import { type PageLine, pageLines, sameAmounts } from './page-lines.js';
+import type { PageTime } from './page-times.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
 
 export interface PageEvidence {
@@ -30,6 +31,15 @@ export interface PageEvidence {
   text: string;
   /** What follows the page's byline labels ("By …", "Author: …"), as tokens (bylines.ts). */
   bylines: Byline[];
+  /**
+   * The bylines of its author and byline elements (markedBylines): they confirm a name, but a page whose only
+   * such elements are its comments' or related posts' asks nothing of the structured author.
+   */
+  marked: Byline[];
+  /** The texts of the page's author and byline elements, as shown. */
+  authorLabels: string[];
+  /** The page's `<time datetime>` elements (page-times.ts). */
+  times: PageTime[];
 }
 
 /** What the page item (page-labels.ts) holds; each part absent when the page has none. */
@@ -40,6 +50,9 @@ export interface PageLabels {
   prices?: unknown;
   /** The files the page's image elements show (image keys). */
   images?: unknown;
+  times?: unknown;
+  /** The short texts of the page's author and byline elements ("By Ann Lee", "Ann Lee published 2 May"). */
+  authors?: unknown;
 }
 
 const strings = (v: unknown): string[] =>
@@ -72,6 +85,11 @@ export function pageEvidence(pageText: string, labels: PageLabels = {}): PageEvi
     prices: new Set(strings(labels.prices).flatMap((p) => [...pageNumbers(p)])),
     text,
     bylines: pageBylines(text),
+    marked: markedBylines(strings(labels.authors)),
+    authorLabels: strings(labels.authors),
+    times: Array.isArray(labels.times)
+      ? labels.times.filter((t): t is PageTime => typeof t?.at === 'string' && typeof t?.update === 'boolean')
+      : [],
   };
 }
 
@@ -80,6 +98,10 @@ export function showsText(page: PageEvidence, value: string): boolean {
   if (SPACELESS.test(value)) return showsFolded(page, foldText(value));
   return showsTokens(page, tokenText(value));
 }
+
+/** Whether the page shows a person's name: in its text or in one of its bylines (its author elements'). */
+export const showsName = (page: PageEvidence, name: string): boolean =>
+  showsText(page, name) || bylineNames([...page.bylines, ...page.marked], name, false);
 
 /** Whether the page shows a phrase already in token form ("in stock", "2024 03 05"). */
 export const showsTokens = (page: PageEvidence, tokens: string): boolean =>

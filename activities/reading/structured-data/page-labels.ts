@@ -10,6 +10,7 @@ import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, Text } from 'domhandler';
 import type { StructuredItem } from '../../../shared/structured-data.js';
 import { imageKey } from './images.js';
+import { pageTimes } from './page-times.js';
 
 export const LABEL_LIMITS = {
   /** Elements read per kind, and the longest label kept. */
@@ -78,6 +79,9 @@ const STRUCK = [
   '[class*="uvp" i]',
 ].join(', ');
 
+/** Where a page names its writers: author links and bylines (short texts only: not an author's biography). */
+const AUTHORED = '[rel="author" i], [itemprop="author"], [class*="byline" i], [class*="author" i]';
+
 /** Where themes show a price: by class, id or microdata (the product's own and its neighbours'). */
 const PRICED = '[class*="price" i], [id*="price" i], [itemprop="price"], [data-price-amount]';
 
@@ -139,8 +143,9 @@ function imageFiles($: CheerioAPI): string[] {
 }
 
 /**
- * The page's labels, buy buttons, struck prices and image files as one item of source `page`; null when it
- * has none.
+ * The page's labels, buy buttons, struck prices, image files, marked-up times (page-times.ts) and the short
+ * texts of its author and byline elements (cleaning drops a header's byline with the page's chrome) as one item
+ * of source `page`; null when it has none.
  */
 export function readPageLabels($: CheerioAPI): StructuredItem | null {
   const labels = new Set<string>();
@@ -163,11 +168,21 @@ export function readPageLabels($: CheerioAPI): StructuredItem | null {
     const text = labelOf($, el);
     if (text && /\d/.test(text)) prices.add(text);
   }
+  const authors = new Set<string>();
+  for (const el of elements($, AUTHORED)) {
+    const text = labelOf($, el);
+    if (text && /\p{L}/u.test(text)) authors.add(text);
+  }
   const images = imageFiles($);
-  if (labels.size === 0 && buy.length === 0 && struck.size === 0 && prices.size === 0 && images.length === 0)
-    return null;
+  const times = pageTimes($);
+  const none = [buy, [...struck], [...prices], images, times, [...authors]].every(
+    (list) => list.length === 0,
+  );
+  if (labels.size === 0 && none) return null;
   const props: Record<string, unknown> = { labels: [...labels] };
   if (images.length > 0) props.images = images;
+  if (times.length > 0) props.times = times;
+  if (authors.size > 0) props.authors = [...authors];
   if (buy.length > 0) props.buy = buy;
   if (struck.size > 0) props.struck = [...struck];
   if (prices.size > 0) props.prices = [...prices];

@@ -8,11 +8,11 @@
 //   page names someone else;
 // - a brand is not the shop's own name (a shop system's default "vendor");
 // - a description is one paragraph: not the title again, not several paragraphs or notes run together.
-import { bylineNames } from './bylines.js';
+import { bylineNames, credited, namedWith } from './bylines.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
 import { sameAmounts } from './page-lines.js';
-import { isSiteName } from './site-names.js';
+import { isSiteName, STAFF } from './site-names.js';
 import { SPACELESS, tokenText } from './text.js';
 
 export interface Setting {
@@ -49,30 +49,50 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
 
 function people(names: string[], at: Setting): boolean {
   const ours = new Set(names.map(tokenText));
-  const { bylines } = at.page;
-  // Where the page has bylines, one must name the first author and each must name the others.
-  const bylined = names.every((n, i) => bylineNames(bylines, n, i === 0));
+  const { bylines, marked } = at.page;
+  // Where the page has bylines, one (its author elements' too) must name the first author and each the others.
+  const bylined = names.every((n, i) => bylineNames([...bylines, ...marked], n, i === 0));
+  // A line listing the first author with others ("By Ann Lee and Bo Chen") must list no one else.
+  const lines = [at.page.text, ...at.page.authorLabels].join('\n');
+  const others = names[0] === undefined ? [] : namedWith(lines, names[0]);
+  // An editor, reviewer or contributor ("Contributions from Bo Chen") the structured data lists as an author.
+  const credits = [at.page.tokens, ...at.page.authorLabels.map(tokenText)];
   return (
     at.source !== 'meta' &&
     (bylines.length === 0 || bylined) &&
     names.every((n) => person(n, at.site)) &&
-    [...at.authors].every((a) => ours.has(a))
+    (names.length === 1 || !names.some(isOrganisation)) &&
+    [...at.authors].every((a) => ours.has(a)) &&
+    others.every((n) => ours.has(tokenText(n))) &&
+    !names.some((n) => credited(credits, n))
   );
 }
+
+/** A name of an organisation, credited beside a reporter ("The Associated Press", "Reuters", "CNN Newsroom"). */
+const isOrganisation = (name: string) =>
+  /^the\s/i.test(name.trim()) ||
+  /(?<![\p{L}\p{N}])(?:press|news|newsroom|wire|wires|reuters|agency|desk)(?![\p{L}\p{N}])/iu.test(name);
+
+/** An ellipsis at the end: a title cut short for a teaser ("… at the..."). */
+const CUT_SHORT = /(?:…|\.\.\.)\s*$/;
 
 function title(value: string, at: Setting): boolean {
   const suffix = value.match(SUFFIX)?.[1]?.trim();
   if (suffix && (RECIPE_WORD.test(suffix) || isSiteName(at.site, suffix))) return false;
+  if (isSiteName(at.site, value) || CUT_SHORT.test(value)) return false;
   const tokens = sameAmounts(tokenText(value));
-  return at.source !== 'meta' || at.page.lineList.some((l) => l.heading && l.tokens === tokens);
+  const headings = at.page.lineList.filter((l) => l.heading);
+  if (headings.some((l) => l.tokens === tokens)) return true;
+  // Shown only as the start of a longer heading: the title without its subtitle or its last words.
+  if (headings.some((l) => l.tokens.startsWith(`${tokens} `))) return false;
+  return at.source !== 'meta';
 }
 
-/** Words naming a site's staff rather than a person ("Redazione", "Food Republic Staff", "admin"). */
-const STAFF =
-  /(?<![\p{L}\p{N}])(?:staff|team|editors?|editorial|admin|administrator|webmaster|redazione|redaktion|rédaction|redacción|redação|redactie|redaksjon|redaktionen)(?![\p{L}\p{N}])/iu;
+/** One name holding several ("Ann Lee and Bo Chen, Financial Times") or credentials ("Ann Lee MS, RDN"). */
+const SEVERAL = /[,;&]|\s(?:and|und|et)\s/i;
 
 function person(name: string, site: Set<string>): boolean {
-  if (isSiteName(site, name) || /[®™©]/.test(name) || STAFF.test(name)) return false;
+  if (isSiteName(site, name) || /[®™©]/.test(name) || STAFF.test(name) || SEVERAL.test(name)) return false;
   const letters = name.replace(/[^\p{L}]/gu, '');
   if (!SPACELESS.test(name) && letters.length > 1 && letters === letters.toUpperCase()) return false;
   return true;

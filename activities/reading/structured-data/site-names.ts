@@ -62,8 +62,12 @@ export function siteTaglines(items: StructuredItem[]): Set<string> {
   return new Set(found.filter(Boolean));
 }
 
-/** Entities whose author is the page's author: an article, a page, a recipe (not a review or comment). */
-const AUTHORED = /^(?:Article|BlogPosting|NewsArticle|Recipe|WebPage|ItemPage|HowTo)$/;
+/** Words naming a site's staff rather than a person ("Redazione", "Food Republic Staff", "admin"). */
+export const STAFF =
+  /(?<![\p{L}\p{N}])(?:staff|team|editors?|editorial|admin|administrator|webmaster|redazione|redaktion|rédaction|redacción|redação|redactie|redaksjon|redaktionen)(?![\p{L}\p{N}])/iu;
+
+/** Entities whose author is the page's author: an article of any kind, a page, a recipe (not a review or comment). */
+const AUTHORED = /^(?:\w*Article|BlogPosting|Recipe|WebPage|ItemPage|HowTo)$/;
 
 /** The names an author property gives: strings (not a profile URL) and entities' names. */
 function authorNames(v: unknown): string[] {
@@ -73,10 +77,25 @@ function authorNames(v: unknown): string[] {
   return typeof name === 'string' ? [name] : [];
 }
 
-/** The authors the page's article, page and recipe entities name, as tokens. */
-export function authorsOf(items: StructuredItem[]): Set<string> {
-  const found = items
-    .filter((i) => i.source !== 'meta' && i.types.some((t) => AUTHORED.test(t)))
-    .flatMap((i) => authorNames(i.props.author));
+/**
+ * The people an author meta tag names ("Ann Lee, Bo Chen and Cy Dunn"): a tag holds one string, so it is split
+ * at commas, semicolons, "and" and "&"; the site's own name or its staff there is no person ("AOL Staff").
+ */
+function metaAuthorNames(v: unknown, site: Set<string>): string[] {
+  return authorNames(v)
+    .flatMap((s) => s.split(/[,;]|\s(?:and|&)\s/i))
+    .map((s) => s.replace(/^\s*by\s+/i, '').trim())
+    .filter((s) => s !== '' && !isSiteName(site, s) && !STAFF.test(s));
+}
+
+/**
+ * The authors the page's article, page and recipe entities and its author meta tag name, as tokens: where they
+ * name someone the answer does not, which people wrote the page is the model's call.
+ */
+export function authorsOf(items: StructuredItem[], site: Set<string> = new Set()): Set<string> {
+  const found = items.flatMap((i) => {
+    if (i.source === 'meta') return metaAuthorNames(i.props.author, site);
+    return i.types.some((t) => AUTHORED.test(t)) ? authorNames(i.props.author) : [];
+  });
   return new Set(found.map((n) => tokenText(plainText(n))).filter(Boolean));
 }
