@@ -3,8 +3,8 @@
 // stores as its ports. One activity per page keeps a 10,000-page crawl's history small and its overhead
 // low. Here only what Temporal asks: cancellation, attempts, a budget's refusal as an outcome, deferral.
 import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
-import { currentActivity } from '../common/activity-context.js';
 import { budgetRefusal, categorized } from '../common/failure.js';
+import { currentPageRun } from '../extraction/extraction-types.js';
 import { pagePorts } from '../extraction/page-ports.js';
 import type { ActivityDeps } from '../fetching/deps.js';
 import { robotsAllow } from '../fetching/robots.js';
@@ -33,8 +33,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
   function run(input: CrawlPageInput & { batchLinkChars: undefined }): Promise<CrawlPageResult>;
   function run(input: CrawlPageInput): Promise<CrawlPageResult | AloneResult>;
   async function run(input: CrawlPageInput): Promise<CrawlPageResult | AloneResult> {
-    const activity = currentActivity();
-    const page = { signal: activity?.cancellationSignal, retry: (activity?.info.attempt ?? 1) > 1 };
+    const page = currentPageRun();
     return categorized(async () => {
       try {
         const result = await crawlOnePage(ports, input, page);

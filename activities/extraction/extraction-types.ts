@@ -12,6 +12,7 @@ import type { ActionOutcome } from '../../shared/schemas/actions.js';
 import type { ExtractWorkflowInput, JobLlmConfig } from '../../shared/schemas/job-spec.js';
 import type { EventStore } from '../../shared/store/event-store.js';
 import type { FieldProvenance } from '../../shared/structured-data.js';
+import { currentActivity } from '../common/activity-context.js';
 import type { JobPlaces } from '../common/job-places.js';
 import type { PageSourceInput, SourcedPage } from '../fetching/fetch-page.js';
 import type { HtmlPool } from '../reading/html-pool/pool.js';
@@ -156,4 +157,10 @@ export interface PageRun {
   signal?: AbortSignal;
   /** A later attempt (or a rerun): an earlier one may have written part of the page's work. */
   retry: boolean;
+}
+
+/** The page run of the activity running now: its cancellation, and whether it is a later attempt. */
+export function currentPageRun(): PageRun {
+  const activity = currentActivity();
+  return { signal: activity?.cancellationSignal, retry: (activity?.info.attempt ?? 1) > 1 };
 }

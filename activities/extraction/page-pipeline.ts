@@ -6,7 +6,7 @@ import type { StructuredItem } from '../../shared/structured-data.js';
 import { completedEvents, recordStarted } from '../common/job-places.js';
 import type { PageSourceInput, SourcedPage } from '../fetching/fetch-page.js';
 import type { FetchedDocument } from '../fetching/page-document.js';
-import { formatOf } from '../reading/clean-content.js';
+import { cleanAndRead, formatOf } from '../reading/clean-content.js';
 import { answerPage } from './answer-page.js';
 import {
   type AnswerInput,
@@ -64,9 +64,7 @@ export async function cleanPage(
   signal?: AbortSignal,
 ): Promise<{ cleaned: string; structured: StructuredItem[] | undefined }> {
   const task = { body: doc.body, contentType: doc.contentType, baseUrl: doc.url, chain: job.cleanerChain };
-  if (job.structuredData === false)
-    return { cleaned: await reader.run({ kind: 'clean', ...task }, signal), structured: undefined };
-  return reader.run({ kind: 'clean-read', ...task }, signal);
+  return cleanAndRead(reader, task, job.structuredData, signal);
 }
 
 /**

@@ -6,6 +6,8 @@ import type { StoreDeps } from '../common/deps.js';
 import { categorized } from '../common/failure.js';
 import type { CleanerStep } from './cleaners/index.js';
 import { type HtmlPool, htmlPoolOf } from './html-pool/pool.js';
+import type { CleanTask } from './html-pool/tasks.js';
+import type { StructuredItem } from './structured-data/read.js';
 
 export interface CleanContentInput {
   jobId: string;
@@ -26,6 +28,21 @@ export interface CleanContentResult {
 export const formatOf = (contentType: string, chain: CleanerStep[]): ContentFormat =>
   contentType === 'text/plain' ? 'text' : chainOutputFormat(chain);
 
+/**
+ * The page cleaned by its chain in the HTML pool, and its structured data from the same parse unless
+ * `readStructured` is false (the job's structured_data switch).
+ */
+export async function cleanAndRead(
+  pool: Pick<HtmlPool, 'run'>,
+  task: Omit<CleanTask, 'kind'>,
+  readStructured: boolean | undefined,
+  signal?: AbortSignal,
+): Promise<{ cleaned: string; structured: StructuredItem[] | undefined }> {
+  if (readStructured === false)
+    return { cleaned: await pool.run({ kind: 'clean', ...task }, signal), structured: undefined };
+  return pool.run({ kind: 'clean-read', ...task }, signal);
+}
+
 export function makeCleanContent(deps: Pick<StoreDeps, 'contents'> & { html?: HtmlPool }) {
   return async function cleanContent(input: CleanContentInput): Promise<CleanContentResult> {
     return categorized(async () => {
@@ -37,11 +54,12 @@ export function makeCleanContent(deps: Pick<StoreDeps, 'contents'> & { html?: Ht
         baseUrl: source.final_url || source.url,
         chain: input.chain,
       };
-      const signal = currentActivity()?.cancellationSignal;
-      const { cleaned, structured } =
-        input.readStructured === false
-          ? { cleaned: await htmlPoolOf(deps).run({ kind: 'clean', ...task }, signal), structured: undefined }
-          : await htmlPoolOf(deps).run({ kind: 'clean-read', ...task }, signal);
+      const { cleaned, structured } = await cleanAndRead(
+        htmlPoolOf(deps),
+        task,
+        input.readStructured,
+        currentActivity()?.cancellationSignal,
+      );
       await deps.contents.put({
         ...source,
         _id: input.targetId,

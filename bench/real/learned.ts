@@ -113,27 +113,20 @@ interface SplitResult {
   pages: { pages: number; modelCalls: number; checks: number };
 }
 
+const templateTally = (): TemplateTally => ({
+  sites: 0,
+  pages: 0,
+  shapes: 0,
+  templates: 0,
+  oneTemplate: 0,
+  most: 0,
+  families: 0,
+  splitFamilies: 0,
+});
+
 const freshSplit = (): SplitResult => ({
-  real: {
-    sites: 0,
-    pages: 0,
-    shapes: 0,
-    templates: 0,
-    oneTemplate: 0,
-    most: 0,
-    families: 0,
-    splitFamilies: 0,
-  },
-  variants: {
-    sites: 0,
-    pages: 0,
-    shapes: 0,
-    templates: 0,
-    oneTemplate: 0,
-    most: 0,
-    families: 0,
-    splitFamilies: 0,
-  },
+  real: templateTally(),
+  variants: templateTally(),
   unverified: tallies(),
   crawled: tallies(),
   pages: { pages: 0, modelCalls: 0, checks: 0 },

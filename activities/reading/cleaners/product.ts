@@ -4,6 +4,7 @@
 // readability cleaner puts the description first when its pick lacks it.
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
+import { squeezed } from './prose.js';
 
 /** A description shorter than this (no whitespace) is a placeholder ("comment"), not the product's text. */
 const MIN_DESCRIPTION_CHARS = 80;
@@ -12,8 +13,6 @@ const PROBE_CHARS = 80;
 /** Candidates looked at, at most: a page of thousands of items is no single product's page. */
 const MAX_CANDIDATES = 16;
 const PRODUCT_TYPE = /schema\.org\/Product\/?$/i;
-
-const squeezed = (text: string) => text.replace(/\s+/g, '');
 
 /**
  * The element holding the description of the page's one product (microdata: itemprop="description" directly

@@ -4,6 +4,9 @@
 // it), and a second look finds the prose Readability passed over. Linear: one walk without recursion.
 import type { AnyNode, Element } from 'domhandler';
 
+/** The text without its whitespace: what the cleaners compare and count, however a page spaces it. */
+export const squeezed = (text: string) => text.replace(/\s+/g, '');
+
 /** A line of at least this many characters, with a sentence end in it, is prose. */
 export const PROSE_BLOCK_CHARS = 80;
 /** ... and with a sentence end every this many characters at least: a list of names with commas is not. */

@@ -11,7 +11,7 @@ import { dropCaptions, dropPictureText } from './captions.js';
 import { type Items, largestItems } from './listing.js';
 import { markParagraphs, missingParts, PART_MARK, standfirst } from './parts.js';
 import { holdsDescription, productDescription } from './product.js';
-import { proseChars } from './prose.js';
+import { proseChars, squeezed } from './prose.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
 export const MIN_ARTICLE_CHARS = 200;
@@ -102,8 +102,6 @@ const noArticle = {
   length: 0,
 };
 const ITEMS_MARK = 'data-cleaner-items';
-const squeezed = (text: string) => text.replace(/\s+/g, '');
-
 /**
  * What Readability's pick holds before the items, in order: a listing's heading and its lead (a category's
  * blurb, a welcome note above a shop's grid, a thread's title). What follows the items (a newsletter box, a
@@ -148,7 +146,9 @@ export const ITEMS_PICK_SHARE = 0.5;
 export const MAX_AFTER_ITEMS_SHARE = 0.15;
 
 function endAtItems(article: NonNullable<Article>): NonNullable<Article> {
-  const $pick = load(article.content ?? '');
+  // Most picks hold no items: their HTML is not parsed again to find none.
+  if (!article.content?.includes(ITEMS_MARK)) return article;
+  const $pick = load(article.content);
   const inside = $pick(`[${ITEMS_MARK}]`).get(0);
   if (!inside) return article;
   const pickChars = squeezed($pick.root().text()).length;
