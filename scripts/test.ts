@@ -1,8 +1,8 @@
 // `npm test` after setup: starts one embedded FerretDB + Temporal for the whole run, then runs every test
 // file with Node's test runner. Each test file uses its own database and task queue on that stack.
 //
-// TEST_CONCURRENCY=N (default 2) runs N files at a time, then the files of SERIAL_FILES one at a time
-// (TEST_CONCURRENCY=1: every file one at a time). TEST_TIMINGS=1 ends each phase with every file's wall and
+// TEST_CONCURRENCY=N (default 2) runs N files at a time with the SIDE_FILES one at a time beside them, then
+// the files of SERIAL_FILES one at a time, alone (TEST_CONCURRENCY=1: every file one at a time). TEST_TIMINGS=1 ends each phase with every file's wall and
 // CPU time, most CPU first (scripts/lib/file-clock.mjs).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -11,22 +11,26 @@ import { join, relative } from 'node:path';
 import { startInfra } from './lib/stack.js';
 
 /**
- * Files that never run beside another: they restart Temporal or run `npm start` (its own stack, fixed
- * restart messages), stop worker processes and time the stop, compare namespace-wide counts, or hold CPU
- * work to a tight time (a fair share, linear time within seconds). Files that kill only a worker process of
- * their own and wait on conditions or bounds of tens of seconds (crawl/durability, security/html-limits,
- * security/regex) run beside others.
+ * Files that never run beside another test file: they hold CPU work to a tight time (a fair share, linear
+ * time within seconds) or compare namespace-wide counts. They run alone at the end.
  */
 const SERIAL_FILES = [
-  'test/crawl/server-restart.test.ts',
-  'test/durability/',
-  'test/e2e/',
   'test/security/fairness.test.ts',
   'test/telemetry/metrics.test.ts',
   'test/unit/cleaners/linear.test.ts',
   'test/unit/crawl-links.test.ts',
 ];
-const isSerial = (file: string) => SERIAL_FILES.some((s) => file.replaceAll('\\', '/').startsWith(s));
+/**
+ * Files that spend most of their time waiting (a restarted Temporal of their own, `npm start`'s own stack,
+ * worker processes killed and stopped, back-offs) and use little CPU in their own process: one at a time, in
+ * a lane of their own beside the other files, so their waits overlap the rest of the suite instead of adding
+ * to it. Each starts its own processes; none changes the run's shared stack.
+ */
+const SIDE_FILES = ['test/crawl/server-restart.test.ts', 'test/durability/', 'test/e2e/'];
+const among = (list: string[]) => (file: string) =>
+  list.some((s) => file.replaceAll('\\', '/').startsWith(s));
+const isSerial = among(SERIAL_FILES);
+const isSide = among(SIDE_FILES);
 /** The longest files of the parallel phase (about 20 s and more), started first so none is left running alone. */
 const LONG_FILES = [
   'test/api/openapi-conformance.test.ts',
@@ -51,12 +55,22 @@ const files =
         .map((f) => join('test', f))
         .sort();
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2) || 2);
-const phases: { files: string[]; concurrency: number }[] =
+/** A phase runs its files `concurrency` at a time, and its `side` files one at a time beside them. */
+interface Phase {
+  files: string[];
+  concurrency: number;
+  side: string[];
+}
+const phases: Phase[] =
   concurrency === 1
-    ? [{ files, concurrency: 1 }]
+    ? [{ files, concurrency: 1, side: [] }]
     : [
-        { files: files.filter((f) => !isSerial(f)).sort(longFirst), concurrency },
-        { files: files.filter(isSerial), concurrency: 1 },
+        {
+          files: files.filter((f) => !isSerial(f) && !isSide(f)).sort(longFirst),
+          concurrency,
+          side: files.filter(isSide),
+        },
+        { files: files.filter(isSerial), concurrency: 1, side: [] },
       ];
 
 const timings = process.env.TEST_TIMINGS
@@ -85,32 +99,34 @@ function reportTimings(path: string) {
 
 const infra = await startInfra();
 process.stderr.write(`[test] FerretDB ${infra.mongoUri}  Temporal ${infra.temporalAddress}\n`);
-let running: ReturnType<typeof spawn> | null = null;
+const running = new Set<ReturnType<typeof spawn>>();
 let stopped = false;
 const stopChild = (signal: NodeJS.Signals) => {
   stopped = true;
-  running?.kill(signal);
+  for (const child of running) child.kill(signal);
 };
 process.on('SIGINT', stopChild);
 process.on('SIGTERM', stopChild);
-let code = 0;
-for (const phase of phases.filter((p) => p.files.length > 0)) {
-  const started = Date.now();
-  if (phases.length > 1)
-    process.stderr.write(`[test] ${phase.files.length} files, ${phase.concurrency} at a time\n`);
+
+/**
+ * Runs files with Node's test runner. A side lane's report is held and printed after the main lane's, so the
+ * two never interleave in the log.
+ */
+async function runFiles(list: string[], filesAtOnce: number, held: boolean) {
+  if (list.length === 0) return { exit: 0, report: '' };
   const child = spawn(
     process.execPath,
     [
       '--import',
       'tsx',
       '--test',
-      `--test-concurrency=${phase.concurrency}`,
+      `--test-concurrency=${filesAtOnce}`,
       ...(timings ? ['--import', './scripts/lib/file-clock.mjs'] : []),
       '--test-reporter=spec',
-      ...phase.files,
+      ...list,
     ],
     {
-      stdio: 'inherit',
+      stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit',
       env: {
         ...process.env,
         TEST_MONGODB_URI: infra.mongoUri,
@@ -119,11 +135,39 @@ for (const phase of phases.filter((p) => p.files.length > 0)) {
       },
     },
   );
-  running = child;
+  running.add(child);
+  let report = '';
+  child.stdout?.on('data', (d) => {
+    report += d;
+  });
+  child.stderr?.on('data', (d) => {
+    report += d;
+  });
   const exit = await new Promise<number>((resolve) =>
     child.once('exit', (c, s) => resolve(c ?? (s ? 1 : 0))),
   );
-  running = null;
+  running.delete(child);
+  return { exit, report };
+}
+
+let code = 0;
+for (const phase of phases.filter((p) => p.files.length + p.side.length > 0)) {
+  const started = Date.now();
+  if (phases.length > 1)
+    process.stderr.write(
+      `[test] ${phase.files.length} files, ${phase.concurrency} at a time` +
+        (phase.side.length > 0 ? `; beside them ${phase.side.length} files one at a time` : '') +
+        '\n',
+    );
+  const [main, side] = await Promise.all([
+    runFiles(phase.files, phase.concurrency, false),
+    runFiles(phase.side, 1, true),
+  ]);
+  if (phase.side.length > 0) {
+    process.stdout.write(side.report);
+    process.stderr.write(`[test] the side lane's ${phase.side.length} files: exit ${side.exit}\n`);
+  }
+  const exit = main.exit || side.exit;
   if (phases.length > 1)
     process.stderr.write(
       `[test] phase done in ${((Date.now() - started) / 1000).toFixed(0)} s, exit ${exit}\n`,

@@ -99,3 +99,14 @@ def before_call(context, case, kwargs):
         # A site session's login recipe is page actions (left out above), so the recipe goes too.
         if path.endswith("/session") and isinstance(case.body, dict):
             case.body.pop("login", None)
+
+
+TIMES = ENV.get("CONFORMANCE_TIMES")
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    """With CONFORMANCE_TIMES set, one line a request (operation, status, seconds) is added to that file."""
+    if TIMES:
+        with open(TIMES, "a", encoding="utf-8") as out:
+            out.write(f"{case.method.upper()} {case.operation.path} {response.status_code} {response.elapsed:.3f}\n")

@@ -53,6 +53,7 @@ before(async () => {
       WORKER_MAX_ACTIVITIES: String(SLOTS),
       TENANT_MAX_SHARE: String(SHARE),
       RATE_LIMIT_PER_MINUTE: '1000',
+      HTML_WORKERS: '2', // production's: another tenant's page is read beside the crawls'
     },
   });
 });

@@ -28,7 +28,13 @@ before(async () => {
   // 400,000 spaces).
   svc = await startTestService({
     worker: false,
-    env: { EXTRACT_WAIT_SECONDS: '30', HTML_TIMEOUT_MS: String(LIMIT_MS), LLM_MAX_CONTENT_CHARS: '1000' },
+    // Production's two HTML threads: another extract goes on in the second while the first is held.
+    env: {
+      EXTRACT_WAIT_SECONDS: '30',
+      HTML_TIMEOUT_MS: String(LIMIT_MS),
+      LLM_MAX_CONTENT_CHARS: '1000',
+      HTML_WORKERS: '2',
+    },
   });
   site = await startFixtureSite();
   site.route('/spaces', html('Spaces', `<pre>${' '.repeat(400_000)}Text after the spaces.</pre>`));

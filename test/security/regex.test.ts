@@ -21,7 +21,7 @@ let worker: ChildProcess | null = null;
 
 before(async () => {
   // An extract that cannot finish in time answers 202 after this, instead of waiting 120 s.
-  svc = await startTestService({ worker: false, env: { EXTRACT_WAIT_SECONDS: '20' } });
+  svc = await startTestService({ worker: false, env: { EXTRACT_WAIT_SECONDS: '20', HTML_WORKERS: '2' } }); // production's threads
   site = await startFixtureSite();
   site.route(
     '/',

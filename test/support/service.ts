@@ -77,6 +77,9 @@ export async function startTestService(
     LOG_LEVEL: 'silent',
     PORT: '0',
     SECRETS_KEY: randomBytes(32).toString('base64'),
+    // One HTML thread, not production's two: each thread loads the cleaning code (about half a second of CPU
+    // a file), and a test file's pages are few. A file that tests the threads themselves sets its own.
+    HTML_WORKERS: '1',
     ...opts.env,
   });
   const mongo = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
