@@ -101,10 +101,13 @@ export interface Asked {
 }
 
 /**
- * A model that answers each asked field from `answers` (a field it has no answer for is left out), at 100
+ * A model that answers each asked field from `answers` (or the page's own table, by its input; a field it has no answer for is left out), at 100
  * input and 10 output tokens; with `captures`, each answer has a debug capture whose provenance is kept.
  */
-export function memoryModel(answers: Record<string, unknown>, options: { captures?: boolean } = {}) {
+export function memoryModel(
+  answers: Record<string, unknown> | ((input: AnswerInput) => Record<string, unknown>),
+  options: { captures?: boolean } = {},
+) {
   const asked: Asked[] = [];
   const provenance = new Map<string, Record<string, FieldProvenance>>();
   const config = loadConfig({});
@@ -112,7 +115,8 @@ export function memoryModel(answers: Record<string, unknown>, options: { capture
     async ask(input: AnswerInput, body: string, started: number): Promise<ModelAnswer> {
       const fields = input.schema.fields.map((f) => f.name);
       asked.push({ fields, body });
-      const data = Object.fromEntries(fields.filter((f) => f in answers).map((f) => [f, answers[f]]));
+      const table = typeof answers === 'function' ? answers(input) : answers;
+      const data = Object.fromEntries(fields.filter((f) => f in table).map((f) => [f, table[f]]));
       const spend = { ...noSpend(), inputTokens: 100, outputTokens: 10 };
       const entry = { provider: 'memory', model: 'table', position: 0, isByok: true };
       const answered = pageResult(config, input, entry, { data }, spend, Date.now() - started);
