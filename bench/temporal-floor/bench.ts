@@ -4,6 +4,7 @@
 // worker), on the same embedded stack and settings as `npm test` (temporal-config/dev-server.ts).
 //   npm run bench:temporal-floor -- [--workflows 200] [--concurrency 1,10]
 // An extract's own overhead is measured against this: an extract cannot cost less than oneActivity.
+// oneActivityAsJob adds what a job's workflow carries (search attributes at start, its status set twice).
 // bench:extract runs oneActivity beside its extracts too (floor.ts), so both come from one run.
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -25,7 +26,7 @@ const infra = await startInfra();
 const floor = await startFloor(infra.temporalAddress);
 
 const results = [];
-for (const workflow of ['startAndReturn', 'oneActivity'] as const) {
+for (const workflow of ['startAndReturn', 'oneActivity', 'oneActivityAsJob'] as const) {
   await floor.run(workflow, 1, 20); // warm-up
   for (const concurrency of concurrencies) results.push(await floor.run(workflow, concurrency, total));
 }

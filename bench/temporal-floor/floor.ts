@@ -2,10 +2,23 @@
 // activity (as an extract's one-activity workflow), run on a stack's Temporal by a worker of their own. Used
 // by bench:temporal-floor alone and by bench:extract beside its extracts, so both are measured in one run.
 import { Client, Connection } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../shared/temporal-names.js';
 import { cpuSince, sampleCpu } from '../server-cpu.js';
 
-export type FloorWorkflow = 'startAndReturn' | 'oneActivity';
+export type FloorWorkflow = 'startAndReturn' | 'oneActivity' | 'oneActivityAsJob';
+
+/** What a job's workflow is started with beside its input (api/job-runner.ts), for oneActivityAsJob. */
+const asJob = {
+  memo: { url: 'http://127.0.0.1/p', tenant: 'ten_floor' },
+  typedSearchAttributes: new TypedSearchAttributes([
+    { key: SEARCH_ATTRIBUTE_KEYS.tenant, value: 'ten_floor' },
+    { key: SEARCH_ATTRIBUTE_KEYS.jobType, value: 'extract' },
+    { key: SEARCH_ATTRIBUTE_KEYS.domain, value: '127.0.0.1' },
+    { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'pending' },
+  ]),
+};
 
 const percentile = (sorted: number[], p: number) =>
   Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
@@ -38,6 +51,7 @@ export async function startFloor(address: string, taskQueue = 'temporal-floor') 
             taskQueue,
             workflowId: `${workflow}-${concurrency}-${n}-${Date.now()}`,
             args: [n],
+            ...(workflow === 'oneActivityAsJob' ? asJob : {}),
           });
           await handle.result();
           latencies.push(performance.now() - t);

@@ -2,7 +2,7 @@
 // tenant's job list and pending set) from the job event log. Safe to run concurrently and again.
 import type { Db } from 'mongodb';
 import type { JobEvent } from '../events.js';
-import { applyJobEvent, type JobView, reduceJob } from '../reducers/job.js';
+import { applyJobEvent, isFinal, type JobView, reduceJob } from '../reducers/job.js';
 import { resultFromEvent } from '../reducers/results.js';
 import { COLLECTIONS, isDuplicateKey, retryOnDuplicate } from './mongo.js';
 import {
@@ -280,7 +280,8 @@ export class JobProjector {
         return taken ? { _id: next.id, ...taken.job } : false;
       }
       await this.jobs.replaceOne({ _id: next.id }, next);
-      await Promise.all([this.keepNewest(next), winner()]);
+      // No version is ever taken past a job's end (every seq is reserved before it): nothing to check.
+      await Promise.all([isFinal(next.status) ? null : this.keepNewest(next), winner()]);
     }
     this.written.set(next.id, { _id: next.id, ...next });
     if (this.written.size > WRITTEN_CACHE_SIZE)
