@@ -244,7 +244,7 @@ export class JobProjector {
    * taken, and always finish before the document moves, so a job document never shows a page whose result is
    * not written (a writer continuing past a taken version has written the results of the events since the
    * document's version itself). `winner` (the tenant's list and pending set) runs only when this writer wins,
-   * beside the check that no later version was taken.
+   * beside the document's write.
    */
   private async writeJob(
     next: JobView,
@@ -279,9 +279,14 @@ export class JobProjector {
         const taken = await versions.findOne({ _id: key });
         return taken ? { _id: next.id, ...taken.job } : false;
       }
-      await this.jobs.replaceOne({ _id: next.id }, next);
-      // No version is ever taken past a job's end (every seq is reserved before it): nothing to check.
-      await Promise.all([isFinal(next.status) ? null : this.keepNewest(next), winner()]);
+      // The version is this writer's: its tenant writes go beside the document. No version is ever taken
+      // past a job's end (every seq is reserved before it): then there is no newer one to look for.
+      await Promise.all([
+        this.jobs
+          .replaceOne({ _id: next.id }, next)
+          .then(() => (isFinal(next.status) ? null : this.keepNewest(next))),
+        winner(),
+      ]);
     }
     this.written.set(next.id, { _id: next.id, ...next });
     if (this.written.size > WRITTEN_CACHE_SIZE)
