@@ -65,6 +65,12 @@ export const ConfigSchema = z.object({
    * past that every request of that address needing a key is a 429 until the window ends.
    */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),
+  /**
+   * How long an API process reuses a key's lookup (the key and its tenant) before reading them again: a key
+   * deleted, or a tenant's limits changed, through another process (another API, the admin CLI) takes effect
+   * here within this time; through this process, at once. 0: every request reads them.
+   */
+  API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   AUTH_FAILURE_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   BODY_LIMIT_BYTES: z.coerce
     .number()

@@ -105,16 +105,11 @@ export async function extractOnePage(
   // job.started is written while the page is fetched (projected in the background: the page's result,
   // moments later, projects it at the latest), and the model's chain is read meanwhile.
   const started = recordStarted(ports, input);
-  started.catch(() => undefined); // awaited below; a fetch failing first must not leave it unobserved
+  started.catch(() => undefined); // awaited below; a failure first must not leave it unobserved
   ports.model.warm(input);
   const fetched = await obtainPage(ports.fetcher, input);
-  await started;
   const cleanStarted = Date.now();
-  // The page is kept before the model is asked: a retry without a fetch finds it after a model failure.
-  const [{ cleaned, structured }] = await Promise.all([
-    cleanPage(ports.reader, input, fetched.doc, run.signal),
-    fetched.saved,
-  ]);
+  const { cleaned, structured } = await cleanPage(ports.reader, input, fetched.doc, run.signal);
   const place: PagePlace = {
     jobType: 'extract',
     pageId: input.pageId,
@@ -123,13 +118,32 @@ export async function extractOnePage(
     parentUrl: null,
   };
   const answerInput = answerInputOf(input, place, fetched, Date.now() - cleanStarted);
-  const { page, result } = await answerPage(ports, answerInput, cleaned, { structured });
+  // The model is asked while the page is being stored; either way the page is kept before the activity
+  // ends (a retry after a model failure finds it without a fetch), and job.started is in the log before the
+  // page's result. A failure to store either is the activity's failure, as it was before the model was asked.
+  const [, , answered] = await settledInOrder([
+    started,
+    fetched.saved,
+    answerPage(ports, answerInput, cleaned, { structured }),
+  ]);
   const at = {
     jobId: input.jobId,
     tenantId: input.tenantId,
     eventSeq: input.page.seq,
     eventId: input.page.eventId,
   };
-  await makeRecordPage(ports)(at, page, 'awaited', completedEvents(input));
-  return result;
+  await makeRecordPage(ports)(at, answered.page, 'awaited', completedEvents(input));
+  return answered.result;
+}
+
+/**
+ * Like Promise.all, but waits for every promise to settle before failing, with the first failure in list
+ * order (so nothing is still running when the caller's activity ends, and the error is the step's own).
+ */
+async function settledInOrder<T extends readonly unknown[]>(
+  promises: readonly [...{ [K in keyof T]: Promise<T[K]> }],
+): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

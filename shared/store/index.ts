@@ -28,7 +28,7 @@ export function createStores(db: Db, config: Config) {
   return {
     events: new EventStore(db),
     jobs: new JobReader(db),
-    tenants: new TenantStore(db),
+    tenants: new TenantStore(db, config.API_KEY_CACHE_MS),
     contents,
     pages: new PageStore(db, contents),
     llm: new LlmSettingsStore(db, secrets),

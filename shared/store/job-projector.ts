@@ -2,7 +2,7 @@
 // tenant's job list and pending set) from the job event log. Safe to run concurrently and again.
 import type { Db } from 'mongodb';
 import type { JobEvent } from '../events.js';
-import { applyJobEvent, type JobView, reduceJob } from '../reducers/job.js';
+import { applyJobEvent, isFinal, type JobView, reduceJob } from '../reducers/job.js';
 import { resultFromEvent } from '../reducers/results.js';
 import { COLLECTIONS, isDuplicateKey, retryOnDuplicate } from './mongo.js';
 import {
@@ -61,6 +61,11 @@ export class JobProjector {
    * the gap applies it without reading it back from the log (it read ~4 events a projection before).
    */
   private readonly held = new Map<string, Map<number, JobEvent>>();
+  /**
+   * Job documents read while a deferred projection waits (projectSoon), for it to start from: an extract's
+   * page then projects its result without reading the job first. Taken (and dropped) by the next projection.
+   */
+  private readonly readAhead = new Map<string, Promise<JobDoc | null>>();
   /** Jobs with a deferred projection due: the events handed over for it, its timer and where errors go. */
   private readonly deferred = new Map<
     string,
@@ -95,6 +100,15 @@ export class JobProjector {
       this.projectDeferred(jobId)?.catch(onError);
     }, DEFER_MS).unref();
     this.deferred.set(jobId, { events: [...inHand], timer, onError });
+    if (!this.written.has(jobId) && !this.readAhead.has(jobId)) {
+      // The projection would read it first anyway; a document changed meanwhile is met as a stale cached one.
+      this.readAhead.set(
+        jobId,
+        this.jobs.findOne({ _id: jobId }).catch(() => null),
+      );
+      if (this.readAhead.size > HELD_JOBS)
+        this.readAhead.delete(this.readAhead.keys().next().value as string);
+    }
   }
 
   private projectDeferred(jobId: string): Promise<JobView | null> | undefined {
@@ -189,10 +203,12 @@ export class JobProjector {
       // A job.created in hand was just appended by its creator: its document is most likely not there yet, so
       // the first try inserts it without looking (a duplicate makes the next try read it).
       const fresh = known.get(0)?.type === 'job.created';
+      const read = this.readAhead.get(jobId);
+      this.readAhead.delete(jobId);
       const current =
         ahead ??
         this.written.get(jobId) ??
-        (fresh && attempt === 0 ? null : await this.jobs.findOne({ _id: jobId }));
+        (fresh && attempt === 0 ? null : ((await read) ?? (await this.jobs.findOne({ _id: jobId }))));
       ahead = null;
       const after = current?.last_seq ?? -1;
       const pending = await this.log.list(jobId, after, PROJECT_BATCH, known);
@@ -203,11 +219,13 @@ export class JobProjector {
       }
       const next = current ? pending.reduce(applyJobEvent, stripId(current)) : reduceJob(pending);
       if (!next) return null; // no job.created yet
-      await this.projectResults(pending);
-      await this.projectCrawlMap(pending);
-      const written = await this.writeJob(next, current);
+      const written = await this.writeJob(
+        next,
+        current,
+        () => Promise.all([this.projectResults(pending), this.projectCrawlMap(pending)]),
+        () => this.projectTenant(current ? stripId(current) : null, next, pending, fresh),
+      );
       if (written === true) {
-        await this.projectTenant(current ? stripId(current) : null, next, pending, fresh);
         if (pending.length < PROJECT_BATCH) return next;
       } else if (written) ahead = written;
     }
@@ -222,26 +240,53 @@ export class JobProjector {
    * database's one writer). Instead a move from version A to B is taken by inserting `<job>:<A>` into
    * `job_versions` (unique `_id` on any backend), holding B: one writer wins each version, and a loser, or a
    * writer behind a winner that stalled before writing the document, continues from B.
+   * `sides` (the page results, the crawl map: idempotent, written by every writer) run while the version is
+   * taken, and always finish before the document moves, so a job document never shows a page whose result is
+   * not written (a writer continuing past a taken version has written the results of the events since the
+   * document's version itself). `winner` (the tenant's list and pending set) runs only when this writer wins,
+   * beside the document's write.
    */
-  private async writeJob(next: JobView, current: JobDoc | null): Promise<boolean | JobDoc> {
+  private async writeJob(
+    next: JobView,
+    current: JobDoc | null,
+    sides: () => Promise<unknown>,
+    winner: () => Promise<unknown>,
+  ): Promise<boolean | JobDoc> {
     this.written.delete(next.id);
     if (!current) {
+      await sides();
       try {
         await this.jobs.insertOne({ _id: next.id, ...next });
       } catch (err) {
         if (isDuplicateKey(err)) return false;
         throw err;
       }
+      await winner();
     } else {
       const versions = this.db.collection<JobVersionDoc>(COLLECTIONS.jobVersions);
-      try {
-        await versions.insertOne({ _id: jobVersionKey(next.id, current.last_seq), job: next });
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        const taken = await versions.findOne({ _id: jobVersionKey(next.id, current.last_seq) });
+      const key = jobVersionKey(next.id, current.last_seq);
+      const [took] = await Promise.all([
+        versions.insertOne({ _id: key, job: next }).then(
+          () => true,
+          (err: unknown) => {
+            if (!isDuplicateKey(err)) throw err;
+            return false;
+          },
+        ),
+        sides(),
+      ]);
+      if (!took) {
+        const taken = await versions.findOne({ _id: key });
         return taken ? { _id: next.id, ...taken.job } : false;
       }
-      await this.writeVersion(next);
+      // The version is this writer's: its tenant writes go beside the document. No version is ever taken
+      // past a job's end (every seq is reserved before it): then there is no newer one to look for.
+      await Promise.all([
+        this.jobs
+          .replaceOne({ _id: next.id }, next)
+          .then(() => (isFinal(next.status) ? null : this.keepNewest(next))),
+        winner(),
+      ]);
     }
     this.written.set(next.id, { _id: next.id, ...next });
     if (this.written.size > WRITTEN_CACHE_SIZE)
@@ -249,13 +294,18 @@ export class JobProjector {
     return true;
   }
 
-  /**
-   * Writes a version taken in the chain, then checks that it is still the newest: if a later one was taken
-   * meanwhile (this writer stalled between taking its version and writing), the document went back, so the
-   * newest version of the chain is written again.
-   */
+  /** Writes a version taken in the chain (its writer stalled or died before), then keepNewest. */
   private async writeVersion(written: JobView) {
     await this.jobs.replaceOne({ _id: written.id }, written);
+    await this.keepNewest(written);
+  }
+
+  /**
+   * After a version is written, checks that it is still the newest: if a later one was taken meanwhile (this
+   * writer stalled between taking its version and writing), the document went back, so the newest version of
+   * the chain is written again.
+   */
+  private async keepNewest(written: JobView) {
     const versions = this.db.collection<JobVersionDoc>(COLLECTIONS.jobVersions);
     let newest: JobView | null = null;
     for (let seq = written.last_seq; ; ) {
@@ -342,6 +392,7 @@ export class JobProjector {
   async dropAll(): Promise<void> {
     this.written.clear();
     this.held.clear();
+    this.readAhead.clear();
     for (const name of [
       COLLECTIONS.jobs,
       COLLECTIONS.jobVersions,

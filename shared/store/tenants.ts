@@ -45,8 +45,49 @@ export const keyApiVersion = (doc: ApiKeyDoc): ApiVersion => doc.api_version ?? 
 export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
 export const newApiKey = () => `sk_${randomBytes(24).toString('base64url')}`;
 
+/** Key lookups kept at most (the oldest is dropped first). */
+const KEY_CACHE_MAX = 10_000;
+
+type KeyLookup = { tenant: Tenant; key: ApiKeyDoc };
+
 export class TenantStore {
-  constructor(private readonly db: Db) {}
+  /**
+   * Key lookups (by the key's hash) reused for `keyCacheMs` (API_KEY_CACHE_MS), so an API request costs no
+   * read to authenticate. Every change made through this store (a key deleted or changed, a tenant's limits)
+   * empties it, and a lookup that began before such a change is not kept: changes made here apply at once,
+   * changes made by another process within `keyCacheMs`. An unknown key is never kept (a new key works at once).
+   */
+  private readonly keyCache = new Map<string, { found: KeyLookup; until: number }>();
+  /** Counts the changes that emptied the cache (a lookup read before one is not kept). */
+  private keyChanges = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly keyCacheMs = 0,
+  ) {}
+
+  private forgetKeys() {
+    this.keyChanges++;
+    this.keyCache.clear();
+  }
+
+  /** The key's record and tenant, from the cache while they are young enough, else read (and kept). */
+  private async lookUpKey(hash: string): Promise<KeyLookup | null> {
+    const cached = this.keyCache.get(hash);
+    if (cached && cached.until > Date.now()) return cached.found;
+    if (cached) this.keyCache.delete(hash);
+    const changes = this.keyChanges;
+    const key = await this.keys.findOne({ _id: hash });
+    const tenant = key ? await this.getTenant(key.tenant_id) : null;
+    if (!key || !tenant) return null;
+    const found = { tenant, key };
+    if (this.keyCacheMs > 0 && changes === this.keyChanges) {
+      this.keyCache.set(hash, { found, until: Date.now() + this.keyCacheMs });
+      if (this.keyCache.size > KEY_CACHE_MAX)
+        this.keyCache.delete(this.keyCache.keys().next().value as string);
+    }
+    return found;
+  }
 
   private get tenants() {
     return this.db.collection<Tenant>(COLLECTIONS.tenants);
@@ -83,14 +124,17 @@ export class TenantStore {
 
   async setRateLimit(tenantId: string, perMinute: number | null): Promise<void> {
     await this.tenants.updateOne({ _id: tenantId }, { $set: { rate_limit_per_minute: perMinute } });
+    this.forgetKeys();
   }
 
   async setTier(tenantId: string, tier: string | null): Promise<void> {
     await this.tenants.updateOne({ _id: tenantId }, { $set: { tier } });
+    this.forgetKeys();
   }
 
   async setMonthlyBudget(tenantId: string, usd: number | null): Promise<void> {
     await this.tenants.updateOne({ _id: tenantId }, { $set: { monthly_budget_usd: usd } });
+    this.forgetKeys();
   }
 
   /** Creates a key and returns its plain value: the only time it is ever visible. */
@@ -131,12 +175,11 @@ export class TenantStore {
   }
 
   /** The key's tenant and record; null for an unknown or expired key. */
-  async findByKey(plain: string, now = new Date()): Promise<{ tenant: Tenant; key: ApiKeyDoc } | null> {
-    const key = await this.keys.findOne({ _id: hashApiKey(plain) });
-    if (!key) return null;
-    if (key.expires_at && Date.parse(key.expires_at) <= now.getTime()) return null;
-    const tenant = await this.getTenant(key.tenant_id);
-    return tenant ? { tenant, key } : null;
+  async findByKey(plain: string, now = new Date()): Promise<KeyLookup | null> {
+    const found = await this.lookUpKey(hashApiKey(plain));
+    if (!found) return null;
+    const { expires_at } = found.key;
+    return expires_at && Date.parse(expires_at) <= now.getTime() ? null : found;
   }
 
   /** A key by its stored `_id` (its hash), if it still exists and has not expired. */
@@ -175,6 +218,7 @@ export class TenantStore {
     const _id = await this.keyHash(tenantId, keyId);
     if (!_id) return false;
     const res = await this.keys.updateOne({ _id }, { $set: { api_version: version } });
+    this.forgetKeys();
     return res.matchedCount === 1;
   }
 
@@ -182,6 +226,7 @@ export class TenantStore {
     const _id = await this.keyHash(tenantId, keyId);
     if (!_id) return false;
     const res = await this.keys.deleteOne({ _id });
+    this.forgetKeys();
     await this.keyIndex.updateOne({ _id: tenantId }, { $unset: { [`keys.${keyId}`]: '' } });
     return res.deletedCount === 1;
   }

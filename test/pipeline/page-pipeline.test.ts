@@ -215,6 +215,48 @@ describe('an extract page through the pipeline', () => {
     }
   });
 
+  test('the model is asked while the page is stored; a model failure is reported only once the page is kept', async () => {
+    const site = memorySite(SITE);
+    const steps: string[] = [];
+    let store: () => void = () => undefined;
+    const fetcher = memoryFetcher(site);
+    const slowStore: typeof fetcher = {
+      ...fetcher,
+      async fetch(input) {
+        const fetched = await fetcher.fetch(input);
+        const saved = new Promise<void>((resolve) => {
+          store = () => {
+            if (!steps.includes('page stored')) steps.push('page stored');
+            resolve();
+          };
+        });
+        // A pipeline that waits for the store before asking the model finds it stored after 200 ms.
+        setTimeout(() => store(), 200);
+        return { ...fetched, saved };
+      },
+    };
+    const failing = {
+      ...noModelExpected,
+      ask: async () => {
+        steps.push('model asked');
+        setTimeout(() => store(), 20);
+        throw new CategorizedError('provider_error', 'the model failed');
+      },
+    };
+    const events = memoryEvents();
+    const ports = memoryPorts({ fetcher: slowStore, model: failing, events });
+    await assert.rejects(
+      extractOnePage(ports, inputFor('/plain', { title: 'string' }), noRetry),
+      (err: unknown) => err instanceof CategorizedError && err.category === 'provider_error',
+    );
+    steps.push('failed');
+    assert.deepEqual(steps, ['model asked', 'page stored', 'failed']);
+    assert.deepEqual(
+      events.log.map((e) => e.type),
+      ['job.started'],
+    );
+  });
+
   test('a retried attempt whose page was recorded: its result stands, the page is not fetched again', async () => {
     const site = memorySite(SITE);
     const events = memoryEvents();
