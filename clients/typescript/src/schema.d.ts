@@ -4300,7 +4300,7 @@ export interface paths {
     post?: never;
     /**
      * Delete an API key
-     * @description Requests with the deleted key are refused from now on (401). refyne version: 200 {"success": true}.
+     * @description Requests with the deleted key are refused (401): at once by the API process that deleted it, within API_KEY_CACHE_MS (2 s by default) by any other. refyne version: 200 {"success": true}.
      */
     delete: {
       parameters: {
