@@ -76,3 +76,31 @@ describe('learned extractors on a recipe card of look-alike times', () => {
     assert.equal(applyExtractor(at(page(e)), FIELDS, known).data.total_time, e.total);
   });
 });
+
+/** A class-less theme's meta row: a total and a cook time, each an icon and a text; no total, no block. */
+function metaRow(c: Card): string {
+  const block = (minutes: number | null, words: string) =>
+    minutes === null ? '' : `<div><span><svg></svg></span><span>${minutes} min ${words}</span></div>`;
+  return `<html><body><main><h1>${c.title}</h1><div>${block(c.total, 'in all')}${block(c.cook, 'cooking')}</div>
+    <p>Story.</p><p>More of it.</p></main></body></html>`;
+}
+
+describe('learned extractors on a class-less meta row', () => {
+  const [a, b, c, , e, other] = CARDS as [Card, Card, Card, Card, Card, Card];
+  const schema = learnableFields(normalizeSchema({ title: 'string', total_time: 'number' }).fields) ?? [];
+  let known: FieldCandidates | null = null;
+  for (const card of [a, b, c, e])
+    known = learnFromAnswer(at(metaRow(card)), schema, { title: card.title, total_time: card.total }, known);
+
+  test('without the total block, the cook time in its place is not read as the total', () => {
+    const out = applyExtractor(at(metaRow(other)), schema, known ?? {});
+    assert.equal(out.data.title, other.title);
+    assert.notEqual(out.data.total_time, other.cook, JSON.stringify(out.data));
+    assert.ok(!('total_time' in out.data), JSON.stringify(out.data));
+  });
+
+  test('with the total block, the total is read', () => {
+    const out = applyExtractor(at(metaRow({ ...other, total: 65 })), schema, known ?? {});
+    assert.equal(out.data.total_time, 65);
+  });
+});
