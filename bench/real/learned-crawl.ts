@@ -42,9 +42,9 @@ const CHAIN = [{ name: 'noop' as const }];
 export const TENANT = 'bench';
 
 /** What the oracle model answers for a page: its expected values, null where there is none. */
-export function oracle(expected: Record<string, unknown>): Record<string, unknown> {
+export function oracle(expected: Record<string, unknown>, fields = FIELDS): Record<string, unknown> {
   return Object.fromEntries(
-    FIELDS.map((f) => {
+    fields.map((f) => {
       const v = expected[EXPECTED[f] as string];
       return [f, present(v) ? v : null];
     }),
@@ -64,12 +64,17 @@ function inThread(): HtmlPool {
   } as HtmlPool;
 }
 
-export function learnedCrawler(checkEvery: number) {
+/** The bench's typed schema, or the part of it naming `fields`. */
+export const schemaOf = (fields = FIELDS): NormalizedSchema =>
+  normalizeSchema(Object.fromEntries(Object.entries(TYPED_SCHEMA).filter(([name]) => fields.includes(name))));
+
+/** A crawl of pages asked for `fields` (every field of the bench by default). */
+export function learnedCrawler(checkEvery: number, fields = FIELDS) {
   const memory = memoryDb();
   const store = new LearnedExtractorStore(memory.db, checkEvery);
   const pool = inThread();
   const learner = makeTemplateLearner(store, () => pool);
-  const schema: NormalizedSchema = normalizeSchema(TYPED_SCHEMA);
+  const schema = schemaOf(fields);
   const validators = new Map(
     schema.fields.map((f) => [f.name, validatorFor(toJsonSchema({ ...schema, fields: [f] }))]),
   );
@@ -117,7 +122,7 @@ export function learnedCrawler(checkEvery: number) {
         free: decision.extraction.data,
       };
     const free = decision.check ? {} : (decision.extraction?.data ?? {});
-    const data = { ...oracle(page.expected), ...free };
+    const data = { ...oracle(page.expected, fields), ...free };
     await learner.learn(learning, decision, { body: page.html, url: page.url }, data, {
       url: page.url,
       pageId,
@@ -137,5 +142,5 @@ export function learnedCrawler(checkEvery: number) {
     return (await store.listForScope(TENANT, `job:${jobId}`, { limit: 1, offset: 0 })).total;
   }
 
-  return { crawl, documents, reads: memory.reads };
+  return { crawl, documents, store, reads: memory.reads };
 }

@@ -2,6 +2,9 @@
 // field the values answered without a model — coverage (of the pages with an expected value, the share
 // answered) and precision (of every value answered, including "none" where the page has none, the share right).
 
+import { type Expected, present } from './compare.js';
+import { EXPECTED } from './recipe-pages.js';
+
 export interface TemplateTally {
   sites: number;
   pages: number;
@@ -23,6 +26,56 @@ export interface FieldTally {
   right: number;
   /** Answers on pages without an expected value (right when empty). */
   answeredAbsent: number;
+}
+
+export type Tallies = Record<string, FieldTally>;
+export const talliesOf = (fields: string[]): Tallies =>
+  Object.fromEntries(fields.map((f) => [f, { expected: 0, answered: 0, right: 0, answeredAbsent: 0 }]));
+
+/** Scores the values answered without a model against the page's expected values (test-data keys). */
+export function scoreFields(
+  t: Tallies,
+  fields: string[],
+  free: Record<string, unknown>,
+  expected: Record<string, unknown>,
+  same: (field: string, got: unknown, want: Expected) => boolean,
+  wrong: (w: { field: string; got: unknown; expected: unknown }) => void,
+) {
+  for (const field of fields) {
+    const want = expected[EXPECTED[field] as string];
+    const tally = t[field] as FieldTally;
+    if (present(want)) tally.expected++;
+    if (!(field in free)) continue;
+    const got = free[field];
+    const empty = got === null || (Array.isArray(got) && got.length === 0);
+    if (present(want)) tally.answered++;
+    else tally.answeredAbsent++;
+    const right = present(want) ? !empty && same(field, got, want) : empty;
+    if (right) tally.right++;
+    else wrong({ field, got, expected: want ?? null });
+  }
+}
+
+/** mulberry32 seeded by a string: a deterministic order (or choice). */
+export function seeded(seed: string): () => number {
+  let a = [...seed].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0, 0x811c9dc5);
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The items in a deterministic shuffled order (a crawl's order of a site's pages). */
+export function shuffled<T>(items: T[], seed: string): T[] {
+  const rnd = seeded(seed);
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
 }
 
 const pct = (a: number, b: number) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`);

@@ -20,12 +20,19 @@ import { applyExtractor } from '../../activities/reading/learned/read.js';
 import { learnableFields } from '../../activities/reading/learned/values.js';
 import type { FieldCandidates } from '../../shared/learned-extractor.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
-import { firstDifference, present, same } from './compare.js';
+import { firstDifference, same } from './compare.js';
 import { type CrawlPage, learnedCrawler, oracle } from './learned-crawl.js';
-import { type FieldTally, fieldTable, type TemplateTally, templateTable } from './learned-report.js';
+import {
+  fieldTable,
+  scoreFields,
+  shuffled,
+  type Tallies,
+  type TemplateTally,
+  talliesOf,
+  templateTable,
+} from './learned-report.js';
 import { variantOf } from './page-variants.js';
 import {
-  EXPECTED,
   FIELDS,
   RECIPE_DATA,
   type RecipePage,
@@ -62,48 +69,13 @@ interface Wrong {
   changes?: string[];
 }
 
-type Tallies = Record<string, FieldTally>;
-const tallies = (): Tallies =>
-  Object.fromEntries(FIELDS.map((f) => [f, { expected: 0, answered: 0, right: 0, answeredAbsent: 0 }]));
-
-/** Scores the values answered without a model against the page's expected values. */
-function score(
+const tallies = (): Tallies => talliesOf(FIELDS);
+const score = (
   t: Tallies,
   free: Record<string, unknown>,
   expected: Record<string, unknown>,
   wrong: (w: Omit<Wrong, 'run' | 'page'>) => void,
-) {
-  for (const field of FIELDS) {
-    const want = expected[EXPECTED[field] as string];
-    const tally = t[field] as FieldTally;
-    if (present(want)) tally.expected++;
-    if (!(field in free)) continue;
-    const got = free[field];
-    const empty = got === null || (Array.isArray(got) && got.length === 0);
-    if (present(want)) tally.answered++;
-    else tally.answeredAbsent++;
-    const right = present(want) ? !empty && same(field, got, want) : empty;
-    if (right) tally.right++;
-    else wrong({ field, got, expected: want ?? null });
-  }
-}
-
-/** mulberry32: the crawl order of a site's pages. */
-function shuffled<T>(items: T[], seed: string): T[] {
-  let a = [...seed].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0, 0x811c9dc5);
-  const rnd = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
+) => scoreFields(t, FIELDS, free, expected, same, wrong);
 
 interface SplitResult {
   real: TemplateTally;

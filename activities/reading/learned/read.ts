@@ -143,15 +143,30 @@ function readItems(
   return items;
 }
 
-/** Whether a candidate's node is made up as on the pages it was learned from (text reads only). */
-function madeUpAsLearned(node: Element, c: Candidate, seen?: Set<string>): boolean {
+/**
+ * Whether a candidate's node is made up as on the pages it was learned from (text reads only). A number
+ * read by its place alone also keeps the words around it ("30 min prep"): where a block is missing, the
+ * next one moves into its place ("60 min cook") and must not answer for it.
+ */
+function madeUpAsLearned(page: Page, node: Element, c: Candidate, seen?: Set<string>): boolean {
   if (c.attr || c.transform.kind === 'own') return true;
+  let shape = shapeOf(node);
+  if (c.transform.kind === 'number' && !namesItsNode(c)) shape += `|${wordsAround(page, node)}`;
   if (seen) {
-    seen.add(shapeOf(node));
+    seen.add(shape);
     return true;
   }
-  return !c.shapes || c.shapes.includes(shapeOf(node));
+  return !c.shapes || c.shapes.includes(shape);
 }
+
+/** A node's words without its numbers, lower-cased: the fixed text a number is written in. */
+const wordsAround = ({ $ }: Page, node: Element) =>
+  normalizeText(
+    $(node)
+      .text()
+      .toLowerCase()
+      .replace(/[^\p{L}]+/gu, ' '),
+  ).slice(0, 80);
 
 function readNode(
   page: Page,
@@ -162,7 +177,7 @@ function readNode(
 ): unknown {
   const { $ } = page;
   const t = c.transform;
-  if (!madeUpAsLearned(node, c, seen)) return undefined;
+  if (!madeUpAsLearned(page, node, c, seen)) return undefined;
   const raw = c.attr
     ? normalizeText(node.attribs[c.attr] ?? '')
     : t.kind === 'own'

@@ -1,6 +1,6 @@
 // CSS selectors that name one element of a page, most stable first: its id or a naming attribute, its first
-// class, its first class under its nearest named ancestor, its place below that ancestor, its place in the
-// body. Each may name look-alikes too; a candidate is kept only when it reads the model's value on the page,
+// class, its first class under its nearest named ancestor, its first class with one of its later ones, its
+// place below that ancestor, its place in the body. Each may name look-alikes too; a candidate is kept only when it reads the model's value on the page,
 // so one that also takes a neighbour (a subtitle beside a title) is dropped, and a more specific one stays.
 import type { AnyNode, Element } from 'domhandler';
 import { stableClasses } from './structure.js';
@@ -26,12 +26,17 @@ export function selectorsFor(el: Element, root?: Element): string[] {
     if (v && v.length <= 80 && !/[\n\r]/.test(v)) out.push(`${tag}[${attr}=${cssString(v)}]`);
   }
   // The first class names what the element is; later ones are mostly its state (in-stock, on-sale, active).
-  const first = stableClasses(el)[0];
+  const [first, ...later] = stableClasses(el);
   const own = first ? `${tag}.${first}` : tag;
   if (first) out.push(own);
   const anchor = namedAncestor(el);
+  if (anchor) out.push(`${anchor.selector} ${own}`);
+  // A later class that names what the element is among look-alikes of one first class: WordPress recipe
+  // cards write `wprm-recipe-details … wprm-recipe-total_time` on each of their times. A class that is only
+  // a state (in-stock, active) names no node when the state changes, and such a "nothing" answers nothing
+  // where the pages learned from showed a node (read.ts).
+  for (const c of later) out.push(`${tag}.${first}.${c}`);
   if (anchor) {
-    out.push(`${anchor.selector} ${own}`);
     // Its place below the ancestor: `div.module > h2:nth-of-type(1)` where `div.module h2` takes a subtitle too.
     out.push(`${anchor.selector} > ${structuralPath(el, anchor.el)}`);
   }

@@ -1,0 +1,251 @@
+// Pages of one real template with other content, as a site serves its other recipes: the fields the
+// template page shows (found the way the learner finds them: the candidates it derives from the page and
+// its expected values) get another recipe's values in the same markup — list items cloned or removed to
+// the new list's length, texts spread over the node's own text nodes so its make-up stays — or, for an
+// optional field, lose their nodes. The oracle answers the values written.
+import { type CheerioAPI, load } from 'cheerio';
+import type { AnyNode, Element, Text } from 'domhandler';
+import { deriveCandidates } from '../../activities/reading/learned/dom.js';
+import { select } from '../../activities/reading/learned/read.js';
+import {
+  type LearnableField,
+  learnableFields,
+  normalizeText,
+} from '../../activities/reading/learned/values.js';
+import type { Candidate } from '../../shared/learned-extractor.js';
+import { present } from './compare.js';
+import { oracle, schemaOf } from './learned-crawl.js';
+import { EXPECTED, FIELDS } from './recipe-pages.js';
+
+/** Fields a page of the template may lack (the title and the lists it always shows). */
+export const OPTIONAL = ['author', 'description', 'image', 'total_time', 'yields'];
+const NUMBER = /-?\d[\d.,\u00a0 ]*\d|-?\d/g;
+const SKIP = new Set(['script', 'style', 'noscript', 'template']);
+/** Values shorter than this are replaced only where a candidate names their node. */
+const LONG = 12;
+
+export interface Template {
+  html: string;
+  url: string;
+  expected: Record<string, unknown>;
+  /** Per field the template shows, the learner's candidates for it on the template page. */
+  held: Record<string, Candidate[]>;
+}
+
+const LEARNABLE = new Map((learnableFields(schemaOf().fields) ?? []).map((f) => [f.name, f]));
+
+/** The template: the real page and which of its fields a selector reads as the oracle answers them. */
+export function templateOf(html: string, url: string, expected: Record<string, unknown>): Template {
+  const page = { $: load(html), url };
+  const data = oracle(expected);
+  const held: Record<string, Candidate[]> = {};
+  for (const name of FIELDS) {
+    const found = deriveCandidates(page, LEARNABLE.get(name) as LearnableField, data[name]);
+    if (found.length > 0) held[name] = found;
+  }
+  return { html, url, expected, held };
+}
+
+/**
+ * One page of the template: each held field of `values` (test-data keys) written where the template shows
+ * it, null removing an optional field's nodes; the expected values are the template's with those written.
+ */
+export function withContent(
+  t: Template,
+  values: Record<string, unknown>,
+): { html: string; expected: Record<string, unknown> } {
+  const $ = load(t.html);
+  const page = { $, url: t.url };
+  const expected = { ...t.expected };
+  // Every target is found before any is changed: cloned items must not move another field's nodes.
+  // A number or a short text may show by chance elsewhere (an amount equal to the time): only the first
+  // match's node is the field's there.
+  const targets = Object.entries(t.held).map(([name, candidates]) => {
+    const before = t.expected[EXPECTED[name] as string];
+    const short =
+      typeof before === 'number' || (typeof before === 'string' && normalizeText(before).length < LONG);
+    return {
+      name,
+      key: EXPECTED[name] as string,
+      nodes: (short ? candidates.slice(0, 1) : candidates).map((c) => ({
+        c,
+        els: select(page, c.selector) ?? [],
+      })),
+    };
+  });
+  const done = new Set<AnyNode>();
+  for (const { name, key, nodes } of targets) {
+    if (!(key in values)) continue;
+    const before = t.expected[key];
+    const after = values[key];
+    if (!present(after)) {
+      if (!OPTIONAL.includes(name)) continue;
+      const others = targets.flatMap((o) => (o.name === name ? [] : o.nodes.flatMap((n) => n.els)));
+      for (const { els } of nodes) for (const el of els) $(blockOf($, el, others)).remove();
+      replaceLeft($, before, '', done);
+      expected[key] = null;
+      continue;
+    }
+    for (const { c, els } of nodes) {
+      const fresh = els.filter((el) => !done.has(el));
+      for (const el of fresh) done.add(el);
+      if (fresh.length === 0) continue;
+      if (Array.isArray(after)) for (const el of writeList($, fresh, c, after.map(String))) done.add(el);
+      else write($, fresh[0] as Element, c, after);
+    }
+    replaceLeft($, before, after, done);
+    expected[key] = Array.isArray(after) ? after.map((l) => normalizeText(String(l))) : after;
+    if (typeof after === 'string') expected[key] = normalizeText(after);
+  }
+  return { html: $.html(), expected };
+}
+
+/** Words a field's block may hold besides its value: its label ("Total Time", "mins"). */
+const LABEL = 40;
+
+/**
+ * The block a missing field's node goes with, as a page without the value is made: the node and the
+ * ancestors that hold nothing else than it and a label (no other field's node).
+ */
+function blockOf($: CheerioAPI, el: Element, others: Element[]): Element {
+  const own = normalizeText($(el).text()).length;
+  let block = el;
+  for (
+    let up = block.parent;
+    up?.type === 'tag' && !['body', 'html', 'head'].includes(up.name);
+    up = up.parent
+  ) {
+    if (normalizeText($(up).text()).length > own + LABEL) break;
+    if (others.some((o) => o === up || $(up).find(o).length > 0)) break;
+    block = up;
+  }
+  return block;
+}
+
+/** A list's item nodes made as many as the lines (the last cloned, or the extra removed), then written. */
+function writeList($: CheerioAPI, items: Element[], c: Candidate, lines: string[]): Element[] {
+  const nodes = [...items];
+  while (nodes.length > lines.length && nodes.length > 1) $(nodes.pop() as Element).remove();
+  while (nodes.length < lines.length) {
+    const last = nodes[nodes.length - 1] as Element;
+    const copy = $(last).clone();
+    $(last).after(copy);
+    nodes.push(copy.get(0) as Element);
+  }
+  for (const [i, el] of nodes.entries()) write($, el, c, lines[i] as string);
+  return nodes;
+}
+
+/** The value written into one node as the candidate reads it. */
+function write($: CheerioAPI, el: Element, c: Candidate, value: unknown) {
+  const text = typeof value === 'number' ? String(value) : normalizeText(String(value));
+  const t = c.transform;
+  if (c.attr) {
+    const raw = el.attribs[c.attr] ?? '';
+    el.attribs[c.attr] = t.kind === 'number' ? raw.replace(NUMBER, text) : text;
+    return;
+  }
+  if (t.kind === 'exact') return spread($, el, text, '', '');
+  if (t.kind === 'affix') return spread($, el, text, t.prefix, t.suffix);
+  if (t.kind === 'own') {
+    const own = textNodes(el, true);
+    own.forEach((n, i) => {
+      n.data = i === 0 ? ` ${text} ` : ' ';
+    });
+    return;
+  }
+  if (t.kind === 'number') {
+    const literal = [...normalizeText($(el).text()).matchAll(NUMBER)][t.index]?.[0];
+    const at = literal ? textNodes(el, false).find((n) => n.data.includes(literal)) : undefined;
+    if (at && literal) at.data = at.data.replace(literal, text);
+  }
+}
+
+/**
+ * The text spread over the node's text nodes that hold the value (not those of a fixed prefix or suffix, a
+ * checkbox's "▢"), in proportion to theirs, so its child elements stay.
+ */
+function spread($: CheerioAPI, el: Element, text: string, prefix: string, suffix: string) {
+  let nodes = textNodes(el, false).filter((n) => n.data.trim() !== '');
+  let lead = normalizeText(prefix);
+  let tail = normalizeText(suffix);
+  for (let d = normalizeText(nodes[0]?.data ?? ''); lead && d && lead.startsWith(d); ) {
+    lead = lead.slice(d.length).trim();
+    nodes = nodes.slice(1);
+    d = normalizeText(nodes[0]?.data ?? '');
+  }
+  for (let d = normalizeText(nodes.at(-1)?.data ?? ''); tail && d && tail.endsWith(d); ) {
+    tail = tail.slice(0, tail.length - d.length).trim();
+    nodes = nodes.slice(0, -1);
+    d = normalizeText(nodes.at(-1)?.data ?? '');
+  }
+  const words = text.split(' ');
+  if (nodes.length <= 1 || words.length < nodes.length) {
+    const whole = normalizeText(`${lead} ${text} ${tail}`);
+    if (nodes.length === 1) (nodes[0] as Text).data = ` ${whole} `;
+    else $(el).text(normalizeText(`${prefix} ${text} ${suffix}`));
+    return;
+  }
+  const counts = nodes.map((n) => n.data.trim().split(/\s+/).length);
+  const total = counts.reduce((x, y) => x + y, 0);
+  let at = 0;
+  nodes.forEach((n, i) => {
+    const left = nodes.length - i - 1;
+    const share = Math.round((counts[i] as number) * (words.length / total));
+    const take = left === 0 ? words.length - at : Math.max(1, Math.min(words.length - at - left, share));
+    const chunk = words.slice(at, at + take).join(' ');
+    n.data = ` ${i === 0 && lead ? `${lead} ` : ''}${chunk}${left === 0 && tail ? ` ${tail}` : ''} `;
+    at += take;
+  });
+}
+
+/** The node's text nodes (own: its own text, not its child elements', text formatting aside). */
+function textNodes(el: Element, own: boolean): Text[] {
+  const out: Text[] = [];
+  const walk = (node: Element) => {
+    for (const child of node.children) {
+      if (child.type === 'text') out.push(child as Text);
+      else if (child.type === 'tag' && !SKIP.has(child.name)) {
+        if (!own || ['b', 'i', 'em', 'strong', 'u', 'sup', 'sub', 'mark', 'abbr'].includes(child.name))
+          walk(child);
+      }
+    }
+  };
+  walk(el);
+  return out;
+}
+
+/**
+ * What the candidates did not name still showing the old value (a breadcrumb, an alt text): replaced; the
+ * nodes written (`done`) and what lies in them are left as written.
+ */
+function replaceLeft($: CheerioAPI, before: unknown, after: unknown, done: Set<AnyNode>) {
+  const pairs: [string, string][] = Array.isArray(before)
+    ? before.map((l, i) => [normalizeText(String(l)), normalizeText(String((after as unknown[])?.[i] ?? ''))])
+    : [
+        [
+          normalizeText(String(before ?? '')),
+          typeof after === 'number' ? String(after) : normalizeText(String(after)),
+        ],
+      ];
+  const long = pairs.filter(([old, next]) => old.length >= LONG && !next.includes(old));
+  if (long.length === 0) return;
+  const written = (el: Element) => {
+    for (let n: AnyNode | null = el; n; n = n.parent) if (done.has(n)) return true;
+    return false;
+  };
+  for (const el of $('*').toArray() as Element[]) {
+    if (SKIP.has(el.tagName) || written(el)) continue;
+    for (const child of el.children)
+      if (child.type === 'text') {
+        const data = normalizeText(child.data);
+        const hit = long.find(([old]) => data.includes(old));
+        if (hit) child.data = ` ${data.replace(hit[0], hit[1])} `;
+      }
+    for (const [attr, raw] of Object.entries(el.attribs)) {
+      const data = normalizeText(raw);
+      const hit = long.find(([old]) => data.includes(old));
+      if (hit) el.attribs[attr] = data.replace(hit[0], hit[1]);
+    }
+  }
+}
