@@ -113,11 +113,13 @@ async function runPages(run: CrawlRun): Promise<void> {
   try {
     while (queued(state) || pages.size > 0) {
       // Once a budget is exhausted no page starts; those in flight finish.
-      while (pages.size < opts.concurrency && queued(state) && !historyFull() && !state.budgetExhausted) {
-        // Pages that may start together (several only with batchSize > 1).
-        const room = Math.min(pages.batchSize, opts.concurrency - pages.size, state.frontier.length);
+      while (pages.busy < opts.concurrency && queued(state) && !historyFull() && !state.budgetExhausted) {
+        // Slots a batch may take, and as many pages as it holds; a crawl that batches (batchSlots > 1) runs
+        // even one free slot's pages as a batch, one after another.
+        const slots = Math.min(pages.batchSlots, opts.concurrency - pages.busy, state.frontier.length);
         if (state.frontier.length === 0) await loadChunk(run.input.jobId, state);
-        else if (room > 1) pages.startBatch(state.frontier.splice(0, room));
+        else if (pages.batchSlots > 1 && state.frontier.length > 1)
+          pages.startBatch(state.frontier.splice(0, pages.batchPages(slots)), slots);
         else pages.start(state.frontier.shift() as QueuedPage);
       }
       if (pages.size === 0) break; // history full and drained: continue as new below

@@ -12,6 +12,7 @@ import { TenantShare } from '../../activities/common/tenant-share.js';
 import { type CrawlPagesInput, makeCrawlPages } from '../../activities/crawl/crawl-pages.js';
 import type { CrawlPageInput, CrawlPageResult } from '../../activities/crawl/crawl-types.js';
 import { CategorizedError } from '../../shared/errors.js';
+import type { JobEvent } from '../../shared/events.js';
 import { workerInterceptors } from '../../worker/interceptors.js';
 import { crawlPagePolicy, retriedBy } from '../../workflows/policies.js';
 
@@ -106,8 +107,18 @@ test('a page is run again alone only when the crawl-page policy would have retri
   assert.equal(retriedBy(crawlPagePolicy, { category: 'robots_disallowed', retryable: true }), false);
 });
 
-/** Runs an activity of `activityType` through the worker's activity interceptors, outermost first. */
-function runIntercepted(share: TenantShare, activityType: string, arg: object): Promise<unknown> {
+type Given = { pages?: unknown[]; running?: number };
+
+/**
+ * Runs an activity of `activityType` through the worker's activity interceptors, outermost first. By default
+ * the activity answers its input back (a batch: one result per page it was given).
+ */
+function runIntercepted(
+  share: TenantShare,
+  activityType: string,
+  arg: object,
+  activity: (given: Given) => unknown = (given) => given.pages ?? given,
+): Promise<unknown> {
   const ctx = { info: { activityType, workflowExecution: { workflowId: 'job_1' }, heartbeatTimeoutMs: 0 } };
   const inbound = (workerInterceptors(null, share).activity ?? []).map(
     (make) => make(ctx as unknown as Context).inbound,
@@ -116,11 +127,7 @@ function runIntercepted(share: TenantShare, activityType: string, arg: object): 
     args: [{ jobId: 'job_1', tenantId: 't', ...arg }],
     headers: {},
   } as unknown as ActivityExecuteInput;
-  // The activity answers its input back (a batch: one result per page it was given).
-  const ran = async (i: ActivityExecuteInput) => {
-    const given = i.args[0] as { pages?: unknown[] };
-    return given.pages ?? given;
-  };
+  const ran = async (i: ActivityExecuteInput) => activity(i.args[0] as Given);
   const chain = inbound.reduceRight<(i: ActivityExecuteInput) => Promise<unknown>>(
     (next, interceptor) => (i) => (interceptor?.execute ? interceptor.execute(i, next) : next(i)),
     ran,
@@ -146,4 +153,67 @@ test('a full share defers crawl pages and batches by activity type; other activi
   assert.deepEqual(batch, [{ n: 1 }, deferred]);
   other();
   assert.equal(share.runningFor('t'), 0);
+});
+
+test('a batch runs `running` pages at a time, the next starting as one ends, and answers in order', async () => {
+  let now = 0;
+  let most = 0;
+  const crawlPages = makeCrawlPages(async (input) => {
+    most = Math.max(most, ++now);
+    // Later pages end sooner: the answers still come in the pages' order.
+    await new Promise((r) => setTimeout(r, 30 - input.node * 3));
+    now--;
+    return completed(input.url);
+  });
+  const urls = Array.from({ length: 7 }, (_, i) => `https://a.test/${i}`);
+  const results = await env().run(crawlPages, { ...batchOf(urls), running: 3 });
+  assert.equal(most, 3);
+  assert.deepEqual(
+    results,
+    urls.map((url) => completed(url)),
+  );
+});
+
+test('a batch that runs its pages a few at a time runs all of them in the slots its tenant has free', async () => {
+  const share = new TenantShare(3);
+  const other = share.enter('t', 2);
+  const pages = [{ n: 1 }, { n: 2 }, { n: 3 }];
+  // Every page runs, with `running` lowered to the one slot free.
+  const seen: number[] = [];
+  const ran = await runIntercepted(share, 'crawlPages', { pages, running: 2 }, (given) => {
+    seen.push(given.running ?? 0);
+    assert.equal(share.runningFor('t'), 3, 'one slot taken while it runs');
+    return given.pages;
+  });
+  assert.deepEqual(ran, pages);
+  assert.deepEqual(seen, [1]);
+  assert.equal(share.runningFor('t'), 2, 'its slot released when it ended');
+  other();
+});
+
+test("a batch writes its pages' held result events in one append once they have run; a cancelled one none", async () => {
+  const writes: number[][] = [];
+  const writeHeld = async (events: readonly JobEvent[]) => {
+    writes.push(events.map((e) => e.seq));
+  };
+  const holdingPage = async (input: CrawlPageInput, held?: JobEvent[]) => {
+    assert.ok(held, 'a page of a batch that writes held events is given where to hold its own');
+    held.push({ seq: input.eventSeq } as JobEvent);
+    assert.deepEqual(writes, [], 'nothing written while pages run');
+    return completed(input.url);
+  };
+  const urls = ['https://a.test/1', 'https://a.test/2', 'https://a.test/3'];
+  await env().run(makeCrawlPages(holdingPage, writeHeld), { ...batchOf(urls), running: 2 });
+  assert.deepEqual(writes, [[10, 11, 12]]);
+
+  writes.length = 0;
+  const mock = env();
+  const stuck = makeCrawlPages(async (input, held) => {
+    await holdingPage(input, held);
+    return new Promise<CrawlPageResult>(() => {});
+  }, writeHeld);
+  const running = mock.run(stuck, batchOf(urls));
+  setTimeout(() => mock.cancel(), 20);
+  await assert.rejects(running, (err) => err instanceof CancelledFailure);
+  assert.deepEqual(writes, [], 'the workflow records a cancelled batch its own way');
 });
