@@ -1,6 +1,6 @@
 // Preloaded into the bench's worker with BENCH_DB_COUNTS=file (node --import): counts the worker's database
 // commands by kind (command name and collection, a job's seen-set as `crawl_urls_*`) with the bytes each sent,
-// and writes the tally to `file` every 200 ms, where bench/crawl.ts reads it before and after the measured
+// and writes the tally to `file` every second, where bench/crawl.ts reads it before and after the measured
 // crawl. Plain JavaScript, so the worker's bundle runs without a TypeScript loader; off unless asked for (the
 // command monitoring costs CPU of its own).
 import { renameSync, writeFileSync } from 'node:fs';
@@ -34,5 +34,5 @@ if (file) {
   setInterval(() => {
     writeFileSync(`${file}.part`, JSON.stringify(tally));
     renameSync(`${file}.part`, file);
-  }, 200).unref();
+  }, 1000).unref();
 }

@@ -117,8 +117,8 @@ const warmupStarted = performance.now();
 const warm = warmupPages > 0 ? await crawl(warmupPages) : null;
 const warmupSeconds = (performance.now() - warmupStarted) / 1000;
 
-// The tally is written every 200 ms: let the warm-up's last commands land in it first.
-if (values['count-commands']) await new Promise((r) => setTimeout(r, 500));
+// The tally is written every second: let the warm-up's last commands land in it first.
+if (values['count-commands']) await new Promise((r) => setTimeout(r, 1200));
 const commandsBefore = commandCounts();
 const cpuBefore = cpuByProcess();
 const chromiumBefore = chromium.sample();
@@ -138,7 +138,7 @@ const { jobId, job } = await crawl(pages);
 clearInterval(stackSampler);
 const seconds = (performance.now() - started) / 1000;
 const cpuAfter = cpuByProcess();
-if (values['count-commands']) await new Promise((r) => setTimeout(r, 500));
+if (values['count-commands']) await new Promise((r) => setTimeout(r, 1200));
 const commandsAfter = commandCounts();
 const chromiumAfter = chromium.sample();
 chromium.stop();
