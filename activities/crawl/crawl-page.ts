@@ -2,9 +2,7 @@
 // kept in memory from fetch to result (crawlOnePage, crawl-pipeline.ts), with the worker's engines and
 // stores as its ports. One activity per page keeps a 10,000-page crawl's history small and its overhead
 // low. Here only what Temporal asks: cancellation, attempts, a budget's refusal as an outcome, deferral.
-import type { JobEvent } from '../../shared/events.js';
 import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
-import { currentActivity } from '../common/activity-context.js';
 import { budgetRefusal, categorized } from '../common/failure.js';
 import { currentPageRun } from '../extraction/extraction-types.js';
 import { pagePorts } from '../extraction/page-ports.js';
@@ -33,13 +31,12 @@ export function makeCrawlPage(deps: ActivityDeps) {
   const ports = crawlPorts(deps);
 
   function run(input: CrawlPageInput & { batchLinkChars: undefined }): Promise<CrawlPageResult>;
-  function run(input: CrawlPageInput, held?: JobEvent[]): Promise<CrawlPageResult | AloneResult>;
-  async function run(input: CrawlPageInput, held?: JobEvent[]): Promise<CrawlPageResult | AloneResult> {
+  function run(input: CrawlPageInput): Promise<CrawlPageResult | AloneResult>;
+  async function run(input: CrawlPageInput): Promise<CrawlPageResult | AloneResult> {
     const page = currentPageRun();
-    const pagePorts = held ? { ...ports, events: holding(ports.events, held) } : ports;
     return categorized(async () => {
       try {
-        const result = await crawlOnePage(pagePorts, input, page);
+        const result = await crawlOnePage(ports, input, page);
         // Its template's first pages are teaching the extractor: the page comes back after a durable
         // timer, when the extractor is likely verified.
         return result.outcome === 'learning'
@@ -58,30 +55,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
     /** A page alone: the whole bound on its links. */
     crawlPage: async (input: CrawlPageInput): Promise<CrawlPageResult> =>
       run({ ...input, batchLinkChars: undefined }),
-    /**
-     * A page of a batch (crawl-pages.ts): `alone` when its links are over its share of the batch's bound. Its
-     * result event goes into `held`, for the batch to write with its other pages' (writeHeld).
-     */
-    crawlPageOfBatch: (input: CrawlPageInput, held?: JobEvent[]): Promise<CrawlPageResult | AloneResult> =>
-      run(input, held),
-    /** Writes a batch's held result events in one append, their projection left to run soon after. */
-    writeHeld: (events: readonly JobEvent[]): Promise<void> =>
-      deps.events.appendDeferred(events, (err) =>
-        (currentActivity()?.log ?? console).warn('projecting the job failed; its next event retries', {
-          jobId: events[0]?.job_id,
-          error: String(err),
-        }),
-      ),
-  };
-}
-
-/** The job's events as a page of a batch writes them: its result event (appended deferred) kept in `held`. */
-function holding(events: CrawlPorts['events'], held: JobEvent[]): CrawlPorts['events'] {
-  return {
-    append: (evs) => events.append(evs),
-    get: (jobId, seq) => events.get(jobId, seq),
-    appendDeferred: async (evs) => {
-      held.push(...evs);
-    },
+    /** A page of a batch (crawl-pages.ts): `alone` when its links are over its share of the batch's bound. */
+    crawlPageOfBatch: (input: CrawlPageInput): Promise<CrawlPageResult | AloneResult> => run(input),
   };
 }

@@ -6,7 +6,6 @@
 // the workflow decides whether the page's retry policy would have retried it (then it runs again alone) or
 // it failed for good.
 import { type ErrorCategory, isErrorCategory } from '../../shared/errors.js';
-import type { JobEvent } from '../../shared/events.js';
 import { currentActivity } from '../common/activity-context.js';
 import { categorized, toFailure } from '../common/failure.js';
 import type { DeferredActivity } from '../common/tenant-share.js';
@@ -51,33 +50,20 @@ export type BatchPageResult = CrawlPageResult | FailedBatchPage | AloneResult;
 /** One result per page, in the pages' order; or, when its tenant's share admits none, the batch deferred. */
 export type CrawlPagesResult = BatchPageResult[] | DeferredActivity;
 
-/**
- * `crawlPage` runs one page of the batch; with `writeHeld`, each page's result event is held (in the array it
- * is given) and the batch writes them all in one append once its pages have run, before it answers: the
- * workflow never sees a page done whose event is not stored, and a batch that fails or is cancelled before
- * then has its pages run again alone or recorded as skipped, as before.
- */
-export function makeCrawlPages(
-  crawlPage: (input: CrawlPageInput, held?: JobEvent[]) => Promise<CrawlPageResult | AloneResult>,
-  writeHeld?: (events: readonly JobEvent[]) => Promise<void>,
-) {
+export function makeCrawlPages(crawlPage: (input: CrawlPageInput) => Promise<CrawlPageResult | AloneResult>) {
   // The worker heartbeats for it while it runs (worker/interceptors.ts); a cancellation ends it at once.
   return async function crawlPages(input: CrawlPagesInput): Promise<CrawlPagesResult> {
     const { pages, running, ...shared } = input;
     const signal = currentActivity()?.cancellationSignal;
     const results: BatchPageResult[] = [];
-    const held: JobEvent[] | undefined = writeHeld ? [] : undefined;
     let next = 0;
     // Each lane runs the next page not yet started until none is left (a cancelled batch starts none).
     const lane = async () => {
       for (let i = next++; i < pages.length && !signal?.aborted; i = next++)
-        results[i] = await crawlPage({ ...shared, ...(pages[i] as BatchPage) }, held).catch(failedPage);
+        results[i] = await crawlPage({ ...shared, ...(pages[i] as BatchPage) }).catch(failedPage);
     };
     const lanes = Math.max(1, Math.min(running ?? pages.length, pages.length));
-    const all = Promise.all(Array.from({ length: lanes }, lane)).then(async () => {
-      if (writeHeld && held && held.length > 0) await writeHeld(held);
-      return results;
-    });
+    const all = Promise.all(Array.from({ length: lanes }, lane)).then(() => results);
     // A cancelled page stops on its own (each step honours the signal); the batch does not wait for the
     // slowest of them: the workflow records every page of a cancelled batch as skipped in its seq.
     return categorized(() => (signal ? Promise.race([all, abortOf(signal)]) : all));

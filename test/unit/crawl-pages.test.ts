@@ -12,7 +12,6 @@ import { TenantShare } from '../../activities/common/tenant-share.js';
 import { type CrawlPagesInput, makeCrawlPages } from '../../activities/crawl/crawl-pages.js';
 import type { CrawlPageInput, CrawlPageResult } from '../../activities/crawl/crawl-types.js';
 import { CategorizedError } from '../../shared/errors.js';
-import type { JobEvent } from '../../shared/events.js';
 import { workerInterceptors } from '../../worker/interceptors.js';
 import { crawlPagePolicy, retriedBy } from '../../workflows/policies.js';
 
@@ -189,31 +188,4 @@ test('a batch that runs its pages a few at a time runs all of them in the slots 
   assert.deepEqual(seen, [1]);
   assert.equal(share.runningFor('t'), 2, 'its slot released when it ended');
   other();
-});
-
-test("a batch writes its pages' held result events in one append once they have run; a cancelled one none", async () => {
-  const writes: number[][] = [];
-  const writeHeld = async (events: readonly JobEvent[]) => {
-    writes.push(events.map((e) => e.seq));
-  };
-  const holdingPage = async (input: CrawlPageInput, held?: JobEvent[]) => {
-    assert.ok(held, 'a page of a batch that writes held events is given where to hold its own');
-    held.push({ seq: input.eventSeq } as JobEvent);
-    assert.deepEqual(writes, [], 'nothing written while pages run');
-    return completed(input.url);
-  };
-  const urls = ['https://a.test/1', 'https://a.test/2', 'https://a.test/3'];
-  await env().run(makeCrawlPages(holdingPage, writeHeld), { ...batchOf(urls), running: 2 });
-  assert.deepEqual(writes, [[10, 11, 12]]);
-
-  writes.length = 0;
-  const mock = env();
-  const stuck = makeCrawlPages(async (input, held) => {
-    await holdingPage(input, held);
-    return new Promise<CrawlPageResult>(() => {});
-  }, writeHeld);
-  const running = mock.run(stuck, batchOf(urls));
-  setTimeout(() => mock.cancel(), 20);
-  await assert.rejects(running, (err) => err instanceof CancelledFailure);
-  assert.deepEqual(writes, [], 'the workflow records a cancelled batch its own way');
 });
