@@ -42,8 +42,12 @@ export function batchSlotsOf(opts: CrawlRunOptions): number {
   return Math.max(1, Math.floor(opts.concurrency / BATCHES_IN_FLIGHT));
 }
 
-/** Pages a batch of `slots` slots holds at most. */
-export const batchPagesOf = (slots: number) => Math.min(MAX_BATCH_PAGES, slots * PAGES_PER_SLOT);
+/**
+ * Pages a batch of `slots` slots holds at most in a crawl of `maxPages`: a small crawl still spans some twenty
+ * batches or more, so that several workers share it and its last batch is short.
+ */
+export const batchPagesOf = (slots: number, maxPages: number) =>
+  Math.min(MAX_BATCH_PAGES, slots * PAGES_PER_SLOT, Math.max(slots, Math.ceil(maxPages / 20)));
 
 /** What differs from page to page (activities/crawl/crawl-pages.ts's BatchPage). */
 const PAGE_KEYS = [

@@ -74,7 +74,7 @@ export class PagesInFlight {
 
   /** Pages a batch of `slots` slots takes from the frontier at most. */
   batchPages(slots: number): number {
-    return batchPagesOf(slots);
+    return batchPagesOf(slots, this.run.opts.max_pages);
   }
 
   /** Starts a page alone, in its domain's turn. */
