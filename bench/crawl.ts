@@ -1,6 +1,9 @@
 // Crawl benchmark: a generated local site of N pages, crawled with the fake model at zero latency.
 //   npm run bench:crawl -- [--pages 1000] [--concurrency 10] [--warmup 200] [--preload 0] [--page-kb 100]
-//                          [--fetch-mode static|dynamic] [--page-script]
+//                          [--fetch-mode static|dynamic] [--page-script] [--count-commands]
+// --count-commands counts the worker's database commands a page of the measured crawl by kind (command and
+// collection), with the documents and bytes they carried (bench/count-commands.mjs; it costs worker CPU of its
+// own, so compare CPU a page between runs without it).
 // --fetch-mode dynamic renders every page in the worker's Chromium; the report then adds the Chromium
 // processes' CPU per page (browser, renderers, other) and their peak memory. BROWSER_*, DYNAMIC_* and
 // CHROMIUM_PATH from this environment reach the worker (e.g. BROWSER_MAX_PAGES=10). --page-script gives every
@@ -12,7 +15,8 @@
 // events per page over every continue-as-new run, the worker process's peak RSS and the whole stack's peak PSS
 // (worker with its children, FerretDB, Temporal, and this process: API, site, fake model).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createStores } from '../shared/store/index.js';
 import { startTestService } from '../test/support/service.js';
@@ -31,6 +35,7 @@ const { values } = parseArgs({
     'page-kb': { type: 'string', default: '100' },
     'fetch-mode': { type: 'string', default: 'static' },
     'page-script': { type: 'boolean', default: false },
+    'count-commands': { type: 'boolean', default: false },
   },
 });
 const fetchMode = values['fetch-mode'];
@@ -52,6 +57,16 @@ const passedEnv = Object.fromEntries(
   ),
 );
 const svc = await startTestService({ worker: false, env: { LOG_LEVEL: 'silent', ...passedEnv } });
+const countsFile = join(tmpdir(), `bench-crawl-commands-${process.pid}.json`);
+if (values['count-commands']) process.env.BENCH_DB_COUNTS = countsFile;
+/** The worker's database commands so far by kind: [commands, documents, bytes] (with --count-commands). */
+const commandCounts = (): Record<string, [number, number, number]> => {
+  try {
+    return JSON.parse(readFileSync(countsFile, 'utf8'));
+  } catch {
+    return {};
+  }
+};
 const { worker, polling } = spawnBenchWorker(svc.config, concurrency);
 const chromium = new ChromiumSampler(worker.pid ?? 0);
 if (fetchMode === 'dynamic') chromium.start();
@@ -102,6 +117,9 @@ const warmupStarted = performance.now();
 const warm = warmupPages > 0 ? await crawl(warmupPages) : null;
 const warmupSeconds = (performance.now() - warmupStarted) / 1000;
 
+// The tally is written every second: let the warm-up's last commands land in it first.
+if (values['count-commands']) await new Promise((r) => setTimeout(r, 1200));
+const commandsBefore = commandCounts();
 const cpuBefore = cpuByProcess();
 const chromiumBefore = chromium.sample();
 chromium.resetPeaks();
@@ -120,6 +138,8 @@ const { jobId, job } = await crawl(pages);
 clearInterval(stackSampler);
 const seconds = (performance.now() - started) / 1000;
 const cpuAfter = cpuByProcess();
+if (values['count-commands']) await new Promise((r) => setTimeout(r, 1200));
+const commandsAfter = commandCounts();
 const chromiumAfter = chromium.sample();
 chromium.stop();
 // This process serves the API, the generated site and the fake model: it shares the 2 cores too.
@@ -180,7 +200,11 @@ const wftRunning: number[] = [];
 let wftScheduledAt = 0;
 let wftStartedAt = 0;
 const startedAt = new Map<number, number>();
+/** The first run's history events by type (a page's share of each is reported). */
+const eventsByType = new Map<string, number>();
 for (const ev of history.events ?? []) {
+  const kind = Object.keys(ev).find((k) => k.endsWith('EventAttributes') && ev[k as keyof typeof ev]) ?? '?';
+  eventsByType.set(kind, (eventsByType.get(kind) ?? 0) + 1);
   const id = Number(ev.eventId);
   const at = ms(ev.eventTime);
   const scheduled = ev.activityTaskScheduledEventAttributes;
@@ -206,6 +230,33 @@ for (const ev of history.events ?? []) {
     const sid = Number(done.scheduledEventId);
     if (PAGE_ACTIVITIES.has(scheduledAt.get(sid)?.type ?? '')) running.push(at - (startedAt.get(sid) ?? at));
   }
+}
+/** Commands, documents and bytes a page by kind, and their totals, between two tallies. */
+function commandsPerPage(
+  before: Record<string, [number, number, number]>,
+  after: Record<string, [number, number, number]>,
+  pages: number,
+) {
+  const per = (n: number) => Number((n / Math.max(1, pages)).toFixed(2));
+  const kinds: Record<string, { commands: number; documents: number; bytes: number }> = {};
+  const total = { commands: 0, documents: 0, bytes: 0 };
+  for (const [kind, [c, d, b]] of Object.entries(after)) {
+    const [c0, d0, b0] = before[kind] ?? [0, 0, 0];
+    if (c === c0) continue;
+    kinds[kind] = { commands: per(c - c0), documents: per(d - d0), bytes: Math.round((b - b0) / pages) };
+    total.commands += c - c0;
+    total.documents += d - d0;
+    total.bytes += b - b0;
+  }
+  const sorted = Object.entries(kinds).sort((a, b) => b[1].commands - a[1].commands);
+  return {
+    total: {
+      commands: per(total.commands),
+      documents: per(total.documents),
+      bytes: Math.round(total.bytes / pages),
+    },
+    ...Object.fromEntries(sorted),
+  };
 }
 const percentile = (xs: number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -259,6 +310,17 @@ const report = {
   chromium: chromiumReport,
   workflow_runs: runs,
   history_events_per_page: Number((historyEvents / Math.max(1, job.page_count)).toFixed(2)),
+  first_run_events_per_page_scheduled: Object.fromEntries(
+    [...eventsByType]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => [
+        k.replace(/EventAttributes$/, ''),
+        Number((n / Math.max(1, pagesScheduled)).toFixed(3)),
+      ]),
+  ),
+  database_commands_per_page: values['count-commands']
+    ? commandsPerPage(commandsBefore, commandsAfter, job.page_count)
+    : null,
   worker_rss_mb_before_crawl: Math.round(rssAtStart / 1024 / 1024),
   worker_peak_rss_mb: Math.round(peakRss / 1024 / 1024),
   // `bench` is this process: the API, the generated site and the fake model together.

@@ -60,7 +60,8 @@ async function recordCrawls() {
   for (const [i, runId] of runs.entries()) await save(`crawl-continue-as-new-run${i + 1}`, workflowId, runId);
 }
 
-// A crawl four pages at once over its tenant's share of two: pages deferred and retried on timers.
+// A crawl of concurrency 4 (batches of two slots) over its tenant's share of two: a batch finding no slot
+// free is deferred whole, its pages retried on timers.
 async function recordDeferredCrawl() {
   const crawl = await post('/api/v1/crawl?wait=true&timeout=120', {
     url: `${site.url}/`,
@@ -98,8 +99,9 @@ async function recordCrawlCancelledAtStart() {
   await cancelAndSave(crawl.job_id, 'crawl-cancelled-at-start');
 }
 
-// Pages several at once (crawlPages, concurrency 6: batches of three): robots.txt's skip, a 410 failure, a
-// 503 once (run again alone), and the tenant's share of two admitting two pages of a batch, deferring one.
+// Pages several at once (crawlPages, concurrency 6: batches of three slots holding nine pages): robots.txt's
+// skip, a 410 failure, a 503 once (run again alone), and the tenant's share of two running a batch two pages
+// at a time.
 async function recordBatchedCrawl() {
   const flakySite = await startShopSite();
   let tries = 0;

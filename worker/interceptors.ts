@@ -79,9 +79,10 @@ const CRAWL_PAGE: keyof Activities = 'crawlPage';
 const CRAWL_PAGES: keyof Activities = 'crawlPages';
 
 /**
- * A batch of crawl pages (activities/crawl/crawl-pages.ts) takes a slot of its tenant's share per page: the
- * pages that find one run, the others answer `deferred` in their place of the result; with no slot free the
- * whole batch is deferred. Its slots are released when the batch ends.
+ * A batch of crawl pages (activities/crawl/crawl-pages.ts) takes a slot of its tenant's share per page it runs
+ * at a time: a batch that runs its pages `running` at a time runs all of them, as many at a time as it found
+ * slots; one that runs them all at once runs those that found one, the others answer `deferred` in their place
+ * of the result. With no slot free the whole batch is deferred. Its slots are released when the batch ends.
  */
 function runBatchAsTenant(
   share: TenantShare,
@@ -89,13 +90,14 @@ function runBatchAsTenant(
   input: ActivityExecuteInput,
   next: Next<ActivityInboundCallsInterceptor, 'execute'>,
 ): Promise<unknown> {
-  const arg = input.args[0] as { pages: unknown[] };
-  const { count, release } = share.tryEnterSome(tenant, arg.pages.length);
+  const arg = input.args[0] as { pages: unknown[]; running?: number };
+  const { count, release } = share.tryEnterSome(tenant, Math.min(arg.pages.length, arg.running ?? Infinity));
   if (count === 0) return Promise.resolve(DEFERRED);
-  const admitted = { ...input, args: [{ ...arg, pages: arg.pages.slice(0, count) }, ...input.args.slice(1)] };
+  const admitted =
+    arg.running === undefined ? { ...arg, pages: arg.pages.slice(0, count) } : { ...arg, running: count };
   return runAsTenant(tenant, async () => {
-    const results = (await next(admitted)) as unknown[];
-    return [...results, ...arg.pages.slice(count).map(() => DEFERRED)];
+    const results = (await next({ ...input, args: [admitted, ...input.args.slice(1)] })) as unknown[];
+    return [...results, ...arg.pages.slice(results.length).map(() => DEFERRED)];
   }).finally(release);
 }
 

@@ -1,12 +1,13 @@
 // A crawl's pages in flight: each started alone (in its domain's turn) or with others as one batch, tracked
-// from its first run to its outcome recorded in its seq, and the page loop woken when one ends. The awaits of
+// from its first run to its outcome recorded in its seq, and the page loop woken when one ends. A batch holds
+// fewer slots of the crawl's concurrency than it has pages (it runs them a few at a time). The awaits of
 // a tracked page are those of the loop before batches: replay needs their order, so keep them as they are.
 import { defineQuery, isCancellation, proxyActivities, setHandler, sleep, uuid4 } from '@temporalio/workflow';
 import type { CrawlPageInput, CrawlPageResult } from '../activities/crawl/crawl-types.js';
 import type { Activities } from '../activities/index.js';
 import type { CrawlJobInput, CrawlRunOptions, Seed } from '../shared/schemas/job-spec.js';
 import { CRAWL_IN_FLIGHT_QUERY } from '../shared/temporal-names.js';
-import { batchSizeOf, crawlBatch } from './crawl-batches.js';
+import { batchPagesOf, batchSlotsOf, crawlBatch } from './crawl-batches.js';
 import { type CrawlState, DomainTurns, type QueuedPage } from './crawl-frontier.js';
 import { failedPageEvent, recordOutcome } from './crawl-outcome.js';
 import type { JobLog, Slot } from './job-events.js';
@@ -44,8 +45,10 @@ export class PagesInFlight {
   // Pages whose activity runs now (not those still waiting for their domain's turn): the crawl map shows
   // them as `crawling`. A query reads this; nothing about it is recorded in history.
   private readonly crawling = new Set<number>();
-  /** Pages that may start together as one activity (1: each page alone). */
-  readonly batchSize: number;
+  /** Slots a batch takes at most (1: each page alone). */
+  readonly batchSlots: number;
+  /** Pages in flight in batches still running beyond the slots those batches hold. */
+  private unslotted = 0;
   private readonly turns: DomainTurns;
   private ended = 0;
   private stopped: { error: unknown } | null = null;
@@ -55,12 +58,23 @@ export class PagesInFlight {
     const { opts, state } = run;
     setHandler(defineQuery<number[]>(CRAWL_IN_FLIGHT_QUERY), () => [...this.crawling]);
     // Crawls with a per-domain delay start every page as its own activity.
-    this.batchSize = batchSizeOf(opts);
+    this.batchSlots = batchSlotsOf(opts);
     this.turns = new DomainTurns(state, opts.delay_ms);
   }
 
+  /** Pages in flight. */
   get size(): number {
     return this.run.inflight.size;
+  }
+
+  /** Slots of the crawl's concurrency taken: a page alone holds one, a running batch as many as it runs at a time. */
+  get busy(): number {
+    return this.run.inflight.size - this.unslotted;
+  }
+
+  /** Pages a batch of `slots` slots takes from the frontier at most. */
+  batchPages(slots: number): number {
+    return batchPagesOf(slots, this.run.opts.max_pages);
   }
 
   /** Starts a page alone, in its domain's turn. */
@@ -73,15 +87,25 @@ export class PagesInFlight {
     this.track(at, pageInput, turn, () => crawlPage(pageInput));
   }
 
-  /** Starts pages as one activity (no per-domain delay, so their turns are free), each in its own seq. */
-  startBatch(pages: QueuedPage[]): void {
+  /**
+   * Starts pages as one activity running `slots` of them at a time (no per-domain delay, so their turns are
+   * free), each in its own seq.
+   */
+  startBatch(pages: QueuedPage[], slots: number): void {
     const entries = pages.map((page) => ({
       page,
       slot: this.run.log.reserve(),
       pageId: page.redo?.pageId ?? uuid4(),
     }));
     const started = entries.map((at) => ({ at, pageInput: this.inputOf(at) }));
-    const results = crawlBatch(started.map(({ pageInput }) => pageInput));
+    const { results, ended } = crawlBatch(
+      started.map(({ pageInput }) => pageInput),
+      slots,
+    );
+    this.unslotted += pages.length - slots;
+    void ended.then(() => {
+      this.unslotted -= pages.length - slots;
+    });
     for (const [i, { at, pageInput }] of started.entries()) {
       this.crawling.add(at.page.node);
       this.track(at, pageInput, null, () => results[i] as Promise<CrawlPageResult>);

@@ -1,9 +1,10 @@
 // Several queued pages of one crawl as one activity: each page runs the crawl-page code as it would alone
-// (its own seq, page id and events), all at once, and the activity answers one result per page (the
-// workflow bounds a batch's size, and so its result's: workflows/crawl-batches.ts). A crawl
-// schedules fewer activities, so fewer history events and less of the worker's Temporal work per page.
-// A page's failure does not fail the others: it comes back as `failed`, and the workflow decides whether
-// the page's retry policy would have retried it (then it runs again alone) or it failed for good.
+// (its own seq, page id and events), `running` of them at a time (a new one starts as one ends), and the
+// activity answers one result per page (the workflow bounds a batch's size, and so its result's:
+// workflows/crawl-batches.ts). A crawl schedules fewer activities, so fewer history events and less of the
+// worker's Temporal work per page. A page's failure does not fail the others: it comes back as `failed`, and
+// the workflow decides whether the page's retry policy would have retried it (then it runs again alone) or
+// it failed for good.
 import { type ErrorCategory, isErrorCategory } from '../../shared/errors.js';
 import { currentActivity } from '../common/activity-context.js';
 import { categorized, toFailure } from '../common/failure.js';
@@ -32,6 +33,8 @@ export type BatchPage = Pick<
  */
 export interface CrawlPagesInput extends Omit<CrawlPageInput, keyof BatchPage> {
   pages: BatchPage[];
+  /** Pages run at a time (absent: all of them at once); the tenant share may lower it (worker/interceptors.ts). */
+  running?: number;
 }
 
 /** A page of a batch whose run threw: `retryable` as the failure says (the workflow's policy may disagree). */
@@ -50,9 +53,17 @@ export type CrawlPagesResult = BatchPageResult[] | DeferredActivity;
 export function makeCrawlPages(crawlPage: (input: CrawlPageInput) => Promise<CrawlPageResult | AloneResult>) {
   // The worker heartbeats for it while it runs (worker/interceptors.ts); a cancellation ends it at once.
   return async function crawlPages(input: CrawlPagesInput): Promise<CrawlPagesResult> {
-    const { pages, ...shared } = input;
-    const all = Promise.all(pages.map((page) => crawlPage({ ...shared, ...page }).catch(failedPage)));
+    const { pages, running, ...shared } = input;
     const signal = currentActivity()?.cancellationSignal;
+    const results: BatchPageResult[] = [];
+    let next = 0;
+    // Each lane runs the next page not yet started until none is left (a cancelled batch starts none).
+    const lane = async () => {
+      for (let i = next++; i < pages.length && !signal?.aborted; i = next++)
+        results[i] = await crawlPage({ ...shared, ...(pages[i] as BatchPage) }).catch(failedPage);
+    };
+    const lanes = Math.max(1, Math.min(running ?? pages.length, pages.length));
+    const all = Promise.all(Array.from({ length: lanes }, lane)).then(() => results);
     // A cancelled page stops on its own (each step honours the signal); the batch does not wait for the
     // slowest of them: the workflow records every page of a cancelled batch as skipped in its seq.
     return categorized(() => (signal ? Promise.race([all, abortOf(signal)]) : all));

@@ -25,9 +25,9 @@ let slowStarts = 0;
 before(async () => {
   svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
   site = await startFixtureSite();
-  // /wide/7 links to 500 pages by URLs of ~200 characters: ~100 KB of links, over a page's share of a
-  // batch's bound (64 KiB in a batch of four) and within a page's own (256 KiB).
-  const longPath = (i: number) => `/far/${i}/${'x'.repeat(190)}`;
+  // /wide/7 links to 500 pages by URLs of ~400 characters: ~200 KB of links, over a page's share of a
+  // batch's bound (128 KiB in a batch of four) and within a page's own (256 KiB).
+  const longPath = (i: number) => `/far/${i}/${'x'.repeat(370)}`;
   const hub = Array.from({ length: 500 }, (_, i) => `<a class="item" href="${longPath(i)}">Far ${i}</a>`);
   site.route(WIDE, html('Hub', `<h1>Hub</h1><p>Price: 1</p>${hub.join(' ')}`));
   for (const kind of ['fast', 'slow', 'wide']) {
@@ -155,9 +155,11 @@ test('a page of a batch with links over its share of the batch bound runs again 
 test('cancelling a crawl mid-batch records the batch pages as skipped, promptly', {
   timeout: 120_000,
 }, async () => {
-  const jobId = await startCrawl('/slow');
-  for (let i = 0; i < 600 && slowStarts < 8; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(slowStarts, 8, 'two batches of four pages are at the site');
+  // Concurrency 8 in a crawl of up to 240 pages: one batch of four slots holds all twelve items and runs four
+  // of them at a time.
+  const jobId = await startCrawl('/slow', { max_pages: 240 });
+  for (let i = 0; i < 600 && slowStarts < 4; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(slowStarts, 4, "the batch's first four pages are at the site, the others wait their turn");
   await new Promise((r) => setTimeout(r, 1_000)); // heartbeats have told the batches' activities by now
   const cancelledAt = Date.now();
   const job = await cancelAndWait(svc, jobId);
@@ -178,7 +180,8 @@ test('cancelling a crawl mid-batch records the batch pages as skipped, promptly'
     (r) => r.activity === 'crawlPages',
   );
   const inBatches = batched.flatMap((r) => r.urls).sort();
-  assert.equal(inBatches.length, 8);
+  assert.equal(inBatches.length, ITEMS);
+  assert.equal(slowStarts, 4, 'no page of the cancelled batch started after its cancellation');
   assert.deepEqual(skipped.map((e) => (e.data as { url: string }).url).sort(), inBatches);
   assert.equal(events.at(-1)?.type, 'job.cancelled');
 });

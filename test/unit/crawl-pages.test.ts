@@ -106,8 +106,18 @@ test('a page is run again alone only when the crawl-page policy would have retri
   assert.equal(retriedBy(crawlPagePolicy, { category: 'robots_disallowed', retryable: true }), false);
 });
 
-/** Runs an activity of `activityType` through the worker's activity interceptors, outermost first. */
-function runIntercepted(share: TenantShare, activityType: string, arg: object): Promise<unknown> {
+type Given = { pages?: unknown[]; running?: number };
+
+/**
+ * Runs an activity of `activityType` through the worker's activity interceptors, outermost first. By default
+ * the activity answers its input back (a batch: one result per page it was given).
+ */
+function runIntercepted(
+  share: TenantShare,
+  activityType: string,
+  arg: object,
+  activity: (given: Given) => unknown = (given) => given.pages ?? given,
+): Promise<unknown> {
   const ctx = { info: { activityType, workflowExecution: { workflowId: 'job_1' }, heartbeatTimeoutMs: 0 } };
   const inbound = (workerInterceptors(null, share).activity ?? []).map(
     (make) => make(ctx as unknown as Context).inbound,
@@ -116,11 +126,7 @@ function runIntercepted(share: TenantShare, activityType: string, arg: object): 
     args: [{ jobId: 'job_1', tenantId: 't', ...arg }],
     headers: {},
   } as unknown as ActivityExecuteInput;
-  // The activity answers its input back (a batch: one result per page it was given).
-  const ran = async (i: ActivityExecuteInput) => {
-    const given = i.args[0] as { pages?: unknown[] };
-    return given.pages ?? given;
-  };
+  const ran = async (i: ActivityExecuteInput) => activity(i.args[0] as Given);
   const chain = inbound.reduceRight<(i: ActivityExecuteInput) => Promise<unknown>>(
     (next, interceptor) => (i) => (interceptor?.execute ? interceptor.execute(i, next) : next(i)),
     ran,
@@ -146,4 +152,40 @@ test('a full share defers crawl pages and batches by activity type; other activi
   assert.deepEqual(batch, [{ n: 1 }, deferred]);
   other();
   assert.equal(share.runningFor('t'), 0);
+});
+
+test('a batch runs `running` pages at a time, the next starting as one ends, and answers in order', async () => {
+  let now = 0;
+  let most = 0;
+  const crawlPages = makeCrawlPages(async (input) => {
+    most = Math.max(most, ++now);
+    // Later pages end sooner: the answers still come in the pages' order.
+    await new Promise((r) => setTimeout(r, 30 - input.node * 3));
+    now--;
+    return completed(input.url);
+  });
+  const urls = Array.from({ length: 7 }, (_, i) => `https://a.test/${i}`);
+  const results = await env().run(crawlPages, { ...batchOf(urls), running: 3 });
+  assert.equal(most, 3);
+  assert.deepEqual(
+    results,
+    urls.map((url) => completed(url)),
+  );
+});
+
+test('a batch that runs its pages a few at a time runs all of them in the slots its tenant has free', async () => {
+  const share = new TenantShare(3);
+  const other = share.enter('t', 2);
+  const pages = [{ n: 1 }, { n: 2 }, { n: 3 }];
+  // Every page runs, with `running` lowered to the one slot free.
+  const seen: number[] = [];
+  const ran = await runIntercepted(share, 'crawlPages', { pages, running: 2 }, (given) => {
+    seen.push(given.running ?? 0);
+    assert.equal(share.runningFor('t'), 3, 'one slot taken while it runs');
+    return given.pages;
+  });
+  assert.deepEqual(ran, pages);
+  assert.deepEqual(seen, [1]);
+  assert.equal(share.runningFor('t'), 2, 'its slot released when it ended');
+  other();
 });
