@@ -75,6 +75,9 @@ function countAll(root: Element, spare: (element: Element) => boolean): Map<Elem
   return counts;
 }
 
+/** A heading is never a caption, whatever its class says ("caption-s5": a text style's name). */
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
 /**
  * Removes elements whose class names a caption, a credit or screen-reader text, when short and without a
  * picture (a figure "with-caption" stays; its caption goes). Runs before Readability, which reads no class
@@ -91,6 +94,7 @@ export function dropCaptions($: CheerioAPI, spare: (element: Element) => boolean
     const count = counts.get(element)!;
     if (
       element !== body &&
+      !HEADINGS.has(element.name) &&
       namesCaption(element) &&
       !count.spared &&
       count.pictures === 0 &&

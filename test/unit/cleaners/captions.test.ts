@@ -29,6 +29,16 @@ describe('dropCaptions', () => {
     assert.ok(text.includes('ends properly'));
   });
 
+  test('a heading is no caption, whatever its class says (a text style named "caption")', () => {
+    const $ = load(
+      '<h2 class="caption-s5-fx">The standfirst under the headline, a sentence long.</h2>' +
+        '<div class="caption-s5-fx">A caption styled the same way.</div>',
+    );
+    dropCaptions($, notKept);
+    const text = $('body').text();
+    assert.ok(text.includes('The standfirst') && !text.includes('A caption styled'), text);
+  });
+
   test('keeps long text, kept elements and a caption word in a long class name', () => {
     const long = PROSE.repeat(8);
     const $ = load(
