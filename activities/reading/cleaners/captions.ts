@@ -26,9 +26,16 @@ export const CAPTION_CHARS = 400;
 
 const classNames = (element: Element) => (element.attribs.class ?? '').toLowerCase().split(/\s+/);
 
+/** A heading is never a caption, whatever its class says ("caption-s5": a text style's name); it can be hidden. */
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
 function namesCaption(element: Element): boolean {
   return classNames(element).some((name) => {
     if (HIDDEN_NAMES.has(name)) return true;
+    // A design system's prefix before the name ("u-visually-hidden", "lrv-a-screen-reader-only").
+    for (const hidden of HIDDEN_NAMES)
+      if (name.endsWith(`-${hidden}`) || name.endsWith(`_${hidden}`)) return true;
+    if (HEADINGS.has(element.name)) return false;
     const parts = name.split(/[-_]+/);
     return parts.length <= MAX_NAME_PARTS && parts.some((part) => CAPTION_WORDS.has(part));
   });
@@ -75,9 +82,6 @@ function countAll(root: Element, spare: (element: Element) => boolean): Map<Elem
   return counts;
 }
 
-/** A heading is never a caption, whatever its class says ("caption-s5": a text style's name). */
-const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
-
 /**
  * Removes elements whose class names a caption, a credit or screen-reader text, when short and without a
  * picture (a figure "with-caption" stays; its caption goes). Runs before Readability, which reads no class
@@ -94,7 +98,6 @@ export function dropCaptions($: CheerioAPI, spare: (element: Element) => boolean
     const count = counts.get(element)!;
     if (
       element !== body &&
-      !HEADINGS.has(element.name) &&
       namesCaption(element) &&
       !count.spared &&
       count.pictures === 0 &&
