@@ -78,9 +78,10 @@ export function prepareDocument(
   // Before links go: menus are told apart from content by their links.
   if (options.drop_boilerplate) {
     dropBoilerplate($, keep);
-    // Captions, credits and screen-reader labels are no more the page's text here than in Readability's pick.
+    // Captions and credits are no more the page's text here than in Readability's pick. Screen-reader text
+    // stays: a shop can hide its shown price from screen readers and say it only to them.
     const kept = new Set<AnyNode>(keep ? $('body').find(keep).toArray() : []);
-    dropCaptions($, (element) => kept.has(element));
+    dropCaptions($, (element) => kept.has(element), { screenReader: false });
   }
   dropLinksAndImages($, { links: options.include_links === false, images: options.include_images === false });
   return $;
