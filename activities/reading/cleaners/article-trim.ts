@@ -6,6 +6,7 @@
 // walk, decisions made top-down; the edges are trimmed one block at a time, a bounded number of times.
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
+import { proseChars } from './prose.js';
 
 /** A block at least this much link text (by characters) is a list of links, not body text. */
 export const LINK_BLOCK_DENSITY = 0.7;
@@ -74,6 +75,14 @@ function countAll(root: Element, isKept: (element: Element) => boolean): Map<Ele
   return counts;
 }
 
+/**
+ * A block of links holding at least this share of the article's text and of its prose is the body of a
+ * roundup (a deals page naming a product in every line): its link blocks are looked for inside it.
+ */
+export const BODY_SHARE = 0.5;
+/** Such bodies looked into, at most: each look reads the block's prose (bounded work on deep pages). */
+const MAX_BODY_LOOKS = 4;
+
 /** Figure captions go; so do blocks of two or more links that are mostly link text. */
 export function dropLinkBlocks($: CheerioAPI, root: Element, isKept: (element: Element) => boolean) {
   $(root)
@@ -81,6 +90,15 @@ export function dropLinkBlocks($: CheerioAPI, root: Element, isKept: (element: E
     .not((_, element) => isKept(element))
     .remove();
   const counts = countAll(root, isKept);
+  const rootText = counts.get(root)!.text;
+  let rootProse: number | undefined;
+  let looks = 0;
+  const isBody = (element: Element, count: Counts) => {
+    if (count.text < BODY_SHARE * rootText || looks >= MAX_BODY_LOOKS) return false;
+    looks++;
+    rootProse ??= proseChars(root);
+    return rootProse > 0 && proseChars(element) >= BODY_SHARE * rootProse;
+  };
   const doomed: Element[] = [];
   const stack: Element[] = [root];
   for (let element = stack.pop(); element; element = stack.pop()) {
@@ -90,7 +108,8 @@ export function dropLinkBlocks($: CheerioAPI, root: Element, isKept: (element: E
       LINK_BLOCK_TAGS.has(element.name) &&
       !count.kept &&
       count.links >= 2 &&
-      count.link >= LINK_BLOCK_DENSITY * count.text
+      count.link >= LINK_BLOCK_DENSITY * count.text &&
+      !isBody(element, count)
     )
       doomed.push(element);
     else for (const child of element.children) if (child.type === 'tag') stack.push(child);

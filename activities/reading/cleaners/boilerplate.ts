@@ -80,9 +80,15 @@ const CHROME_WORDS = new Set([
   'related',
   'recommended',
   'trending',
+  'popular',
+  // A publisher's "recirculation" modules: other stories to keep the reader on the site.
+  'recirc',
+  'recirculation',
   'outbrain',
   'taboola',
   'bio',
+  // Text shown on hover (an author's card).
+  'tooltip',
   // A comment form ("leave a reply"), a copyright line, page numbers.
   'respond',
   'copyright',
@@ -154,6 +160,10 @@ interface Counts {
   notMenu: boolean;
   /** Characters inside <p> elements. */
   paragraphChars: number;
+  /** Headings, paragraphs and boxes inside: a link holding one is a card's face. */
+  blocks: number;
+  /** Links holding a heading, paragraph or box (CARD_FACE_TAGS): cards pointing to other pages. */
+  cardLinks: number;
 }
 
 const nonSpace = (text: string) => text.replace(/\s+/g, '').length;
@@ -171,6 +181,8 @@ function own(element: Element, kept: Set<AnyNode>): Counts {
     content: CONTENT_TAGS.has(element.name) || role === 'main' || kept.has(element),
     notMenu: NOT_MENU_TAGS.has(element.name),
     paragraphChars: 0,
+    blocks: 0,
+    cardLinks: 0,
   };
 }
 
@@ -211,8 +223,12 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
       total.content ||= sub.content;
       total.notMenu ||= sub.notMenu;
       total.paragraphChars += sub.paragraphChars;
+      total.blocks += sub.blocks;
+      total.cardLinks += sub.cardLinks;
     }
     if (element.name === 'p') total.paragraphChars = total.chars;
+    if (inLink && total.blocks > 0) total.cardLinks += 1;
+    if (CARD_FACE_TAGS.has(element.name)) total.blocks += 1;
     counts.set(element, total);
   }
   return counts;
@@ -293,6 +309,33 @@ function isTeaserList(element: Element, c: Counts, counts: Map<Element, Counts>)
   return false;
 }
 
+const CARD_FACE_TAGS = new Set(['h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div']);
+/** A run of cards is small beside the page's paragraphs elsewhere: this share of the page's text at most, */
+const MAX_CARDS_TEXT_SHARE = 0.3;
+/** ... and the page's paragraphs outside it hold this many times its text (an article, not a listing). */
+const MIN_PROSE_PER_CARD_TEXT = 2;
+
+/**
+ * Wherever it sits, a run of like boxes whose face is a link (a link holding a headline, a teaser line, a
+ * box: "more stories", "most popular") points to other pages when the page's paragraphs elsewhere outweigh
+ * it: the page is an article, and the cards are not its items. On a listing the cards are the page's text.
+ */
+function isCardRun(element: Element, c: Counts, counts: Map<Element, Counts>, page: Counts): boolean {
+  if (c.cardLinks < MIN_TEASERS || c.chars > MAX_CARDS_TEXT_SHARE * page.chars) return false;
+  if (page.paragraphChars - c.paragraphChars < MIN_PROSE_PER_CARD_TEXT * c.chars) return false;
+  const kinds = new Map<string, number>();
+  for (const child of element.children) {
+    if (child.type !== 'tag') continue;
+    const sub = counts.get(child as Element);
+    if (!sub || sub.cardLinks === 0 || sub.chars === 0) continue;
+    const kind = `${child.name}.${(child.attribs.class ?? '').trim().split(/\s+/)[0]}`;
+    const like = (kinds.get(kind) ?? 0) + 1;
+    if (like >= MIN_TEASERS) return true;
+    kinds.set(kind, like);
+  }
+  return false;
+}
+
 /** Articles holding MIN_ARTICLE_TEXT_SHARE of the page's text, and what holds them, are content. */
 function markLargeArticles(body: Element, counts: Map<Element, Counts>) {
   const least = MIN_ARTICLE_TEXT_SHARE * counts.get(body)!.chars;
@@ -338,7 +381,8 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
   const kept = new Set<AnyNode>(keep ? $(body).find(keep).toArray() : []);
   const counts = countAll(body, kept);
   markLargeArticles(body, counts);
-  const limit = MAX_CHROME_TEXT_SHARE * counts.get(body)!.chars;
+  const page = counts.get(body)!;
+  const limit = MAX_CHROME_TEXT_SHARE * page.chars;
   const oneMain = hasOneMainContent(body, counts);
   const linkList = oneMain
     ? (c: Counts, element: Element) => isLinkList(c) || isTeaserList(element, c, counts)
@@ -355,7 +399,9 @@ export function dropBoilerplate($: CheerioAPI, keep: string) {
       element !== body &&
       !c.content &&
       c.chars <= limit &&
-      (isChrome(element, c, inContent) || (!inContent && !inTable && linkList(c, element)))
+      (isChrome(element, c, inContent) ||
+        (!inContent && !inTable && linkList(c, element)) ||
+        (!inTable && isCardRun(element, c, counts, page)))
     ) {
       doomed.push(element);
       const label = labelOf(element, counts);

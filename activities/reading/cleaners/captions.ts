@@ -26,9 +26,17 @@ export const CAPTION_CHARS = 400;
 
 const classNames = (element: Element) => (element.attribs.class ?? '').toLowerCase().split(/\s+/);
 
-function namesCaption(element: Element): boolean {
+/** A heading is never a caption, whatever its class says ("caption-s5": a text style's name); it can be hidden. */
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
+function namesCaption(element: Element, screenReader: boolean): boolean {
   return classNames(element).some((name) => {
-    if (HIDDEN_NAMES.has(name)) return true;
+    if (screenReader && HIDDEN_NAMES.has(name)) return true;
+    // A design system's prefix before the name ("u-visually-hidden", "lrv-a-screen-reader-only").
+    if (screenReader)
+      for (const hidden of HIDDEN_NAMES)
+        if (name.endsWith(`-${hidden}`) || name.endsWith(`_${hidden}`)) return true;
+    if (HEADINGS.has(element.name)) return false;
     const parts = name.split(/[-_]+/);
     return parts.length <= MAX_NAME_PARTS && parts.some((part) => CAPTION_WORDS.has(part));
   });
@@ -80,7 +88,11 @@ function countAll(root: Element, spare: (element: Element) => boolean): Map<Elem
  * picture (a figure "with-caption" stays; its caption goes). Runs before Readability, which reads no class
  * word as a caption and keeps them in the article. Elements `spare` says so of, and those around them, stay.
  */
-export function dropCaptions($: CheerioAPI, spare: (element: Element) => boolean) {
+export function dropCaptions(
+  $: CheerioAPI,
+  spare: (element: Element) => boolean,
+  { screenReader = true }: { screenReader?: boolean } = {},
+) {
   const body = $('body').get(0);
   if (!body) return;
   const counts = countAll(body, spare);
@@ -91,7 +103,7 @@ export function dropCaptions($: CheerioAPI, spare: (element: Element) => boolean
     const count = counts.get(element)!;
     if (
       element !== body &&
-      namesCaption(element) &&
+      namesCaption(element, screenReader) &&
       !count.spared &&
       count.pictures === 0 &&
       count.chars <= CAPTION_CHARS

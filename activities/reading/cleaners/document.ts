@@ -3,7 +3,9 @@
 // while sparing keep_selectors, drop page chrome when asked (boilerplate.ts), and drop links or images when
 // the options say so.
 import { type CheerioAPI, load } from 'cheerio';
+import type { AnyNode } from 'domhandler';
 import { dropBoilerplate } from './boilerplate.js';
+import { dropCaptions } from './captions.js';
 import { absolutizeUrls, dropUnusableUrls } from './urls.js';
 
 export interface CleanContext {
@@ -74,7 +76,13 @@ export function prepareDocument(
   removeElements($, NOISE_SELECTOR, keep, false);
   if (options.remove_selectors.length > 0) removeElements($, options.remove_selectors.join(', '), keep, true);
   // Before links go: menus are told apart from content by their links.
-  if (options.drop_boilerplate) dropBoilerplate($, keep);
+  if (options.drop_boilerplate) {
+    dropBoilerplate($, keep);
+    // Captions and credits are no more the page's text here than in Readability's pick. Screen-reader text
+    // stays: a shop can hide its shown price from screen readers and say it only to them.
+    const kept = new Set<AnyNode>(keep ? $('body').find(keep).toArray() : []);
+    dropCaptions($, (element) => kept.has(element), { screenReader: false });
+  }
   dropLinksAndImages($, { links: options.include_links === false, images: options.include_images === false });
   return $;
 }

@@ -53,6 +53,33 @@ describe('dropLinkBlocks', () => {
   });
 });
 
+describe('dropLinkBlocks on a roundup', () => {
+  const linkBlocksDropped = (html: string) => {
+    const $ = load(`<article>${html}</article>`);
+    dropLinkBlocks($, $('article').get(0)!, () => false);
+    return $;
+  };
+
+  test('a body whose every line names a linked product is looked into, not dropped whole', () => {
+    const deal = (i: number) =>
+      `<p>The <a href="/p/${i}">Acme Deluxe Robot Vacuum Cleaner model ${i} with its charging dock, spare brushes and a remote</a> is half price.</p>`;
+    const related =
+      '<div><a href="/n/1">Council approves the budget</a> <a href="/n/2">Storm closes the coast road</a></div>';
+    const $ = linkBlocksDropped(
+      `<div class="story-body">${Array.from({ length: 8 }, (_, i) => deal(i)).join('')}${related}</div>`,
+    );
+    const text = $('article').text();
+    assert.ok(text.includes('Robot Vacuum Cleaner model 3') && text.includes('is half price'), text);
+    // Its own blocks of links still go.
+    assert.ok(!text.includes('Council approves'));
+    // A wrapper of link lists without prose is still a block of links.
+    const lists = linkBlocksDropped(
+      `<p>${PROSE}</p><div>${Array.from({ length: 8 }, (_, i) => `<p><a href="/a/${i}">A story about the council and its budget, number ${i}</a></p>`).join('')}</div>`,
+    );
+    assert.ok(!lists('article').text().includes('number 3'));
+  });
+});
+
 describe('trimTail', () => {
   test('drops short unpunctuated lines and links after the last paragraph', () => {
     const $ = trimmed(

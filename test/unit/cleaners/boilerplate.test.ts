@@ -110,6 +110,38 @@ describe('dropBoilerplate', () => {
     assert.ok(kept.includes('Get the file') && kept.includes('Enough words'), kept);
   });
 
+  test('recirculation and most-popular modules and hover cards go by their names; an embedded post stays', () => {
+    const html =
+      `<article><p>${LONG}</p><section class="recirc-module"><h3>Another story in full sentences here</h3></section>` +
+      `<div class="most-popular"><p>The story everyone read this week, again.</p></div>` +
+      `<div class="author-tooltip"><p>Ada has written about kettles since 2009.</p></div>` +
+      `<blockquote class="twitter-tweet"><p>Posted from the match, what a goal.</p></blockquote></article>`;
+    const text = body(html);
+    for (const gone of ['Another story', 'everyone read', 'Ada has written'])
+      assert.ok(!text.includes(gone), gone);
+    // Some pages quote a post as their own text: an embedded post is not chrome by its name.
+    for (const kept of ['Enough words', 'what a goal']) assert.ok(text.includes(kept), kept);
+  });
+
+  test('a run of cards whose face is a link goes beside an article’s paragraphs; a listing’s cards stay', () => {
+    const card = (i: number) =>
+      `<div class="c7"><a href="/story/${i}"><div><h3>Another headline of the day, number ${i}</h3><p>Its teaser line.</p></div></a></div>`;
+    const cards = `<div class="x9">${[1, 2, 3, 4].map(card).join('')}</div>`;
+    const article = body(`<div><h1>Kettles</h1><p>${LONG}</p><p>${LONG}</p>${cards}</div>`);
+    assert.ok(article.includes('Enough words') && !article.includes('number 2'), article);
+    // Inside the article too: the page's one main content does not protect them.
+    const inside = body(`<article><h1>Kettles</h1><p>${LONG}</p><p>${LONG}</p>${cards}</article>`);
+    assert.ok(inside.includes('Enough words') && !inside.includes('number 2'), inside);
+    // A listing: the cards are the page's text.
+    const listing = body(`<main><h1>Kettle news</h1><p>All our stories about kettles.</p>${cards}</main>`);
+    assert.ok(listing.includes('number 2') && listing.includes('number 4'), listing);
+    // Links around a line of text only are no cards (a list of headlines stays in the article).
+    const plain = `<ul class="x9">${[1, 2, 3, 4].map((i) => `<li><a href="/s/${i}">Another headline, number ${i}</a> and a line</li>`).join('')}</ul>`;
+    assert.ok(
+      body(`<article><h1>Kettles</h1><p>${LONG}</p><p>${LONG}</p>${plain}</article>`).includes('number 2'),
+    );
+  });
+
   test('a name saying what a box has or lacks ("has-sidebar", "with-bio", "no-ads") names no chrome', () => {
     const text = body(
       `<div class="story has-sidebar"><p>The story starts here.</p></div><div class="lede with-bio"><p>By Ada, who writes.</p></div>` +
@@ -240,6 +272,24 @@ describe('cleaners with drop_boilerplate', () => {
       for (const gone of ['Section 1', 'We use cookies', '© Shop'])
         assert.ok(!out.includes(gone), `${name}: ${gone}`);
     }
+  });
+
+  test('captions and credits go from the page as from Readability’s pick; screen-reader text stays', () => {
+    const captioned = `<main><h1>Kettles</h1><p>${LONG}</p><div class="image"><img src="k.jpg"><div class="image-caption">The kettle in 1952</div><span class="credit">Photo: Archive</span></div><p><a href="/k">Kettles<span class="sr-only">(opens a new tab)</span></a></p></main>`;
+    for (const name of ['markdown', 'text']) {
+      const out = runChain(captioned, [{ name }]);
+      assert.ok(out.includes('Enough words'), name);
+      for (const gone of ['The kettle in 1952', 'Photo: Archive'])
+        assert.ok(!out.includes(gone), `${name}: ${gone}`);
+      // A shop may hide its shown price from screen readers and say it to them alone.
+      assert.ok(out.includes('opens a new tab'), name);
+    }
+    // A kept caption stays, and without drop_boilerplate the whole page does.
+    assert.ok(
+      runChain(captioned, [{ name: 'text', options: { keep_selectors: ['.credit'] } }]).includes('Archive'),
+    );
+    const whole = runChain(captioned, [{ name: 'text', options: { drop_boilerplate: false } }]);
+    assert.ok(whole.includes('The kettle in 1952'));
   });
 
   test('drop_boilerplate: false keeps the whole page', () => {

@@ -29,6 +29,27 @@ describe('dropCaptions', () => {
     assert.ok(text.includes('ends properly'));
   });
 
+  test('a heading is no caption, whatever its class says (a text style named "caption")', () => {
+    const $ = load(
+      '<h2 class="caption-s5-fx">The standfirst under the headline, a sentence long.</h2>' +
+        '<div class="caption-s5-fx">A caption styled the same way.</div>',
+    );
+    dropCaptions($, notKept);
+    const text = $('body').text();
+    assert.ok(text.includes('The standfirst') && !text.includes('A caption styled'), text);
+  });
+
+  test('screen-reader labels go behind a design system\'s prefix too ("u-visually-hidden")', () => {
+    const $ = load(
+      '<a href="/e">Edition<span class="lrv-a-screen-reader-only">Switch edition</span></a>' +
+        '<h2 class="u-visually-hidden">Article body</h2><div class="hidden-gems">Five quiet beaches.</div>',
+    );
+    dropCaptions($, notKept);
+    const text = $('body').text();
+    assert.ok(!text.includes('Switch edition') && !text.includes('Article body'), text);
+    assert.ok(text.includes('Five quiet beaches'));
+  });
+
   test('keeps long text, kept elements and a caption word in a long class name', () => {
     const long = PROSE.repeat(8);
     const $ = load(
