@@ -56,8 +56,9 @@ const dropBoilerplate = (byDefault: boolean) =>
       description:
         'Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, ' +
         "share bars and blocks of short links (menus, footer columns, pagination); beside a page's single " +
-        'main content, blocks that are almost only links, long headlines included ("most read", "related"). ' +
-        'Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.',
+        'main content, blocks that are almost only links, long headlines included ("most read", "related"), and ' +
+        "rows of link cards beside an article's paragraphs; image captions and photo credits. Listing items, " +
+        'tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.',
     });
 
 export const CLEANER_CATALOGUE = {
