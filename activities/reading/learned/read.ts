@@ -144,14 +144,22 @@ function readItems(
 }
 
 /**
- * Whether a candidate's node is made up as on the pages it was learned from (text reads only). A number
- * read by its place alone also keeps the words around it ("30 min prep"): where a block is missing, the
- * next one moves into its place ("60 min cook") and must not answer for it.
+ * Whether a candidate's node is made up as on the pages it was learned from (text reads only). Where a
+ * block is missing, the next one moves into its place and must not answer for it: a number read by its
+ * place alone also keeps the words around it ("30 min prep" against "60 min cook"), and a text read by its
+ * place alone the label it starts with, if any ("Difficulty: hard" where a description was).
  */
 function madeUpAsLearned(page: Page, node: Element, c: Candidate, seen?: Set<string>): boolean {
   if (c.attr || c.transform.kind === 'own') return true;
   let shape = shapeOf(node);
-  if (c.transform.kind === 'number' && !namesItsNode(c)) shape += `|${wordsAround(page, node)}`;
+  if (!namesItsNode(c)) {
+    if (c.transform.kind === 'number') shape += `|${wordsAround(page, node)}`;
+    else {
+      // Only a label changes the shape, so what was learned without one before still matches.
+      const label = leadingLabel(page, node);
+      if (label) shape += `|label ${label}`;
+    }
+  }
   if (seen) {
     seen.add(shape);
     return true;
@@ -167,6 +175,17 @@ const wordsAround = ({ $ }: Page, node: Element) =>
       .toLowerCase()
       .replace(/[^\p{L}]+/gu, ' '),
   ).slice(0, 80);
+
+/**
+ * The label a node's text starts with ("Difficulty" in "Difficulty: hard"), lower-cased: one to four words
+ * of letters before a colon at the start. Read from the first 60 characters, so it costs the same on any
+ * node.
+ */
+function leadingLabel({ $ }: Page, node: Element): string {
+  const start = normalizeText($(node).text().slice(0, 60));
+  const label = /^(\p{L}+(?: \p{L}+){0,3}) ?:/u.exec(start)?.[1];
+  return label ? label.toLowerCase() : '';
+}
 
 function readNode(
   page: Page,
