@@ -122,15 +122,48 @@ function blockOf($: CheerioAPI, el: Element, others: Element[]): Element {
   return block;
 }
 
-/** A list's item nodes made as many as the lines (the last cloned, or the extra removed), then written. */
+/**
+ * The element a list repeats for each item: the item node's largest ancestor that holds no other item (a
+ * step's `li` where the learner reads the `div` of text inside it; the item itself in a list of one). A site
+ * shows a longer list with more of those, not with more texts inside the last one.
+ */
+function unitOf(items: Element[], item: Element): Element {
+  if (items.length < 2) return item;
+  const holdsAnother = (el: Element) => items.some((other) => other !== item && isInside(other, el));
+  let unit = item;
+  while (unit.parent && unit.parent.type === 'tag' && !holdsAnother(unit.parent as Element))
+    unit = unit.parent as Element;
+  return unit;
+}
+
+const isInside = (node: Element, ancestor: Element): boolean => {
+  for (let p = node.parent; p; p = p.parent) if (p === ancestor) return true;
+  return false;
+};
+
+/** The node at `item`'s place inside `unit`, found again inside a copy of `unit`. */
+function samePlace(unit: Element, item: Element, copy: Element): Element {
+  const path: number[] = [];
+  for (let n: Element = item; n !== unit; n = n.parent as Element)
+    path.unshift((n.parent as Element).children.indexOf(n));
+  let at: Element = copy;
+  for (const i of path) at = at.children[i] as Element;
+  return at;
+}
+
+/** A list's item nodes made as many as the lines (the last unit cloned, or the extra removed), then written. */
 function writeList($: CheerioAPI, items: Element[], c: Candidate, lines: string[]): Element[] {
   const nodes = [...items];
-  while (nodes.length > lines.length && nodes.length > 1) $(nodes.pop() as Element).remove();
+  while (nodes.length > lines.length && nodes.length > 1) {
+    const gone = nodes.pop() as Element;
+    $(unitOf(items, gone)).remove();
+  }
   while (nodes.length < lines.length) {
     const last = nodes[nodes.length - 1] as Element;
-    const copy = $(last).clone();
-    $(last).after(copy);
-    nodes.push(copy.get(0) as Element);
+    const unit = unitOf(items, last);
+    const copy = $(unit).clone();
+    $(unit).after(copy);
+    nodes.push(unit === last ? (copy.get(0) as Element) : samePlace(unit, last, copy.get(0) as Element));
   }
   for (const [i, el] of nodes.entries()) write($, el, c, lines[i] as string);
   return nodes;
