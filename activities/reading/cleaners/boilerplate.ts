@@ -296,11 +296,23 @@ const MIN_TEASER_LINK_SHARE = 0.25;
  */
 function isTeaserList(element: Element, c: Counts, counts: Map<Element, Counts>): boolean {
   if (c.linkChars < MIN_TEASER_LINK_SHARE * c.chars) return false;
+  return hasLikeRun(element, counts, (sub) => sub.links > 0);
+}
+
+/**
+ * Whether MIN_TEASERS of the element's children are like boxes (one tag and first class) that hold text and
+ * pass `holds`.
+ */
+function hasLikeRun(
+  element: Element,
+  counts: Map<Element, Counts>,
+  holds: (sub: Counts) => boolean,
+): boolean {
   const kinds = new Map<string, number>();
   for (const child of element.children) {
     if (child.type !== 'tag') continue;
     const sub = counts.get(child as Element);
-    if (!sub || sub.links === 0 || sub.chars === 0) continue;
+    if (!sub || sub.chars === 0 || !holds(sub)) continue;
     const kind = `${child.name}.${(child.attribs.class ?? '').trim().split(/\s+/)[0]}`;
     const like = (kinds.get(kind) ?? 0) + 1;
     if (like >= MIN_TEASERS) return true;
@@ -323,17 +335,7 @@ const MIN_PROSE_PER_CARD_TEXT = 2;
 function isCardRun(element: Element, c: Counts, counts: Map<Element, Counts>, page: Counts): boolean {
   if (c.cardLinks < MIN_TEASERS || c.chars > MAX_CARDS_TEXT_SHARE * page.chars) return false;
   if (page.paragraphChars - c.paragraphChars < MIN_PROSE_PER_CARD_TEXT * c.chars) return false;
-  const kinds = new Map<string, number>();
-  for (const child of element.children) {
-    if (child.type !== 'tag') continue;
-    const sub = counts.get(child as Element);
-    if (!sub || sub.cardLinks === 0 || sub.chars === 0) continue;
-    const kind = `${child.name}.${(child.attribs.class ?? '').trim().split(/\s+/)[0]}`;
-    const like = (kinds.get(kind) ?? 0) + 1;
-    if (like >= MIN_TEASERS) return true;
-    kinds.set(kind, like);
-  }
-  return false;
+  return hasLikeRun(element, counts, (sub) => sub.cardLinks > 0);
 }
 
 /** Articles holding MIN_ARTICLE_TEXT_SHARE of the page's text, and what holds them, are content. */
