@@ -149,14 +149,14 @@ function readItems(
  * place alone also keeps the words around it ("30 min prep" against "60 min cook"), and a text read by its
  * place alone the label it starts with, if any ("Difficulty: hard" where a description was).
  */
-function madeUpAsLearned(page: Page, node: Element, c: Candidate, seen?: Set<string>): boolean {
+function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<string>): boolean {
   if (c.attr || c.transform.kind === 'own') return true;
   let shape = shapeOf(node);
   if (!namesItsNode(c)) {
-    if (c.transform.kind === 'number') shape += `|${wordsAround(page, node)}`;
+    if (c.transform.kind === 'number') shape += `|${wordsAround(text)}`;
     else {
       // Only a label changes the shape, so what was learned without one before still matches.
-      const label = leadingLabel(page, node);
+      const label = leadingLabel(text);
       if (label) shape += `|label ${label}`;
     }
   }
@@ -168,21 +168,15 @@ function madeUpAsLearned(page: Page, node: Element, c: Candidate, seen?: Set<str
 }
 
 /** A node's words without its numbers, lower-cased: the fixed text a number is written in. */
-const wordsAround = ({ $ }: Page, node: Element) =>
-  normalizeText(
-    $(node)
-      .text()
-      .toLowerCase()
-      .replace(/[^\p{L}]+/gu, ' '),
-  ).slice(0, 80);
+const wordsAround = (text: string) =>
+  normalizeText(text.toLowerCase().replace(/[^\p{L}]+/gu, ' ')).slice(0, 80);
 
 /**
  * The label a node's text starts with ("Difficulty" in "Difficulty: hard"), lower-cased: one to four words
- * of letters before a colon at the start. Read from the first 60 characters, so it costs the same on any
- * node.
+ * of letters before a colon at the start, looked for in the first 60 characters only.
  */
-function leadingLabel({ $ }: Page, node: Element): string {
-  const start = normalizeText($(node).text().slice(0, 60));
+function leadingLabel(text: string): string {
+  const start = normalizeText(text.slice(0, 60));
   const label = /^(\p{L}+(?: \p{L}+){0,3}) ?:/u.exec(start)?.[1];
   return label ? label.toLowerCase() : '';
 }
@@ -196,12 +190,14 @@ function readNode(
 ): unknown {
   const { $ } = page;
   const t = c.transform;
-  if (!madeUpAsLearned(page, node, c, seen)) return undefined;
+  // The node's whole text, read once: its make-up and its value come from it (not for attributes or own text).
+  const text = c.attr || t.kind === 'own' ? '' : $(node).text();
+  if (!madeUpAsLearned(node, text, c, seen)) return undefined;
   const raw = c.attr
     ? normalizeText(node.attribs[c.attr] ?? '')
     : t.kind === 'own'
       ? ownText(node)
-      : normalizeText($(node).text());
+      : normalizeText(text);
   if (raw.length > MAX_NODE_TEXT) return undefined;
   switch (t.kind) {
     case 'exact':
