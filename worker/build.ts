@@ -17,9 +17,7 @@ import { ensureSearchAttributes } from '../temporal-config/search-attributes.js'
 import { workerInterceptors, workerSinks, workflowInterceptorModules } from './interceptors.js';
 import { freeLoopbackPort, type MetricsServer, startMetricsServer } from './metrics-server.js';
 import { installRuntime, type LogDestination } from './runtime.js';
-import { workflowBundlePath } from './workflow-bundle.js';
-
-export const WORKFLOWS_PATH = sourcePath('workflows/index.ts');
+import { WORKFLOWS_PATH, workflowBundlePath } from './workflow-bundle.js';
 
 export interface RunningWorker {
   worker: Worker;

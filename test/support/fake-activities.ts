@@ -1,0 +1,116 @@
+// The real workflows' activities for API tests that start jobs, without the network, the browser, the HTML
+// threads or a model provider: each page runs the real page pipeline (extractOnePage, crawlOnePage) over a
+// page table served through the real fetch checks, the HTML tasks in this thread, and a model that reads its
+// answer from the content it is sent as the fake model server does (or answers from a table). Events, job
+// projections, the crawl's seen URLs and frontier go to the service's own stores, so the API reads what a
+// worker would have written; webhooks are delivered by the real activity. Analyses, maps and monitors are not
+// faked: a test of those runs the whole stack (test/integration/).
+import type { StoreDeps } from '../../activities/common/deps.js';
+import { categorized } from '../../activities/common/failure.js';
+import { makeCrawlFrontier } from '../../activities/crawl/crawl-frontier.js';
+import { makeCrawlPages } from '../../activities/crawl/crawl-pages.js';
+import { crawlOnePage } from '../../activities/crawl/crawl-pipeline.js';
+import type { CrawlPipelineResult, CrawlPorts } from '../../activities/crawl/crawl-types.js';
+import { makeDeliverWebhook } from '../../activities/delivery/deliver-webhook.js';
+import {
+  type AnswerInput,
+  currentPageRun,
+  type ModelAnswer,
+  type PageModel,
+  type PagePorts,
+} from '../../activities/extraction/extraction-types.js';
+import { noSpend } from '../../activities/extraction/llm/dialogue.js';
+import { extractOnePage } from '../../activities/extraction/page-pipeline.js';
+import { pageResult } from '../../activities/extraction/page-result.js';
+import { makeRecordEvents } from '../../activities/extraction/record-events.js';
+import type { Activities } from '../../activities/index.js';
+import { type Config, loadConfig } from '../../shared/config.js';
+import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
+import { toJsonSchema } from '../../shared/schema-input.js';
+import {
+  type Asked,
+  inProcessReader,
+  memoryFetcher,
+  memoryModel,
+  memorySite,
+  type ServedPage,
+} from '../pipeline/memory-ports.js';
+import { answerFromPage } from './fake-llm-server.js';
+
+export interface FakeTables {
+  /** The site: page URL → its HTML (or status, content type and body); any other URL answers 404. */
+  pages: Record<string, ServedPage | string>;
+  /** The model's answers by field (or by the asking page); default: read from the content sent, as the fake model server does. */
+  answers?: Record<string, unknown> | ((input: AnswerInput) => Record<string, unknown>);
+}
+
+/** The activities a fake worker registers, built from the service's stores (`build`), and what they saw. */
+export interface FakeActivities {
+  /** The URLs fetched from the page table, in order. */
+  requests: string[];
+  /** What the model was asked: fields and the content sent. */
+  asked: Asked[];
+  build(deps: StoreDeps): Partial<Activities>;
+}
+
+export function fakeActivities(tables: FakeTables): FakeActivities {
+  const site = memorySite(tables.pages);
+  const table = tables.answers ? memoryModel(tables.answers) : null;
+  const asked: Asked[] = table ? table.asked : [];
+  const model: PageModel = table?.model ?? readingModel(loadConfig({}), asked);
+  return {
+    requests: site.requests,
+    asked,
+    build(deps) {
+      const ports: PagePorts = {
+        config: deps.config,
+        events: deps.events,
+        fetcher: memoryFetcher(site),
+        reader: inProcessReader,
+        model,
+      };
+      const crawlPorts: CrawlPorts = {
+        ...ports,
+        robotsAllow: async () => true,
+        seen: new CrawlUrlStore(deps.events.database()),
+        learner: null,
+      };
+      const crawlPage = (input: Parameters<Activities['crawlPage']>[0]) =>
+        categorized(async () => noLearning(await crawlOnePage(crawlPorts, input, currentPageRun())));
+      return {
+        recordEvents: makeRecordEvents(deps),
+        extractPage: (input) => categorized(() => extractOnePage(ports, input, currentPageRun())),
+        crawlPage: (input) =>
+          crawlPage({ ...input, batchLinkChars: undefined }) as ReturnType<Activities['crawlPage']>,
+        crawlPages: makeCrawlPages(crawlPage),
+        ...makeCrawlFrontier(deps),
+        deliverWebhook: makeDeliverWebhook(deps),
+      };
+    },
+  };
+}
+
+/** Without a learner no page waits for its template's extractor; a 'learning' outcome would be a bug here. */
+function noLearning(result: CrawlPipelineResult): Exclude<CrawlPipelineResult, { outcome: 'learning' }> {
+  if (result.outcome === 'learning')
+    throw new Error('a fake worker has no learner: no page can wait for one');
+  return result;
+}
+
+/**
+ * A model that answers the schema's fields from the content it is sent, as the fake model server does, at 100
+ * input and 10 output tokens, on the tenant's own key (no service fee).
+ */
+function readingModel(config: Pick<Config, 'PRICE_MARKUP'>, asked: Asked[]): PageModel {
+  return {
+    async ask(input: AnswerInput, body: string, started: number): Promise<ModelAnswer> {
+      asked.push({ fields: input.schema.fields.map((f) => f.name), body });
+      const data = answerFromPage(toJsonSchema(input.schema), body);
+      const spend = { ...noSpend(), inputTokens: 100, outputTokens: 10 };
+      const entry = { provider: 'memory', model: 'page-reader', position: 0, isByok: true };
+      return pageResult(config, input, entry, { data }, spend, Date.now() - started);
+    },
+    noteProvenance: async () => undefined,
+    warm: () => undefined,
+  };
+}
