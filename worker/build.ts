@@ -9,7 +9,6 @@ import { createHtmlPool } from '../activities/reading/html-pool/pool.js';
 import type { Config } from '../shared/config.js';
 import { createMetrics, type ServiceMetrics } from '../shared/metrics/registry.js';
 import { countWorker } from '../shared/metrics/worker-counts.js';
-import { sourcePath } from '../shared/runtime-paths.js';
 import { createStores } from '../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';

@@ -25,8 +25,8 @@ import { pageResult } from '../../activities/extraction/page-result.js';
 import { makeRecordEvents } from '../../activities/extraction/record-events.js';
 import type { Activities } from '../../activities/index.js';
 import { type Config, loadConfig } from '../../shared/config.js';
-import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
+import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
 import {
   type Asked,
   inProcessReader,

@@ -9,9 +9,9 @@ import { createMetrics } from '../../shared/metrics/registry.js';
 import { createStores } from '../../shared/store/index.js';
 import { connectMongo } from '../../shared/store/mongo.js';
 import { ensureSearchAttributes } from '../../temporal-config/search-attributes.js';
+import type { RunningWorker } from '../../worker/build.js';
 import { workerInterceptors, workflowInterceptorModules } from '../../worker/interceptors.js';
 import { installRuntime, type LogDestination } from '../../worker/runtime.js';
-import type { RunningWorker } from '../../worker/build.js';
 import { WORKFLOWS_PATH, workflowBundlePath } from '../../worker/workflow-bundle.js';
 import type { FakeActivities } from './fake-activities.js';
 
