@@ -28,7 +28,6 @@ import { type Config, loadConfig } from '../../shared/config.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
 import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
 import {
-  type Asked,
   inProcessReader,
   memoryFetcher,
   memoryModel,
@@ -45,19 +44,33 @@ export interface FakeTables {
 }
 
 /** The activities a fake worker registers, built from the service's stores (`build`), and what they saw. */
+/** What the model was asked: the fields, the JSON schema its answer must follow, the content sent. */
+export interface FakeAsked {
+  fields: string[];
+  schema: Record<string, unknown>;
+  body: string;
+}
+
+/** The activities a fake worker registers, built from the service's stores (`build`), and what they saw. */
 export interface FakeActivities {
   /** The URLs fetched from the page table, in order. */
   requests: string[];
-  /** What the model was asked: fields and the content sent. */
-  asked: Asked[];
+  asked: FakeAsked[];
   build(deps: StoreDeps): Partial<Activities>;
 }
 
 export function fakeActivities(tables: FakeTables): FakeActivities {
   const site = memorySite(tables.pages);
-  const table = tables.answers ? memoryModel(tables.answers) : null;
-  const asked: Asked[] = table ? table.asked : [];
-  const model: PageModel = table?.model ?? readingModel(loadConfig({}), asked);
+  const asked: FakeAsked[] = [];
+  const answering = tables.answers ? memoryModel(tables.answers).model : readingModel(loadConfig({}));
+  const model: PageModel = {
+    ...answering,
+    ask(input, body, started) {
+      const schema = toJsonSchema(input.schema);
+      asked.push({ fields: input.schema.fields.map((f) => f.name), schema, body });
+      return answering.ask(input, body, started);
+    },
+  };
   return {
     requests: site.requests,
     asked,
@@ -101,10 +114,9 @@ function noLearning(result: CrawlPipelineResult): Exclude<CrawlPipelineResult, {
  * A model that answers the schema's fields from the content it is sent, as the fake model server does, at 100
  * input and 10 output tokens, on the tenant's own key (no service fee).
  */
-function readingModel(config: Pick<Config, 'PRICE_MARKUP'>, asked: Asked[]): PageModel {
+function readingModel(config: Pick<Config, 'PRICE_MARKUP'>): PageModel {
   return {
     async ask(input: AnswerInput, body: string, started: number): Promise<ModelAnswer> {
-      asked.push({ fields: input.schema.fields.map((f) => f.name), body });
       const data = answerFromPage(toJsonSchema(input.schema), body);
       const spend = { ...noSpend(), inputTokens: 100, outputTokens: 10 };
       const entry = { provider: 'memory', model: 'page-reader', position: 0, isByok: true };
@@ -112,5 +124,23 @@ function readingModel(config: Pick<Config, 'PRICE_MARKUP'>, asked: Asked[]): Pag
     },
     noteProvenance: async () => undefined,
     warm: () => undefined,
+  };
+}
+
+/** A page table with a fixture site's face (`url`, `route`), for the fake activities' `pages`. */
+export interface PageTable {
+  url: string;
+  pages: Record<string, ServedPage | string>;
+  route(path: string, page: ServedPage | string): void;
+}
+
+export function pageTable(url = 'https://site.test'): PageTable {
+  const pages: Record<string, ServedPage | string> = {};
+  return {
+    url,
+    pages,
+    route: (path, page) => {
+      pages[`${url}${path}`] = page;
+    },
   };
 }
