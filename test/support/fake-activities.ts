@@ -19,12 +19,12 @@ import {
   type PageModel,
   type PagePorts,
 } from '../../activities/extraction/extraction-types.js';
-import { noSpend } from '../../activities/extraction/llm/dialogue.js';
 import { extractOnePage } from '../../activities/extraction/page-pipeline.js';
 import { pageResult } from '../../activities/extraction/page-result.js';
 import { makeRecordEvents } from '../../activities/extraction/record-events.js';
 import type { Activities } from '../../activities/index.js';
-import { type Config, loadConfig } from '../../shared/config.js';
+import { type Config, parseChain } from '../../shared/config.js';
+import { priceOf } from '../../shared/pricing.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
 import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
 import {
@@ -32,13 +32,13 @@ import {
   memoryFetcher,
   memoryModel,
   memorySite,
-  type ServedPage,
+  type SitePage,
 } from '../pipeline/memory-ports.js';
 import { answerFromPage } from './fake-llm-server.js';
 
 export interface FakeTables {
   /** The site: page URL → its HTML (or status, content type and body); any other URL answers 404. */
-  pages: Record<string, ServedPage | string>;
+  pages: Record<string, SitePage>;
   /** The model's answers by field (or by the asking page); default: read from the content sent, as the fake model server does. */
   answers?: Record<string, unknown> | ((input: AnswerInput) => Record<string, unknown>);
 }
@@ -62,19 +62,23 @@ export interface FakeActivities {
 export function fakeActivities(tables: FakeTables): FakeActivities {
   const site = memorySite(tables.pages);
   const asked: FakeAsked[] = [];
-  const answering = tables.answers ? memoryModel(tables.answers).model : readingModel(loadConfig({}));
-  const model: PageModel = {
-    ...answering,
-    ask(input, body, started) {
-      const schema = toJsonSchema(input.schema);
-      asked.push({ fields: input.schema.fields.map((f) => f.name), schema, body });
-      return answering.ask(input, body, started);
-    },
-  };
   return {
     requests: site.requests,
     asked,
     build(deps) {
+      const { answers } = tables;
+      const answering = answers ? memoryModel(answers).model : readingModel(deps.config);
+      const model: PageModel = {
+        ...answering,
+        ask(input, body, started) {
+          asked.push({
+            fields: input.schema.fields.map((f) => f.name),
+            schema: toJsonSchema(input.schema),
+            body,
+          });
+          return answering.ask(input, body, started);
+        },
+      };
       const ports: PagePorts = {
         config: deps.config,
         events: deps.events,
@@ -111,15 +115,30 @@ function noLearning(result: CrawlPipelineResult): Exclude<CrawlPipelineResult, {
 }
 
 /**
- * A model that answers the schema's fields from the content it is sent, as the fake model server does, at 100
- * input and 10 output tokens, on the tenant's own key (no service fee).
+ * A model that answers the schema's fields from the content it is sent, as the fake model server does, as the
+ * operator's first model (DEFAULT_LLM_CHAIN) at its list price, with the fake server's token counts (a
+ * quarter of the characters sent and answered). A tenant's own chain and keys are not read.
  */
-function readingModel(config: Pick<Config, 'PRICE_MARKUP'>): PageModel {
+function readingModel(config: Pick<Config, 'PRICE_MARKUP' | 'DEFAULT_LLM_CHAIN'>): PageModel {
+  const [first] = parseChain(config.DEFAULT_LLM_CHAIN);
+  const entry = {
+    provider: first?.provider ?? 'openai',
+    model: first?.model ?? 'fake-model',
+    position: 0,
+    isByok: false,
+  };
   return {
     async ask(input: AnswerInput, body: string, started: number): Promise<ModelAnswer> {
       const data = answerFromPage(toJsonSchema(input.schema), body);
-      const spend = { ...noSpend(), inputTokens: 100, outputTokens: 10 };
-      const entry = { provider: 'memory', model: 'page-reader', position: 0, isByok: true };
+      const inputTokens = Math.ceil(body.length / 4);
+      const outputTokens = Math.ceil(JSON.stringify(data).length / 4);
+      const price = priceOf(entry.model, inputTokens, outputTokens, entry.provider);
+      const spend = {
+        inputTokens,
+        outputTokens,
+        llmCostUsd: price.llm_cost_usd,
+        priceKnown: price.price_known,
+      };
       return pageResult(config, input, entry, { data }, spend, Date.now() - started);
     },
     noteProvenance: async () => undefined,
@@ -130,12 +149,12 @@ function readingModel(config: Pick<Config, 'PRICE_MARKUP'>): PageModel {
 /** A page table with a fixture site's face (`url`, `route`), for the fake activities' `pages`. */
 export interface PageTable {
   url: string;
-  pages: Record<string, ServedPage | string>;
-  route(path: string, page: ServedPage | string): void;
+  pages: Record<string, SitePage>;
+  route(path: string, page: SitePage): void;
 }
 
 export function pageTable(url = 'https://site.test'): PageTable {
-  const pages: Record<string, ServedPage | string> = {};
+  const pages: Record<string, SitePage> = {};
   return {
     url,
     pages,
