@@ -24,6 +24,7 @@ import { pageResult } from '../../activities/extraction/page-result.js';
 import { makeRecordEvents } from '../../activities/extraction/record-events.js';
 import type { Activities } from '../../activities/index.js';
 import { type Config, parseChain } from '../../shared/config.js';
+import type { CategorizedError } from '../../shared/errors.js';
 import { priceOf } from '../../shared/pricing.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
 import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
@@ -56,15 +57,19 @@ export interface FakeActivities {
   /** The URLs fetched from the page table, in order. */
   requests: string[];
   asked: FakeAsked[];
+  /** The model's next ask for a page of `url` fails with this error (as the model chain raises a provider's refusal), once. */
+  failNext(url: string, error: CategorizedError): void;
   build(deps: StoreDeps): Partial<Activities>;
 }
 
 export function fakeActivities(tables: FakeTables): FakeActivities {
   const site = memorySite(tables.pages);
   const asked: FakeAsked[] = [];
+  const failures = new Map<string, CategorizedError>();
   return {
     requests: site.requests,
     asked,
+    failNext: (url, error) => void failures.set(url, error),
     build(deps) {
       const { answers } = tables;
       const answering = answers ? memoryModel(answers).model : readingModel(deps.config);
@@ -76,7 +81,9 @@ export function fakeActivities(tables: FakeTables): FakeActivities {
             schema: toJsonSchema(input.schema),
             body,
           });
-          return answering.ask(input, body, started);
+          const failure = failures.get(input.url);
+          failures.delete(input.url);
+          return failure ? Promise.reject(failure) : answering.ask(input, body, started);
         },
       };
       const ports: PagePorts = {
