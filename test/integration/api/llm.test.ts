@@ -254,3 +254,43 @@ describe('BYOK and chains in real extractions', () => {
     assert.equal((await b.call('DELETE', '/api/v1/llm/keys/anthropic')).statusCode, 404);
   });
 });
+
+describe('debug captures and provenance', () => {
+  test('the capture of a partly structured page holds the provenance the result reports', async () => {
+    // JSON-LD answers name and price; the model answers colour (test/extract/structured-data.test.ts runs the
+    // rest of structured data first on fake activities). The chain writes the capture; the page its provenance.
+    const product = JSON.stringify({
+      '@context': 'https://schema.org',
+      '@type': 'Product',
+      name: 'Green Kettle',
+      offers: { '@type': 'Offer', price: '30.00', priceCurrency: 'USD' },
+    });
+    site.route(
+      '/ld-partial',
+      html(
+        'Green Kettle',
+        `<script type="application/ld+json">${product}</script>` +
+          '<main><h1>Green Kettle</h1><p>Price: $30.00</p><p>Colour: Green</p></main>',
+      ),
+    );
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/extract',
+      headers: svc.auth(),
+      payload: {
+        url: `${site.url}/ld-partial`,
+        schema: { name: 'string', price: 'number', colour: 'string' },
+        capture_debug: true,
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.equal(body.metadata.provenance.name.source, 'structured_data');
+    assert.equal(body.metadata.provenance.colour.source, 'model');
+    const capture = await svc.app
+      .inject({ url: `/api/v1/jobs/${body.job_id}/debug-capture`, headers: svc.auth() })
+      .then((r) => r.json());
+    const answered = capture.captures.find((c: { response: { success: boolean } }) => c.response.success);
+    assert.deepEqual(answered.response.provenance, body.metadata.provenance);
+  });
+});
