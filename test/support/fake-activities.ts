@@ -44,7 +44,6 @@ export interface FakeTables {
   answers?: Record<string, unknown> | ((input: AnswerInput) => Record<string, unknown>);
 }
 
-/** The activities a fake worker registers, built from the service's stores (`build`), and what they saw. */
 /** What the model was asked: the fields, the JSON schema its answer must follow, the content sent. */
 export interface FakeAsked {
   fields: string[];
