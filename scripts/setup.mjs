@@ -69,7 +69,7 @@ const PYTHON_VENV =
 const PYTHON_REQUIREMENTS = [
   'clients/python/requirements-dev.txt',
   'test/conformance/requirements.txt',
-  'test/clients/refyne_sdk/requirements.txt',
+  'test/integration/clients/refyne_sdk/requirements.txt',
 ];
 const PYTHON_EDITABLE = ['clients/python'];
 

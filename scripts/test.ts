@@ -15,8 +15,8 @@ import { startInfra } from './lib/stack.js';
  * time within seconds) or compare namespace-wide counts. They run alone at the end.
  */
 const SERIAL_FILES = [
-  'test/security/fairness.test.ts',
-  'test/telemetry/metrics.test.ts',
+  'test/integration/security/fairness.test.ts',
+  'test/integration/telemetry/metrics.test.ts',
   'test/unit/cleaners/linear.test.ts',
   'test/unit/crawl-links.test.ts',
 ];
@@ -26,21 +26,25 @@ const SERIAL_FILES = [
  * a lane of their own beside the other files, so their waits overlap the rest of the suite instead of adding
  * to it. Each starts its own processes; none changes the run's shared stack.
  */
-const SIDE_FILES = ['test/crawl/server-restart.test.ts', 'test/durability/', 'test/e2e/'];
+const SIDE_FILES = [
+  'test/integration/crawl/server-restart.test.ts',
+  'test/integration/durability/',
+  'test/integration/e2e/',
+];
 const among = (list: string[]) => (file: string) =>
   list.some((s) => file.replaceAll('\\', '/').startsWith(s));
 const isSerial = among(SERIAL_FILES);
 const isSide = among(SIDE_FILES);
 /** The longest files of the parallel phase (about 20 s and more), started first so none is left running alone. */
 const LONG_FILES = [
-  'test/api/openapi-conformance.test.ts',
-  'test/security/links-bound.test.ts',
-  'test/crawl/durability.test.ts',
-  'test/webhooks/delivery.test.ts',
-  'test/crawl/crawl.test.ts',
-  'test/analyze/analyze.test.ts',
-  'test/crawl/continue-as-new.test.ts',
-  'test/extract/learned-extractors.test.ts',
+  'test/integration/api/openapi-conformance.test.ts',
+  'test/integration/security/links-bound.test.ts',
+  'test/integration/crawl/durability.test.ts',
+  'test/integration/webhooks/delivery.test.ts',
+  'test/integration/crawl/crawl.test.ts',
+  'test/integration/analyze/analyze.test.ts',
+  'test/integration/crawl/continue-as-new.test.ts',
+  'test/integration/extract/learned-extractors.test.ts',
 ];
 const longFirst = (a: string, b: string) =>
   Number(LONG_FILES.includes(b)) - Number(LONG_FILES.includes(a)) || a.localeCompare(b);

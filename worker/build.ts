@@ -9,7 +9,6 @@ import { createHtmlPool } from '../activities/reading/html-pool/pool.js';
 import type { Config } from '../shared/config.js';
 import { createMetrics, type ServiceMetrics } from '../shared/metrics/registry.js';
 import { countWorker } from '../shared/metrics/worker-counts.js';
-import { sourcePath } from '../shared/runtime-paths.js';
 import { createStores } from '../shared/store/index.js';
 import { connectMongo, ensureIndexes, type Mongo } from '../shared/store/mongo.js';
 import type { Tracing } from '../shared/telemetry/tracing.js';
@@ -17,9 +16,7 @@ import { ensureSearchAttributes } from '../temporal-config/search-attributes.js'
 import { workerInterceptors, workerSinks, workflowInterceptorModules } from './interceptors.js';
 import { freeLoopbackPort, type MetricsServer, startMetricsServer } from './metrics-server.js';
 import { installRuntime, type LogDestination } from './runtime.js';
-import { workflowBundlePath } from './workflow-bundle.js';
-
-export const WORKFLOWS_PATH = sourcePath('workflows/index.ts');
+import { WORKFLOWS_PATH, workflowBundlePath } from './workflow-bundle.js';
 
 export interface RunningWorker {
   worker: Worker;

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { temporal } from '@temporalio/proto';
 import { type ReplayResult, Worker } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from './build.js';
 import { workflowInterceptorModules } from './interceptors.js';
+import { WORKFLOWS_PATH } from './workflow-bundle.js';
 
 export type History = temporal.api.history.v1.IHistory;
 

@@ -17,6 +17,9 @@ import { homedir, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { ROOT, sourcePath } from '../shared/runtime-paths.js';
 
+/** The workflows the worker registers (and replay and workflow tests bundle). */
+export const WORKFLOWS_PATH = sourcePath('workflows/index.ts');
+
 /**
  * Everything a workflow bundle can contain: workflow code, the shared files it imports, installed packages
  * (the interceptor modules are added by bundleKey).

@@ -2,26 +2,29 @@
 // (403 problems naming the scope otherwise), keys pinned to the refyne version or chosen per request with
 // X-API-Version (v1 stays the default), and requests built from the Refyne product's models (nulls meaning
 // absent, camelCase aliases, its crawl options honoured or refused).
+// Jobs run on the real workflows with fake activities (test/support/fake-activities.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '../../clients/typescript/src/index.js';
 import type { ApiKeyScope } from '../../shared/api-keys.js';
-import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
 
 before(async () => {
-  svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '1000' } });
-  site = await startFixtureSite();
+  svc = await startTestService({
+    env: { RATE_LIMIT_PER_MINUTE: '1000' },
+    activities: fakeActivities({ pages: site.pages }),
+  });
   site.route(
     '/item',
     html('Chair', '<h1>Oak Chair</h1><p>Price: 80</p><p>' + 'Solid oak. '.repeat(30) + '</p>'),
   );
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 

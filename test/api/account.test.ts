@@ -1,12 +1,13 @@
 // The operations a tenant's account needs beyond the interface: GET /usage, /pricing/tiers (and the tier's
 // limits applied), /llm/models/{provider}, /health, and signed download links for a job's results.
+// Jobs run on the real workflows with fake activities (test/support/fake-activities.ts).
 import assert from 'node:assert/strict';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DOWNLOAD_KEY_PURPOSE, signDownload } from '../../shared/download-links.js';
 import { SecretBox } from '../../shared/secrets.js';
-import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const TIERS = {
@@ -15,7 +16,7 @@ const TIERS = {
 };
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
 let base: string;
 let limited: { tenantId: string; apiKey: string };
 
@@ -28,20 +29,17 @@ const item = (title: string, links: string[] = []) =>
 before(async () => {
   svc = await startTestService({
     env: { PRICING_TIERS: JSON.stringify(TIERS), DEFAULT_PRICING_TIER: 'pro' },
+    activities: fakeActivities({ pages: site.pages }),
   });
-  site = await startFixtureSite();
   site.route('/item', item('Chair'));
   site.route('/list', item('List', ['/a', '/b', '/c']));
   for (const p of ['a', 'b', 'c']) site.route(`/${p}`, item(`Item ${p}`));
-  site.route('/slow', (_req: IncomingMessage, res: ServerResponse) => {
-    setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(item('Slow')), 4000);
-  });
+  site.route('/slow', () => new Promise((done) => setTimeout(() => done(item('Slow')), 4000)));
   base = await svc.app.listen({ port: 0, host: '127.0.0.1' });
   limited = await svc.newTenant('limited');
   await svc.deps.tenants.setTier(limited.tenantId, 'free');
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 

@@ -1,15 +1,20 @@
+// POST /api/v1/extract: a waited extract end to end through the API, failures as problems naming the job,
+// idempotency, validation, listing and rebuilt projections. Jobs run on the real workflows with fake activities
+// (test/support/fake-activities.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { CategorizedError } from '../../shared/errors.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
-import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
+const fakes = fakeActivities({ pages: site.pages });
 
 before(async () => {
-  svc = await startTestService();
-  site = await startFixtureSite();
+  svc = await startTestService({ activities: fakes });
   site.route(
     '/product',
     html(
@@ -18,12 +23,9 @@ before(async () => {
         'quietly, with an automatic shut-off and a removable filter. Holds 1.7 litres.</p></main>',
     ),
   );
-  site.route('/gone', (_req, res) =>
-    res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>gone</h1>'),
-  );
+  site.route('/gone', { status: 404, body: '<h1>gone</h1>' });
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 
@@ -53,10 +55,8 @@ describe('POST /api/v1/extract', () => {
     assert.equal(body.usage.is_byok, false);
     assert.match(body.fetched_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
-    // The model really got the page through the SDK, with the operator key.
-    const call = svc.llm.requests.at(-1);
-    assert.equal(call?.api, 'openai');
-    assert.match(JSON.stringify(call?.body), /Blue Kettle/);
+    // The model was sent the page (the SDK calls with the operator key: test/integration/api/llm).
+    assert.match(fakes.asked.at(-1)?.body ?? '', /Blue Kettle/);
 
     const job = await svc.app.inject({
       method: 'GET',
@@ -112,8 +112,13 @@ describe('POST /api/v1/extract', () => {
   });
 
   test('a model failure after the fetch fails the job on the page result seq, and the job reads failed', async () => {
-    svc.llm.enqueueFailure({ kind: '401', count: 1 });
-    const res = await post({ url: `${site.url}/product`, schema: { name: 'string' } });
+    // The model chain's refusal of a revoked key (a provider's 401 mapped to it: test/integration/api/llm).
+    site.route('/refused', site.pages[`${site.url}/product`] as string);
+    fakes.failNext(
+      `${site.url}/refused`,
+      new CategorizedError('invalid_key', 'the provider refused the key (401)'),
+    );
+    const res = await post({ url: `${site.url}/refused`, schema: { name: 'string' } });
     assert.equal(res.statusCode, 401, res.body);
     const problem = res.json();
     assert.equal(problem.error_category, 'invalid_key');
@@ -179,7 +184,7 @@ describe('operators', () => {
     const jobId = res.json().job_id;
     const query =
       `ExtractTenant = '${svc.tenantId}' AND ExtractJobType = 'extract' AND ` +
-      `ExtractDomain = '127.0.0.1' AND ExtractJobStatus = 'completed'`;
+      `ExtractDomain = '${new URL(site.url).hostname}' AND ExtractJobStatus = 'completed'`;
     let found: string[] = [];
     for (let i = 0; i < 50 && !found.includes(`extract-${jobId}`); i++) {
       found = [];

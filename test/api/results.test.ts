@@ -1,12 +1,15 @@
+// GET /jobs/{id}/results in JSON, JSONL and YAML, merged or not, for completed, failed and unfinished jobs.
+// Jobs run on the real workflows with fake activities (test/support/fake-activities.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import type { JobEvent, PageCompletedData } from '../../shared/events.js';
-import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
 let productJob: string;
 let listingJob: string;
 let failedJob: string;
@@ -41,8 +44,7 @@ const jsonLines = (body: string) => {
 };
 
 before(async () => {
-  svc = await startTestService();
-  site = await startFixtureSite();
+  svc = await startTestService({ activities: fakeActivities({ pages: site.pages }) });
   site.route(
     '/product',
     html(
@@ -64,9 +66,7 @@ before(async () => {
         '</ul></main>',
     ),
   );
-  site.route('/gone', (_req, res) =>
-    res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>gone</h1>'),
-  );
+  site.route('/gone', { status: 404, body: '<h1>gone</h1>' });
 
   productJob = (await extract('/product', { name: 'string', price: 'number', brand: 'string' })).job_id;
   listingJob = (await extract('/listing', { products: [{ name: 'string', url: 'string', price: 'number' }] }))
@@ -75,7 +75,6 @@ before(async () => {
   assert.ok(productJob && listingJob && failedJob);
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 

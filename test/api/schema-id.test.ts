@@ -1,14 +1,17 @@
+// schema_id on /extract and /crawl: a stored schema is used and counted once per job, another tenant's public one
+// is usable, a missing or private one is a 422. Jobs run on the real workflows with fake activities
+// (test/support/fake-activities.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
 
 before(async () => {
-  svc = await startTestService();
-  site = await startFixtureSite();
+  svc = await startTestService({ activities: fakeActivities({ pages: site.pages }) });
   site.route(
     '/product',
     html(
@@ -19,7 +22,6 @@ before(async () => {
   );
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 

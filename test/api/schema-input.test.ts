@@ -1,16 +1,18 @@
 // Schema input through POST /api/v1/extract: every form is detected and reported in input_format and
-// shapes the data; an unusable schema is a 422 whose errors[0].location points inside body.schema.
+// shapes the data; an unusable schema is a 422 whose errors[0].location points inside body.schema. Jobs run on the
+// real workflows with fake activities (test/support/fake-activities.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
+const fakes = fakeActivities({ pages: site.pages });
 
 before(async () => {
-  svc = await startTestService();
-  site = await startFixtureSite();
+  svc = await startTestService({ activities: fakes });
   site.route(
     '/product',
     html(
@@ -25,7 +27,6 @@ before(async () => {
   );
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 
@@ -94,8 +95,8 @@ describe('schema input: good schemas', () => {
     assert.equal(res.json().input_format, 'structured');
     assert.deepEqual(res.json().data, EXPECTED);
     // The model was held to the required fields.
-    const sent = JSON.stringify(svc.llm.requests.at(-1)?.body);
-    assert.match(sent, /\\"required\\":\[\\"name\\",\\"price\\"\]/);
+    const sent = JSON.stringify(fakes.asked.at(-1)?.schema);
+    assert.match(sent, /"required":\["name","price"\]/);
   });
 
   test('the same schema as JSON text and as an object, fields given as a map', async () => {

@@ -1,18 +1,18 @@
 // POST /api/v1/sites/{id}/crawl: a stored site crawled with its saved options, fetch mode and default schema.
+// Jobs run on the real workflows with fake activities over the shop's page table (test/support/shop-table.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { fakeActivities, type PageTable } from '../support/fake-activities.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { type ShopSite, startShopSite } from '../support/shop-site.js';
+import { shopTable } from '../support/shop-table.js';
 
 let svc: TestService;
-let shop: ShopSite;
+const shop: PageTable = shopTable();
 
 before(async () => {
-  svc = await startTestService();
-  shop = await startShopSite();
+  svc = await startTestService({ activities: fakeActivities({ pages: shop.pages }) });
 });
 after(async () => {
-  await shop?.close();
   await svc?.close();
 });
 

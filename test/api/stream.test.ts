@@ -1,22 +1,26 @@
 // GET /api/v1/jobs/{id}/stream over a real HTTP listener (app.inject cannot stream): history, live events,
 // Last-Event-ID resume, heartbeats, tenant isolation, and polling that stops when the client leaves.
+// Jobs run on the real workflows with fake activities (test/support/fake-activities.ts).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobEvent } from '../../shared/events.js';
 import { StreamEventSchema } from '../../shared/schemas/stream.js';
-import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { jobLog } from '../support/job-log.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
 let base: string;
 
 before(async () => {
-  svc = await startTestService({ env: { SSE_HEARTBEAT_MS: '150', RATE_LIMIT_PER_MINUTE: '1000' } });
-  site = await startFixtureSite();
+  svc = await startTestService({
+    env: { SSE_HEARTBEAT_MS: '150', RATE_LIMIT_PER_MINUTE: '1000' },
+    activities: fakeActivities({ pages: site.pages }),
+  });
   site.route(
     '/product',
     html(
@@ -28,7 +32,6 @@ before(async () => {
   base = await svc.app.listen({ port: 0, host: '127.0.0.1' });
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 

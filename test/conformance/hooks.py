@@ -1,4 +1,4 @@
-"""Schemathesis hooks for the conformance run (test/api/openapi-conformance.test.ts).
+"""Schemathesis hooks for the conformance run (test/integration/api/openapi-conformance.test.ts).
 
 Generated requests keep every structural property schemathesis chose, but a value whose validity depends on
 the world rather than on its shape is swapped for a real one (or, for model settings and page actions, left

@@ -1,19 +1,22 @@
 // A crawl cancelled at any moment ends cancelled with a gap-free event log: while it records its start,
 // while its first pages are queued, or while pages are at the site.
+// Jobs run on the real workflows with fake activities over the shop's page table (test/support/shop-table.ts).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { cancelAndWait } from '../support/crawl-jobs.js';
+import { fakeActivities, type PageTable } from '../support/fake-activities.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { type ShopSite, startShopSite } from '../support/shop-site.js';
+import { shopTable } from '../support/shop-table.js';
 
 let svc: TestService;
-let site: ShopSite;
+const site: PageTable = shopTable({ productDelayMs: 500 });
 before(async () => {
-  svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-  site = await startShopSite({ productDelayMs: 500 });
+  svc = await startTestService({
+    env: { RATE_LIMIT_PER_MINUTE: '100000' },
+    activities: fakeActivities({ pages: site.pages }),
+  });
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 

@@ -1,23 +1,24 @@
 // POST /jobs/{id}/retry re-runs only the failed pages of a crawl, with the same options, as a new job
 // linked to the original.
+// Jobs run on the real workflows with fake activities over the shop's page table (test/support/shop-table.ts).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eventKey } from '../../shared/store/event-store.js';
 import { COLLECTIONS } from '../../shared/store/mongo.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
+import { fakeActivities, type PageTable } from '../support/fake-activities.js';
 import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { type ShopSite, startShopSite } from '../support/shop-site.js';
+import { shopTable } from '../support/shop-table.js';
 
 let svc: TestService;
-let site: ShopSite;
+const site: PageTable = shopTable();
+const fakes = fakeActivities({ pages: site.pages });
 
 before(async () => {
-  svc = await startTestService();
-  site = await startShopSite();
+  svc = await startTestService({ activities: fakes });
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 
@@ -44,7 +45,7 @@ test('retry re-processes only the failed pages; the original keeps its history',
     '/product/7',
     html('Product 7', '<h1>Product 7</h1><p>Price: 70</p><p>' + 'Back in stock. '.repeat(20) + '</p>'),
   );
-  const hitsBefore = site.hits.length;
+  const hitsBefore = fakes.requests.length;
   const retry = await svc.app.inject({
     method: 'POST',
     url: `/api/v1/jobs/${original.job_id}/retry`,
@@ -66,7 +67,7 @@ test('retry re-processes only the failed pages; the original keeps its history',
     ]),
     [[`${site.url}/product/7`, 'completed', 70]],
   );
-  const fetched = site.hits.slice(hitsBefore).filter((h) => h !== '/robots.txt');
+  const fetched = fakes.requests.slice(hitsBefore).map((url) => new URL(url).pathname);
   assert.deepEqual(fetched, ['/product/7'], 'only the failed page is fetched again');
   assert.equal(
     (await svc.deps.events.list(original.job_id)).length,
@@ -85,9 +86,7 @@ test('retry re-processes only the failed pages; the original keeps its history',
 test('a job recorded before job specs (its request without a kind, nulls for unset fields) still retries', {
   timeout: 120_000,
 }, async () => {
-  site.route('/gone-then-back', (_req, res) =>
-    res.writeHead(410, { 'content-type': 'text/html' }).end('gone'),
-  );
+  site.route('/gone-then-back', { status: 410, body: 'gone' });
   const res = await svc.app.inject({
     method: 'POST',
     url: '/api/v1/crawl?wait=true&timeout=60',

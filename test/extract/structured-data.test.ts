@@ -1,13 +1,15 @@
 // Structured data first: pages whose JSON-LD, microdata or OpenGraph answers the schema cost no
-// model call; partly answered pages ask the model for the rest only; the visible page wins over JSON-LD.
+// model call; partly answered pages ask the model for the rest only; the visible page wins over JSON-LD. Jobs run
+// on the real workflows with fake activities (test/support/fake-activities.ts).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
-import { type FixtureSite, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
+const fakes = fakeActivities({ pages: site.pages });
 
 const ld = (value: unknown) => `<script type="application/ld+json">${JSON.stringify(value)}</script>`;
 const page = (head: string, body: string) =>
@@ -28,8 +30,7 @@ const product = (name: string, price: string, extra: object = {}) =>
   });
 
 before(async () => {
-  svc = await startTestService();
-  site = await startFixtureSite();
+  svc = await startTestService({ activities: fakes });
   site.route(
     '/ld',
     page(
@@ -78,10 +79,11 @@ before(async () => {
     );
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
-beforeEach(() => svc.llm.reset());
+beforeEach(() => {
+  fakes.asked.length = 0;
+});
 
 const extract = async (path: string, schema: object | string, extra: object = {}) => {
   const res = await svc.app.inject({
@@ -97,16 +99,13 @@ const getJob = (id: string) =>
   svc.app.inject({ url: `/api/v1/jobs/${id}`, headers: svc.auth() }).then((r) => r.json());
 /** The properties of the output schema each model request asked for. */
 const askedFields = () =>
-  svc.llm.requests.map((r) => {
-    const body = r.body as { response_format?: { json_schema?: { schema?: { properties?: object } } } };
-    return Object.keys(body.response_format?.json_schema?.schema?.properties ?? {});
-  });
+  fakes.asked.map((a) => Object.keys((a.schema.properties as object | undefined) ?? {}));
 
 describe('structured data first', () => {
   test('complete JSON-LD answers the page with no model call and 0 tokens', async () => {
     const body = await extract('/ld', { name: 'string', price: 'number', currency: 'string', sku: 'string' });
     assert.deepEqual(body.data, { name: 'Blue Kettle', price: 24.5, currency: 'USD', sku: 'SKU-1' });
-    assert.equal(svc.llm.requests.length, 0);
+    assert.equal(fakes.asked.length, 0);
     assert.deepEqual(body.usage, {
       input_tokens: 0,
       output_tokens: 0,
@@ -137,7 +136,7 @@ describe('structured data first', () => {
     });
   });
 
-  test('provenance: structured values name their JSON-LD path, model values whether the page shows them, also in the debug capture', async () => {
+  test('provenance: structured values name their JSON-LD path, model values whether the page shows them', async () => {
     const body = await extract(
       '/ld-partial',
       { name: 'string', price: 'number', colour: 'string' },
@@ -151,11 +150,7 @@ describe('structured data first', () => {
     assert.equal(body.metadata.provenance.colour.source, 'model');
     assert.equal(body.metadata.provenance.colour.in_page, true);
     assert.equal(typeof body.metadata.provenance.colour.offset, 'number');
-    const capture = await svc.app
-      .inject({ url: `/api/v1/jobs/${body.job_id}/debug-capture`, headers: svc.auth() })
-      .then((r) => r.json());
-    const answered = capture.captures.find((c: { response: { success: boolean } }) => c.response.success);
-    assert.deepEqual(answered.response.provenance, body.metadata.provenance);
+    // The same provenance in the debug capture the model chain writes: test/integration/api/llm.
     const job = await getJob(body.job_id);
     assert.deepEqual(job.values_by_source, {
       structured_data: 2,
@@ -179,7 +174,7 @@ describe('structured data first', () => {
     const og = await extract('/og', { title: 'string', price: 'number' });
     assert.deepEqual(og.data, { title: 'Desk Lamp', price: 15 });
     assert.equal(og.metadata.data_source, 'structured_data');
-    assert.equal(svc.llm.requests.length, 0);
+    assert.equal(fakes.asked.length, 0);
   });
 
   test('structured_data: false sends the page to the model as before', async () => {
@@ -193,7 +188,7 @@ describe('structured data first', () => {
 
   test('a prompt schema always goes to the model', async () => {
     const body = await extract('/ld', 'the product name and its price');
-    assert.equal(svc.llm.requests.length, 1);
+    assert.equal(fakes.asked.length, 1);
     assert.equal(body.metadata.data_source, 'model');
   });
 
@@ -215,7 +210,7 @@ describe('structured data first', () => {
     assert.equal(job.status, 'completed', JSON.stringify(job));
     assert.equal(job.page_count, 4);
     assert.deepEqual(job.pages_by_source, { structured_data: 3, learned_extractor: 0, model: 1, mixed: 0 });
-    assert.equal(svc.llm.requests.length, 1, 'only the catalogue page reached the model');
+    assert.equal(fakes.asked.length, 1, 'only the catalogue page reached the model');
     const results = await svc.app
       .inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() })
       .then((r) => r.json() as { url: string; data: unknown }[]);

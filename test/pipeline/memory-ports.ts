@@ -31,12 +31,16 @@ export interface ServedPage {
   body: string;
 }
 
+/** A page as a site serves it: its HTML, or its status, type and body, or a function answering one later. */
+export type SitePage = ServedPage | string | ((url: string) => Promise<ServedPage | string>);
+
 /** A site's pages by URL; any other URL answers 404. Counts the requests it gets. */
-export function memorySite(pages: Record<string, ServedPage | string>) {
+export function memorySite(pages: Record<string, SitePage>) {
   const requests: string[] = [];
   const serve = async (url: string): Promise<FetchedDocument> => {
     requests.push(url);
-    const found = pages[url];
+    const entry = pages[url];
+    const found = typeof entry === 'function' ? await entry(url) : entry;
     const page: ServedPage =
       typeof found === 'string'
         ? { body: found }

@@ -1,24 +1,27 @@
 // Issue 14: every event of a job stream has its own id, strictly increasing and the same on every
 // replay, and Last-Event-ID n resumes with exactly the events after n (a `result` and the `status` after
 // it used to share an id, so a resuming client skipped the status).
+// Jobs run on the real workflows with fake activities over the shop's page table (test/support/shop-table.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../api/app.js';
 import { waitForJobEnd } from '../support/crawl-jobs.js';
+import { fakeActivities, type PageTable } from '../support/fake-activities.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { type ShopSite, startShopSite } from '../support/shop-site.js';
+import { shopTable } from '../support/shop-table.js';
 
 let svc: TestService;
-let site: ShopSite;
+const site: PageTable = shopTable({ productDelayMs: 150 });
 let base: string;
 
 before(async () => {
-  svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '10000' } });
-  site = await startShopSite({ productDelayMs: 150 });
+  svc = await startTestService({
+    env: { RATE_LIMIT_PER_MINUTE: '10000' },
+    activities: fakeActivities({ pages: site.pages }),
+  });
   base = await svc.app.listen({ port: 0, host: '127.0.0.1' });
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 

@@ -1,20 +1,25 @@
 // Issue 14: every webhook attempt is recorded and listed — a delivery that failed with 500 and succeeded on
 // its retry shows both attempts in every delivery listing, and a late or repeated record of an attempt
 // (activities run at least once) neither duplicates it nor undoes the delivery's success.
+// Jobs run on the real workflows with fake activities (test/support/fake-activities.ts); webhooks are delivered
+// by the real activity.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DeliveryDoc } from '../../shared/store/webhook-deliveries.js';
-import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
 let rx: Receiver;
 
 before(async () => {
-  svc = await startTestService({ env: { WEBHOOK_RETRY_DELAYS_MS: '300' } });
-  site = await startFixtureSite();
+  svc = await startTestService({
+    env: { WEBHOOK_RETRY_DELAYS_MS: '300' },
+    activities: fakeActivities({ pages: site.pages }),
+  });
   rx = await startReceiver();
   site.route(
     '/product',
@@ -27,7 +32,6 @@ before(async () => {
 });
 after(async () => {
   await rx?.close();
-  await site?.close();
   await svc?.close();
 });
 

@@ -2,11 +2,14 @@
 // given for: a PUT moving the webhook elsewhere must give them again. The client's verifier does not let a
 // captured delivery through by its body-only signature. Connection-control header names are refused up front
 // instead of failing every delivery.
+// Jobs run on the real workflows with fake activities (test/support/fake-activities.ts); webhooks are delivered
+// by the real activity.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { verifyWebhook } from '../../clients/typescript/src/index.js';
-import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
 
@@ -14,14 +17,13 @@ const AUTH = 'Bearer stored-credential-42';
 const SECRET = 'stored-signing-secret';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
 /** Two receivers: two origins (their ports differ). */
 let home: Receiver;
 let elsewhere: Receiver;
 
 before(async () => {
-  svc = await startTestService();
-  site = await startFixtureSite();
+  svc = await startTestService({ activities: fakeActivities({ pages: site.pages }) });
   home = await startReceiver();
   elsewhere = await startReceiver();
   site.route(
@@ -36,7 +38,6 @@ before(async () => {
 after(async () => {
   await elsewhere?.close();
   await home?.close();
-  await site?.close();
   await svc?.close();
 });
 

@@ -859,10 +859,22 @@ interface Usage {
 
 type ContentFailure = 'malformed' | 'truncated' | 'invalid_schema';
 
+/**
+ * What the fake model answers from `text` (the page content it was sent) for a JSON schema, or for a free-form
+ * prompt when the schema has no properties: the same reading the server does, for fakes that need no server.
+ */
+export function answerFromPage(schema: unknown, text: string): JsonObject {
+  return answerOf(isObjectSchema(schema) ? schema : null, pageDoc(text), text);
+}
+
+function answerOf(schema: ObjectSchema | null, doc: Doc, text: string): JsonObject {
+  // Free-form prompts get a short, still-JSON answer, so the output is always machine-checkable.
+  return schema ? extractObject(schema, doc) : { answer: doc.title ?? text.trim().slice(0, 200) };
+}
+
 function buildReply(schema: ObjectSchema | null, userText: string, failure: ContentFailure | null): Reply {
   const doc = pageDoc(userText);
-  // Free-form prompts get a short, still-JSON answer, so the output is always machine-checkable.
-  const answer = schema ? extractObject(schema, doc) : { answer: doc.title ?? userText.trim().slice(0, 200) };
+  const answer = answerOf(schema, doc, userText);
   const json = JSON.stringify(answer);
   switch (failure) {
     case 'malformed':

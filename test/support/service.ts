@@ -14,6 +14,7 @@ import { connectMongo, ensureIndexes, type Mongo } from '../../shared/store/mong
 import { clientInterceptors } from '../../shared/telemetry/temporal-client.js';
 import type { Tracing } from '../../shared/telemetry/tracing.js';
 import type { RunningWorker } from '../../worker/build.js';
+import type { FakeActivities } from './fake-activities.js';
 import { type FakeLlmServer, type FakeLlmServerOptions, startFakeLlmServer } from './fake-llm-server.js';
 
 export interface InfraHandle {
@@ -59,6 +60,11 @@ export async function startTestService(
     logStream?: Writable;
     /** Options of the fake model server (e.g. `respond` with each page's truth). */
     llm?: FakeLlmServerOptions;
+    /**
+     * The worker runs the real workflows with these activities (`fakeActivities`: a page table, a model reading
+     * the content it is sent) instead of the real ones: for API tests that start jobs.
+     */
+    activities?: FakeActivities;
   } = {},
 ): Promise<TestService> {
   const infra = opts.infra ?? (await useInfra());
@@ -116,8 +122,12 @@ export async function startTestService(
     newTenant,
     async startWorker() {
       if (service.worker) throw new Error('this service already runs a worker: stopWorker() first');
-      const { buildWorker } = await import('../../worker/build.js');
-      const w = await buildWorker(config, { tracing: opts.tracing, logDestination: opts.logStream });
+      const w = opts.activities
+        ? await (await import('./fake-worker.js')).startFakeWorker(config, opts.activities, opts.logStream)
+        : await (await import('../../worker/build.js')).buildWorker(config, {
+            tracing: opts.tracing,
+            logDestination: opts.logStream,
+          });
       void w.run();
       service.worker = w;
       return w;

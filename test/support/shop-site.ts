@@ -9,24 +9,46 @@ export interface ShopSite extends FixtureSite {
   productStarts: number[];
 }
 
+/** The shop's product ids; product 4 is disallowed by robots.txt, product 7 answers 410 Gone. */
+export const PRODUCTS = Array.from({ length: 10 }, (_, i) => i + 1);
+const products = PRODUCTS;
+
+/** A listing page: five products, links to the about page and another site, and the next page if any. */
+export const listingPage = (page: number, ids: number[], next: string | null) =>
+  html(
+    `Products page ${page}`,
+    `<h1>Products page ${page}</h1><ul class="products">${ids
+      .map((id) => `<li><a class="product" href="/product/${id}#reviews">Product ${id}</a></li>`)
+      .join('')}</ul>
+       <a href="/about">About us</a> <a href="https://elsewhere.example/x">Elsewhere</a>
+       ${next ? `<a class="next" href="${next}">Next</a>` : ''}`,
+  );
+
+export const productPage = (id: number) =>
+  html(
+    `Product ${id}`,
+    `<h1>Product ${id}</h1><p>Price: ${id * 10}</p><p>${'A fine product. '.repeat(20)}</p>
+               <a href="/trap/1">Related</a> <a href="/loop">Deal</a>`,
+  );
+
+export const ABOUT = html('About', '<h1>About</h1><p>We sell things. '.repeat(10));
+
+/** A page of the trap of endless links: twenty links to further trap pages. */
+export const trapPage = (i: number) =>
+  html(
+    `Trap ${i}`,
+    `<h1>Trap ${i}</h1>${Array.from({ length: 20 }, (_, k) => `<a href="/trap/${i * 20 + k}">more</a>`).join('')}`,
+  );
+
 export async function startShopSite(opts: { productDelayMs?: number } = {}): Promise<ShopSite> {
   const site = (await startFixtureSite()) as ShopSite;
   site.inFlight = { now: 0, max: 0 };
   site.productStarts = [];
-  const products = Array.from({ length: 10 }, (_, i) => i + 1);
-  const listing = (page: number, ids: number[], next: string | null) =>
-    html(
-      `Products page ${page}`,
-      `<h1>Products page ${page}</h1><ul class="products">${ids
-        .map((id) => `<li><a class="product" href="/product/${id}#reviews">Product ${id}</a></li>`)
-        .join('')}</ul>
-       <a href="/about">About us</a> <a href="https://elsewhere.example/x">Elsewhere</a>
-       ${next ? `<a class="next" href="${next}">Next</a>` : ''}`,
-    );
+  const listing = listingPage;
   site.route('/robots.txt', (_req, res) =>
     res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /product/4\n'),
   );
-  site.route('/about', html('About', '<h1>About</h1><p>We sell things. '.repeat(10)));
+  site.route('/about', ABOUT);
   for (const id of products) {
     site.route(`/product/${id}`, (req, res) => {
       if (process.env.SHOP_DEBUG) process.stderr.write(`[shop] ${Date.now()} ${req.url}\n`);
@@ -39,13 +61,7 @@ export async function startShopSite(opts: { productDelayMs?: number } = {}): Pro
           res.writeHead(410, { 'content-type': 'text/html' }).end('<h1>Gone</h1>');
           return;
         }
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-          html(
-            `Product ${id}`,
-            `<h1>Product ${id}</h1><p>Price: ${id * 10}</p><p>${'A fine product. '.repeat(20)}</p>
-               <a href="/trap/1">Related</a> <a href="/loop">Deal</a>`,
-          ),
-        );
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(productPage(id));
       }, opts.productDelayMs ?? 0);
     });
   }
@@ -60,13 +76,7 @@ export async function startShopSite(opts: { productDelayMs?: number } = {}): Pro
   site.route('/loop', (_req, res) => res.writeHead(302, { location: '/loop2' }).end());
   site.route('/loop2', (_req, res) => res.writeHead(302, { location: '/loop' }).end());
   for (let i = 1; i <= 50; i++) {
-    site.route(
-      `/trap/${i}`,
-      html(
-        `Trap ${i}`,
-        `<h1>Trap ${i}</h1>${Array.from({ length: 20 }, (_, k) => `<a href="/trap/${i * 20 + k}">more</a>`).join('')}`,
-      ),
-    );
+    site.route(`/trap/${i}`, trapPage(i));
   }
   return site;
 }

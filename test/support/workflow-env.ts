@@ -6,10 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureSearchAttributes } from '../../temporal-config/search-attributes.js';
-import { WORKFLOWS_PATH } from '../../worker/build.js';
 import { workflowInterceptorModules } from '../../worker/interceptors.js';
 import { installRuntime } from '../../worker/runtime.js';
-import { workflowBundlePath } from '../../worker/workflow-bundle.js';
+import { WORKFLOWS_PATH, workflowBundlePath } from '../../worker/workflow-bundle.js';
 import { type InfraHandle, useInfra } from './service.js';
 
 export interface WorkflowEnv {

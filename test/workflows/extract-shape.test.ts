@@ -1,23 +1,23 @@
 // How many round trips through Temporal a waited extract takes, read from its workflow history: two workflow
 // tasks (start, then the page's answer) and one activity (extractPage), which records the job's events
 // itself. Not timed: a change that adds a task or an activity to every extract fails here, whatever the machine.
+// The real workflows with the pipeline's activities over a page table (test/support/fake-activities.ts).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { html, startFixtureSite } from '../support/fixture-site.js';
+import { fakeActivities } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
 import { historyShape } from '../support/history-shape.js';
 import { startTestService, type TestService } from '../support/service.js';
 
+const SITE = 'https://shop.test';
 let svc: TestService;
-let site: Awaited<ReturnType<typeof startFixtureSite>>;
 
 before(async () => {
-  svc = await startTestService();
-  site = await startFixtureSite();
-  site.route('/p', html('Item', `<h1>Item</h1><p>Price: 10</p><p>${'Text about the item. '.repeat(30)}</p>`));
+  const page = html('Item', `<h1>Item</h1><p>Price: 10</p><p>${'Text about the item. '.repeat(30)}</p>`);
+  svc = await startTestService({ activities: fakeActivities({ pages: { [`${SITE}/p`]: page } }) });
 });
 
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 
@@ -26,9 +26,10 @@ test('a waited extract is two workflow tasks and one activity, and its log is co
     method: 'POST',
     url: '/api/v1/extract',
     headers: svc.auth(),
-    payload: { url: `${site.url}/p`, schema: { title: 'string', price: 'number' } },
+    payload: { url: `${SITE}/p`, schema: { title: 'string', price: 'number' } },
   });
   assert.equal(res.statusCode, 200, res.body);
+  assert.deepEqual(res.json().data, { title: 'Item', price: 10 });
   const jobId = res.json().job_id as string;
   const { history, events, workflowTasks, activities } = await historyShape(svc, `extract-${jobId}`);
   assert.equal(workflowTasks, 2, 'workflow tasks');

@@ -1,4 +1,4 @@
-"""The service under test comes from test/clients/python-client.test.ts, which starts the real stack, a
+"""The service under test comes from test/integration/clients/python-client.test.ts, which starts the real stack, a
 fixture site and a proxy in front of the API (it records requests, drops each job's first stream after a few
 events, and answers a request carrying ``x-test-fault: <status>-once`` with that status once)."""
 
@@ -30,7 +30,7 @@ SCHEMA = {"title": "string", "price": "number"}
 def pytest_configure(config: pytest.Config) -> None:
     missing = [name for name in ENV if not os.environ.get(name)]
     if missing:
-        raise pytest.UsageError(f"run through test/clients/python-client.test.ts (missing {', '.join(missing)})")
+        raise pytest.UsageError(f"run through test/integration/clients/python-client.test.ts (missing {', '.join(missing)})")
 
 
 @pytest.fixture
