@@ -73,11 +73,17 @@ describe('article authors', () => {
     assert.deepEqual(authors(html, '# Plums\nBy Ann Lee and Bo Chen').data, {
       authors: ['Ann Lee', 'Bo Chen'],
     });
-    const marked = article(
+    // Each in an author element of their own: the second may be an editor's or a related post's.
+    const apart = article(
       { author: [person('Ann Lee'), person('Bo Chen')] },
-      '<a rel="author">Ann Lee</a> and <a rel="author">Bo Chen</a>',
+      '<a rel="author">Ann Lee</a><aside><a rel="author">Bo Chen</a></aside>',
     );
-    assert.deepEqual(authors(marked, '# Plums\nThe harvest doubled.').data, {
+    assert.deepEqual(authors(apart, '# Plums\nThe harvest doubled.').answered, []);
+    const together = article(
+      { author: [person('Ann Lee'), person('Bo Chen')] },
+      '<p class="byline"><a rel="author">Ann Lee</a> and <a rel="author">Bo Chen</a></p>',
+    );
+    assert.deepEqual(authors(together, '# Plums\nThe harvest doubled.').data, {
       authors: ['Ann Lee', 'Bo Chen'],
     });
   });

@@ -50,13 +50,12 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
 function people(names: string[], at: Setting): boolean {
   const ours = new Set(names.map(tokenText));
   const { bylines, marked } = at.page;
-  // A byline (its author elements' too) must start with the first author, and each other author be in a byline
-  // that names the first or start an author element of their own: a co-author named only by a related post's
-  // byline is not this page's. A page without a byline label may show the name alone on a line (under the
-  // headline); a name shown only in running text, a comment or a recipe's notes is not the page's byline.
+  // A byline (its author elements' too) must start with the first author and name each other author: a
+  // co-author named only by another byline (a related post's, an editor's element) is not this page's. A page
+  // without a byline label may show the name alone on a line (under the headline); a name shown only in
+  // running text, a comment or a recipe's notes is not the page's byline.
   const own = [...bylines, ...marked].filter((b) => bylineNames([b], names[0] ?? '', true));
-  const bylined =
-    own.length > 0 && names.slice(1).every((n) => bylineNames(own, n, false) || bylineNames(marked, n, true));
+  const bylined = own.length > 0 && names.slice(1).every((n) => bylineNames(own, n, false));
   const shown = bylined || (bylines.length === 0 && names.every((n) => nameLine(at.page, n)));
   // A line listing the first author with others ("By Ann Lee and Bo Chen") must list no one else.
   const lines = [at.page.text, ...at.page.authorLabels].join('\n');
