@@ -23,6 +23,8 @@ export interface Setting {
   source: string;
   /** The subject entity's name. */
   subjectName?: unknown;
+  /** The value names an item of a listing (a list of objects), not the page's subject. */
+  inList?: boolean;
   /** Every author the page's article, page and recipe entities name, as tokens. */
   authors: Set<string>;
   /** The site's descriptions of itself, as tokens. */
@@ -94,7 +96,9 @@ function title(value: string, at: Setting): boolean {
   const tokens = sameAmounts(tokenText(value));
   const headings = [...at.page.lineList.filter((l) => l.heading).map((l) => l.tokens), ...at.page.headings];
   // The page's own heading, whole: an SEO headline, a title with the site's wording or one shown only as the
-  // start of a longer heading (without its subtitle) is not what a reader sees as the title.
+  // start of a longer heading (without its subtitle) is not what a reader sees as the title. A listing's
+  // items are named in its list, not by headings: theirs must only not be the start of a longer heading.
+  if (at.inList) return !headings.some((h) => h.startsWith(`${tokens} `)) && at.source !== 'meta';
   return headings.includes(tokens);
 }
 
