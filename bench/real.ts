@@ -4,6 +4,7 @@
 // HTML pool's clean-read task (default cleaner chain for the schema) and the structured-data plan — once with
 // a schema of strings and once typed; no network, no model.
 //   npm run bench:real -- [--corpus recipes|articles]... [--data PATH] [--site NAME]... [--split dev|holdout]
+//                         [--half a|b]
 //                         [--quiet] [--plain-wrong] [--missed] [--answers FILE]
 // Prints, per corpus, per split of sites (tune on dev, never look at holdout) and per field: pages with an
 // expected value, how many the model-free path answered (coverage) and how many of those were right
@@ -25,7 +26,7 @@ import { articles } from './real/articles.js';
 import { type BenchPage, byField, type Corpus, schemaOf, type Variant } from './real/corpus.js';
 import { recipes } from './real/recipes.js';
 import { type SplitCounts, type Tally, table } from './real/report.js';
-import { SPLITS, type Split } from './real/split.js';
+import { halfOf, SPLITS, type Split } from './real/split.js';
 
 const CORPORA: Record<string, Corpus> = { recipes, articles };
 
@@ -36,6 +37,8 @@ const { values } = parseArgs({
     data: { type: 'string' },
     site: { type: 'string', multiple: true },
     split: { type: 'string' },
+    /** Only the sites of one half of each split (by a hash of the site), to see what rules fitted on one half do on the other. */
+    half: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     /** Also list the plain reader's wrong values. */
     'plain-wrong': { type: 'boolean', default: false },
@@ -140,8 +143,10 @@ async function run(corpus: Corpus, archive: string) {
     execFileSync('tar', ['-xJf', archive, '-C', dir]);
     const bySplit = { dev: counts(corpus.fields), holdout: counts(corpus.fields) };
     const wrong: Wrong[] = [];
-    for (const page of corpus.pages(dir, { sites: values.site, split: values.split }))
+    for (const page of corpus.pages(dir, { sites: values.site, split: values.split })) {
+      if (values.half && halfOf(page.page.split('/')[0] as string) !== values.half) continue;
       await judge(corpus, page, bySplit[page.split], wrong);
+    }
     print(corpus, bySplit, wrong);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -43,6 +43,18 @@ describe('article titles', () => {
   });
 });
 
+describe('titles the page does not show as its heading', () => {
+  test("a title that is not one of the page's headings goes to the model; its h1 confirms it", () => {
+    const html = article({ headline: 'Plums are back' });
+    assert.deepEqual(title(html, 'Plums are back in the shops this week.').answered, []);
+    // An SEO headline beside the page's own.
+    assert.deepEqual(title(html, '# Plums return to the shops\nPlums are back.').answered, []);
+    // The cleaned text lost the heading's mark, the page's h1 still names the title.
+    const h1 = article({ headline: 'Plums are back' }, '<header><h1>Plums are <em>back</em></h1></header>');
+    assert.deepEqual(title(h1, 'Plums are back\nThe harvest doubled.').data, { title: 'Plums are back' });
+  });
+});
+
 describe('article authors', () => {
   test('a byline or line listing more people than the structured author goes to the model', () => {
     const html = article({ author: person('Ann Lee') });
@@ -52,6 +64,27 @@ describe('article authors', () => {
     assert.deepEqual(author(html, '# Plums\nBy Ann Lee, Senior Correspondent').data, { author: 'Ann Lee' });
     assert.deepEqual(author(html, '# Plums\nBy Ann Lee, Politics Reporter May 2').data, {
       author: 'Ann Lee',
+    });
+  });
+
+  test("a co-author named only by another byline (a related post's) goes to the model", () => {
+    const html = article({ author: [person('Ann Lee'), person('Bo Chen')] });
+    assert.deepEqual(authors(html, '# Plums\nBy Ann Lee\n## Related\nApples too\nBy Bo Chen').answered, []);
+    assert.deepEqual(authors(html, '# Plums\nBy Ann Lee and Bo Chen').data, {
+      authors: ['Ann Lee', 'Bo Chen'],
+    });
+    // Each in an author element of their own: the second may be an editor's or a related post's.
+    const apart = article(
+      { author: [person('Ann Lee'), person('Bo Chen')] },
+      '<a rel="author">Ann Lee</a><aside><a rel="author">Bo Chen</a></aside>',
+    );
+    assert.deepEqual(authors(apart, '# Plums\nThe harvest doubled.').answered, []);
+    const together = article(
+      { author: [person('Ann Lee'), person('Bo Chen')] },
+      '<p class="byline"><a rel="author">Ann Lee</a> and <a rel="author">Bo Chen</a></p>',
+    );
+    assert.deepEqual(authors(together, '# Plums\nThe harvest doubled.').data, {
+      authors: ['Ann Lee', 'Bo Chen'],
     });
   });
 
@@ -134,6 +167,25 @@ describe('article dates', () => {
       '<p>Updated <time datetime="2023-12-22T22:22:07-0500">2 hours ago</time></p>',
     );
     assert.deepEqual(published(update, '# Plums\nThe harvest doubled.').answered, []);
+  });
+
+  test('a date shown far from the headline (a list of the latest articles) goes to the model', () => {
+    const html = article({ datePublished: '2023-12-22T10:00:00-05:00' });
+    const story = Array.from({ length: 15 }, (_, i) => `Paragraph ${i + 1} of the story.`).join('\n');
+    const latest = `# Plums\n${story}\n## Latest\nDecember 22, 2023 · Apples too`;
+    assert.deepEqual(published(html, latest).answered, []);
+    assert.deepEqual(published(html, `Menu\n# Plums\nDecember 22, 2023 · 10:00\n${story}`).data, {
+      published_date: '2023-12-22T10:00:00-05:00',
+    });
+    // A <time> of the same date without its instant counts only as the page's first (its dateline).
+    const times =
+      '<time datetime="2023-12-20">Dec 20</time><li><time datetime="2023-12-22">Dec 22</time></li>';
+    assert.deepEqual(published(article({ datePublished: '2023-12-22' }, times), '# Plums').answered, []);
+    const first =
+      '<time datetime="2023-12-22">Dec 22</time><li><time datetime="2023-12-20">Dec 20</time></li>';
+    assert.deepEqual(published(article({ datePublished: '2023-12-22' }, first), '# Plums').data, {
+      published_date: '2023-12-22',
+    });
   });
 
   test("a time in UTC shown as the reader's date (the day before in New York) is confirmed", () => {

@@ -70,6 +70,25 @@ describe('bylines', () => {
   });
 });
 
+describe('authors the page does not show as its byline', () => {
+  test('a name only in running text goes to the model; alone on a line or in a byline element it is answered', () => {
+    const html = post({ author: person('Ann Lee') });
+    const adapted = '# Plum Cake\nThis cake is adapted from Ann Lee, who bakes it every June.\nMix and bake.';
+    assert.deepEqual(author(html, adapted).answered, []);
+    assert.deepEqual(author(html, '# Plum Cake\nAnn Lee\nMix and bake.').data, { author: 'Ann Lee' });
+    const marked = page(
+      ld({
+        '@context': 'https://schema.org',
+        '@type': 'Recipe',
+        name: 'Plum Cake',
+        author: person('Ann Lee'),
+      }),
+      '<span class="entry-author">Ann Lee</span>',
+    );
+    assert.deepEqual(author(marked, adapted).data, { author: 'Ann Lee' });
+  });
+});
+
 describe('authors who are the site or its staff', () => {
   test('a site that is a person ("Person, Organization") names its author, not the site', () => {
     const owner = { '@type': ['Person', 'Organization'], '@id': '#owner', name: 'Lisa Kerhin' };
@@ -121,6 +140,15 @@ describe('descriptions', () => {
     assert.deepEqual(described(html, cut).answered, []);
     assert.deepEqual(described(html, '# Plum Cake\nDinner is on the table quick smart.\nMix.').data, {
       description: 'Dinner is on the table quick smart.',
+    });
+  });
+
+  test('a description the page shows only inside a longer paragraph goes to the model', () => {
+    const html = post({ description: 'A soft cake with plums.' });
+    const longer = '# Plum Cake\nA soft cake with plums. It keeps for three days in a tin.\nMix and bake.';
+    assert.deepEqual(described(html, longer).answered, []);
+    assert.deepEqual(described(html, '# Plum Cake\nA soft cake with plums.\nMix and bake.').data, {
+      description: 'A soft cake with plums.',
     });
   });
 

@@ -2,9 +2,12 @@
 // show them: "2024-03-05", "March 5, 2024", "5. März 2024", "5 de marzo de 2024", "15/03/2024". A numeric
 // day/month spelling counts only when it cannot be read the other way round (day above 12, or day = month):
 // "05/03/2024" is 5 March in Europe and 3 May in the United States. A date the page shows only as an update's
-// ("Updated on: Dec 22, 2023") confirms a modified date, never a published one. A time in UTC may be shown as
+// ("Updated on: Dec 22, 2023") confirms a modified date, never a published one. The date must be shown near the
+// page's headline (its dateline), not anywhere: the same day's other articles show the same date. A time in UTC may be shown as
 // the day before or after (readerDates), and a page's `<time datetime>` elements confirm it too (timeShown).
-import { type PageEvidence, showsTokens } from './page-evidence.js';
+import type { PageEvidence } from './page-evidence.js';
+import { lineTokens } from './page-lines.js';
+import { tokenText } from './text.js';
 
 export interface CalendarDate {
   y: number;
@@ -80,9 +83,31 @@ const UPDATE_WORDS = new Set([
   'atualizado',
 ]);
 
-/** Whether the page shows the date; an update's date ("Updated: …") counts only where `updates` says so. */
-export const dateShown = (page: PageEvidence, date: CalendarDate, updates = true): boolean =>
-  dateSpellings(date).some((s) => (updates ? showsTokens(page, s) : shownNotAsUpdate(page, s)));
+/** Lines read before and after the headline for its dateline ("December 17, 2023 - 22:36", "Published …"). */
+const DATELINE = { before: 3, after: 12 } as const;
+
+/**
+ * Whether the page shows the date near its headline (an update's date, "Updated: …", only where `updates` says
+ * so): the same date in a related article, a comment or a list of the latest news says nothing of this one's.
+ * The headline is the first heading line that is one of the page's `h1` texts, else its first heading line,
+ * else the top of the page.
+ */
+export function dateShown(page: PageEvidence, date: CalendarDate, updates = true): boolean {
+  const near = nearHeadline(page);
+  return dateSpellings(date).some((s) => (updates ? near.includes(` ${s} `) : shownNotAsUpdate(near, s)));
+}
+
+const HEADING = /^\s*#{1,6}\s/;
+
+/** The tokens of the lines around the page's headline (see dateShown), padded by a space at each end. */
+function nearHeadline(page: PageEvidence): string {
+  const lines = page.text.split('\n').filter((l) => /[\p{L}\p{N}]/u.test(l));
+  const headings = lines.map((l, i) => (HEADING.test(l) ? i : -1)).filter((i) => i >= 0);
+  const top = headings.find((i) => page.headings.includes(lineTokens(lines[i] as string)));
+  const at = top ?? headings[0] ?? 0;
+  const near = lines.slice(Math.max(0, at - DATELINE.before), at + DATELINE.after + 1);
+  return ` ${near.map(tokenText).join(' ')} `;
+}
 
 const ISO_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[T\s](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?/i;
@@ -122,16 +147,18 @@ export function readerDates(raw: unknown): CalendarDate[] {
 
 /**
  * Whether one of the page's `<time datetime>` elements (an update's only where `updates` says so) states the
- * structured date: the same instant where both carry a zone, else the same date as written.
+ * structured date: the same instant where both carry a zone, else the same date as written in the first one.
  */
 export function timeShown(page: PageEvidence, raw: unknown, updates = true): boolean {
   const written = dateOf(raw);
   const instant = instantOf(raw);
-  return page.times.some((time) => {
-    if (time.update && !updates) return false;
+  const times = page.times.filter((time) => updates || !time.update);
+  return times.some((time, i) => {
     const theirs = instantOf(time.at);
     if (instant && theirs) return Math.abs(instant.ms - theirs.ms) < 60_000;
-    const date = dateOf(time.at);
+    // A date without its instant is the page's own only in its first time element (the headline's dateline),
+    // not in a list of the day's other articles.
+    const date = i === 0 ? dateOf(time.at) : undefined;
     return written !== undefined && date !== undefined && sameDate(date, written);
   });
 }
@@ -139,10 +166,10 @@ export function timeShown(page: PageEvidence, raw: unknown, updates = true): boo
 const sameDate = (a: CalendarDate, b: CalendarDate) => a.y === b.y && a.m === b.m && a.d === b.d;
 
 /** A date phrase shown at least once without an update's label in the three words before it. */
-function shownNotAsUpdate(page: PageEvidence, tokens: string): boolean {
+function shownNotAsUpdate(text: string, tokens: string): boolean {
   const needle = ` ${tokens} `;
-  for (let at = page.tokens.indexOf(needle); at >= 0; at = page.tokens.indexOf(needle, at + 1)) {
-    const before = page.tokens
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    const before = text
       .slice(Math.max(0, at - 80), at)
       .split(' ')
       .slice(-3);

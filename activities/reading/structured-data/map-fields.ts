@@ -66,6 +66,8 @@ interface Context {
   taglines: Set<string>;
   /** JSON-LD nodes by @id, for references such as `"author": {"@id": "#/schema/person/1"}`. */
   nodes: Map<string, Props>;
+  /** Mapping the items of a listing (listFor), not the page's subject. */
+  inList?: boolean;
 }
 
 export function mapFields(fields: Field[], items: StructuredItem[], pageText: string): FieldMapping {
@@ -253,7 +255,9 @@ function listFor(field: Field, items: StructuredItem[], ctx: Context): Found | u
   const properties = field.items?.properties;
   if (!properties || properties.length === 0) return undefined;
   for (const { path, entities } of candidateLists(items)) {
-    const rows = entities.map((props) => mapWith(properties, [{ source: 'json-ld', types: [], props }], ctx));
+    const rows = entities.map((props) =>
+      mapWith(properties, [{ source: 'json-ld', types: [], props }], { ...ctx, inList: true }),
+    );
     if (rows.length > 0 && rows.every((r) => r.missing.length === 0))
       return { value: rows.map((r) => r.data), path };
   }

@@ -4,7 +4,7 @@ import { type Byline, bylineNames, markedBylines, pageBylines } from './bylines.
 import { imageKey, pageImages } from './images.js';
 import { pageNumbers } from './numbers.js';
 import type { BuyButton } from './page-labels.js';
-import { type PageLine, pageLines, sameAmounts } from './page-lines.js';
+import { lineTokens, type PageLine, pageLines, sameAmounts } from './page-lines.js';
 import type { PageTime } from './page-times.js';
 import { foldText, SPACELESS, tokenText } from './text.js';
 
@@ -40,6 +40,8 @@ export interface PageEvidence {
   authorLabels: string[];
   /** The page's `<time datetime>` elements (page-times.ts). */
   times: PageTime[];
+  /** The texts of the page's `h1` elements as line tokens (page-lines.ts): its headline where cleaning lost it. */
+  headings: string[];
 }
 
 /** What the page item (page-labels.ts) holds; each part absent when the page has none. */
@@ -53,6 +55,8 @@ export interface PageLabels {
   times?: unknown;
   /** The short texts of the page's author and byline elements ("By Ann Lee", "Ann Lee published 2 May"). */
   authors?: unknown;
+  /** The texts of its `h1` elements. */
+  headings?: unknown;
 }
 
 const strings = (v: unknown): string[] =>
@@ -90,6 +94,7 @@ export function pageEvidence(pageText: string, labels: PageLabels = {}): PageEvi
     times: Array.isArray(labels.times)
       ? labels.times.filter((t): t is PageTime => typeof t?.at === 'string' && typeof t?.update === 'boolean')
       : [],
+    headings: strings(labels.headings).map(lineTokens),
   };
 }
 

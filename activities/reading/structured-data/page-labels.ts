@@ -1,7 +1,7 @@
 // What a page shows about its product beside the cleaned text, read from the DOM it already parsed: the short
 // labels of buttons and stock badges ("Add to cart", "Sold out", which cleaning drops with forms), the state
 // of its buy buttons (their label and whether they are disabled), and the prices it strikes through or marks
-// as old ("~~120,00 €~~ 99,00 €", `<span class="old-price">`), and the texts of its price elements. Shop themes render badges such as "Sold out"
+// as old ("~~120,00 €~~ 99,00 €", `<span class="old-price">`), and the texts of its price elements, and its top headings. Shop themes render badges such as "Sold out"
 // on every page and hide them with CSS, so a buy button is the stronger evidence of availability; a struck
 // price is a list price, never the price; a price no price element shows (only "free shipping over $59")
 // is no confirmation. And the image files its image elements show, lazy-loaded ones included (the cleaned
@@ -22,6 +22,9 @@ export const LABEL_LIMITS = {
   urlChars: 2_000,
   /** An attribute read of an image element (a srcset lists several URLs). */
   srcsetChars: 20_000,
+  /** Top headings read, and the longest kept (a headline, not a section). */
+  headings: 10,
+  headingChars: 400,
 } as const;
 
 /** A buy button's label and whether it is disabled (a sold-out product's, or a variant not yet chosen). */
@@ -143,6 +146,23 @@ function imageFiles($: CheerioAPI): string[] {
 }
 
 /**
+ * The texts of the page's top headings (`h1`): cleaning often drops a news page's header with its headline, and
+ * a title must be the page's own heading to answer without a model (plausible.ts).
+ */
+function topHeadings($: CheerioAPI): string[] {
+  const found = new Set<string>();
+  for (const el of ($('body h1').toArray() as Element[]).slice(0, LABEL_LIMITS.headings)) {
+    const text = $(el)
+      .text()
+      .slice(0, LABEL_LIMITS.headingChars * 2)
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (text && text.length <= LABEL_LIMITS.headingChars) found.add(text);
+  }
+  return [...found];
+}
+
+/**
  * The page's labels, buy buttons, struck prices, image files, marked-up times (page-times.ts) and the short
  * texts of its author and byline elements (cleaning drops a header's byline with the page's chrome) as one item
  * of source `page`; null when it has none.
@@ -175,7 +195,8 @@ export function readPageLabels($: CheerioAPI): StructuredItem | null {
   }
   const images = imageFiles($);
   const times = pageTimes($);
-  const none = [buy, [...struck], [...prices], images, times, [...authors]].every(
+  const headings = topHeadings($);
+  const none = [buy, [...struck], [...prices], images, times, [...authors], headings].every(
     (list) => list.length === 0,
   );
   if (labels.size === 0 && none) return null;
@@ -183,6 +204,7 @@ export function readPageLabels($: CheerioAPI): StructuredItem | null {
   if (images.length > 0) props.images = images;
   if (times.length > 0) props.times = times;
   if (authors.size > 0) props.authors = [...authors];
+  if (headings.length > 0) props.headings = headings;
   if (buy.length > 0) props.buy = buy;
   if (struck.size > 0) props.struck = [...struck];
   if (prices.size > 0) props.prices = [...prices];

@@ -23,6 +23,8 @@ export interface Setting {
   source: string;
   /** The subject entity's name. */
   subjectName?: unknown;
+  /** The value names an item of a listing (a list of objects), not the page's subject. */
+  inList?: boolean;
   /** Every author the page's article, page and recipe entities name, as tokens. */
   authors: Set<string>;
   /** The site's descriptions of itself, as tokens. */
@@ -50,8 +52,13 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
 function people(names: string[], at: Setting): boolean {
   const ours = new Set(names.map(tokenText));
   const { bylines, marked } = at.page;
-  // Where the page has bylines, one (its author elements' too) must name the first author and each the others.
-  const bylined = names.every((n, i) => bylineNames([...bylines, ...marked], n, i === 0));
+  // A byline (its author elements' too) must start with the first author and name each other author: a
+  // co-author named only by another byline (a related post's, an editor's element) is not this page's. A page
+  // without a byline label may show the name alone on a line (under the headline); a name shown only in
+  // running text, a comment or a recipe's notes is not the page's byline.
+  const own = [...bylines, ...marked].filter((b) => bylineNames([b], names[0] ?? '', true));
+  const bylined = own.length > 0 && names.slice(1).every((n) => bylineNames(own, n, false));
+  const shown = bylined || (bylines.length === 0 && names.every((n) => nameLine(at.page, n)));
   // A line listing the first author with others ("By Ann Lee and Bo Chen") must list no one else.
   const lines = [at.page.text, ...at.page.authorLabels].join('\n');
   const others = names[0] === undefined ? [] : namedWith(lines, names[0]);
@@ -59,7 +66,7 @@ function people(names: string[], at: Setting): boolean {
   const credits = [at.page.tokens, ...at.page.authorLabels.map(tokenText)];
   return (
     at.source !== 'meta' &&
-    (bylines.length === 0 || bylined) &&
+    shown &&
     names.every((n) => person(n, at.site)) &&
     (names.length === 1 || !names.some(isOrganisation)) &&
     [...at.authors].every((a) => ours.has(a)) &&
@@ -73,6 +80,12 @@ const isOrganisation = (name: string) =>
   /^the\s/i.test(name.trim()) ||
   /(?<![\p{L}\p{N}])(?:press|news|newsroom|wire|wires|reuters|agency|desk)(?![\p{L}\p{N}])/iu.test(name);
 
+/** Whether a line of the page is the name alone (a byline without a label: "Ann Lee" under the headline). */
+const nameLine = (page: PageEvidence, name: string) => {
+  const tokens = sameAmounts(tokenText(name));
+  return tokens !== '' && page.lines.includes(`\n${tokens}\n`);
+};
+
 /** An ellipsis at the end: a title cut short for a teaser ("… at the..."). */
 const CUT_SHORT = /(?:…|\.\.\.)\s*$/;
 
@@ -81,11 +94,12 @@ function title(value: string, at: Setting): boolean {
   if (suffix && (RECIPE_WORD.test(suffix) || isSiteName(at.site, suffix))) return false;
   if (isSiteName(at.site, value) || CUT_SHORT.test(value)) return false;
   const tokens = sameAmounts(tokenText(value));
-  const headings = at.page.lineList.filter((l) => l.heading);
-  if (headings.some((l) => l.tokens === tokens)) return true;
-  // Shown only as the start of a longer heading: the title without its subtitle or its last words.
-  if (headings.some((l) => l.tokens.startsWith(`${tokens} `))) return false;
-  return at.source !== 'meta';
+  const headings = [...at.page.lineList.filter((l) => l.heading).map((l) => l.tokens), ...at.page.headings];
+  // The page's own heading, whole: an SEO headline, a title with the site's wording or one shown only as the
+  // start of a longer heading (without its subtitle) is not what a reader sees as the title. A listing's
+  // items are named in its list, not by headings: theirs must only not be the start of a longer heading.
+  if (at.inList) return !headings.some((h) => h.startsWith(`${tokens} `)) && at.source !== 'meta';
+  return headings.includes(tokens);
 }
 
 /** One name holding several ("Ann Lee and Bo Chen, Financial Times") or credentials ("Ann Lee MS, RDN"). */
@@ -111,6 +125,7 @@ function paragraph(value: string, at: Setting): boolean {
   if (at.taglines.has(tokens)) return false;
   const lines = at.page.lineList.filter((l) => l.tokens === sameAmounts(tokens));
   if (lines.length > 0 && lines.every((l) => l.heading) && !/[.!?。！？]/.test(value)) return false;
-  // Only in the meta tags (a search snippet): it must be one of the page's paragraphs, whole.
-  return at.source !== 'meta' || lines.length > 0;
+  // One of the page's paragraphs, whole: a snippet, a summary written for search engines or a text the page
+  // shows only inside a longer paragraph is not the page's description.
+  return lines.length > 0;
 }
