@@ -181,9 +181,8 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
       const extraction = checked(read, at.valid);
       const names = Object.keys(extraction.data);
       if (names.length === 0) return model(record, template);
-      const asked = await store.ask(record, page.jobId);
+      const asked = await store.ask(record, page.jobId, at.answered(names));
       if (asked.check) return model(record, template, { check: true, checkN: asked.n, extraction });
-      await store.answered(record, { ...at.answered(names), n: asked.n });
       if (extraction.unanswered.length === 0) return { kind: 'extractor', extraction };
       // The fields it holds cleanly are its; the model is asked for the others only.
       return model(record, template, { extraction });
