@@ -3,12 +3,14 @@
 // stores as its ports. One activity per page keeps a 10,000-page crawl's history small and its overhead
 // low. Here only what Temporal asks: cancellation, attempts, a budget's refusal as an outcome, deferral.
 import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
+import { HeldAnswers, type LearnedExtractorStore } from '../../shared/store/learned-extractors.js';
 import { budgetRefusal, categorized } from '../common/failure.js';
 import { currentPageRun } from '../extraction/extraction-types.js';
 import { pagePorts } from '../extraction/page-ports.js';
 import type { ActivityDeps } from '../fetching/deps.js';
 import { robotsAllow } from '../fetching/robots.js';
 import { makeTemplateLearner } from '../reading/learned/learner.js';
+import type { BatchAnswers } from './crawl-pages.js';
 import { crawlOnePage } from './crawl-pipeline.js';
 import type { AloneResult, CrawlPageInput, CrawlPageResult, CrawlPorts } from './crawl-types.js';
 
@@ -29,14 +31,18 @@ export function crawlPorts(deps: ActivityDeps): CrawlPorts {
 
 export function makeCrawlPage(deps: ActivityDeps) {
   const ports = crawlPorts(deps);
+  const answers = deps.learned ? answersOfBatch(deps.learned) : null;
 
-  function run(input: CrawlPageInput & { batchLinkChars: undefined }): Promise<CrawlPageResult>;
-  function run(input: CrawlPageInput): Promise<CrawlPageResult | AloneResult>;
-  async function run(input: CrawlPageInput): Promise<CrawlPageResult | AloneResult> {
+  function run(
+    input: CrawlPageInput & { batchLinkChars: undefined },
+    held?: HeldAnswers,
+  ): Promise<CrawlPageResult>;
+  function run(input: CrawlPageInput, held?: HeldAnswers): Promise<CrawlPageResult | AloneResult>;
+  async function run(input: CrawlPageInput, held?: HeldAnswers): Promise<CrawlPageResult | AloneResult> {
     const page = currentPageRun();
     return categorized(async () => {
       try {
-        const result = await crawlOnePage(ports, input, page);
+        const result = await crawlOnePage(ports, input, page, held);
         // Its template's first pages are teaching the extractor: the page comes back after a durable
         // timer, when the extractor is likely verified.
         return result.outcome === 'learning'
@@ -52,10 +58,31 @@ export function makeCrawlPage(deps: ActivityDeps) {
 
   return {
     // The worker heartbeats for it while it runs (worker/interceptors.ts).
-    /** A page alone: the whole bound on its links. */
-    crawlPage: async (input: CrawlPageInput): Promise<CrawlPageResult> =>
-      run({ ...input, batchLinkChars: undefined }),
-    /** A page of a batch (crawl-pages.ts): `alone` when its links are over its share of the batch's bound. */
-    crawlPageOfBatch: (input: CrawlPageInput): Promise<CrawlPageResult | AloneResult> => run(input),
+    /**
+     * A page alone: the whole bound on its links. Its learned extractor's answer is written once its result
+     * is, as a batch's (so a check that failed meanwhile has the page re-done).
+     */
+    crawlPage: async (input: CrawlPageInput): Promise<CrawlPageResult> => {
+      const held = answers?.hold();
+      const result = await run({ ...input, batchLinkChars: undefined }, held);
+      if (answers && held && result.outcome === 'completed') {
+        const redo = await answers.record(held, new Set([input.pageId]));
+        if (redo.length > 0) result.redo = [...(result.redo ?? []), ...redo];
+      }
+      return result;
+    },
+    /**
+     * A page of a batch (crawl-pages.ts): `alone` when its links are over its share of the batch's bound.
+     * The pages its learned extractor answered are held with the batch's (`held`), written when it ends.
+     */
+    crawlPageOfBatch: (input: CrawlPageInput, held?: HeldAnswers): Promise<CrawlPageResult | AloneResult> =>
+      run(input, held),
+    /** The learned extractors' side of a batch: its answered pages held, and written (null: none kept). */
+    batchAnswers: answers,
   };
+}
+
+/** A batch's (or a lone page's) answered pages: held by its pages, written when it ends. */
+function answersOfBatch(store: LearnedExtractorStore): BatchAnswers {
+  return { hold: () => new HeldAnswers(), record: (held, completed) => store.recordHeld(held, completed) };
 }

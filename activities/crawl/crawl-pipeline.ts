@@ -4,7 +4,7 @@
 // last the links no other page queued. Nothing of the page is stored but its result.
 import type { DiscoveredLink, FollowRules } from '../../shared/crawl/links.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
-import type { AnsweredPage } from '../../shared/store/learned-extractors.js';
+import type { AnsweredPage, HeldAnswers } from '../../shared/store/learned-extractors.js';
 import { answerPage, planOf } from '../extraction/answer-page.js';
 import type { PageRun } from '../extraction/extraction-types.js';
 import { answerInputOf } from '../extraction/page-pipeline.js';
@@ -13,11 +13,15 @@ import { validatorFor } from '../extraction/schema-validators.js';
 import type { StructuredPlan } from '../reading/structured-data/answer.js';
 import type { CrawlPageInput, CrawlPipelineResult, CrawlPorts } from './crawl-types.js';
 
-/** A crawl page: robots.txt, fetch, read, answer, record, and its new links. */
+/**
+ * A crawl page: robots.txt, fetch, read, answer, record, and its new links. `held`: in a batch, where the
+ * learned extractor's answered page is kept until the batch ends (crawl-pages.ts).
+ */
 export async function crawlOnePage(
   ports: CrawlPorts,
   input: CrawlPageInput,
   run: PageRun,
+  held?: HeldAnswers,
 ): Promise<CrawlPipelineResult> {
   const { learner } = ports;
   // Seeds are seen by themselves; other pages were marked by the page that queued them.
@@ -78,6 +82,7 @@ export async function crawlOnePage(
           pageId: input.pageId,
           answered: (fields) => answeredPage(input, plan, fields),
           valid: (name, value) => validField(input.schema, name, value),
+          ...(held ? { held } : {}),
         })
       : null;
   // Enough pages of its template are teaching it now: this one comes back later.

@@ -3,7 +3,7 @@
 // selectors learned from the model's answers and where they stand: learning, verified (pages are answered
 // without the model, a field at a time), or unlearnable. `_id` is composed (`<tenant>:<shape hash>:<key>`),
 // so every read and write is by `_id`; a site's list pages through its scope's index document.
-import type { Collection, Db } from 'mongodb';
+import { type Collection, type Db, MongoBulkWriteError } from 'mongodb';
 import {
   ABSENT,
   emptiedFields,
@@ -275,22 +275,28 @@ export class LearnedExtractorStore {
    * the first page of a job other than the one that last checked. A page that is not a check is remembered
    * (`page`, numbered here), to be re-done if a later check fails; its record is written before it answers.
    */
-  async ask(record: TemplateRecord, jobId: string, page: AnsweredPage): Promise<Asked> {
+  async ask(record: TemplateRecord, jobId: string, page: AnsweredPage, held?: HeldAnswers): Promise<Asked> {
     const counter = counterId(record._id, record.generation);
     for (let attempt = 1; ; attempt++) {
       const { n, scheduled } = await this.serial.run(counter, () => this.take(record, counter));
       if (scheduled || record.checked_job !== jobId) return { check: true, n };
-      const doc = {
+      const doc: AnswerDoc = {
         _id: answerId(record._id, record.generation, n),
         tenant_id: record.tenant_id,
         scope: record.scope,
+        ...page,
+        n,
       };
-      if (await this.answerInserts.insert({ ...doc, ...page, n })) return { check: false, n };
+      if (held) {
+        held.add(record, doc);
+        return { check: false, n };
+      }
+      if (await this.answerInserts.insert(doc)) return { check: false, n };
       // Another process holds this number too (FerretDB can lose one of two concurrent `$inc`s): the block
       // is dropped and the page takes a fresh number; after a few tries it keeps no record (as a page whose
       // record is lost: a later failed check does not re-do it).
-      const held = this.blocks.get(counter);
-      if (held && held.start <= n && n <= held.end) this.blocks.delete(counter);
+      const block = this.blocks.get(counter);
+      if (block && block.start <= n && n <= block.end) this.blocks.delete(counter);
       if (attempt >= NUMBER_ATTEMPTS) return { check: false, n };
     }
   }
@@ -325,15 +331,63 @@ export class LearnedExtractorStore {
     return { n, scheduled };
   }
 
-  /** The pages answered after the last passed check, up to the failed check `n` (at most 2 × checkEvery). */
-  private async answeredSince(doc: TemplateRecord, n: number): Promise<AnsweredPage[]> {
-    const from = Math.max(doc.last_check_n + 1, n - 2 * this.checkEvery);
-    const ids = Array.from({ length: Math.max(0, n - from + 1) }, (_, i) =>
-      answerId(doc._id, doc.generation, from + i),
-    );
+  /**
+   * Writes the answered pages a crawl batch held (one insert per template), and answers those to re-do: the
+   * pages of a template whose extractor failed a check (or is gone) before they were written, which the
+   * check could not find. Its lesson wrote the new generation before it claimed the pages it found, so a
+   * page written after that claim sees the new generation here; either side claims a page by deleting its
+   * record, so each is re-done once.
+   */
+  async recordHeld(held: HeldAnswers, completed: ReadonlySet<string>): Promise<AnsweredPage[]> {
+    const redo: AnsweredPage[] = [];
+    for (const { record, docs } of held.take(completed)) {
+      await this.answers.insertMany(docs, { ordered: false }).catch((err: unknown) => {
+        // A number another process holds too (a lost count): that page keeps no record (see ask).
+        if (!(err instanceof MongoBulkWriteError) || !bulkDuplicatesOnly(err)) throw err;
+      });
+      const now = await this.get(record._id);
+      if (!now || now.generation !== record.generation || now.status === 'unlearnable') {
+        redo.push(...(await this.claim(docs.map((d) => d._id))));
+        continue;
+      }
+      // Pages numbered before a check that passed meanwhile will never be re-done (it forgot their numbers
+      // before they were written).
+      const passed = docs.filter((d) => (d.n ?? 0) <= now.last_check_n);
+      if (passed.length > 0)
+        await this.answers.bulkWrite(
+          passed.map((d) => ({ deleteOne: { filter: { _id: d._id } } })),
+          { ordered: false },
+        );
+    }
+    return redo;
+  }
+
+  /** The answered pages whose records this call deleted (another claimant deleting one first keeps it). */
+  private async claim(ids: string[]): Promise<AnsweredPage[]> {
     const found = await Promise.all(ids.map((_id) => this.answers.findOne({ _id })));
-    await this.forgetAnswered(doc, from, n);
-    return found.filter((d): d is AnswerDoc => d !== null).map(({ _id, tenant_id, scope, ...page }) => page);
+    const claimed = await Promise.all(
+      found.map(async (d) =>
+        d && (await this.answers.deleteOne({ _id: d._id })).deletedCount === 1 ? d : null,
+      ),
+    );
+    return claimed
+      .filter((d): d is AnswerDoc => d !== null)
+      .map(({ _id, tenant_id, scope, ...page }) => page);
+  }
+
+  /**
+   * The pages answered after the last passed check: up to the failed check `n`, and those numbered after it
+   * (answered while the check was with the model); at most 2 × checkEvery either side of `n`.
+   */
+  private async answeredSince(doc: TemplateRecord, n: number): Promise<AnsweredPage[]> {
+    const counter = await this.counters.findOne({ _id: counterId(doc._id, doc.generation) });
+    const from = Math.max(doc.last_check_n + 1, n - 2 * this.checkEvery);
+    const to = Math.min(Math.max(n, counter?.n ?? n), n + 2 * this.checkEvery);
+    return this.claim(
+      Array.from({ length: Math.max(0, to - from + 1) }, (_, i) =>
+        answerId(doc._id, doc.generation, from + i),
+      ),
+    );
   }
 
   /**
@@ -470,14 +524,17 @@ export class LearnedExtractorStore {
         outcome = { kind: 'checked' };
       } else {
         // The check failed: the extractor read something else than the model on a page it answered.
-        const redo = (await this.answeredSince(doc, lesson.checkN ?? 0)).filter(
-          (p) => p.pageId !== lesson.pageId,
-        );
         invalidate(next, lesson);
-        outcome = { kind: 'invalidated', redo };
+        outcome = { kind: 'invalidated', redo: [] };
       }
     }
     await this.col.replaceOne({ _id: id }, next);
+    // The pages it answered since the last passed check, claimed once the new generation is written (see
+    // recordHeld: a crawl batch's pages written after this see it, and claim themselves).
+    if (outcome.kind === 'invalidated')
+      outcome.redo = (await this.answeredSince(doc, lesson.checkN ?? 0)).filter(
+        (p) => p.pageId !== lesson.pageId,
+      );
     // Pages answered before a passed check will never be re-done: their records go.
     if (outcome.kind === 'checked' && next.last_check_n > doc.last_check_n)
       await this.forgetAnswered(doc, doc.last_check_n + 1, next.last_check_n);
@@ -569,4 +626,34 @@ function settle(doc: TemplateRecord, jobId: string): void {
     if (unread.length > 0)
       doc.reason = `left to the model (no selector reads their values on every page): ${unread.join(', ')}`;
   }
+}
+
+/**
+ * The answered pages of one crawl batch, held until it ends and written together (LearnedExtractorStore
+ * .recordHeld) before it answers: its pages' results reach the crawl only with the batch's, and a batch that
+ * fails runs every page again, so a page is never counted done without its record.
+ */
+export class HeldAnswers {
+  private readonly byCounter = new Map<string, { record: TemplateRecord; docs: AnswerDoc[] }>();
+
+  add(record: TemplateRecord, doc: AnswerDoc): void {
+    const key = counterId(record._id, record.generation);
+    const group = this.byCounter.get(key) ?? { record, docs: [] };
+    group.docs.push(doc);
+    this.byCounter.set(key, group);
+  }
+
+  /** The held pages of `pages` by template and generation (none held after). */
+  take(pages: ReadonlySet<string>): { record: TemplateRecord; docs: AnswerDoc[] }[] {
+    const groups = [...this.byCounter.values()]
+      .map(({ record, docs }) => ({ record, docs: docs.filter((d) => pages.has(d.pageId)) }))
+      .filter((g) => g.docs.length > 0);
+    this.byCounter.clear();
+    return groups;
+  }
+}
+
+function bulkDuplicatesOnly(err: MongoBulkWriteError): boolean {
+  const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+  return errors.length > 0 && errors.every((e) => e.code === 11000);
 }

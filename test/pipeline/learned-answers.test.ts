@@ -9,6 +9,7 @@ import type { Db } from 'mongodb';
 import { memoryDb } from '../../bench/real/memory-db.js';
 import {
   type AnsweredPage,
+  HeldAnswers,
   LearnedExtractorStore,
   type TemplateRecord,
 } from '../../shared/store/learned-extractors.js';
@@ -67,6 +68,9 @@ const pageOf = (i: number): AnsweredPage => ({
   values: { learned_extractor: 1 },
 });
 
+const pageIds = (from: number, to: number) =>
+  new Set(Array.from({ length: to - from + 1 }, (_, i) => `page-${from + i}`));
+
 describe('learned extractors: answered pages', () => {
   test('pages asked fast take their numbers in blocks; a check still falls once every checkEvery numbers', async () => {
     const { db, calls } = countedDb();
@@ -116,6 +120,66 @@ describe('learned extractors: answered pages', () => {
     assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 2, 'both pages are kept for re-doing');
   });
 
+  test("a crawl batch's answered pages are written together when it ends; those a failed check missed are re-done once", async () => {
+    const { db, calls, memory } = countedDb();
+    const store = new LearnedExtractorStore(db, CHECK_EVERY);
+    const record = await verifiedTemplate(store);
+    const key = { ...KEY, template: record.template };
+    // One batch's pages, held: nothing is written until it ends, then one insert for all of them.
+    const batch = new HeldAnswers();
+    for (let i = 1; i <= 6; i++) assert.equal((await store.ask(record, 'j1', pageOf(i), batch)).check, false);
+    assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers] ?? 0, 0);
+    assert.deepEqual(await store.recordHeld(batch, pageIds(1, 6)), []);
+    assert.equal(calls[`insertMany ${COLLECTIONS.learnedAnswers}`], 1);
+    assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 6);
+
+    // Another batch holds pages 7 (a check) and 8-9 when the check fails: the check finds pages 1-6, written;
+    // the batch's, written after, are its own to re-do.
+    const late = new HeldAnswers();
+    const asked = [];
+    for (let i = 7; i <= 9; i++) asked.push({ i, ...(await store.ask(record, 'j1', pageOf(i), late)) });
+    const check = asked.find((a) => a.check);
+    assert.ok(check, JSON.stringify(asked));
+    const failed = await store.learn(key, {
+      generation: 0,
+      url: 'u',
+      jobId: 'j1',
+      check: true,
+      kept: { name: [] },
+      fresh: { name: [] },
+      pageId: `page-${check.i}`,
+      checkN: check.n,
+    });
+    assert.equal(failed.kind, 'invalidated');
+    const byCheck = failed.kind === 'invalidated' ? failed.redo.map((p) => p.pageId) : [];
+    assert.deepEqual(byCheck, ['page-1', 'page-2', 'page-3', 'page-4', 'page-5', 'page-6']);
+    const byBatch = (await store.recordHeld(late, pageIds(7, 9))).map((p) => p.pageId);
+    assert.deepEqual(
+      byBatch,
+      asked.filter((a) => !a.check).map((a) => `page-${a.i}`),
+    );
+    assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 0, 'every record claimed once');
+  });
+
+  test('held pages numbered before a check that passed meanwhile are not kept', async () => {
+    const { db, memory } = countedDb();
+    const store = new LearnedExtractorStore(db, CHECK_EVERY);
+    const record = await verifiedTemplate(store);
+    const batch = new HeldAnswers();
+    const asked = [];
+    for (let i = 1; i <= 12; i++) asked.push({ i, ...(await store.ask(record, 'j1', pageOf(i), batch)) });
+    const check = asked.find((a) => a.check);
+    assert.ok(check);
+    // The check (page 8) passes before the batch holding the others ends.
+    const lesson = { generation: 0, url: 'u', jobId: 'j1', check: true, kept: record.fields };
+    await store.learn(
+      { ...KEY, template: record.template },
+      { ...lesson, pageId: 'page-8', checkN: check.n },
+    );
+    assert.deepEqual(await store.recordHeld(batch, pageIds(1, 12)), []);
+    assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 12 - check.n, 'those after the check only');
+  });
+
   test('a passed check forgets the pages before it in one command; a failed one re-does those after it', async () => {
     const { db, calls, memory } = countedDb();
     const store = new LearnedExtractorStore(db, CHECK_EVERY);
@@ -146,10 +210,9 @@ describe('learned extractors: answered pages', () => {
     });
     assert.equal(failed.kind, 'invalidated');
     const redo = failed.kind === 'invalidated' ? failed.redo.map((p) => p.pageId) : [];
-    const between = asked
-      .filter((a) => !a.check && a.n > first.n && a.n < second.n)
-      .map((a) => `page-${a.i}`);
-    assert.deepEqual(redo, between);
-    assert.ok(between.length > 0);
+    // Those answered since the passed check: before the failed one, and after it (while it was with the model).
+    const since = asked.filter((a) => !a.check && a.n > first.n).map((a) => `page-${a.i}`);
+    assert.deepEqual(redo, since);
+    assert.ok(asked.some((a) => !a.check && a.n > second.n));
   });
 });
