@@ -3,16 +3,16 @@
 // stores as its ports. One activity per page keeps a 10,000-page crawl's history small and its overhead
 // low. Here only what Temporal asks: cancellation, attempts, a budget's refusal as an outcome, deferral.
 import { CrawlUrlStore } from '../../shared/store/crawl-urls.js';
-import { HeldAnswers, type LearnedExtractorStore } from '../../shared/store/learned-extractors.js';
+import { HeldAnswers } from '../../shared/store/learned-extractors.js';
 import { budgetRefusal, categorized } from '../common/failure.js';
 import { currentPageRun } from '../extraction/extraction-types.js';
 import { pagePorts } from '../extraction/page-ports.js';
 import type { ActivityDeps } from '../fetching/deps.js';
 import { robotsAllow } from '../fetching/robots.js';
 import { makeTemplateLearner } from '../reading/learned/learner.js';
-import type { BatchAnswers } from './crawl-pages.js';
+import type { BatchWrites } from './crawl-pages.js';
 import { crawlOnePage } from './crawl-pipeline.js';
-import type { AloneResult, CrawlPageInput, CrawlPageResult, CrawlPorts } from './crawl-types.js';
+import type { AloneResult, CrawlPageInput, CrawlPageResult, CrawlPorts, HeldWrites } from './crawl-types.js';
 
 /** How long a page waits while the first pages of its template teach its extractor (doubled each time). */
 const LEARNING_WAIT_MS = 500;
@@ -31,14 +31,14 @@ export function crawlPorts(deps: ActivityDeps): CrawlPorts {
 
 export function makeCrawlPage(deps: ActivityDeps) {
   const ports = crawlPorts(deps);
-  const answers = deps.learned ? answersOfBatch(deps.learned) : null;
+  const writes = batchWrites(deps);
 
   function run(
     input: CrawlPageInput & { batchLinkChars: undefined },
-    held?: HeldAnswers,
+    held?: HeldWrites,
   ): Promise<CrawlPageResult>;
-  function run(input: CrawlPageInput, held?: HeldAnswers): Promise<CrawlPageResult | AloneResult>;
-  async function run(input: CrawlPageInput, held?: HeldAnswers): Promise<CrawlPageResult | AloneResult> {
+  function run(input: CrawlPageInput, held?: HeldWrites): Promise<CrawlPageResult | AloneResult>;
+  async function run(input: CrawlPageInput, held?: HeldWrites): Promise<CrawlPageResult | AloneResult> {
     const page = currentPageRun();
     return categorized(async () => {
       try {
@@ -63,26 +63,35 @@ export function makeCrawlPage(deps: ActivityDeps) {
      * is, as a batch's (so a check that failed meanwhile has the page re-done).
      */
     crawlPage: async (input: CrawlPageInput): Promise<CrawlPageResult> => {
-      const held = answers?.hold();
+      const held = writes.hold();
       const result = await run({ ...input, batchLinkChars: undefined }, held);
-      if (answers && held && result.outcome === 'completed') {
-        const redo = await answers.record(held, new Set([input.pageId]));
-        if (redo.length > 0) result.redo = [...(result.redo ?? []), ...redo];
-      }
+      const completed = new Set(result.outcome === 'completed' ? [input.pageId] : []);
+      const redo = await writes.record(held, completed);
+      if (redo.length > 0 && result.outcome === 'completed') result.redo = [...(result.redo ?? []), ...redo];
       return result;
     },
     /**
      * A page of a batch (crawl-pages.ts): `alone` when its links are over its share of the batch's bound.
      * The pages its learned extractor answered are held with the batch's (`held`), written when it ends.
      */
-    crawlPageOfBatch: (input: CrawlPageInput, held?: HeldAnswers): Promise<CrawlPageResult | AloneResult> =>
+    crawlPageOfBatch: (input: CrawlPageInput, held?: HeldWrites): Promise<CrawlPageResult | AloneResult> =>
       run(input, held),
-    /** The learned extractors' side of a batch: its answered pages held, and written (null: none kept). */
-    batchAnswers: answers,
+    /** What a batch's pages hold and write when it ends. */
+    batchWrites: writes,
   };
 }
 
-/** A batch's (or a lone page's) answered pages: held by its pages, written when it ends. */
-function answersOfBatch(store: LearnedExtractorStore): BatchAnswers {
-  return { hold: () => new HeldAnswers(), record: (held, completed) => store.recordHeld(held, completed) };
+/** What a batch (or a lone page) holds: its fetched pages and learned extractors' answers, written at its end. */
+function batchWrites(deps: ActivityDeps): BatchWrites {
+  const { pages, learned } = deps;
+  return {
+    hold: () => ({ pages: [], answers: new HeldAnswers() }),
+    async record(held, completed) {
+      const [, redo] = await Promise.all([
+        pages?.saveAll(held.pages.splice(0)),
+        learned ? learned.recordHeld(held.answers, completed) : [],
+      ]);
+      return redo;
+    },
+  };
 }

@@ -6,11 +6,17 @@
 // the workflow decides whether the page's retry policy would have retried it (then it runs again alone) or
 // it failed for good.
 import { type ErrorCategory, isErrorCategory } from '../../shared/errors.js';
-import type { HeldAnswers } from '../../shared/store/learned-extractors.js';
 import { currentActivity } from '../common/activity-context.js';
 import { categorized, toFailure } from '../common/failure.js';
 import type { DeferredActivity } from '../common/tenant-share.js';
-import type { AloneResult, CompletedPage, CrawlPageInput, CrawlPageResult, RedoPage } from './crawl-types.js';
+import type {
+  AloneResult,
+  CompletedPage,
+  CrawlPageInput,
+  CrawlPageResult,
+  HeldWrites,
+  RedoPage,
+} from './crawl-types.js';
 
 /** What differs from page to page of a batch; the rest of a page's input is the batch's. */
 export type BatchPage = Pick<
@@ -52,25 +58,25 @@ export type BatchPageResult = CrawlPageResult | FailedBatchPage | AloneResult;
 export type CrawlPagesResult = BatchPageResult[] | DeferredActivity;
 
 /**
- * The pages a batch's learned extractors answered, held by its pages and written together when it ends
- * (before it answers), those of its `completed` pages only (the others run again); `record` answers pages
- * to re-do (their extractor failed a check meanwhile).
+ * What a batch's pages leave to be written together when it ends, before it answers (crawl-types.ts):
+ * `record` writes the fetched pages, and the learned extractors' answered pages of its `completed` pages
+ * (the others run again), and answers the pages to re-do (their extractor failed a check meanwhile).
  */
-export interface BatchAnswers {
-  hold(): HeldAnswers;
-  record(held: HeldAnswers, completed: ReadonlySet<string>): Promise<RedoPage[]>;
+export interface BatchWrites {
+  hold(): HeldWrites;
+  record(held: HeldWrites, completed: ReadonlySet<string>): Promise<RedoPage[]>;
 }
 
 export function makeCrawlPages(
-  crawlPage: (input: CrawlPageInput, held?: HeldAnswers) => Promise<CrawlPageResult | AloneResult>,
-  answers: BatchAnswers | null = null,
+  crawlPage: (input: CrawlPageInput, held?: HeldWrites) => Promise<CrawlPageResult | AloneResult>,
+  writes: BatchWrites | null = null,
 ) {
   // The worker heartbeats for it while it runs (worker/interceptors.ts); a cancellation ends it at once.
   return async function crawlPages(input: CrawlPagesInput): Promise<CrawlPagesResult> {
     const { pages, running, ...shared } = input;
     const signal = currentActivity()?.cancellationSignal;
     const results: BatchPageResult[] = [];
-    const held = answers?.hold();
+    const held = writes?.hold();
     let next = 0;
     // Each lane runs the next page not yet started until none is left (a cancelled batch starts none).
     const lane = async () => {
@@ -79,11 +85,11 @@ export function makeCrawlPages(
     };
     const lanes = Math.max(1, Math.min(running ?? pages.length, pages.length));
     const all = Promise.all(Array.from({ length: lanes }, lane)).then(async () => {
-      if (answers && held) {
+      if (writes && held) {
         const completed = new Set(
           pages.filter((_, i) => results[i]?.outcome === 'completed').map((p) => p.pageId),
         );
-        withRedo(results, await answers.record(held, completed));
+        withRedo(results, await writes.record(held, completed));
       }
       return results;
     });

@@ -4,24 +4,24 @@
 // last the links no other page queued. Nothing of the page is stored but its result.
 import type { DiscoveredLink, FollowRules } from '../../shared/crawl/links.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
-import type { AnsweredPage, HeldAnswers } from '../../shared/store/learned-extractors.js';
+import type { AnsweredPage } from '../../shared/store/learned-extractors.js';
 import { answerPage, planOf } from '../extraction/answer-page.js';
 import type { PageRun } from '../extraction/extraction-types.js';
 import { answerInputOf } from '../extraction/page-pipeline.js';
 import { makeRecordPage } from '../extraction/record-events.js';
 import { validatorFor } from '../extraction/schema-validators.js';
 import type { StructuredPlan } from '../reading/structured-data/answer.js';
-import type { CrawlPageInput, CrawlPipelineResult, CrawlPorts } from './crawl-types.js';
+import type { CrawlPageInput, CrawlPipelineResult, CrawlPorts, HeldWrites } from './crawl-types.js';
 
 /**
- * A crawl page: robots.txt, fetch, read, answer, record, and its new links. `held`: in a batch, where the
- * learned extractor's answered page is kept until the batch ends (crawl-pages.ts).
+ * A crawl page: robots.txt, fetch, read, answer, record, and its new links. `held`: where the page to store
+ * and the learned extractor's answered page are kept until its batch ends (crawl-pages.ts).
  */
 export async function crawlOnePage(
   ports: CrawlPorts,
   input: CrawlPageInput,
   run: PageRun,
-  held?: HeldAnswers,
+  held?: HeldWrites,
 ): Promise<CrawlPipelineResult> {
   const { learner } = ports;
   // Seeds are seen by themselves; other pages were marked by the page that queued them.
@@ -30,7 +30,8 @@ export async function crawlOnePage(
   const stored = await ports.fetcher.stored(input);
   if (!stored && input.respectRobots && !(await ports.robotsAllow(input.url)))
     return { outcome: 'skipped', category: 'robots_disallowed', message: 'robots.txt disallows this URL' };
-  const fetched = stored ?? (await ports.fetcher.fetch(input));
+  const fetched =
+    stored ?? (await ports.fetcher.fetch(input, held ? (page) => held.pages.push(page) : undefined));
   const { doc } = fetched;
   const cleanStarted = Date.now();
   // A re-done page goes to the model whatever its template (its extractor failed a check).
@@ -82,7 +83,7 @@ export async function crawlOnePage(
           pageId: input.pageId,
           answered: (fields) => answeredPage(input, plan, fields),
           valid: (name, value) => validField(input.schema, name, value),
-          ...(held ? { held } : {}),
+          ...(held ? { held: held.answers } : {}),
         })
       : null;
   // Enough pages of its template are teaching it now: this one comes back later.
