@@ -59,12 +59,16 @@ export function makeCrawlPage(deps: ActivityDeps) {
   return {
     // The worker heartbeats for it while it runs (worker/interceptors.ts).
     /**
-     * A page alone: the whole bound on its links. Its learned extractor's answer is written once its result
-     * is, as a batch's (so a check that failed meanwhile has the page re-done).
+     * A page alone: the whole bound on its links. The page fetched and its learned extractor's answer are
+     * written once its result is, as a batch's (so a check that failed meanwhile has the page re-done).
      */
     crawlPage: async (input: CrawlPageInput): Promise<CrawlPageResult> => {
       const held = writes.hold();
-      const result = await run({ ...input, batchLinkChars: undefined }, held);
+      const result = await run({ ...input, batchLinkChars: undefined }, held).catch(async (err: unknown) => {
+        // The page fetched is kept all the same (a retry may find it by max_age), as when stored at once.
+        await writes.record(held, new Set()).catch(() => undefined);
+        throw err;
+      });
       const completed = new Set(result.outcome === 'completed' ? [input.pageId] : []);
       const redo = await writes.record(held, completed);
       if (redo.length > 0 && result.outcome === 'completed') result.redo = [...(result.redo ?? []), ...redo];
@@ -72,7 +76,7 @@ export function makeCrawlPage(deps: ActivityDeps) {
     },
     /**
      * A page of a batch (crawl-pages.ts): `alone` when its links are over its share of the batch's bound.
-     * The pages its learned extractor answered are held with the batch's (`held`), written when it ends.
+     * The page fetched and its learned extractor's answer are held with the batch's, written when it ends.
      */
     crawlPageOfBatch: (input: CrawlPageInput, held?: HeldWrites): Promise<CrawlPageResult | AloneResult> =>
       run(input, held),

@@ -63,7 +63,8 @@ export async function crawlOnePage(
       },
       run.signal,
     ),
-    // Kept before the model is asked: a retry without a fetch finds it after a model failure.
+    // A page reused from the store is recorded as this job's before the model is asked (a fetched one is
+    // held, and stored when its batch ends).
     fetched.saved,
   ]);
   const answerInput = answerInputOf(
