@@ -273,7 +273,8 @@ export class LearnedExtractorStore {
    * a check: the first page of a block of numbers that holds a multiple of `checkEvery` (so a check comes
    * every `checkEvery` numbers, whichever process took them, and a block dropped half-used skips none), and
    * the first page of a job other than the one that last checked. A page that is not a check is remembered
-   * (`page`, numbered here), to be re-done if a later check fails; its record is written before it answers.
+   * (`page`, numbered here), to be re-done if a later check fails: its record is written before it answers,
+   * or held with its crawl batch's (`held`, written by recordHeld when the batch ends).
    */
   async ask(record: TemplateRecord, jobId: string, page: AnsweredPage, held?: HeldAnswers): Promise<Asked> {
     const counter = counterId(record._id, record.generation);
@@ -346,13 +347,13 @@ export class LearnedExtractorStore {
         if (!(err instanceof MongoBulkWriteError) || !bulkDuplicatesOnly(err)) throw err;
       });
       const now = await this.get(record._id);
-      if (!now || now.generation !== record.generation || now.status === 'unlearnable') {
+      if (now && (now.generation !== record.generation || now.status === 'unlearnable')) {
         redo.push(...(await this.claim(docs.map((d) => d._id))));
         continue;
       }
-      // Pages numbered before a check that passed meanwhile will never be re-done (it forgot their numbers
-      // before they were written).
-      const passed = docs.filter((d) => (d.n ?? 0) <= now.last_check_n);
+      // Pages of a template gone meanwhile (evicted, forgotten), or numbered before a check that passed
+      // meanwhile (it forgot their numbers before they were written), will never be re-done.
+      const passed = docs.filter((d) => !now || (d.n ?? 0) <= now.last_check_n);
       if (passed.length > 0)
         await this.answers.bulkWrite(
           passed.map((d) => ({ deleteOne: { filter: { _id: d._id } } })),
@@ -629,9 +630,9 @@ function settle(doc: TemplateRecord, jobId: string): void {
 }
 
 /**
- * The answered pages of one crawl batch, held until it ends and written together (LearnedExtractorStore
- * .recordHeld) before it answers: its pages' results reach the crawl only with the batch's, and a batch that
- * fails runs every page again, so a page is never counted done without its record.
+ * The answered pages of one crawl batch (or lone crawl page), held until it ends and written together
+ * (LearnedExtractorStore.recordHeld) before it answers: its pages' results reach the crawl only with the
+ * batch's, and a batch that fails runs every page again, so a page is never counted done without its record.
  */
 export class HeldAnswers {
   private readonly byCounter = new Map<string, { record: TemplateRecord; docs: AnswerDoc[] }>();

@@ -180,6 +180,17 @@ describe('learned extractors: answered pages', () => {
     assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 12 - check.n, 'those after the check only');
   });
 
+  test('held pages of a template forgotten meanwhile are neither kept nor re-done', async () => {
+    const { db, memory } = countedDb();
+    const store = new LearnedExtractorStore(db, CHECK_EVERY);
+    const record = await verifiedTemplate(store);
+    const batch = new HeldAnswers();
+    for (let i = 1; i <= 3; i++) await store.ask(record, 'j1', pageOf(i), batch);
+    assert.equal(await store.deleteForScope(KEY.tenantId, KEY.scope), 1);
+    assert.deepEqual(await store.recordHeld(batch, pageIds(1, 3)), []);
+    assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 0);
+  });
+
   test('a passed check forgets the pages before it in one command; a failed one re-does those after it', async () => {
     const { db, calls, memory } = countedDb();
     const store = new LearnedExtractorStore(db, CHECK_EVERY);
