@@ -11,12 +11,12 @@ import { makeRecordEvents } from './extraction/record-events.js';
 import type { ActivityDeps } from './fetching/deps.js';
 
 export function createActivities(deps: ActivityDeps) {
-  const { crawlPage, crawlPageOfBatch } = makeCrawlPage(deps);
+  const { crawlPage, crawlPageOfBatch, batchWrites } = makeCrawlPage(deps);
   return {
     recordEvents: makeRecordEvents(deps),
     extractPage: makeExtractPage(deps),
     crawlPage,
-    crawlPages: makeCrawlPages(crawlPageOfBatch),
+    crawlPages: makeCrawlPages(crawlPageOfBatch, batchWrites),
     ...makeCrawlFrontier(deps),
     deliverWebhook: makeDeliverWebhook(deps),
     analyzeJob: makeAnalyzeJob(deps),

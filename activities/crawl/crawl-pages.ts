@@ -9,7 +9,14 @@ import { type ErrorCategory, isErrorCategory } from '../../shared/errors.js';
 import { currentActivity } from '../common/activity-context.js';
 import { categorized, toFailure } from '../common/failure.js';
 import type { DeferredActivity } from '../common/tenant-share.js';
-import type { AloneResult, CrawlPageInput, CrawlPageResult } from './crawl-types.js';
+import type {
+  AloneResult,
+  CompletedPage,
+  CrawlPageInput,
+  CrawlPageResult,
+  HeldWrites,
+  RedoPage,
+} from './crawl-types.js';
 
 /** What differs from page to page of a batch; the rest of a page's input is the batch's. */
 export type BatchPage = Pick<
@@ -50,24 +57,56 @@ export type BatchPageResult = CrawlPageResult | FailedBatchPage | AloneResult;
 /** One result per page, in the pages' order; or, when its tenant's share admits none, the batch deferred. */
 export type CrawlPagesResult = BatchPageResult[] | DeferredActivity;
 
-export function makeCrawlPages(crawlPage: (input: CrawlPageInput) => Promise<CrawlPageResult | AloneResult>) {
+/**
+ * What a batch's pages leave to be written together when it ends, before it answers (crawl-types.ts):
+ * `record` writes the fetched pages, and the learned extractors' answered pages of its `completed` pages
+ * (the others run again), and answers the pages to re-do (their extractor failed a check meanwhile).
+ */
+export interface BatchWrites {
+  hold(): HeldWrites;
+  record(held: HeldWrites, completed: ReadonlySet<string>): Promise<RedoPage[]>;
+}
+
+export function makeCrawlPages(
+  crawlPage: (input: CrawlPageInput, held?: HeldWrites) => Promise<CrawlPageResult | AloneResult>,
+  writes: BatchWrites | null = null,
+) {
   // The worker heartbeats for it while it runs (worker/interceptors.ts); a cancellation ends it at once.
   return async function crawlPages(input: CrawlPagesInput): Promise<CrawlPagesResult> {
     const { pages, running, ...shared } = input;
     const signal = currentActivity()?.cancellationSignal;
     const results: BatchPageResult[] = [];
+    const held = writes?.hold();
     let next = 0;
     // Each lane runs the next page not yet started until none is left (a cancelled batch starts none).
     const lane = async () => {
       for (let i = next++; i < pages.length && !signal?.aborted; i = next++)
-        results[i] = await crawlPage({ ...shared, ...(pages[i] as BatchPage) }).catch(failedPage);
+        results[i] = await crawlPage({ ...shared, ...(pages[i] as BatchPage) }, held).catch(failedPage);
     };
     const lanes = Math.max(1, Math.min(running ?? pages.length, pages.length));
-    const all = Promise.all(Array.from({ length: lanes }, lane)).then(() => results);
+    const all = Promise.all(Array.from({ length: lanes }, lane)).then(async () => {
+      if (writes && held) {
+        const completed = new Set(
+          pages.filter((_, i) => results[i]?.outcome === 'completed').map((p) => p.pageId),
+        );
+        withRedo(results, await writes.record(held, completed));
+      }
+      return results;
+    });
     // A cancelled page stops on its own (each step honours the signal); the batch does not wait for the
     // slowest of them: the workflow records every page of a cancelled batch as skipped in its seq.
     return categorized(() => (signal ? Promise.race([all, abortOf(signal)]) : all));
   };
+}
+
+/**
+ * Pages to re-do go with the batch's first completed page (the crawl queues every completed page's); with
+ * none completed, the pages that asked failed and run again anyway.
+ */
+function withRedo(results: BatchPageResult[], redo: RedoPage[]): void {
+  if (redo.length === 0) return;
+  const first = results.find((r): r is CompletedPage => r?.outcome === 'completed');
+  if (first) first.redo = [...(first.redo ?? []), ...redo];
 }
 
 function failedPage(err: unknown): FailedBatchPage {

@@ -11,13 +11,17 @@ import { answerInputOf } from '../extraction/page-pipeline.js';
 import { makeRecordPage } from '../extraction/record-events.js';
 import { validatorFor } from '../extraction/schema-validators.js';
 import type { StructuredPlan } from '../reading/structured-data/answer.js';
-import type { CrawlPageInput, CrawlPipelineResult, CrawlPorts } from './crawl-types.js';
+import type { CrawlPageInput, CrawlPipelineResult, CrawlPorts, HeldWrites } from './crawl-types.js';
 
-/** A crawl page: robots.txt, fetch, read, answer, record, and its new links. */
+/**
+ * A crawl page: robots.txt, fetch, read, answer, record, and its new links. `held`: where the page to store
+ * and the learned extractor's answered page are kept until its batch ends (crawl-pages.ts).
+ */
 export async function crawlOnePage(
   ports: CrawlPorts,
   input: CrawlPageInput,
   run: PageRun,
+  held?: HeldWrites,
 ): Promise<CrawlPipelineResult> {
   const { learner } = ports;
   // Seeds are seen by themselves; other pages were marked by the page that queued them.
@@ -26,7 +30,8 @@ export async function crawlOnePage(
   const stored = await ports.fetcher.stored(input);
   if (!stored && input.respectRobots && !(await ports.robotsAllow(input.url)))
     return { outcome: 'skipped', category: 'robots_disallowed', message: 'robots.txt disallows this URL' };
-  const fetched = stored ?? (await ports.fetcher.fetch(input));
+  const fetched =
+    stored ?? (await ports.fetcher.fetch(input, held ? (page) => held.pages.push(page) : undefined));
   const { doc } = fetched;
   const cleanStarted = Date.now();
   // A re-done page goes to the model whatever its template (its extractor failed a check).
@@ -58,7 +63,8 @@ export async function crawlOnePage(
       },
       run.signal,
     ),
-    // Kept before the model is asked: a retry without a fetch finds it after a model failure.
+    // A page reused from the store is recorded as this job's before the model is asked (a fetched one is
+    // held, and stored when its batch ends).
     fetched.saved,
   ]);
   const answerInput = answerInputOf(
@@ -78,6 +84,7 @@ export async function crawlOnePage(
           pageId: input.pageId,
           answered: (fields) => answeredPage(input, plan, fields),
           valid: (name, value) => validField(input.schema, name, value),
+          ...(held ? { held: held.answers } : {}),
         })
       : null;
   // Enough pages of its template are teaching it now: this one comes back later.

@@ -4,7 +4,8 @@
 import type { FollowRules } from '../../shared/crawl/links.js';
 import type { PageCompletedData } from '../../shared/events.js';
 import type { CrawlJobInput, StoredSource } from '../../shared/schemas/job-spec.js';
-import type { AnsweredPage } from '../../shared/store/learned-extractors.js';
+import type { AnsweredPage, HeldAnswers } from '../../shared/store/learned-extractors.js';
+import type { NewPage } from '../../shared/store/pages.js';
 import type { DeferredActivity } from '../common/tenant-share.js';
 import type { PagePorts } from '../extraction/extraction-types.js';
 import type { TemplateLearner } from '../reading/learned/learner.js';
@@ -59,6 +60,17 @@ export interface CrawlPageInput extends CrawlSettings {
 /** A page of a batch whose links are over its share of the batch's bound: it runs again alone. */
 export interface AloneResult {
   outcome: 'alone';
+}
+
+/**
+ * What a crawl batch's pages (or a lone crawl page) leave to be written together when it ends, before it
+ * answers (crawl-pages.ts): the pages fetched, for the page store, and the pages its learned extractors
+ * answered. Its pages' results reach the crawl only with the batch's, and a batch that fails runs every page
+ * again, so no page is counted done without them.
+ */
+export interface HeldWrites {
+  pages: NewPage[];
+  answers: HeldAnswers;
 }
 
 /** A page to extract again, by the model (its template's learned extractor failed a later check). */

@@ -11,6 +11,7 @@ import type { NormalizedSchema } from '../../shared/schema-input.js';
 import type { ActionOutcome } from '../../shared/schemas/actions.js';
 import type { ExtractWorkflowInput, JobLlmConfig } from '../../shared/schemas/job-spec.js';
 import type { EventStore } from '../../shared/store/event-store.js';
+import type { NewPage } from '../../shared/store/pages.js';
 import type { FieldProvenance } from '../../shared/structured-data.js';
 import { currentActivity } from '../common/activity-context.js';
 import type { JobPlaces } from '../common/job-places.js';
@@ -113,7 +114,8 @@ export type PageJob = Pick<
 export interface PageFetcher {
   /** The stored page the input may use, or null when it must be fetched. */
   stored(input: PageSourceInput): Promise<SourcedPage | null>;
-  fetch(input: PageSourceInput): Promise<SourcedPage>;
+  /** `hold`: where the page to store goes instead of the store (a crawl batch writes its pages together). */
+  fetch(input: PageSourceInput, hold?: (page: NewPage) => void): Promise<SourcedPage>;
 }
 
 /** What reads a page's HTML: cleaning, structured data, links, templates (the worker's HTML pool). */

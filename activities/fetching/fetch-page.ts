@@ -5,6 +5,7 @@ import { CategorizedError } from '../../shared/errors.js';
 import type { PageAction } from '../../shared/schemas/actions.js';
 import type { FetchMode, ResolvedFetchMode } from '../../shared/schemas/common.js';
 import type { StoredSource } from '../../shared/schemas/job-spec.js';
+import type { NewPage } from '../../shared/store/pages.js';
 import { ScreenshotStore } from '../../shared/store/screenshots.js';
 import { currentActivity } from '../common/activity-context.js';
 import { categorized } from '../common/failure.js';
@@ -184,30 +185,28 @@ export function makePageSource(deps: ActivityDeps) {
         saved: settled(pages.reuse(input.tenantId, input.jobId, input.pageId, meta)),
       };
     },
-    /** Fetches the page; it is stored meanwhile. */
-    async fetch(input: PageSourceInput): Promise<SourcedPage> {
+    /** Fetches the page; it is stored meanwhile (or handed to `hold`, to be stored with others). */
+    async fetch(input: PageSourceInput, hold?: (page: NewPage) => void): Promise<SourcedPage> {
       const fetched = await sessions.fetch(input, fetchDocument);
       const { doc } = fetched;
-      const saved = pages
-        ? pages
-            .save({
-              tenantId: input.tenantId,
-              jobId: input.jobId,
-              pageId: input.pageId,
-              url: input.url,
-              finalUrl: doc.url,
-              status: doc.status,
-              headers: doc.headers,
-              contentType: doc.contentType,
-              fetchMode: fetched.mode,
-              body: doc.body,
-              bytes: doc.bytes,
-              fetchedAt: fetched.fetchedAt,
-              // A page its scripts took to another origin is this job's page, not the URL's latest.
-              ...(doc.crossOriginNavigation ? { latest: false } : {}),
-            })
-            .then(() => undefined)
-        : Promise.resolve();
+      const page: NewPage = {
+        tenantId: input.tenantId,
+        jobId: input.jobId,
+        pageId: input.pageId,
+        url: input.url,
+        finalUrl: doc.url,
+        status: doc.status,
+        headers: doc.headers,
+        contentType: doc.contentType,
+        fetchMode: fetched.mode,
+        body: doc.body,
+        bytes: doc.bytes,
+        fetchedAt: fetched.fetchedAt,
+        // A page its scripts took to another origin is this job's page, not the URL's latest.
+        ...(doc.crossOriginNavigation ? { latest: false } : {}),
+      };
+      if (pages && hold) hold(page);
+      const saved = pages && !hold ? pages.save(page).then(() => undefined) : Promise.resolve();
       // Screenshots are kept like page contents; only their sizes go on (in the actions' outcomes).
       const shots = Promise.all(
         (doc.screenshots ?? []).map((shot) =>

@@ -1,9 +1,9 @@
 // An in-memory stand-in for the MongoDB database the learned-extractor stores use, so bench:real:learned
 // drives the crawl's learner (activities/reading/learned/learner.ts) without a stack. It answers the few
-// calls those stores make — by `_id` with $inc, $set, $setOnInsert, $push, $pull — and counts every filter
-// that is not exactly `{ _id: <string> }` (FerretDB answers those by scanning), so the bench shows that
-// reading a page's extractor stays a keyed read however many templates are stored.
-import type { Db } from 'mongodb';
+// calls those stores make — by `_id` with $inc, $set, $setOnInsert, $push, $pull, and deletes in bulk — and
+// counts every filter that is not exactly `{ _id: <string> }` (FerretDB answers those by scanning), so the
+// bench shows that reading a page's extractor stays a keyed read however many templates are stored.
+import { type Db, MongoServerError } from 'mongodb';
 
 type Doc = Record<string, unknown> & { _id: string };
 type Filter = Record<string, unknown>;
@@ -18,8 +18,9 @@ export interface MemoryDb {
 
 const clone = <T>(v: T): T => structuredClone(v);
 
+/** As the driver throws it (the stores tell a duplicate key by its class and code). */
 function duplicate(): Error {
-  return Object.assign(new Error('E11000 duplicate key'), { code: 11000 });
+  return new MongoServerError({ message: 'E11000 duplicate key', code: 11000 });
 }
 
 function matches(doc: unknown, query: Filter): boolean {
@@ -91,6 +92,19 @@ export function memoryDb(): MemoryDb {
       },
       async deleteOne(filter: Filter) {
         return { deletedCount: store.delete(idOf(name, filter)) ? 1 : 0 };
+      },
+      async insertMany(docs: Doc[]) {
+        for (const doc of docs) await this.insertOne(doc);
+        return { acknowledged: true, insertedCount: docs.length };
+      },
+      /** Deletes by `_id` only (the learned stores' bulk deletes). */
+      async bulkWrite(ops: { deleteOne?: { filter: Filter } }[]) {
+        let deletedCount = 0;
+        for (const op of ops) {
+          if (!op.deleteOne) throw new Error('memory-db: bulkWrite takes deleteOne only');
+          deletedCount += (await this.deleteOne(op.deleteOne.filter)).deletedCount;
+        }
+        return { deletedCount };
       },
     };
   };

@@ -76,6 +76,8 @@ const nextDay = (day: string) => new Date(Date.parse(day) + DAY_MS).toISOString(
 export class ContentStore {
   /** This process's block of numbers for page entries, per day. */
   private readonly blocks = new Map<string, { next: number; end: number }>();
+  /** The block being taken, if any (see numberPage). */
+  private taking: Promise<void> | null = null;
   private pageStore?: PageStore;
   /** Concurrent pages' index entries go in together (insert-batches.ts). */
   private readonly pageEntries = new InsertBatches<IndexEntry>(() => this.index);
@@ -149,23 +151,31 @@ export class ContentStore {
    */
   async numberPage(day: string, page: PageRefs): Promise<void> {
     for (;;) {
-      let block = this.blocks.get(day);
+      const block = this.blocks.get(day);
       if (!block || block.next > block.end) {
-        const counter = await retryOnDuplicate(() =>
-          this.days.findOneAndUpdate(
-            { _id: day },
-            { $inc: { count: PAGE_BLOCK } },
-            { upsert: true, returnDocument: 'after' },
-          ),
-        );
-        const end = counter?.count ?? PAGE_BLOCK;
-        block = { next: end - PAGE_BLOCK + 1, end };
-        this.blocks.clear(); // only today's (or this moment's) day is written to
-        this.blocks.set(day, block);
+        // One block taken at a time: pages numbered together (a crawl batch's) wait for it, not each its own.
+        this.taking ??= this.takeBlock(day).finally(() => {
+          this.taking = null;
+        });
+        await this.taking;
+        continue;
       }
       const n = block.next++;
       if (await this.pageEntries.insert({ _id: contentIndexKey(day, n), page })) return;
     }
+  }
+
+  private async takeBlock(day: string): Promise<void> {
+    const counter = await retryOnDuplicate(() =>
+      this.days.findOneAndUpdate(
+        { _id: day },
+        { $inc: { count: PAGE_BLOCK } },
+        { upsert: true, returnDocument: 'after' },
+      ),
+    );
+    const end = counter?.count ?? PAGE_BLOCK;
+    this.blocks.clear(); // only today's (or this moment's) day is written to
+    this.blocks.set(day, { next: end - PAGE_BLOCK + 1, end });
   }
 
   /**

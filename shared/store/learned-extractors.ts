@@ -3,7 +3,7 @@
 // selectors learned from the model's answers and where they stand: learning, verified (pages are answered
 // without the model, a field at a time), or unlearnable. `_id` is composed (`<tenant>:<shape hash>:<key>`),
 // so every read and write is by `_id`; a site's list pages through its scope's index document.
-import type { Collection, Db } from 'mongodb';
+import { type Collection, type Db, MongoBulkWriteError } from 'mongodb';
 import {
   ABSENT,
   emptiedFields,
@@ -13,6 +13,7 @@ import {
   narrowed,
 } from '../learned-extractor.js';
 import type { DataSource, FieldProvenance } from '../structured-data.js';
+import { InsertBatches } from './insert-batches.js';
 import {
   type ShapeIndex,
   type ShapeKey,
@@ -121,7 +122,8 @@ export type LessonOutcome =
 
 /**
  * Per-page writes stay off the template's record (read by every page, rewritten on every lesson): the count
- * of pages asked of it, one small document per generation, and each page it answered, one document each.
+ * of pages asked of it, one small document per generation that each process takes numbers from a block at a
+ * time, and each page it answered, one document each (concurrent pages' inserts go as one command).
  */
 interface AskCounter {
   _id: string;
@@ -136,6 +138,32 @@ interface AnswerDoc extends AnsweredPage {
   scope: string;
 }
 
+/**
+ * Numbers a process took from a counter at once and hands to its pages one at a time: `start`..`end`, the
+ * next one `next`, taken at `at` (ms).
+ */
+interface NumberBlock {
+  start: number;
+  next: number;
+  end: number;
+  at: number;
+}
+
+/** What asking a verified extractor for a page answered: a check (the model answers), or the page is its. */
+export type Asked = { check: true; n: number } | { check: false; n: number };
+
+/**
+ * How long a process hands out a block's numbers (as long as a worker trusts a verified template it read),
+ * and how many it takes at most: a block doubles while its numbers are used up within that time (a busy
+ * crawl), and a block that outlives it is dropped and the next is of one number (a slow crawl counts each
+ * page, as before blocks).
+ */
+const BLOCK_MS = 1_000;
+const MAX_BLOCK = 16;
+const BLOCKS_MAX = 2_000;
+/** Attempts to record an answered page under a number no other process holds (see ask). */
+const NUMBER_ATTEMPTS = 3;
+
 const counterId = (id: string, generation: number) => `${id}:${generation}`;
 const answerId = (id: string, generation: number, n: number) =>
   `${id}:${generation}:${String(n).padStart(10, '0')}`;
@@ -149,6 +177,10 @@ export class LearnedExtractorStore {
   private readonly serial = new OneAtATime();
   private readonly counters: Collection<AskCounter>;
   private readonly answers: Collection<AnswerDoc>;
+  /** Concurrent pages' answered records go in together (insert-batches.ts). */
+  private readonly answerInserts: InsertBatches<AnswerDoc>;
+  /** Per counter (template and generation), the numbers this process took and hands out. */
+  private readonly blocks = new Map<string, NumberBlock>();
   private readonly index: TemplateIndex;
 
   constructor(
@@ -158,6 +190,7 @@ export class LearnedExtractorStore {
     this.col = db.collection<TemplateRecord>(COLLECTIONS.learnedExtractors);
     this.counters = db.collection<AskCounter>(COLLECTIONS.learnedCounters);
     this.answers = db.collection<AnswerDoc>(COLLECTIONS.learnedAnswers);
+    this.answerInserts = new InsertBatches(() => this.answers);
     this.index = new TemplateIndex(db);
   }
 
@@ -181,7 +214,10 @@ export class LearnedExtractorStore {
     return this.index.touch(key, change);
   }
 
-  /** Pages the template's extractor answered, this generation (asked less checked). */
+  /**
+   * Pages the template's extractor answered, this generation (numbers taken less checks run: a block's
+   * numbers a process did not use before dropping it count too, at most MAX_BLOCK − 1 a process and crawl).
+   */
   async pagesAnswered(r: TemplateRecord): Promise<number> {
     const counter = await this.counters.findOne({ _id: counterId(r._id, r.generation) });
     return Math.max(0, (counter?.n ?? 0) - r.checks_run);
@@ -233,46 +269,126 @@ export class LearnedExtractorStore {
   }
 
   /**
-   * Counts a page the verified extractor could answer and says whether it must go to the model instead, as
-   * a check: every `checkEvery`-th page, and the first page of a job other than the one that last checked.
-   * `n` numbers the page. null when the record is no longer verified (or of another generation).
+   * Numbers a page the verified extractor could answer and says whether it must go to the model instead, as
+   * a check: the first page of a block of numbers that holds a multiple of `checkEvery` (so a check comes
+   * every `checkEvery` numbers, whichever process took them, and a block dropped half-used skips none), and
+   * the first page of a job other than the one that last checked. A page that is not a check is remembered
+   * (`page`, numbered here), to be re-done if a later check fails: its record is written before it answers,
+   * or held with its crawl batch's (`held`, written by recordHeld when the batch ends).
    */
-  async ask(record: TemplateRecord, jobId: string): Promise<{ check: boolean; n: number }> {
-    const counter = await this.serial.run(counterId(record._id, record.generation), () =>
-      this.counters.findOneAndUpdate(
-        { _id: counterId(record._id, record.generation) },
-        { $inc: { n: 1 }, $setOnInsert: { tenant_id: record.tenant_id, scope: record.scope } },
-        { upsert: true, returnDocument: 'after' },
-      ),
-    );
-    const n = counter?.n ?? 1;
-    return { check: n % this.checkEvery === 0 || record.checked_job !== jobId, n };
-  }
-
-  /** Remembers a page the extractor answered (numbered by ask), to re-do it if a later check fails. */
-  async answered(record: TemplateRecord, page: AnsweredPage & { n: number }): Promise<void> {
-    try {
-      await this.answers.insertOne({
-        _id: answerId(record._id, record.generation, page.n),
+  async ask(record: TemplateRecord, jobId: string, page: AnsweredPage, held?: HeldAnswers): Promise<Asked> {
+    const counter = counterId(record._id, record.generation);
+    for (let attempt = 1; ; attempt++) {
+      const { n, scheduled } = await this.serial.run(counter, () => this.take(record, counter));
+      if (scheduled || record.checked_job !== jobId) return { check: true, n };
+      const doc: AnswerDoc = {
+        _id: answerId(record._id, record.generation, n),
         tenant_id: record.tenant_id,
         scope: record.scope,
         ...page,
-      });
-    } catch (err) {
-      // Another worker process got the same number (see `serial`): that page keeps its place.
-      if ((err as { code?: number }).code !== 11000) throw err;
+        n,
+      };
+      if (held) {
+        held.add(record, doc);
+        return { check: false, n };
+      }
+      if (await this.answerInserts.insert(doc)) return { check: false, n };
+      // Another process holds this number too (FerretDB can lose one of two concurrent `$inc`s): the block
+      // is dropped and the page takes a fresh number; after a few tries it keeps no record (as a page whose
+      // record is lost: a later failed check does not re-do it).
+      const block = this.blocks.get(counter);
+      if (block && block.start <= n && n <= block.end) this.blocks.delete(counter);
+      if (attempt >= NUMBER_ATTEMPTS) return { check: false, n };
     }
   }
 
-  /** The pages answered after the last passed check, up to the failed check `n` (at most 2 × checkEvery). */
-  private async answeredSince(doc: TemplateRecord, n: number): Promise<AnsweredPage[]> {
-    const from = Math.max(doc.last_check_n + 1, n - 2 * this.checkEvery);
-    const ids = Array.from({ length: Math.max(0, n - from + 1) }, (_, i) =>
-      answerId(doc._id, doc.generation, from + i),
-    );
+  /** The next number of the process's block for the counter, taking a new block when it has none to give. */
+  private async take(record: TemplateRecord, counter: string): Promise<{ n: number; scheduled: boolean }> {
+    const now = Date.now();
+    const held = this.blocks.get(counter);
+    // A block behind a passed check (another process's) is dropped too: its pages would never be re-done.
+    const usable =
+      held && held.next <= held.end && now - held.at < BLOCK_MS && held.next > record.last_check_n;
+    let block = usable ? held : undefined;
+    if (!block) {
+      const size =
+        !held || now - held.at >= BLOCK_MS
+          ? 1
+          : Math.min(MAX_BLOCK, this.checkEvery, 2 * (held.end - held.start + 1));
+      const taken = await this.counters.findOneAndUpdate(
+        { _id: counter },
+        { $inc: { n: size }, $setOnInsert: { tenant_id: record.tenant_id, scope: record.scope } },
+        { upsert: true, returnDocument: 'after' },
+      );
+      const end = taken?.n ?? size;
+      block = { start: end - size + 1, next: end - size + 1, end, at: now };
+      if (this.blocks.size >= BLOCKS_MAX) this.blocks.clear();
+      this.blocks.set(counter, block);
+    }
+    const n = block.next++;
+    const every = this.checkEvery;
+    const scheduled =
+      n === block.start && Math.floor(block.end / every) > Math.floor((block.start - 1) / every);
+    return { n, scheduled };
+  }
+
+  /**
+   * Writes the answered pages a crawl batch held (one insert per template), and answers those to re-do: the
+   * pages of a template whose extractor failed a check (or is gone) before they were written, which the
+   * check could not find. Its lesson wrote the new generation before it claimed the pages it found, so a
+   * page written after that claim sees the new generation here; either side claims a page by deleting its
+   * record, so each is re-done once.
+   */
+  async recordHeld(held: HeldAnswers, completed: ReadonlySet<string>): Promise<AnsweredPage[]> {
+    const redo: AnsweredPage[] = [];
+    for (const { record, docs } of held.take(completed)) {
+      await this.answers.insertMany(docs, { ordered: false }).catch((err: unknown) => {
+        // A number another process holds too (a lost count): that page keeps no record (see ask).
+        if (!(err instanceof MongoBulkWriteError) || !bulkDuplicatesOnly(err)) throw err;
+      });
+      const now = await this.get(record._id);
+      if (now && (now.generation !== record.generation || now.status === 'unlearnable')) {
+        redo.push(...(await this.claim(docs.map((d) => d._id))));
+        continue;
+      }
+      // Pages of a template gone meanwhile (evicted, forgotten), or numbered before a check that passed
+      // meanwhile (it forgot their numbers before they were written), will never be re-done.
+      const passed = docs.filter((d) => !now || (d.n ?? 0) <= now.last_check_n);
+      if (passed.length > 0)
+        await this.answers.bulkWrite(
+          passed.map((d) => ({ deleteOne: { filter: { _id: d._id } } })),
+          { ordered: false },
+        );
+    }
+    return redo;
+  }
+
+  /** The answered pages whose records this call deleted (another claimant deleting one first keeps it). */
+  private async claim(ids: string[]): Promise<AnsweredPage[]> {
     const found = await Promise.all(ids.map((_id) => this.answers.findOne({ _id })));
-    await this.forgetAnswered(doc, from, n);
-    return found.filter((d): d is AnswerDoc => d !== null).map(({ _id, tenant_id, scope, ...page }) => page);
+    const claimed = await Promise.all(
+      found.map(async (d) =>
+        d && (await this.answers.deleteOne({ _id: d._id })).deletedCount === 1 ? d : null,
+      ),
+    );
+    return claimed
+      .filter((d): d is AnswerDoc => d !== null)
+      .map(({ _id, tenant_id, scope, ...page }) => page);
+  }
+
+  /**
+   * The pages answered after the last passed check: up to the failed check `n`, and those numbered after it
+   * (answered while the check was with the model); at most 2 × checkEvery either side of `n`.
+   */
+  private async answeredSince(doc: TemplateRecord, n: number): Promise<AnsweredPage[]> {
+    const counter = await this.counters.findOne({ _id: counterId(doc._id, doc.generation) });
+    const from = Math.max(doc.last_check_n + 1, n - 2 * this.checkEvery);
+    const to = Math.min(Math.max(n, counter?.n ?? n), n + 2 * this.checkEvery);
+    return this.claim(
+      Array.from({ length: Math.max(0, to - from + 1) }, (_, i) =>
+        answerId(doc._id, doc.generation, from + i),
+      ),
+    );
   }
 
   /**
@@ -409,14 +525,17 @@ export class LearnedExtractorStore {
         outcome = { kind: 'checked' };
       } else {
         // The check failed: the extractor read something else than the model on a page it answered.
-        const redo = (await this.answeredSince(doc, lesson.checkN ?? 0)).filter(
-          (p) => p.pageId !== lesson.pageId,
-        );
         invalidate(next, lesson);
-        outcome = { kind: 'invalidated', redo };
+        outcome = { kind: 'invalidated', redo: [] };
       }
     }
     await this.col.replaceOne({ _id: id }, next);
+    // The pages it answered since the last passed check, claimed once the new generation is written (see
+    // recordHeld: a crawl batch's pages written after this see it, and claim themselves).
+    if (outcome.kind === 'invalidated')
+      outcome.redo = (await this.answeredSince(doc, lesson.checkN ?? 0)).filter(
+        (p) => p.pageId !== lesson.pageId,
+      );
     // Pages answered before a passed check will never be re-done: their records go.
     if (outcome.kind === 'checked' && next.last_check_n > doc.last_check_n)
       await this.forgetAnswered(doc, doc.last_check_n + 1, next.last_check_n);
@@ -452,13 +571,18 @@ export class LearnedExtractorStore {
     return { kind: next.status === 'verified' ? 'verified' : next.status };
   }
 
-  /** Drops the records of the pages numbered `from`..`to` (at most 2 × checkEvery of them). */
+  /**
+   * Drops the records of the pages numbered `from`..`to` (at most 2 × checkEvery of them), in one command
+   * of deletes each by `_id`.
+   */
   private async forgetAnswered(doc: TemplateRecord, from: number, to: number): Promise<void> {
     const first = Math.max(from, to - 2 * this.checkEvery + 1);
-    await Promise.all(
-      Array.from({ length: Math.max(0, to - first + 1) }, (_, i) =>
-        this.answers.deleteOne({ _id: answerId(doc._id, doc.generation, first + i) }),
-      ),
+    if (to < first) return;
+    await this.answers.bulkWrite(
+      Array.from({ length: to - first + 1 }, (_, i) => ({
+        deleteOne: { filter: { _id: answerId(doc._id, doc.generation, first + i) } },
+      })),
+      { ordered: false },
     );
   }
 }
@@ -503,4 +627,34 @@ function settle(doc: TemplateRecord, jobId: string): void {
     if (unread.length > 0)
       doc.reason = `left to the model (no selector reads their values on every page): ${unread.join(', ')}`;
   }
+}
+
+/**
+ * The answered pages of one crawl batch (or lone crawl page), held until it ends and written together
+ * (LearnedExtractorStore.recordHeld) before it answers: its pages' results reach the crawl only with the
+ * batch's, and a batch that fails runs every page again, so a page is never counted done without its record.
+ */
+export class HeldAnswers {
+  private readonly byCounter = new Map<string, { record: TemplateRecord; docs: AnswerDoc[] }>();
+
+  add(record: TemplateRecord, doc: AnswerDoc): void {
+    const key = counterId(record._id, record.generation);
+    const group = this.byCounter.get(key) ?? { record, docs: [] };
+    group.docs.push(doc);
+    this.byCounter.set(key, group);
+  }
+
+  /** The held pages of `pages` by template and generation (none held after). */
+  take(pages: ReadonlySet<string>): { record: TemplateRecord; docs: AnswerDoc[] }[] {
+    const groups = [...this.byCounter.values()]
+      .map(({ record, docs }) => ({ record, docs: docs.filter((d) => pages.has(d.pageId)) }))
+      .filter((g) => g.docs.length > 0);
+    this.byCounter.clear();
+    return groups;
+  }
+}
+
+function bulkDuplicatesOnly(err: MongoBulkWriteError): boolean {
+  const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+  return errors.length > 0 && errors.every((e) => e.code === 11000);
 }

@@ -185,6 +185,14 @@ export class PageStore {
   }
 
   /**
+   * Keeps several pages (a crawl batch's) at once: their writes go out together, one command per collection
+   * (the group commits send what arrives in one turn as one command).
+   */
+  async saveAll(pages: NewPage[]): Promise<void> {
+    await Promise.all(pages.map((page) => this.save(page)));
+  }
+
+  /**
    * Records a page this job did not fetch (from the cache or an earlier job) as the job's own, so that
    * a re-extract or retry of this job finds it; its body is marked used today.
    */

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { MongoClient } from 'mongodb';
 import { ContentStore } from '../../shared/store/contents.js';
 import { BODY_CHUNK_CHARS, type NewPage, PageStore } from '../../shared/store/pages.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -73,4 +74,30 @@ test('a body shared by an expired and a live page is kept until its last use exp
   assert.equal(await pages.ofJob('tenant_a', 'job_recent', recent.pageId), null);
   for (const name of ['page_records', 'page_bodies', 'page_latest'])
     assert.equal(await svc.mongo.db.collection(name).countDocuments({}), 0, name);
+});
+
+test("a crawl batch's pages stored together: one command per collection and one block of day numbers", async () => {
+  const client = new MongoClient(svc.config.MONGODB_URI, { monitorCommands: true });
+  const sent: string[] = [];
+  client.on('commandStarted', (e) => sent.push(`${e.commandName} ${e.command[e.commandName]}`));
+  await client.connect();
+  try {
+    const db = client.db(svc.config.MONGODB_DB);
+    const pages = new PageStore(db, new ContentStore(db));
+    const batch = Array.from({ length: 12 }, (_, i) => ({
+      ...page('job_batch', 0, `<html><body>item ${i}</body></html>`),
+      url: `https://shop.example/item/${i}`,
+    }));
+    await pages.saveAll(batch);
+    const count = (kind: string) => sent.filter((c) => c === kind).length;
+    assert.equal(count('insert page_bodies'), 1, sent.join('\n'));
+    assert.equal(count('insert page_records'), 1);
+    assert.equal(count('update page_latest'), 1);
+    assert.equal(count('insert content_index'), 1);
+    assert.equal(count('findAndModify content_days'), 1);
+    for (const p of batch)
+      assert.equal((await pages.ofJob('tenant_a', 'job_batch', p.pageId))?.body, p.body, p.url);
+  } finally {
+    await client.close();
+  }
 });

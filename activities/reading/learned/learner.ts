@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { NormalizedSchema } from '../../../shared/schema-input.js';
 import type {
   AnsweredPage,
+  HeldAnswers,
   LearnedExtractorStore,
   ShapeKey,
   TemplateKey,
@@ -145,6 +146,8 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
         pageId: string;
         answered: (fields: string[]) => AnsweredPage;
         valid: (field: string, value: unknown) => boolean;
+        /** A crawl batch's answered pages, written when it ends (absent: each page's before it answers). */
+        held?: HeldAnswers;
       },
     ): Promise<Decision> {
       if (!reading)
@@ -181,9 +184,8 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
       const extraction = checked(read, at.valid);
       const names = Object.keys(extraction.data);
       if (names.length === 0) return model(record, template);
-      const asked = await store.ask(record, page.jobId);
+      const asked = await store.ask(record, page.jobId, at.answered(names), at.held);
       if (asked.check) return model(record, template, { check: true, checkN: asked.n, extraction });
-      await store.answered(record, { ...at.answered(names), n: asked.n });
       if (extraction.unanswered.length === 0) return { kind: 'extractor', extraction };
       // The fields it holds cleanly are its; the model is asked for the others only.
       return model(record, template, { extraction });

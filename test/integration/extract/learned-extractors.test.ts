@@ -308,6 +308,20 @@ describe('learned extractors', () => {
     assert.equal(job.pages_by_source.learned_extractor, 0);
   });
 
+  test('pages in batches (several at once): a template that changes half-way has every page re-done that its extractor answered since the last passed check', async () => {
+    swapFrom = 17;
+    const { job, results } = await crawl('/api/v1/crawl', {
+      options: { follow_selector: 'a.item', max_depth: 1, concurrency: 8, respect_robots: false },
+    });
+    assertEveryItemRight(results);
+    assert.equal(job.page_count, ITEMS + 1, 'a re-done page replaces its result');
+    // The answered pages kept for re-doing are only those since the last passed check.
+    const kept = await svc.mongo.db
+      .collection(COLLECTIONS.learnedAnswers)
+      .countDocuments({ scope: `job:${job.id}` });
+    assert.ok(kept < 2 * CHECK_EVERY, `${kept} answered pages kept`);
+  });
+
   test('a template that changes half-way under the same structure: the check invalidates the extractor, the pages since the last check are re-done', async () => {
     const created = await api('POST', '/api/v1/sites', { url: `${site.url}/shop` });
     assert.equal(created.status, 201);
