@@ -12,7 +12,14 @@ import { robotsAllow } from '../fetching/robots.js';
 import { makeTemplateLearner } from '../reading/learned/learner.js';
 import type { BatchWrites } from './crawl-pages.js';
 import { crawlOnePage } from './crawl-pipeline.js';
-import type { AloneResult, CrawlPageInput, CrawlPageResult, CrawlPorts, HeldWrites } from './crawl-types.js';
+import {
+  type AloneResult,
+  type CrawlPageInput,
+  type CrawlPageResult,
+  type CrawlPorts,
+  type HeldWrites,
+  takeHeldPages,
+} from './crawl-types.js';
 
 /** How long a page waits while the first pages of its template teach its extractor (doubled each time). */
 const LEARNING_WAIT_MS = 500;
@@ -89,10 +96,10 @@ export function makeCrawlPage(deps: ActivityDeps) {
 function batchWrites(deps: ActivityDeps): BatchWrites {
   const { pages, learned } = deps;
   return {
-    hold: () => ({ pages: [], answers: new HeldAnswers() }),
+    hold: () => ({ pages: [], pageBytes: 0, answers: new HeldAnswers() }),
     async record(held, completed) {
       const [, redo] = await Promise.all([
-        pages?.saveAll(held.pages.splice(0)),
+        pages?.saveAll(takeHeldPages(held)),
         learned ? learned.recordHeld(held.answers, completed) : [],
       ]);
       return redo;

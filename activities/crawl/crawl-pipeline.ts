@@ -11,7 +11,13 @@ import { answerInputOf } from '../extraction/page-pipeline.js';
 import { makeRecordPage } from '../extraction/record-events.js';
 import { validatorFor } from '../extraction/schema-validators.js';
 import type { StructuredPlan } from '../reading/structured-data/answer.js';
-import type { CrawlPageInput, CrawlPipelineResult, CrawlPorts, HeldWrites } from './crawl-types.js';
+import {
+  type CrawlPageInput,
+  type CrawlPipelineResult,
+  type CrawlPorts,
+  type HeldWrites,
+  holdPage,
+} from './crawl-types.js';
 
 /**
  * A crawl page: robots.txt, fetch, read, answer, record, and its new links. `held`: where the page to store
@@ -31,7 +37,7 @@ export async function crawlOnePage(
   if (!stored && input.respectRobots && !(await ports.robotsAllow(input.url)))
     return { outcome: 'skipped', category: 'robots_disallowed', message: 'robots.txt disallows this URL' };
   const fetched =
-    stored ?? (await ports.fetcher.fetch(input, held ? (page) => held.pages.push(page) : undefined));
+    stored ?? (await ports.fetcher.fetch(input, held ? (page) => holdPage(held, page) : undefined));
   const { doc } = fetched;
   const cleanStarted = Date.now();
   // A re-done page goes to the model whatever its template (its extractor failed a check).

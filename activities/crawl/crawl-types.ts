@@ -70,7 +70,29 @@ export interface AloneResult {
  */
 export interface HeldWrites {
   pages: NewPage[];
+  /** The bytes of `pages`' bodies. */
+  pageBytes: number;
   answers: HeldAnswers;
+}
+
+/**
+ * The page bodies a batch holds at most (15 pages of up to FETCH_MAX_BYTES would be 75 MB a batch): a page
+ * that would take it past this is stored as it is fetched, as a lone page's was, and the batch holds on.
+ */
+export const HELD_PAGE_BYTES = 2 * 1024 * 1024;
+
+/** The pages held, to store now; the batch holds none after. */
+export function takeHeldPages(held: HeldWrites): NewPage[] {
+  held.pageBytes = 0;
+  return held.pages.splice(0);
+}
+
+/** Whether the batch holds the page, to store it with the others when it ends (else it is stored at once). */
+export function holdPage(held: HeldWrites, page: NewPage): boolean {
+  if (held.pages.length > 0 && held.pageBytes + page.bytes > HELD_PAGE_BYTES) return false;
+  held.pages.push(page);
+  held.pageBytes += page.bytes;
+  return true;
 }
 
 /** A page to extract again, by the model (its template's learned extractor failed a later check). */

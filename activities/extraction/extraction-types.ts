@@ -115,7 +115,7 @@ export interface PageFetcher {
   /** The stored page the input may use, or null when it must be fetched. */
   stored(input: PageSourceInput): Promise<SourcedPage | null>;
   /** `hold`: where the page to store goes instead of the store (a crawl batch writes its pages together). */
-  fetch(input: PageSourceInput, hold?: (page: NewPage) => void): Promise<SourcedPage>;
+  fetch(input: PageSourceInput, hold?: (page: NewPage) => boolean): Promise<SourcedPage>;
 }
 
 /** What reads a page's HTML: cleaning, structured data, links, templates (the worker's HTML pool). */

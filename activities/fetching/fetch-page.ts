@@ -185,8 +185,10 @@ export function makePageSource(deps: ActivityDeps) {
         saved: settled(pages.reuse(input.tenantId, input.jobId, input.pageId, meta)),
       };
     },
-    /** Fetches the page; it is stored meanwhile (or handed to `hold`, to be stored with others). */
-    async fetch(input: PageSourceInput, hold?: (page: NewPage) => void): Promise<SourcedPage> {
+    /**
+     * Fetches the page; it is stored meanwhile, unless `hold` takes it (answers true) to store it with others.
+     */
+    async fetch(input: PageSourceInput, hold?: (page: NewPage) => boolean): Promise<SourcedPage> {
       const fetched = await sessions.fetch(input, fetchDocument);
       const { doc } = fetched;
       const page: NewPage = {
@@ -205,8 +207,8 @@ export function makePageSource(deps: ActivityDeps) {
         // A page its scripts took to another origin is this job's page, not the URL's latest.
         ...(doc.crossOriginNavigation ? { latest: false } : {}),
       };
-      if (pages && hold) hold(page);
-      const saved = pages && !hold ? pages.save(page).then(() => undefined) : Promise.resolve();
+      const held = pages ? (hold?.(page) ?? false) : false;
+      const saved = pages && !held ? pages.save(page).then(() => undefined) : Promise.resolve();
       // Screenshots are kept like page contents; only their sizes go on (in the actions' outcomes).
       const shots = Promise.all(
         (doc.screenshots ?? []).map((shot) =>
