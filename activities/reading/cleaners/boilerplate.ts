@@ -7,6 +7,7 @@
 // that goes a look at its two neighbours (a heading that labels it).
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
+import { otherStories } from './stories.js';
 
 const CHROME_TAGS = new Set(['nav', 'form', 'dialog']);
 /**
@@ -234,13 +235,30 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
   return counts;
 }
 
-/** Never shown: the hidden attribute, an inline display:none or visibility:hidden, aria-hidden. */
+/**
+ * Never shown: the hidden attribute, an inline display:none or visibility:hidden, aria-hidden, a framework's
+ * hiding class.
+ */
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
+
+/**
+ * CSS frameworks' classes for display:none (Tailwind, Bootstrap, Bulma). Not "hide": sites name a box that
+ * "show more" opens so (its text is the page's).
+ */
+const HIDDEN_CLASSES = new Set(['hidden', 'd-none', 'is-hidden']);
+/** ... unless another class shows the element at some screen width ("hidden md:block", "d-none d-lg-flex"). */
+const SHOWN_AT_WIDTH = /:|^d-(?:sm|md|lg|xl|xxl)-/;
+
+function hiddenByClass(element: Element): boolean {
+  const names = (element.attribs.class ?? '').toLowerCase().split(/\s+/);
+  return names.some((name) => HIDDEN_CLASSES.has(name)) && !names.some((name) => SHOWN_AT_WIDTH.test(name));
+}
 
 export const isHidden = (element: Element) =>
   element.attribs.hidden !== undefined ||
   element.attribs['aria-hidden'] === 'true' ||
-  HIDDEN_STYLE.test(element.attribs.style ?? '');
+  HIDDEN_STYLE.test(element.attribs.style ?? '') ||
+  hiddenByClass(element);
 
 function isChrome(element: Element, c: Counts, inContent: boolean): boolean {
   if (CHROME_ROLES.has(element.attribs.role ?? '')) return true;
@@ -376,11 +394,15 @@ function labelOf(element: Element, counts: Map<Element, Counts>): Element | unde
   return c.links === 0 && !c.content && c.chars <= MAX_LABEL_CHARS ? label : undefined;
 }
 
-/** Removes page chrome in place; elements matching `keep` and whatever holds them stay. */
-export function dropBoilerplate($: CheerioAPI, keep: string) {
+/**
+ * Removes page chrome in place; elements matching `keep` and whatever holds them stay. `title` is the page's
+ * <title>: the stories after the one it names (stories.ts) go first.
+ */
+export function dropBoilerplate($: CheerioAPI, keep: string, title = '') {
   const body = $('body').get(0);
   if (!body) return;
   const kept = new Set<AnyNode>(keep ? $(body).find(keep).toArray() : []);
+  $(otherStories($, title, (element) => kept.has(element))).remove();
   const counts = countAll(body, kept);
   markLargeArticles(body, counts);
   const page = counts.get(body)!;

@@ -222,7 +222,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   const kept = keepSelectors.length > 0 ? markKept($, keepSelectors.join(', ')) : [];
   // Page chrome goes first: Readability scores blocks by their text, and a newsletter box or a footer with
   // a paragraph in it can outscore a listing's short items or a forum's posts.
-  dropBoilerplate($, `[${KEEP_MARK}]`);
+  dropBoilerplate($, `[${KEEP_MARK}]`, pageTitle);
   dropCaptions($, (element) => element.attribs[KEEP_MARK] !== undefined);
   unclassHeadings($);
   const paragraphs = markParagraphs($);

@@ -92,6 +92,18 @@ describe('dropBoilerplate', () => {
     assert.ok(body(`<div hidden><h1>Title</h1><p>${LONG}</p></div>`).includes('Enough words'));
   });
 
+  test("a framework's hiding class hides: hidden, d-none, is-hidden; not when a width shows it again", () => {
+    const html =
+      `<div class="hidden support-box"><p>Help keep news free.</p></div><div class="d-none">Not here</div>` +
+      `<div class="notice is-hidden">Nor here</div><div class="hidden md:block">Wide screens</div>` +
+      `<div class="d-none d-lg-flex">Large screens</div><div class="hidden-gems">Five quiet beaches.</div>` +
+      `<p>${LONG}</p>`;
+    const text = body(html);
+    for (const gone of ['Help keep news free', 'Not here', 'Nor here']) assert.ok(!text.includes(gone), gone);
+    for (const kept of ['Wide screens', 'Large screens', 'Five quiet beaches', 'Enough words'])
+      assert.ok(text.includes(kept), kept);
+  });
+
   test('boxes named as ads, promotions, related stories, newsletters, sidebars, footers or bios go', () => {
     const html =
       `<div class="ad-slot">Buy now</div><div id="promo_box">Half price today</div>` +
