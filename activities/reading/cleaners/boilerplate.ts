@@ -78,6 +78,7 @@ const CHROME_WORDS = new Set([
   'advertisement',
   'sponsored',
   'promo',
+  'promotion',
   'related',
   'recommended',
   'trending',
@@ -90,6 +91,9 @@ const CHROME_WORDS = new Set([
   'bio',
   // Text shown on hover (an author's card).
   'tooltip',
+  // A notice to readers who block ads.
+  'adblock',
+  'adblocker',
   // A comment form ("leave a reply"), a copyright line, page numbers.
   'respond',
   'copyright',
@@ -98,7 +102,23 @@ const CHROME_WORDS = new Set([
 ]);
 /** Names of chrome's own software, chrome in a name of any length ("akismet_comment_form_privacy_notice"). */
 const CHROME_BRANDS = new Set(['onetrust', 'outbrain', 'taboola', 'akismet']);
-const CHROME_NAMES = new Set(['site-header', 'site-footer', 'global-header', 'global-footer', 'skip-link']);
+const CHROME_NAMES = new Set([
+  'site-header',
+  'site-footer',
+  'global-header',
+  'global-footer',
+  'skip-link',
+  // What a page's own print style leaves out is not its text (Bootstrap's, Tailwind's, MediaWiki's names).
+  'd-print-none',
+  'print:hidden',
+  'noprint',
+  'no-print',
+  'hidden-print',
+  'print-hidden',
+  'do-not-print',
+]);
+/** A lower-case letter followed by a capital: where a camelCase name's words meet. */
+const CAMEL_HUMP = /([a-z])([A-Z])/g;
 const MAX_NAME_PARTS = 3;
 /** Words in running text are not chrome by their class ("popup" footnote links, "social" spans). */
 const INLINE_TAGS = new Set([
@@ -129,7 +149,10 @@ const STATE_WORDS = new Set(['has', 'with', 'without', 'no', 'not']);
 
 function namesChrome(element: Element): boolean {
   if (INLINE_TAGS.has(element.name)) return false;
-  const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`.toLowerCase().split(/\s+/);
+  // A camelCase class counts by its words too ("PagePromo" is "page-promo"); an id can be a random one ("AdDsWC").
+  const names = `${(element.attribs.class ?? '').replace(CAMEL_HUMP, '$1-$2')} ${element.attribs.id ?? ''}`
+    .toLowerCase()
+    .split(/\s+/);
   return names.some((name) => {
     if (CHROME_NAMES.has(name)) return true;
     const parts = name.split(/[-_]+/);

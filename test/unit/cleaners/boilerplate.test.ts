@@ -104,6 +104,20 @@ describe('dropBoilerplate', () => {
       assert.ok(text.includes(kept), kept);
   });
 
+  test("what the page's print style leaves out, camelCase names of chrome and ad-blocker notices go", () => {
+    const html =
+      `<div class="col-md-4 d-print-none"><p>Most read: a story in full sentences.</p></div>` +
+      `<div class="navbox noprint">Kettles · Teapots · Cups</div><div class="PagePromo"><p>Another story, told in a sentence.</p></div>` +
+      `<div class="LivePromotion--meta">Live coverage all day and night.</div>` +
+      `<div class="adblock-notice"><p>We noticed you are using an ad blocker.</p></div>` +
+      // A random camelCase id is no name: "AdDsWC" is not an ad.
+      `<p id="AdDsWC">${LONG}</p>`;
+    const text = body(html);
+    for (const gone of ['Most read', 'Kettles ·', 'Another story', 'Live coverage', 'ad blocker'])
+      assert.ok(!text.includes(gone), gone);
+    assert.ok(text.includes('Enough words'));
+  });
+
   test('boxes named as ads, promotions, related stories, newsletters, sidebars, footers or bios go', () => {
     const html =
       `<div class="ad-slot">Buy now</div><div id="promo_box">Half price today</div>` +
