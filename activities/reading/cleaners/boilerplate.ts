@@ -147,7 +147,13 @@ const INLINE_TAGS = new Set([
  */
 const STATE_WORDS = new Set(['has', 'with', 'without', 'no', 'not']);
 
-function namesChrome(element: Element): boolean {
+/**
+ * A box named a form ("comment-form", "login-form", id "form") is chrome like a <form>: unless it holds a
+ * shop's description (MIN_FORM_PROSE_CHARS of paragraphs).
+ */
+const FORM_WORD = 'form';
+
+function namesChrome(element: Element, c: Counts): boolean {
   if (INLINE_TAGS.has(element.name)) return false;
   // A camelCase class counts by its words too ("PagePromo" is "page-promo"); an id can be a random one ("AdDsWC").
   const names = `${(element.attribs.class ?? '').replace(CAMEL_HUMP, '$1-$2')} ${element.attribs.id ?? ''}`
@@ -157,11 +163,9 @@ function namesChrome(element: Element): boolean {
     if (CHROME_NAMES.has(name)) return true;
     const parts = name.split(/[-_]+/);
     if (parts.some((part) => CHROME_BRANDS.has(part))) return true;
-    return (
-      parts.length <= MAX_NAME_PARTS &&
-      !STATE_WORDS.has(parts[0]!) &&
-      parts.some((part) => CHROME_WORDS.has(part))
-    );
+    if (parts.length > MAX_NAME_PARTS || STATE_WORDS.has(parts[0]!)) return false;
+    if (parts.some((part) => CHROME_WORDS.has(part))) return true;
+    return parts.includes(FORM_WORD) && c.paragraphChars < MIN_FORM_PROSE_CHARS;
   });
 }
 
@@ -290,7 +294,7 @@ function isChrome(element: Element, c: Counts, inContent: boolean): boolean {
   if (isHidden(element)) return true;
   if (SECTION_TAGS.has(element.name) && (!inContent || CONTENT_CHROME_TAGS.has(element.name))) return true;
   if (element.name === CAPTION_TAG && c.chars <= MAX_CAPTION_CHARS) return true;
-  return namesChrome(element);
+  return namesChrome(element, c);
 }
 
 /** A block of links and little else (a menu, or a list of headlines), never a table, heading or image. */

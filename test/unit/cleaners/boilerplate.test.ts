@@ -118,6 +118,16 @@ describe('dropBoilerplate', () => {
     assert.ok(text.includes('Enough words'));
   });
 
+  test("a box named a form goes like a <form>; one holding a shop's description stays", () => {
+    const description = 'A kettle of brushed steel that boils a litre in three minutes, quietly. '.repeat(8);
+    const html =
+      `<main><p>${LONG}</p></main><div id="form"><h2>Comment</h2><h3>You must log in to take part in a discussion.</h3></div>` +
+      `<div class="product-form"><p>${description}</p><button>Add to cart</button></div>`;
+    const text = body(html);
+    assert.ok(!text.includes('You must log in'));
+    for (const kept of ['Enough words', 'brushed steel']) assert.ok(text.includes(kept), kept);
+  });
+
   test('boxes named as ads, promotions, related stories, newsletters, sidebars, footers or bios go', () => {
     const html =
       `<div class="ad-slot">Buy now</div><div id="promo_box">Half price today</div>` +
