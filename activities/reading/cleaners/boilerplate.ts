@@ -423,7 +423,7 @@ function labelOf(element: Element, counts: Map<Element, Counts>): Element | unde
 
 /**
  * Removes page chrome in place; elements matching `keep` and whatever holds them stay. `title` is the page's
- * <title>: the stories after the one it names (stories.ts) go first.
+ * <title>: on a page that runs on into other stories (stories.ts), all but the one it names go first.
  */
 export function dropBoilerplate($: CheerioAPI, keep: string, title = '') {
   const body = $('body').get(0);
