@@ -171,7 +171,7 @@ const squeeze = (text: string) => text.replace(/\s+/g, ' ').trim();
 const TITLE_SEPARATOR = /^\s*[|\-–—:·•»]/u;
 
 /** A heading that says `title`, or the headline part of it ("Headline | Site"). */
-function saysTitle(text: string, title: string): boolean {
+export function saysTitle(text: string, title: string): boolean {
   const heading = squeeze(text);
   const full = squeeze(title);
   if (heading === '' || !full.startsWith(heading)) return false;

@@ -7,6 +7,7 @@
 // that goes a look at its two neighbours (a heading that labels it).
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
+import { otherStories } from './stories.js';
 
 const CHROME_TAGS = new Set(['nav', 'form', 'dialog']);
 /**
@@ -77,6 +78,7 @@ const CHROME_WORDS = new Set([
   'advertisement',
   'sponsored',
   'promo',
+  'promotion',
   'related',
   'recommended',
   'trending',
@@ -89,6 +91,9 @@ const CHROME_WORDS = new Set([
   'bio',
   // Text shown on hover (an author's card).
   'tooltip',
+  // A notice to readers who block ads.
+  'adblock',
+  'adblocker',
   // A comment form ("leave a reply"), a copyright line, page numbers.
   'respond',
   'copyright',
@@ -97,7 +102,23 @@ const CHROME_WORDS = new Set([
 ]);
 /** Names of chrome's own software, chrome in a name of any length ("akismet_comment_form_privacy_notice"). */
 const CHROME_BRANDS = new Set(['onetrust', 'outbrain', 'taboola', 'akismet']);
-const CHROME_NAMES = new Set(['site-header', 'site-footer', 'global-header', 'global-footer', 'skip-link']);
+const CHROME_NAMES = new Set([
+  'site-header',
+  'site-footer',
+  'global-header',
+  'global-footer',
+  'skip-link',
+  // What a page's own print style leaves out is not its text (Bootstrap's, Tailwind's, MediaWiki's names).
+  'd-print-none',
+  'print:hidden',
+  'noprint',
+  'no-print',
+  'hidden-print',
+  'print-hidden',
+  'do-not-print',
+]);
+/** A lower-case letter followed by a capital: where a camelCase name's words meet. */
+const CAMEL_HUMP = /([a-z])([A-Z])/g;
 const MAX_NAME_PARTS = 3;
 /** Words in running text are not chrome by their class ("popup" footnote links, "social" spans). */
 const INLINE_TAGS = new Set([
@@ -126,18 +147,25 @@ const INLINE_TAGS = new Set([
  */
 const STATE_WORDS = new Set(['has', 'with', 'without', 'no', 'not']);
 
-function namesChrome(element: Element): boolean {
+/**
+ * A box named a form ("comment-form", "login-form", id "form") is chrome like a <form>: unless it holds a
+ * shop's description (MIN_FORM_PROSE_CHARS of paragraphs).
+ */
+const FORM_WORD = 'form';
+
+function namesChrome(element: Element, c: Counts): boolean {
   if (INLINE_TAGS.has(element.name)) return false;
-  const names = `${element.attribs.class ?? ''} ${element.attribs.id ?? ''}`.toLowerCase().split(/\s+/);
+  // A camelCase class counts by its words too ("PagePromo" is "page-promo"); an id can be a random one ("AdDsWC").
+  const names = `${(element.attribs.class ?? '').replace(CAMEL_HUMP, '$1-$2')} ${element.attribs.id ?? ''}`
+    .toLowerCase()
+    .split(/\s+/);
   return names.some((name) => {
     if (CHROME_NAMES.has(name)) return true;
     const parts = name.split(/[-_]+/);
     if (parts.some((part) => CHROME_BRANDS.has(part))) return true;
-    return (
-      parts.length <= MAX_NAME_PARTS &&
-      !STATE_WORDS.has(parts[0]!) &&
-      parts.some((part) => CHROME_WORDS.has(part))
-    );
+    if (parts.length > MAX_NAME_PARTS || STATE_WORDS.has(parts[0]!)) return false;
+    if (parts.some((part) => CHROME_WORDS.has(part))) return true;
+    return parts.includes(FORM_WORD) && c.paragraphChars < MIN_FORM_PROSE_CHARS;
   });
 }
 
@@ -234,13 +262,30 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
   return counts;
 }
 
-/** Never shown: the hidden attribute, an inline display:none or visibility:hidden, aria-hidden. */
+/**
+ * Never shown: the hidden attribute, an inline display:none or visibility:hidden, aria-hidden, a framework's
+ * hiding class.
+ */
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
+
+/**
+ * CSS frameworks' classes for display:none (Tailwind, Bootstrap, Bulma). Not "hide": sites name a box that
+ * "show more" opens so (its text is the page's).
+ */
+const HIDDEN_CLASSES = new Set(['hidden', 'd-none', 'is-hidden']);
+/** ... unless another class shows the element at some screen width ("hidden md:block", "d-none d-lg-flex"). */
+const SHOWN_AT_WIDTH = /:|^d-(?:sm|md|lg|xl|xxl)-/;
+
+function hiddenByClass(element: Element): boolean {
+  const names = (element.attribs.class ?? '').toLowerCase().split(/\s+/);
+  return names.some((name) => HIDDEN_CLASSES.has(name)) && !names.some((name) => SHOWN_AT_WIDTH.test(name));
+}
 
 export const isHidden = (element: Element) =>
   element.attribs.hidden !== undefined ||
   element.attribs['aria-hidden'] === 'true' ||
-  HIDDEN_STYLE.test(element.attribs.style ?? '');
+  HIDDEN_STYLE.test(element.attribs.style ?? '') ||
+  hiddenByClass(element);
 
 function isChrome(element: Element, c: Counts, inContent: boolean): boolean {
   if (CHROME_ROLES.has(element.attribs.role ?? '')) return true;
@@ -249,7 +294,7 @@ function isChrome(element: Element, c: Counts, inContent: boolean): boolean {
   if (isHidden(element)) return true;
   if (SECTION_TAGS.has(element.name) && (!inContent || CONTENT_CHROME_TAGS.has(element.name))) return true;
   if (element.name === CAPTION_TAG && c.chars <= MAX_CAPTION_CHARS) return true;
-  return namesChrome(element);
+  return namesChrome(element, c);
 }
 
 /** A block of links and little else (a menu, or a list of headlines), never a table, heading or image. */
@@ -376,11 +421,15 @@ function labelOf(element: Element, counts: Map<Element, Counts>): Element | unde
   return c.links === 0 && !c.content && c.chars <= MAX_LABEL_CHARS ? label : undefined;
 }
 
-/** Removes page chrome in place; elements matching `keep` and whatever holds them stay. */
-export function dropBoilerplate($: CheerioAPI, keep: string) {
+/**
+ * Removes page chrome in place; elements matching `keep` and whatever holds them stay. `title` is the page's
+ * <title>: on a page that runs on into other stories (stories.ts), all but the one it names go first.
+ */
+export function dropBoilerplate($: CheerioAPI, keep: string, title = '') {
   const body = $('body').get(0);
   if (!body) return;
   const kept = new Set<AnyNode>(keep ? $(body).find(keep).toArray() : []);
+  $(otherStories($, title, (element) => kept.has(element))).remove();
   const counts = countAll(body, kept);
   markLargeArticles(body, counts);
   const page = counts.get(body)!;

@@ -68,7 +68,8 @@ export function prepareDocument(
 ): CheerioAPI {
   const $ = context.parsed?.html === html ? context.parsed.$ : load(html);
   context.parsed = undefined;
-  if (seen) seen.title = $('title').first().text().trim().slice(0, MAX_TITLE_CHARS);
+  const title = $('title').first().text().trim().slice(0, MAX_TITLE_CHARS);
+  if (seen) seen.title = title;
   // Before pruning: a <base href> in <head> can move the base URL.
   if (context.baseUrl) absolutizeUrls($, context.baseUrl);
   dropUnusableUrls($);
@@ -77,7 +78,7 @@ export function prepareDocument(
   if (options.remove_selectors.length > 0) removeElements($, options.remove_selectors.join(', '), keep, true);
   // Before links go: menus are told apart from content by their links.
   if (options.drop_boilerplate) {
-    dropBoilerplate($, keep);
+    dropBoilerplate($, keep, title);
     // Captions and credits are no more the page's text here than in Readability's pick. Screen-reader text
     // stays: a shop can hide its shown price from screen readers and say it only to them.
     const kept = new Set<AnyNode>(keep ? $('body').find(keep).toArray() : []);

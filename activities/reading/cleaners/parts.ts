@@ -108,24 +108,29 @@ const STANDFIRST_TAGS = new Set(['p', 'div', 'h2', 'span']);
 const squeeze = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /**
+ * The h1 that is the article's title, `title` being the page's: a dialog's or a newsletter box's h1 is not.
+ */
+export function headline($: CheerioAPI, title: string): Element | undefined {
+  const heading = squeeze(title);
+  if (!heading) return undefined;
+  return $('body')
+    .find('h1')
+    .toArray()
+    .find((element) => {
+      const text = squeeze($(element).text());
+      // The page's <title> often adds the site's name after the headline.
+      return text === heading || (text.length >= MIN_TITLE_CHARS && heading.startsWith(text));
+    });
+}
+
+/**
  * The standfirst under the page's h1 (a sentence or two saying what the story is about) when Readability left
  * it out: it sits in the page's header beside the title, outside the body Readability scores. The first
  * element after the h1 (climbing a few wrappers) whose text reads as a sentence, is not mostly links and is
  * not in `articleText`.
  */
 export function standfirst($: CheerioAPI, articleText: string, title: string, byline: string): string | null {
-  const heading = squeeze(title);
-  // The h1 that is the article's title: a dialog's or a newsletter box's h1 has no standfirst.
-  const h1 = heading
-    ? $('body')
-        .find('h1')
-        .toArray()
-        .find((element) => {
-          const text = squeeze($(element).text());
-          // The page's <title> often adds the site's name after the headline.
-          return text === heading || (text.length >= MIN_TITLE_CHARS && heading.startsWith(text));
-        })
-    : undefined;
+  const h1 = headline($, title);
   if (!h1) return null;
   const inArticle = squeeze(articleText);
   const author = squeeze(byline);

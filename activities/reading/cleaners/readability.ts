@@ -8,8 +8,9 @@ import { parseHTML } from 'linkedom';
 import { dropLinkBlocks, dropRepeatedLines, isSpacer, takeHeadLines, trimTail } from './article-trim.js';
 import { dropBoilerplate } from './boilerplate.js';
 import { dropCaptions, dropPictureText } from './captions.js';
+import { keyPoints } from './key-points.js';
 import { type Items, largestItems } from './listing.js';
-import { markParagraphs, missingParts, PART_MARK, standfirst } from './parts.js';
+import { headline, markParagraphs, missingParts, PART_MARK, standfirst } from './parts.js';
 import { holdsDescription, productDescription } from './product.js';
 import { proseChars, squeezed } from './prose.js';
 
@@ -177,6 +178,29 @@ function withParts($: CheerioAPI, article: NonNullable<Article>): Article {
   };
 }
 
+/**
+ * The article with the key points (key-points.ts) between the page's headline and the pick's first paragraph
+ * first, when Readability left them out. Reads the paragraph marks (markParagraphs): before they go.
+ */
+function withKeyPoints($: CheerioAPI, article: NonNullable<Article>, title: string): Article {
+  const h1 = headline($, title);
+  if (!h1 || !article.content?.includes(PART_MARK)) return article;
+  const mark = load(article.content)(`[${PART_MARK}]`)
+    .toArray()
+    .reduce(
+      (least, element) => Math.min(least, Number(element.attribs[PART_MARK])),
+      Number.POSITIVE_INFINITY,
+    );
+  const first = $(`[${PART_MARK}="${mark}"]`).get(0);
+  const list = first ? keyPoints($, h1, first, article.textContent ?? '') : null;
+  if (!list) return article;
+  return {
+    ...article,
+    content: `${$.html(list)}${article.content}`,
+    textContent: `${$(list).text()} ${article.textContent ?? ''}`,
+  };
+}
+
 /** The article with the page's product description (product.ts) first, when Readability left it out. */
 function withDescription($: CheerioAPI, article: NonNullable<Article>): Article {
   const description = productDescription($);
@@ -222,7 +246,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   const kept = keepSelectors.length > 0 ? markKept($, keepSelectors.join(', ')) : [];
   // Page chrome goes first: Readability scores blocks by their text, and a newsletter box or a footer with
   // a paragraph in it can outscore a listing's short items or a forum's posts.
-  dropBoilerplate($, `[${KEEP_MARK}]`);
+  dropBoilerplate($, `[${KEEP_MARK}]`, pageTitle);
   dropCaptions($, (element) => element.attribs[KEEP_MARK] !== undefined);
   unclassHeadings($);
   const paragraphs = markParagraphs($);
@@ -238,6 +262,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   else if (article?.content) {
     article = endAtItems(article);
     if (paragraphs > 0) article = withParts($, article);
+    if (paragraphs > 0 && article) article = withKeyPoints($, article, article.title || pageTitle);
     if (article?.content) article = withDescription($, article);
   }
   $(`[${PART_MARK}]`).removeAttr(PART_MARK);

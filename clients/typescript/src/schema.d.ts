@@ -14065,7 +14065,7 @@ export interface components {
       name: 'html';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate: boolean;
@@ -14097,7 +14097,7 @@ export interface components {
       name: 'html';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate?: boolean | null;
@@ -15457,7 +15457,7 @@ export interface components {
       name: 'markdown';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate: boolean;
@@ -15489,7 +15489,7 @@ export interface components {
       name: 'markdown';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate?: boolean | null;
@@ -16591,7 +16591,7 @@ export interface components {
     ProvenanceInput: {
       [key: string]: components['schemas']['FieldProvenanceInput'];
     };
-    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. On a listing or a thread the items or posts are the content, not a newsletter box or the footer. A page where it finds little main content passes through whole, minus page noise and chrome. */
+    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article; the standfirst and key points under the headline stay), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. On a listing or a thread the items or posts are the content, not a newsletter box or the footer. A page where it finds little main content passes through whole, minus page noise and chrome. */
     ReadabilityCleanerStep: {
       /** @constant */
       name: 'readability';
@@ -16608,7 +16608,7 @@ export interface components {
         remove_selectors: string[];
       };
     };
-    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. On a listing or a thread the items or posts are the content, not a newsletter box or the footer. A page where it finds little main content passes through whole, minus page noise and chrome. */
+    /** @description Only the page's main content (Mozilla Readability: drops navigation, headers, footers, sidebars and ads, captions, photo credits and a video box's labels (the pictures stay), link blocks and the trail after the article; the standfirst and key points under the headline stay), as HTML that starts with a header holding the title, byline and dateline; follow it with markdown, text or html. On a listing or a thread the items or posts are the content, not a newsletter box or the footer. A page where it finds little main content passes through whole, minus page noise and chrome. */
     ReadabilityCleanerStepInput: {
       /** @constant */
       name: 'readability';
@@ -17639,7 +17639,7 @@ export interface components {
       name: 'text';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate: boolean;
@@ -17671,7 +17671,7 @@ export interface components {
       name: 'text';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate?: boolean | null;

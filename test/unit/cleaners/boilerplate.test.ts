@@ -92,6 +92,42 @@ describe('dropBoilerplate', () => {
     assert.ok(body(`<div hidden><h1>Title</h1><p>${LONG}</p></div>`).includes('Enough words'));
   });
 
+  test("a framework's hiding class hides: hidden, d-none, is-hidden; not when a width shows it again", () => {
+    const html =
+      `<div class="hidden support-box"><p>Help keep news free.</p></div><div class="d-none">Not here</div>` +
+      `<div class="notice is-hidden">Nor here</div><div class="hidden md:block">Wide screens</div>` +
+      `<div class="d-none d-lg-flex">Large screens</div><div class="hidden-gems">Five quiet beaches.</div>` +
+      `<p>${LONG}</p>`;
+    const text = body(html);
+    for (const gone of ['Help keep news free', 'Not here', 'Nor here']) assert.ok(!text.includes(gone), gone);
+    for (const kept of ['Wide screens', 'Large screens', 'Five quiet beaches', 'Enough words'])
+      assert.ok(text.includes(kept), kept);
+  });
+
+  test("what the page's print style leaves out, camelCase names of chrome and ad-blocker notices go", () => {
+    const html =
+      `<div class="col-md-4 d-print-none"><p>Most read: a story in full sentences.</p></div>` +
+      `<div class="navbox noprint">Kettles · Teapots · Cups</div><div class="PagePromo"><p>Another story, told in a sentence.</p></div>` +
+      `<div class="LivePromotion--meta">Live coverage all day and night.</div>` +
+      `<div class="adblock-notice"><p>We noticed you are using an ad blocker.</p></div>` +
+      // A random camelCase id is no name: "AdDsWC" is not an ad.
+      `<p id="AdDsWC">${LONG}</p>`;
+    const text = body(html);
+    for (const gone of ['Most read', 'Kettles ·', 'Another story', 'Live coverage', 'ad blocker'])
+      assert.ok(!text.includes(gone), gone);
+    assert.ok(text.includes('Enough words'));
+  });
+
+  test("a box named a form goes like a <form>; one holding a shop's description stays", () => {
+    const description = 'A kettle of brushed steel that boils a litre in three minutes, quietly. '.repeat(8);
+    const html =
+      `<main><p>${LONG}</p></main><div id="form"><h2>Comment</h2><h3>You must log in to take part in a discussion.</h3></div>` +
+      `<div class="product-form"><p>${description}</p><button>Add to cart</button></div>`;
+    const text = body(html);
+    assert.ok(!text.includes('You must log in'));
+    for (const kept of ['Enough words', 'brushed steel']) assert.ok(text.includes(kept), kept);
+  });
+
   test('boxes named as ads, promotions, related stories, newsletters, sidebars, footers or bios go', () => {
     const html =
       `<div class="ad-slot">Buy now</div><div id="promo_box">Half price today</div>` +
