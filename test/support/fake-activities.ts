@@ -44,11 +44,15 @@ export interface FakeTables {
   answers?: Record<string, unknown> | ((input: AnswerInput) => Record<string, unknown>);
 }
 
-/** What the model was asked: the fields, the JSON schema its answer must follow, the content sent. */
+/**
+ * What the model was asked: the fields, the JSON schema its answer must follow, the content sent, and the
+ * format the cleaner chain produced it in (the prompt names it: activities/extraction/llm/prompt.ts).
+ */
 export interface FakeAsked {
   fields: string[];
   schema: Record<string, unknown>;
   body: string;
+  format: AnswerInput['contentFormat'];
 }
 
 /** The activities a fake worker registers, built from the service's stores (`build`), and what they saw. */
@@ -79,6 +83,7 @@ export function fakeActivities(tables: FakeTables): FakeActivities {
             fields: input.schema.fields.map((f) => f.name),
             schema: toJsonSchema(input.schema),
             body,
+            format: input.contentFormat,
           });
           const failure = failures.get(input.url);
           failures.delete(input.url);
