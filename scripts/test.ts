@@ -43,7 +43,6 @@ const LONG_FILES = [
   'test/integration/webhooks/delivery.test.ts',
   'test/integration/crawl/crawl.test.ts',
   'test/integration/analyze/analyze.test.ts',
-  'test/integration/crawl/continue-as-new.test.ts',
   'test/integration/extract/learned-extractors.test.ts',
 ];
 const longFirst = (a: string, b: string) =>

@@ -110,7 +110,7 @@ export async function startCrawlOnTemporal(
 }
 
 /** A crawl of the shop's listing with a lowered history limit, so it continues as new. */
-export function startContinueAsNewCrawl(svc: TestService, site: ShopSite, historyLimit: number) {
+export function startContinueAsNewCrawl(svc: TestService, site: Pick<ShopSite, 'url'>, historyLimit: number) {
   return startCrawlOnTemporal(svc, {
     url: `${site.url}/`,
     options: {

@@ -3,8 +3,9 @@
 // page table served through the real fetch checks, the HTML tasks in this thread, and a model that reads its
 // answer from the content it is sent as the fake model server does (or answers from a table). Events, job
 // projections, the crawl's seen URLs and frontier go to the service's own stores, so the API reads what a
-// worker would have written; webhooks are delivered by the real activity. Analyses, maps and monitors are not
-// faked: a test of those runs the whole stack (test/integration/).
+// worker would have written; webhooks are delivered by the real activity. With `analyze`, the real analyzeJob
+// runs on engines in this thread (a test of the analyze workflow's shape); maps and monitors are not faked: a
+// test of those runs the whole stack (test/integration/).
 import type { StoreDeps } from '../../activities/common/deps.js';
 import { categorized } from '../../activities/common/failure.js';
 import { makeCrawlFrontier } from '../../activities/crawl/crawl-frontier.js';
@@ -22,7 +23,9 @@ import {
 import { extractOnePage } from '../../activities/extraction/page-pipeline.js';
 import { pageResult } from '../../activities/extraction/page-result.js';
 import { makeRecordEvents } from '../../activities/extraction/record-events.js';
+import type { ActivityDeps, Engines } from '../../activities/fetching/deps.js';
 import type { Activities } from '../../activities/index.js';
+import { runTask } from '../../activities/reading/html-pool/tasks.js';
 import { type Config, parseChain } from '../../shared/config.js';
 import type { CategorizedError } from '../../shared/errors.js';
 import { priceOf } from '../../shared/pricing.js';
@@ -42,13 +45,23 @@ export interface FakeTables {
   pages: Record<string, SitePage>;
   /** The model's answers by field (or by the asking page); default: read from the content sent, as the fake model server does. */
   answers?: Record<string, unknown> | ((input: AnswerInput) => Record<string, unknown>);
+  /**
+   * Register the real analyzeJob with the engines in this thread (HTML tasks here, no browser, no document
+   * readers): it fetches for real (static mode only) and asks the operator's model chain (the fake model
+   * server). For tests of the analyze workflow's shape; the page table is not used.
+   */
+  analyze?: boolean;
 }
 
-/** What the model was asked: the fields, the JSON schema its answer must follow, the content sent. */
+/**
+ * What the model was asked: the fields, the JSON schema its answer must follow, the content sent, and the
+ * format the cleaner chain produced it in (the prompt names it: activities/extraction/llm/prompt.ts).
+ */
 export interface FakeAsked {
   fields: string[];
   schema: Record<string, unknown>;
   body: string;
+  format: AnswerInput['contentFormat'];
 }
 
 /** The activities a fake worker registers, built from the service's stores (`build`), and what they saw. */
@@ -79,6 +92,7 @@ export function fakeActivities(tables: FakeTables): FakeActivities {
             fields: input.schema.fields.map((f) => f.name),
             schema: toJsonSchema(input.schema),
             body,
+            format: input.contentFormat,
           });
           const failure = failures.get(input.url);
           failures.delete(input.url);
@@ -108,8 +122,25 @@ export function fakeActivities(tables: FakeTables): FakeActivities {
         crawlPages: makeCrawlPages(crawlPage),
         ...makeCrawlFrontier(deps),
         deliverWebhook: makeDeliverWebhook(deps),
+        ...(tables.analyze ? { analyzeJob: lazyAnalyzeJob({ ...deps, ...inThreadEngines }) } : {}),
       };
     },
+  };
+}
+
+/** The engines of a worker in the test's own thread: the HTML tasks run here; no browser, no document readers. */
+const inThreadEngines: Engines = {
+  html: { run: async (task) => runTask(task) as never, close: async () => undefined },
+  browser: undefined,
+  documents: undefined,
+};
+
+/** The real analyzeJob, its modules (and the model SDKs) loaded when first run: the other files load none. */
+function lazyAnalyzeJob(deps: ActivityDeps): Activities['analyzeJob'] {
+  let made: Promise<Activities['analyzeJob']> | undefined;
+  return async (input) => {
+    made ??= import('../../activities/analyze/analyze-job.js').then((m) => m.makeAnalyzeJob(deps));
+    return (await made)(input);
   };
 }
 

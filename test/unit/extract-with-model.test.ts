@@ -105,6 +105,18 @@ describe('a page answered by the model chain', () => {
     assert.equal(event.data.price_known, true);
   });
 
+  test('the prompt sent names the format the cleaner chain produced; markdown when not said', async () => {
+    const userMessage = () => {
+      const body = fake.requests.at(-1)?.body as { messages: { role: string; content: string }[] };
+      return body.messages.find((m) => m.role === 'user')?.content ?? '';
+    };
+    await extractor('openai/gpt-4o-mini')(INPUT);
+    assert.match(userMessage(), /Page content \(markdown\)/);
+    await extractor('openai/gpt-4o-mini')({ ...INPUT, contentFormat: 'text' });
+    assert.match(userMessage(), /Page content \(text\)/);
+    assert.doesNotMatch(userMessage(), /Page content \(markdown\)/);
+  });
+
   test('a truncated answer is llm_truncation, tried once per entry', async () => {
     const failure = await failureOf(extractor('openai/fake-truncated')(INPUT));
     assert.equal(failure.type, 'llm_truncation');

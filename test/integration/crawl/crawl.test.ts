@@ -213,3 +213,37 @@ describe('POST /api/v1/crawl', () => {
     }
   });
 });
+
+// Real fetches: the redirect loop is followed by the fetcher until it gives up (the fake activities' page
+// table runs no redirects).
+test('a trap of endless links and a redirect loop end within the limits', { timeout: 120_000 }, async () => {
+  const site = await startShopSite();
+  try {
+    const res = await svc.app.inject({
+      method: 'POST',
+      url: '/api/v1/crawl?wait=true&timeout=100',
+      headers: svc.auth(),
+      payload: {
+        url: `${site.url}/product/2`,
+        schema: { name: 'string' },
+        options: { follow_pattern: '/(trap|loop)', max_depth: 10, max_pages: 12, concurrency: 4 },
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.equal(body.status, 'completed');
+    assert.ok(body.data.length <= 12);
+    const loop = body.data.find((r: { url: string }) => r.url.endsWith('/loop'));
+    assert.equal(loop?.status, 'failed');
+    assert.equal(loop?.error_category, 'fetch_error');
+    const map = await get(`/api/v1/jobs/${body.job_id}/crawl-map`);
+    assert.ok(
+      map.entries.some(
+        (e: { status: string; error_details: string }) =>
+          e.status === 'skipped' && e.error_details === 'max_pages',
+      ),
+    );
+  } finally {
+    await site.close();
+  }
+});

@@ -2,12 +2,15 @@
 // fewer activities than pages, each page recorded as a single page's would be; a page whose failure the
 // retry policy would retry runs again alone without failing the others of its batch; a cancellation
 // mid-batch records the batch's pages as skipped, each in its own seq.
+// Jobs run on the real workflows (their batching and retry policy) with fake activities over a page table
+// (test/support/fake-activities.ts): the real crawl-page pipeline and batch activity, no network or model SDK.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { cancelAndWait, waitForJobEnd } from '../../support/crawl-jobs.js';
-import { type FixtureSite, html, startFixtureSite } from '../../support/fixture-site.js';
-import { pageActivities } from '../../support/history-shape.js';
-import { startTestService, type TestService } from '../../support/service.js';
+import { cancelAndWait, waitForJobEnd } from '../support/crawl-jobs.js';
+import { fakeActivities, type PageTable, pageTable } from '../support/fake-activities.js';
+import { html } from '../support/fixture-site.js';
+import { pageActivities } from '../support/history-shape.js';
+import { startTestService, type TestService } from '../support/service.js';
 
 const ITEMS = 12;
 const SLOW_MS = 20_000;
@@ -18,13 +21,15 @@ const GONE = '/fast/5';
 const WIDE = '/wide/7';
 
 let svc: TestService;
-let site: FixtureSite;
+const site: PageTable = pageTable();
+const fakes = fakeActivities({ pages: site.pages });
 /** Requests of slow items started. */
 let slowStarts = 0;
+/** How often the site was asked for `path`. */
+const hitsOf = (path: string) => fakes.requests.filter((u) => u === `${site.url}${path}`).length;
 
 before(async () => {
-  svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-  site = await startFixtureSite();
+  svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '100000' }, activities: fakes });
   // /wide/7 links to 500 pages by URLs of ~400 characters: ~200 KB of links, over a page's share of a
   // batch's bound (128 KiB in a batch of four) and within a page's own (256 KiB).
   const longPath = (i: number) => `/far/${i}/${'x'.repeat(370)}`;
@@ -42,21 +47,19 @@ before(async () => {
   let flakyTries = 0;
   for (let i = 0; i < ITEMS; i++) {
     if (`/wide/${i}` !== WIDE) site.route(`/wide/${i}`, item(i));
-    site.route(`/fast/${i}`, (req, res) => {
-      if (req.url === GONE)
-        return void res.writeHead(410, { 'content-type': 'text/html' }).end('<h1>Gone</h1>');
-      if (req.url === FLAKY && flakyTries++ === 0)
-        return void res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Busy</h1>');
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(item(i));
+    site.route(`/fast/${i}`, async (url) => {
+      if (url === `${site.url}${GONE}`) return { status: 410, body: '<h1>Gone</h1>' };
+      if (url === `${site.url}${FLAKY}` && flakyTries++ === 0) return { status: 503, body: '<h1>Busy</h1>' };
+      return item(i);
     });
-    site.route(`/slow/${i}`, (_req, res) => {
+    site.route(`/slow/${i}`, () => {
       slowStarts++;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(item(i)), SLOW_MS);
+      // Unref'd: a page of a cancelled batch must not keep the file's process alive.
+      return new Promise((done) => setTimeout(() => done(item(i)), SLOW_MS).unref());
     });
   }
 });
 after(async () => {
-  await site?.close();
   await svc?.close();
 });
 
@@ -120,14 +123,14 @@ test('a crawl runs its pages in batches; a retryable failure runs again alone, t
   for (const url of batch.urls.filter((u) => u !== flaky))
     assert.equal(runs.filter((r) => r.urls.includes(url)).length, 1, `${url} ran once`);
   // A failure no retry would change is recorded at once, as a single page's.
-  assert.equal(site.hits.filter((h) => h === GONE).length, 1, 'the 410 page was requested once');
-  assert.equal(site.hits.filter((h) => h === FLAKY).length, 2);
+  assert.equal(hitsOf(GONE), 1, 'the 410 page was requested once');
+  assert.equal(hitsOf(FLAKY), 2);
 });
 
 test('a page of a batch with links over its share of the batch bound runs again alone, once asked', {
   timeout: 120_000,
 }, async () => {
-  const modelCalls = svc.llm.requests.length;
+  const modelCalls = fakes.asked.length;
   const jobId = await startCrawl('/wide', { max_depth: 2, max_pages: ITEMS + 1 });
   const job = await waitForJobEnd(svc, jobId, 90_000);
   assert.equal(job.status, 'completed');
@@ -146,9 +149,7 @@ test('a page of a batch with links over its share of the batch bound runs again 
     ['completed'],
   );
   // The batch run stopped before the model: the hub's page was asked about once.
-  const aboutHub = svc.llm.requests
-    .slice(modelCalls)
-    .filter((r) => JSON.stringify(r.body).includes('Far 499'));
+  const aboutHub = fakes.asked.slice(modelCalls).filter((a) => a.body.includes('Far 499'));
   assert.equal(aboutHub.length, 1);
 });
 

@@ -1,19 +1,23 @@
 // How many round trips through Temporal an analysis takes, read from its workflow history: two workflow tasks
 // (start, then the job's answer) and one activity (analyzeJob), which records the job's events itself, also at
 // depth 1 (linked pages classified). Not timed: a change that adds a task or an activity fails here.
+// The real workflows with fake activities (test/support/fake-activities.ts), the real analyzeJob among them on
+// engines in this thread (its HTML tasks here, no browser), fetching the analyze site and asking the fake model
+// server.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startAnalyzeSite } from '../../support/analyze-site.js';
-import type { FixtureSite } from '../../support/fixture-site.js';
-import { historyShape } from '../../support/history-shape.js';
-import { startTestService, type TestService } from '../../support/service.js';
-import { startReceiver } from '../../webhooks/receiver.js';
+import { startAnalyzeSite } from '../support/analyze-site.js';
+import { fakeActivities } from '../support/fake-activities.js';
+import type { FixtureSite } from '../support/fixture-site.js';
+import { historyShape } from '../support/history-shape.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { startReceiver } from '../webhooks/receiver.js';
 
 let svc: TestService;
 let site: FixtureSite;
 
 before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ activities: fakeActivities({ pages: {}, analyze: true }) });
   site = await startAnalyzeSite();
 });
 
