@@ -146,16 +146,19 @@ function readItems(
 /**
  * Whether a candidate's node is made up as on the pages it was learned from (text reads only). Where a
  * block is missing, the next one moves into its place and must not answer for it: a number read by its
- * place alone also keeps the words around it ("30 min prep" against "60 min cook"), and a text read by its
- * place alone the label it starts with, if any ("Difficulty: hard" where a description was).
+ * place alone also keeps the words around it ("30 min prep" against "60 min cook"), and one text read whole
+ * by its place alone the label it starts with, if any ("Difficulty: hard" where a description was).
  */
 function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<string>): boolean {
   if (c.attr || c.transform.kind === 'own') return true;
   let shape = shapeOf(node);
   if (!namesItsNode(c)) {
     if (c.transform.kind === 'number') shape += `|${wordsAround(text)}`;
-    else {
-      // Only a label changes the shape, so what was learned without one before still matches.
+    else if (c.transform.kind === 'exact' && !c.list) {
+      // Only a label changes the shape, so what was learned without one before still matches. An affix
+      // read has its fixed words already (they must be there to read): a "label" found in it may run into
+      // the value ("Made by Jane Doe: …") and would differ on every page; so would a list's ("Make the
+      // dough: …" is a step, each its own).
       const label = leadingLabel(text);
       if (label) shape += `|label ${label}`;
     }
