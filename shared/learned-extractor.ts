@@ -76,6 +76,21 @@ export function misfit(stored: FieldCandidates, lesson: FieldCandidates, emptied
   return held > 0 && emptied.length * 2 > held;
 }
 
+/**
+ * The fields a learning page emptied (no known candidate read the model's value here) that start again from
+ * this page's own candidates: a field read by its place alone, learned on a page where a missing block had
+ * moved its node, holds on none of the template's other pages. A field this page shows no value for, or
+ * reads nowhere, stays emptied.
+ */
+export function restartedFields(emptied: string[], fresh: FieldCandidates | undefined): FieldCandidates {
+  const out: FieldCandidates = {};
+  for (const name of emptied) {
+    const own = fresh?.[name];
+    if (own && own.length > 0) out[name] = own;
+  }
+  return out;
+}
+
 /** The candidates both hold (by identity), the lesson's version first; lookups keep both's answers. */
 export function mergeCandidates(stored: FieldCandidates, lesson: FieldCandidates): FieldCandidates {
   const out: FieldCandidates = { ...stored };

@@ -109,6 +109,8 @@ function generate(site: string, t: Template, donors: RecipePage[]): Generated[] 
     const content: Record<string, unknown> = {};
     const drop = rnd() < Number(values.missing) ? OPTIONAL[Math.floor(rnd() * OPTIONAL.length)] : null;
     for (const field of Object.keys(t.held)) {
+      // The site's own value (its name as the author) stays on each of its pages, and is never missing.
+      if (t.own.includes(field)) continue;
       const key = EXPECTED[field] as string;
       let v = donor.expected[key];
       if (field === drop) v = null;
@@ -216,7 +218,8 @@ async function main() {
     const skip = Number(values.skip);
     for (const site of sites.slice(skip, skip + limit)) {
       const real = all.find((p) => p.site === site) as RecipePage;
-      const t = templateOf(real.html, urlOf(real.expected), real.expected);
+      const ofSite = all.filter((p) => p.site === site).map((p) => p.expected);
+      const t = templateOf(real.html, urlOf(real.expected), real.expected, ofSite);
       const shown = Object.keys(t.held);
       if (shown.length === 0) {
         totals.skipped++;

@@ -13,7 +13,7 @@ import {
   normalizeText,
 } from '../../activities/reading/learned/values.js';
 import type { Candidate } from '../../shared/learned-extractor.js';
-import { present } from './compare.js';
+import { present, words } from './compare.js';
 import { oracle, schemaOf } from './learned-crawl.js';
 import { EXPECTED, FIELDS } from './recipe-pages.js';
 
@@ -30,12 +30,25 @@ export interface Template {
   expected: Record<string, unknown>;
   /** Per field the template shows, the learner's candidates for it on the template page. */
   held: Record<string, Candidate[]>;
+  /**
+   * Shown fields whose value is the site's, not the recipe's: the same on each of its pages, as the site
+   * renders them (siteOwn).
+   */
+  own: string[];
 }
 
 const LEARNABLE = new Map((learnableFields(schemaOf().fields) ?? []).map((f) => [f.name, f]));
 
-/** The template: the real page and which of its fields a selector reads as the oracle answers them. */
-export function templateOf(html: string, url: string, expected: Record<string, unknown>): Template {
+/**
+ * The template: the real page and which of its fields a selector reads as the oracle answers them; `site`,
+ * the expected values of the site's real pages (the template's among them).
+ */
+export function templateOf(
+  html: string,
+  url: string,
+  expected: Record<string, unknown>,
+  site: Record<string, unknown>[] = [expected],
+): Template {
   const page = { $: load(html), url };
   const data = oracle(expected);
   const held: Record<string, Candidate[]> = {};
@@ -43,7 +56,25 @@ export function templateOf(html: string, url: string, expected: Record<string, u
     const found = deriveCandidates(page, LEARNABLE.get(name) as LearnableField, data[name]);
     if (found.length > 0) held[name] = found;
   }
-  return { html, url, expected, held };
+  const own = 'author' in held && siteOwn(page.$, expected.author, site) ? ['author'] : [];
+  return { html, url, expected, held, own };
+}
+
+/**
+ * Whether an author is the site's own (a shop's or magazine's brand, a one-author blog's writer), which
+ * its other recipes show as well: every real page of the site names it (two or more), or the site's own
+ * header, navigation or footer (not a recipe's) or its og:site_name does. A site does not write another
+ * recipe's author into its menu ("Über ALDI SUISSE").
+ */
+function siteOwn($: CheerioAPI, author: unknown, site: Record<string, unknown>[]): boolean {
+  if (typeof author !== 'string' || !words(author)) return false;
+  const same = (v: unknown) => typeof v === 'string' && words(v) === words(author);
+  if (site.length >= 2 && site.every((e) => same(e.author))) return true;
+  if (same($('meta[property="og:site_name"]').attr('content'))) return true;
+  const chrome = $('header, nav, footer')
+    .toArray()
+    .filter((el) => $(el).parents('main, article').length === 0);
+  return chrome.some((el) => ` ${words($(el).text())} `.includes(` ${words(author)} `));
 }
 
 /**

@@ -70,6 +70,13 @@ const lines = (v: unknown) => (Array.isArray(v) ? v.map((l) => words(String(l)))
  */
 function lists($: CheerioAPI, expected: Record<string, unknown>, rnd: () => number): boolean {
   let changed = false;
+  // The page's values of one line as compared, a total time as its number.
+  const shown = ['title', 'author', 'description', 'total_time', 'yields'].flatMap((key) => {
+    const v = expected[key];
+    return (typeof v === 'string' || typeof v === 'number') && words(String(v))
+      ? [` ${words(String(v))} `]
+      : [];
+  });
   const own = {
     ingredients: lines(expected.ingredients),
     instructions_list: lines(expected.instructions_list),
@@ -95,6 +102,9 @@ function lists($: CheerioAPI, expected: Record<string, unknown>, rnd: () => numb
       continue;
     }
     if (rnd() < 0.5) continue;
+    // A recipe card's details (yield, times, author) are a list too: a site shows them all on every page,
+    // and one dropped here would leave the page without a value it is still expected to show.
+    if (texts.some((t) => shown.some((v) => ` ${t} `.includes(v)))) continue;
     if (rnd() < 0.5) for (const li of items.slice(1 + Math.floor(rnd() * (items.length - 1)))) $(li).remove();
     else for (const li of items.slice(0, 1 + Math.floor(rnd() * 3))) $(list).append($(li).clone());
     changed = true;

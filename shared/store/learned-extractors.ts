@@ -11,6 +11,7 @@ import {
   mergeCandidates,
   misfit,
   narrowed,
+  restartedFields,
 } from '../learned-extractor.js';
 import type { DataSource, FieldProvenance } from '../structured-data.js';
 import { InsertBatches } from './insert-batches.js';
@@ -79,6 +80,11 @@ export interface TemplateRecord {
    */
   outliers?: number;
   /**
+   * Fields a learning page started again from its own candidates (see restartedFields), this generation:
+   * bounded, so a field whose values no selector reads on every page is left to the model at last.
+   */
+  restarts?: number;
+  /**
    * Pages of a learning template the model is answering now: while LEARN_PAGES + VERIFY_PAGES of them are
    * under way, more would teach nothing new, so they wait (their crawl defers them on a durable timer).
    */
@@ -92,6 +98,8 @@ export const LEARN_PAGES = 2;
 export const VERIFY_PAGES = 2;
 /** Failed checks after which a template is given up (its pages keep changing under the same structure). */
 const MAX_INVALIDATIONS = 3;
+/** Times a learning template's emptied fields start again from a later page, per generation. */
+const MAX_RESTARTS = 2;
 
 /** What a model-answered page taught, computed in the HTML pool against the record as read. */
 export interface Lesson {
@@ -564,9 +572,20 @@ export class LearnedExtractorStore {
       return { kind: 'outlier' };
     }
     next.fields = mergeCandidates(doc.fields, lesson.kept);
-    next.samples = doc.samples + 1;
-    if (next.learned_from.length < LEARN_PAGES) next.learned_from = [...doc.learned_from, lesson.url];
-    else next.verified_on = [...doc.verified_on, lesson.url].slice(-VERIFY_PAGES);
+    const again = (doc.restarts ?? 0) < MAX_RESTARTS ? restartedFields(emptied, lesson.fresh) : {};
+    if (Object.keys(again).length > 0) {
+      // The pages before were these fields' outliers: they start again here, and so does the count of pages
+      // agreeing (the other fields' candidates read this page too).
+      next.fields = { ...next.fields, ...again };
+      next.restarts = (doc.restarts ?? 0) + 1;
+      next.samples = 1;
+      next.learned_from = [lesson.url];
+      next.verified_on = [];
+    } else {
+      next.samples = doc.samples + 1;
+      if (next.learned_from.length < LEARN_PAGES) next.learned_from = [...doc.learned_from, lesson.url];
+      else next.verified_on = [...doc.verified_on, lesson.url].slice(-VERIFY_PAGES);
+    }
     settle(next, lesson.jobId);
     return { kind: next.status === 'verified' ? 'verified' : next.status };
   }
@@ -604,6 +623,7 @@ function invalidate(next: TemplateRecord, lesson: Lesson): void {
   next.checks_run = 0;
   next.last_check_n = 0;
   next.outliers = 0;
+  next.restarts = 0;
 }
 
 /**

@@ -74,3 +74,53 @@ describe('a text field read by its place', () => {
     assert.ok(out.unanswered.includes('description'));
   });
 });
+
+// A recipe's byline and its reviewer are spans of one meta block, each a label and a link alike: on a page
+// without an author, the reviewer's span moves into the author's place, and a selector that names only
+// that place reads the reviewer's name, made up as an author's link. The words that introduce the link
+// ("By" against "Reviewed by") tell them apart.
+interface Byline {
+  title: string;
+  author: string | null;
+  reviewer: string;
+}
+
+const BYLINES: Byline[] = [
+  { title: 'Apple tart', author: 'Alana Scott', reviewer: 'Joanna Baker' },
+  { title: 'Beef stew', author: 'Alana Scott', reviewer: 'Anna Sloan' },
+  { title: 'Fish pie', author: 'Tom Berg', reviewer: 'Joanna Baker' },
+  { title: 'Leek soup', author: 'Mei Chen', reviewer: 'Anna Sloan' },
+  { title: 'Pea risotto', author: 'Ravi Patel', reviewer: 'Joanna Baker' },
+  { title: 'Duck confit', author: null, reviewer: 'Joanna Baker' },
+];
+
+function bylinePage(b: Byline): string {
+  const by = b.author === null ? '' : `<span>By <a class="highlight" href="/about">${b.author}</a></span>`;
+  return `<html><body><main><h1 class="title">${b.title}</h1><div class="meta">
+    <span>Prep in <span class="highlight">10 min</span></span>${by}
+    <span>Reviewed by <a class="highlight" href="/team">${b.reviewer}</a></span></div></main></body></html>`;
+}
+
+describe('a byline read by its place', () => {
+  const fields = learnableFields(normalizeSchema({ title: 'string', author: 'string' }).fields) ?? [];
+  let known: FieldCandidates | null = null;
+  for (const b of BYLINES.slice(0, 4))
+    known = learnFromAnswer(at(bylinePage(b)), fields, { title: b.title, author: b.author }, known);
+
+  test('is learned by its place only', () => {
+    const author = known?.author ?? [];
+    assert.ok(author.length > 0);
+    for (const c of author) assert.match(c.selector, /:nth-of-type\(/);
+  });
+
+  test('reads the author of a page it was not learned from', () => {
+    const b = BYLINES[4] as Byline;
+    assert.equal(applyExtractor(at(bylinePage(b)), fields, known ?? {}).data.author, b.author);
+  });
+
+  test('a page without one leaves it to the model, never the reviewer moved into its place', () => {
+    const out = applyExtractor(at(bylinePage(BYLINES[5] as Byline)), fields, known ?? {});
+    assert.ok(!('author' in out.data), `answered ${JSON.stringify(out.data.author)}`);
+    assert.ok(out.unanswered.includes('author'));
+  });
+});

@@ -146,25 +146,54 @@ function readItems(
 /**
  * Whether a candidate's node is made up as on the pages it was learned from (text reads only). Where a
  * block is missing, the next one moves into its place and must not answer for it: a number read by its
- * place alone also keeps the words around it ("30 min prep" against "60 min cook"), and a text read by its
- * place alone the label it starts with, if any ("Difficulty: hard" where a description was).
+ * place alone also keeps the words around it ("30 min prep" against "60 min cook"), and one text read whole
+ * by its place alone the label it starts with, if any ("Difficulty: hard" where a description was).
  */
 function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<string>): boolean {
-  if (c.attr || c.transform.kind === 'own') return true;
+  if (c.attr) return true;
+  const placed = !namesItsNode(c);
+  // The words that introduce it ("By" against "Reviewed by"): a neighbour moved into its place by a missing
+  // block reads alike but is introduced otherwise. Only when there are some, so what was learned before
+  // still matches (an own-text read is checked only then, or when it was learned with some).
+  const lead = placed ? leadIn(node) : '';
+  if (c.transform.kind === 'own') {
+    if (!lead && !c.shapes?.some((s) => s.startsWith('|after '))) return true;
+    return checkShape(lead ? `|after ${lead}` : '', c, seen);
+  }
   let shape = shapeOf(node);
-  if (!namesItsNode(c)) {
+  if (placed) {
     if (c.transform.kind === 'number') shape += `|${wordsAround(text)}`;
-    else {
-      // Only a label changes the shape, so what was learned without one before still matches.
+    else if (c.transform.kind === 'exact' && !c.list) {
+      // Only a label changes the shape, so what was learned without one before still matches. An affix
+      // read has its fixed words already (they must be there to read): a "label" found in it may run into
+      // the value ("Made by Jane Doe: …") and would differ on every page; so would a list's ("Make the
+      // dough: …" is a step, each its own).
       const label = leadingLabel(text);
       if (label) shape += `|label ${label}`;
     }
   }
+  return checkShape(lead ? `${shape}|after ${lead}` : shape, c, seen);
+}
+
+/** Whether the make-up is one the candidate was learned with (with `seen`, learning: collected there). */
+function checkShape(shape: string, c: Candidate, seen?: Set<string>): boolean {
   if (seen) {
     seen.add(shape);
     return true;
   }
   return !c.shapes || c.shapes.includes(shape);
+}
+
+/**
+ * The words written just before a node in its parent ("by" in "By <a>Jane</a>"), after any element before it:
+ * lower-cased letters, the last three words, from at most 8 text nodes.
+ */
+function leadIn(node: Element): string {
+  let before = '';
+  let steps = 0;
+  for (let n = node.prev; n && n.type === 'text' && steps < 8; n = n.prev, steps++)
+    before = `${n.data.slice(-80)} ${before}`;
+  return wordsAround(before.slice(-160)).split(' ').slice(-3).join(' ');
 }
 
 /** A node's words without its numbers, lower-cased: the fixed text a number is written in. */

@@ -8,6 +8,29 @@ import { isElement } from './values.js';
 
 const cssString = (s: string) => `"${s.replace(/["\\]/g, '\\$&')}"`;
 
+/**
+ * Attributes that name what an element is: microdata and meta names, and the hooks a site's own tests find
+ * it by (`data-testid`, `data-testhook`, …), which stay where generated class names (CSS modules'
+ * `recipe-header_title__tG0JE`) are not taken as names.
+ */
+const NAMING_ATTRS = [
+  'itemprop',
+  'property',
+  'name',
+  'data-testid',
+  'data-test-id',
+  'data-testhook',
+  'data-test',
+  'data-qa',
+  'data-cy',
+];
+const HOOKS = NAMING_ATTRS.slice(3);
+
+const namingValue = (el: Element, attr: string) => {
+  const v = el.attribs[attr];
+  return v && v.length <= 80 && !/[\n\r]/.test(v) ? v : null;
+};
+
 const stableId = (id: string | undefined) =>
   id && /^[A-Za-z][\w-]{0,60}$/.test(id) && !/\d{3,}/.test(id) ? id : null;
 
@@ -21,9 +44,9 @@ export function selectorsFor(el: Element, root?: Element): string[] {
   const tag = el.tagName;
   const id = stableId(el.attribs.id);
   if (id) out.push(`#${id}`);
-  for (const attr of ['itemprop', 'property', 'name', 'data-testid']) {
-    const v = el.attribs[attr];
-    if (v && v.length <= 80 && !/[\n\r]/.test(v)) out.push(`${tag}[${attr}=${cssString(v)}]`);
+  for (const attr of NAMING_ATTRS) {
+    const v = namingValue(el, attr);
+    if (v) out.push(`${tag}[${attr}=${cssString(v)}]`);
   }
   // The first class names what the element is; later ones are mostly its state (in-stock, on-sale, active).
   const [first, ...later] = stableClasses(el);
@@ -57,7 +80,7 @@ function relativeSelectors(el: Element, root: Element): string[] {
   return out;
 }
 
-/** The nearest ancestor with an id or classes, as a selector. */
+/** The nearest ancestor with an id, classes or a test hook, as a selector. */
 function namedAncestor(el: Element): { selector: string; el: Element } | null {
   let node = el.parent;
   for (let hops = 0; node && isElement(node) && hops < 8; hops++, node = node.parent) {
@@ -66,6 +89,12 @@ function namedAncestor(el: Element): { selector: string; el: Element } | null {
     if (id) return { selector: `#${id}`, el: node };
     const first = stableClasses(node)[0];
     if (first) return { selector: `${node.tagName}.${first}`, el: node };
+    const hook = HOOKS.find((attr) => namingValue(node as Element, attr));
+    if (hook)
+      return {
+        selector: `${node.tagName}[${hook}=${cssString(namingValue(node, hook) as string)}]`,
+        el: node,
+      };
   }
   return null;
 }
