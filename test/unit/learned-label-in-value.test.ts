@@ -100,3 +100,31 @@ describe('the steps of a list read by their place', () => {
     assert.deepEqual(out.data.instructions, last.steps);
   });
 });
+
+const PLAIN = [
+  { title: 'Apple tart', steps: ['Rub the butter into the flour.', 'Bake for 40 minutes.'] },
+  { title: 'Beef stew', steps: ['Brown the beef in two batches.', 'Simmer for three hours.'] },
+  { title: 'Fish pie', steps: ['Poach the fish in the milk.', 'Top it with the mash, then bake.'] },
+  { title: 'Leek soup', steps: ['Sweat the leeks with butter.', 'Blend until smooth.'] },
+];
+
+describe('a list whose items start with no label', () => {
+  let known: FieldCandidates | null = null;
+  for (const d of PLAIN)
+    known = learnFromAnswer(at(card(d)), STEPS, { title: d.title, instructions: d.steps }, known);
+
+  test('answers a page it was not learned from', () => {
+    const next = { title: 'Duck confit', steps: ['Salt the legs overnight.', 'Cook slowly in the fat.'] };
+    const out = applyExtractor(at(card(next)), STEPS, known ?? {});
+    assert.deepEqual(out.data.instructions, next.steps);
+  });
+
+  test('leaves to the model a list where an item starts with a label (a note is no step)', () => {
+    const next = {
+      title: 'Duck confit',
+      steps: ['Salt the legs overnight.', 'Cook slowly in the fat.', 'Note: the fat keeps for a month.'],
+    };
+    const out = applyExtractor(at(card(next)), STEPS, known ?? {});
+    assert.ok(!('instructions' in out.data), `answered ${JSON.stringify(out.data.instructions)}`);
+  });
+});

@@ -163,13 +163,14 @@ function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<s
   let shape = shapeOf(node);
   if (placed) {
     if (c.transform.kind === 'number') shape += `|${wordsAround(text)}`;
-    else if (c.transform.kind === 'exact' && !c.list) {
+    else if (c.transform.kind === 'exact') {
       // Only a label changes the shape, so what was learned without one before still matches. An affix
       // read has its fixed words already (they must be there to read): a "label" found in it may run into
-      // the value ("Made by Jane Doe: …") and would differ on every page; so would a list's ("Make the
-      // dough: …" is a step, each its own).
+      // the value ("Made by Jane Doe: …") and would differ on every page. A list's item keeps whether it
+      // starts with a label, not the label's words: steps may each name theirs ("Make the dough: …"), but a
+      // note or a section's heading ("Note: …", "For the sauce:") among items without one is no item.
       const label = leadingLabel(text);
-      if (label) shape += `|label ${label}`;
+      if (label) shape += c.list ? '|label' : `|label ${label}`;
     }
   }
   return checkShape(lead ? `${shape}|after ${lead}` : shape, c, seen);
