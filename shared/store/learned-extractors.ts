@@ -168,6 +168,13 @@ export type Asked = { check: true; n: number } | { check: false; n: number };
  */
 const BLOCK_MS = 1_000;
 const MAX_BLOCK = 16;
+/**
+ * Answered pages numbered up to this many before the last passed check are kept, and re-done when the next
+ * check fails: pages run several at once take their numbers in another order than they were fetched (a
+ * crawl's pages in flight, a process's block), so a page of the changed template may be numbered before a
+ * passed check that read an older page, and must not be forgotten by it.
+ */
+export const ANSWERS_KEPT_BEHIND = 64;
 const BLOCKS_MAX = 2_000;
 /** Attempts to record an answered page under a number no other process holds (see ask). */
 const NUMBER_ATTEMPTS = 3;
@@ -267,7 +274,7 @@ export class LearnedExtractorStore {
     const doc = await this.col.findOne({ _id: id });
     if (!doc) return false;
     const counter = await this.counters.findOne({ _id: counterId(id, doc.generation) });
-    if (counter) await this.forgetAnswered(doc, doc.last_check_n + 1, counter.n);
+    if (counter) await this.forgetAnswered(doc, doc.last_check_n + 1 - ANSWERS_KEPT_BEHIND, counter.n);
     await Promise.all(
       Array.from({ length: doc.generation + 1 }, (_, g) =>
         this.counters.deleteOne({ _id: counterId(id, g) }),
@@ -359,9 +366,9 @@ export class LearnedExtractorStore {
         redo.push(...(await this.claim(docs.map((d) => d._id))));
         continue;
       }
-      // Pages of a template gone meanwhile (evicted, forgotten), or numbered before a check that passed
-      // meanwhile (it forgot their numbers before they were written), will never be re-done.
-      const passed = docs.filter((d) => !now || (d.n ?? 0) <= now.last_check_n);
+      // Pages of a template gone meanwhile (evicted, forgotten), or numbered further before a check that
+      // passed meanwhile than it keeps (it forgot their numbers before they were written), are never re-done.
+      const passed = docs.filter((d) => !now || (d.n ?? 0) <= now.last_check_n - ANSWERS_KEPT_BEHIND);
       if (passed.length > 0)
         await this.answers.bulkWrite(
           passed.map((d) => ({ deleteOne: { filter: { _id: d._id } } })),
@@ -385,12 +392,13 @@ export class LearnedExtractorStore {
   }
 
   /**
-   * The pages answered after the last passed check: up to the failed check `n`, and those numbered after it
-   * (answered while the check was with the model); at most 2 × checkEvery either side of `n`.
+   * The pages answered since the last passed check (and ANSWERS_KEPT_BEHIND before it): up to the failed
+   * check `n`, and those numbered after it (answered while the check was with the model); at most
+   * 2 × checkEvery either side of `n`, and the pages kept behind.
    */
   private async answeredSince(doc: TemplateRecord, n: number): Promise<AnsweredPage[]> {
     const counter = await this.counters.findOne({ _id: counterId(doc._id, doc.generation) });
-    const from = Math.max(doc.last_check_n + 1, n - 2 * this.checkEvery);
+    const from = Math.max(1, Math.max(doc.last_check_n + 1, n - 2 * this.checkEvery) - ANSWERS_KEPT_BEHIND);
     const to = Math.min(Math.max(n, counter?.n ?? n), n + 2 * this.checkEvery);
     return this.claim(
       Array.from({ length: Math.max(0, to - from + 1) }, (_, i) =>
@@ -544,9 +552,13 @@ export class LearnedExtractorStore {
       outcome.redo = (await this.answeredSince(doc, lesson.checkN ?? 0)).filter(
         (p) => p.pageId !== lesson.pageId,
       );
-    // Pages answered before a passed check will never be re-done: their records go.
+    // Pages answered further before a passed check than it keeps will never be re-done: their records go.
     if (outcome.kind === 'checked' && next.last_check_n > doc.last_check_n)
-      await this.forgetAnswered(doc, doc.last_check_n + 1, next.last_check_n);
+      await this.forgetAnswered(
+        doc,
+        doc.last_check_n + 1 - ANSWERS_KEPT_BEHIND,
+        next.last_check_n - ANSWERS_KEPT_BEHIND,
+      );
     return outcome;
   }
 
@@ -591,11 +603,11 @@ export class LearnedExtractorStore {
   }
 
   /**
-   * Drops the records of the pages numbered `from`..`to` (at most 2 × checkEvery of them), in one command
-   * of deletes each by `_id`.
+   * Drops the records of the pages numbered `from`..`to` (at most 2 × checkEvery + ANSWERS_KEPT_BEHIND of
+   * them), in one command of deletes each by `_id`.
    */
   private async forgetAnswered(doc: TemplateRecord, from: number, to: number): Promise<void> {
-    const first = Math.max(from, to - 2 * this.checkEvery + 1);
+    const first = Math.max(from, 1, to - 2 * this.checkEvery - ANSWERS_KEPT_BEHIND + 1);
     if (to < first) return;
     await this.answers.bulkWrite(
       Array.from({ length: to - first + 1 }, (_, i) => ({

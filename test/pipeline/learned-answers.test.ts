@@ -1,13 +1,14 @@
 // The learned extractors' per-page state on an in-memory database: the pages a verified extractor answered
 // are numbered from blocks a process takes at once (one counter write for many pages while they come fast,
 // one a page when they come slowly), a check still falls once every `checkEvery` numbers, a passed check
-// forgets the pages before it in one command, and a failed check re-does every page answered since the last
-// passed one.
+// forgets the pages numbered further than ANSWERS_KEPT_BEHIND before it in one command, and a failed check
+// re-does every page answered since then (pages run at once are numbered out of their order).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Db } from 'mongodb';
 import { memoryDb } from '../../bench/real/memory-db.js';
 import {
+  ANSWERS_KEPT_BEHIND,
   type AnsweredPage,
   HeldAnswers,
   LearnedExtractorStore,
@@ -161,23 +162,26 @@ describe('learned extractors: answered pages', () => {
     assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 0, 'every record claimed once');
   });
 
-  test('held pages numbered before a check that passed meanwhile are not kept', async () => {
+  test('held pages numbered further before a check that passed meanwhile than it keeps are not kept', async () => {
     const { db, memory } = countedDb();
     const store = new LearnedExtractorStore(db, CHECK_EVERY);
     const record = await verifiedTemplate(store);
     const batch = new HeldAnswers();
+    const pages = ANSWERS_KEPT_BEHIND + 3 * CHECK_EVERY;
     const asked = [];
-    for (let i = 1; i <= 12; i++) asked.push({ i, ...(await store.ask(record, 'j1', pageOf(i), batch)) });
-    const check = asked.find((a) => a.check);
-    assert.ok(check);
-    // The check (page 8) passes before the batch holding the others ends.
+    for (let i = 1; i <= pages; i++) asked.push({ i, ...(await store.ask(record, 'j1', pageOf(i), batch)) });
+    const check = asked.filter((a) => a.check).at(-1);
+    assert.ok(check && check.n > ANSWERS_KEPT_BEHIND, JSON.stringify(check));
+    // The last check passes before the batch holding the others ends.
     const lesson = { generation: 0, url: 'u', jobId: 'j1', check: true, kept: record.fields };
     await store.learn(
       { ...KEY, template: record.template },
-      { ...lesson, pageId: 'page-8', checkN: check.n },
+      { ...lesson, pageId: `page-${check.i}`, checkN: check.n },
     );
-    assert.deepEqual(await store.recordHeld(batch, pageIds(1, 12)), []);
-    assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 12 - check.n, 'those after the check only');
+    assert.deepEqual(await store.recordHeld(batch, pageIds(1, pages)), []);
+    const near = asked.filter((a) => !a.check && a.n > check.n - ANSWERS_KEPT_BEHIND).length;
+    assert.ok(near < asked.filter((a) => !a.check).length, 'some were numbered further before it');
+    assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], near, 'those near or after the check only');
   });
 
   test('held pages of a template forgotten meanwhile are neither kept nor re-done', async () => {
@@ -191,14 +195,15 @@ describe('learned extractors: answered pages', () => {
     assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 0);
   });
 
-  test('a passed check forgets the pages before it in one command; a failed one re-does those after it', async () => {
+  test('a passed check forgets the pages numbered further before it than it keeps in one command; a failed one re-does those after them', async () => {
     const { db, calls, memory } = countedDb();
     const store = new LearnedExtractorStore(db, CHECK_EVERY);
     const record = await verifiedTemplate(store);
     const key = { ...KEY, template: record.template };
     const asked = [];
-    for (let i = 1; i <= 20; i++) asked.push({ i, ...(await store.ask(record, 'j1', pageOf(i))) });
-    const [first, second] = asked.filter((a) => a.check);
+    const pages = ANSWERS_KEPT_BEHIND + 3 * CHECK_EVERY;
+    for (let i = 1; i <= pages; i++) asked.push({ i, ...(await store.ask(record, 'j1', pageOf(i))) });
+    const [first, second] = asked.filter((a) => a.check && a.n > ANSWERS_KEPT_BEHIND);
     assert.ok(first && second, JSON.stringify(asked));
     const lesson = { generation: 0, url: 'u', jobId: 'j1', check: true };
     const passed = await store.learn(key, {
@@ -210,7 +215,10 @@ describe('learned extractors: answered pages', () => {
     assert.deepEqual(passed, { kind: 'checked' });
     assert.equal(calls[`bulkWrite ${COLLECTIONS.learnedAnswers}`], 1);
     const kept = memory.sizes()[COLLECTIONS.learnedAnswers];
-    assert.equal(kept, 20 - 2 - (first.n - 1), 'the pages after the passed check stay');
+    const behind = first.n - ANSWERS_KEPT_BEHIND;
+    const stay = asked.filter((a) => !a.check && a.n > behind);
+    assert.ok(stay.length < asked.filter((a) => !a.check).length);
+    assert.equal(kept, stay.length, 'the pages near and after the passed check stay');
 
     const failed = await store.learn(key, {
       ...lesson,
@@ -221,8 +229,9 @@ describe('learned extractors: answered pages', () => {
     });
     assert.equal(failed.kind, 'invalidated');
     const redo = failed.kind === 'invalidated' ? failed.redo.map((p) => p.pageId) : [];
-    // Those answered since the passed check: before the failed one, and after it (while it was with the model).
-    const since = asked.filter((a) => !a.check && a.n > first.n).map((a) => `page-${a.i}`);
+    // Those answered since the pages kept behind the passed check: before the failed one, and after it (while
+    // it was with the model).
+    const since = stay.map((a) => `page-${a.i}`);
     assert.deepEqual(redo, since);
     assert.ok(asked.some((a) => !a.check && a.n > second.n));
   });
