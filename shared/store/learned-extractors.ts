@@ -182,6 +182,9 @@ const NUMBER_ATTEMPTS = 3;
 const counterId = (id: string, generation: number) => `${id}:${generation}`;
 const answerId = (id: string, generation: number, n: number) =>
   `${id}:${generation}:${String(n).padStart(10, '0')}`;
+/** The ids of a template generation's answered pages numbered `from`..`to` (none when `to` < `from`). */
+const answerIds = (doc: TemplateRecord, from: number, to: number) =>
+  Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => answerId(doc._id, doc.generation, from + i));
 
 export class LearnedExtractorStore {
   readonly col: Collection<TemplateRecord>;
@@ -369,11 +372,7 @@ export class LearnedExtractorStore {
       // Pages of a template gone meanwhile (evicted, forgotten), or numbered further before a check that
       // passed meanwhile than it keeps (it forgot their numbers before they were written), are never re-done.
       const passed = docs.filter((d) => !now || (d.n ?? 0) <= now.last_check_n - ANSWERS_KEPT_BEHIND);
-      if (passed.length > 0)
-        await this.answers.bulkWrite(
-          passed.map((d) => ({ deleteOne: { filter: { _id: d._id } } })),
-          { ordered: false },
-        );
+      await this.deleteAnswers(passed.map((d) => d._id));
     }
     return redo;
   }
@@ -400,11 +399,7 @@ export class LearnedExtractorStore {
     const counter = await this.counters.findOne({ _id: counterId(doc._id, doc.generation) });
     const from = Math.max(1, Math.max(doc.last_check_n + 1, n - 2 * this.checkEvery) - ANSWERS_KEPT_BEHIND);
     const to = Math.min(Math.max(n, counter?.n ?? n), n + 2 * this.checkEvery);
-    return this.claim(
-      Array.from({ length: Math.max(0, to - from + 1) }, (_, i) =>
-        answerId(doc._id, doc.generation, from + i),
-      ),
-    );
+    return this.claim(answerIds(doc, from, to));
   }
 
   /**
@@ -608,11 +603,14 @@ export class LearnedExtractorStore {
    */
   private async forgetAnswered(doc: TemplateRecord, from: number, to: number): Promise<void> {
     const first = Math.max(from, 1, to - 2 * this.checkEvery - ANSWERS_KEPT_BEHIND + 1);
-    if (to < first) return;
+    await this.deleteAnswers(answerIds(doc, first, to));
+  }
+
+  /** Deletes answered pages' records, each by `_id`, in one command (none: no command). */
+  private async deleteAnswers(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
     await this.answers.bulkWrite(
-      Array.from({ length: to - first + 1 }, (_, i) => ({
-        deleteOne: { filter: { _id: answerId(doc._id, doc.generation, first + i) } },
-      })),
+      ids.map((_id) => ({ deleteOne: { filter: { _id } } })),
       { ordered: false },
     );
   }
