@@ -12,14 +12,7 @@ import { robotsAllow } from '../fetching/robots.js';
 import { makeTemplateLearner } from '../reading/learned/learner.js';
 import type { BatchWrites } from './crawl-pages.js';
 import { crawlOnePage } from './crawl-pipeline.js';
-import {
-  type AloneResult,
-  type CrawlPageInput,
-  type CrawlPageResult,
-  type CrawlPorts,
-  type HeldWrites,
-  takeHeldPages,
-} from './crawl-types.js';
+import type { AloneResult, CrawlPageInput, CrawlPageResult, CrawlPorts, HeldWrites } from './crawl-types.js';
 
 /** How long a page waits while the first pages of its template teach its extractor (doubled each time). */
 const LEARNING_WAIT_MS = 500;
@@ -96,10 +89,10 @@ export function makeCrawlPage(deps: ActivityDeps) {
 function batchWrites(deps: ActivityDeps): BatchWrites {
   const { pages, learned } = deps;
   return {
-    hold: () => ({ pages: [], pageBytes: 0, answers: new HeldAnswers() }),
+    hold: () => ({ pages: [], answers: new HeldAnswers() }),
     async record(held, completed) {
       const [, redo] = await Promise.all([
-        pages?.saveAll(takeHeldPages(held)),
+        pages?.saveAll(held.pages.splice(0)),
         learned ? learned.recordHeld(held.answers, completed) : [],
       ]);
       return redo;

@@ -70,8 +70,6 @@ export interface AloneResult {
  */
 export interface HeldWrites {
   pages: NewPage[];
-  /** The bytes of `pages`' bodies. */
-  pageBytes: number;
   answers: HeldAnswers;
 }
 
@@ -81,17 +79,11 @@ export interface HeldWrites {
  */
 export const HELD_PAGE_BYTES = 2 * 1024 * 1024;
 
-/** The pages held, to store now; the batch holds none after. */
-export function takeHeldPages(held: HeldWrites): NewPage[] {
-  held.pageBytes = 0;
-  return held.pages.splice(0);
-}
-
 /** Whether the batch holds the page, to store it with the others when it ends (else it is stored at once). */
 export function holdPage(held: HeldWrites, page: NewPage): boolean {
-  if (held.pages.length > 0 && held.pageBytes + page.bytes > HELD_PAGE_BYTES) return false;
+  const bytes = held.pages.reduce((sum, p) => sum + p.bytes, 0);
+  if (held.pages.length > 0 && bytes + page.bytes > HELD_PAGE_BYTES) return false;
   held.pages.push(page);
-  held.pageBytes += page.bytes;
   return true;
 }
 
