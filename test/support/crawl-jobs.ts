@@ -8,14 +8,26 @@ import type { ShopSite } from './shop-site.js';
 
 const FINAL = ['completed', 'failed', 'cancelled'];
 
-/** Polls GET /jobs/{id} until the job has ended; returns the job resource. */
+/**
+ * Polls GET /jobs/{id} until the job has ended; returns the job resource. The polls count against the tenant's
+ * rate limit like any request: a 429 waits out its Retry-After, so the caller's next request (the results, say)
+ * is not the one the limit refuses. Any other refusal fails at once with its body.
+ */
 export async function waitForJobEnd(svc: TestService, jobId: string, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const job = (await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() })).json();
-    if (FINAL.includes(job.status)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status}`);
-    await new Promise((r) => setTimeout(r, 100));
+    const res = await svc.app.inject({ url: `/api/v1/jobs/${jobId}`, headers: svc.auth() });
+    if (res.statusCode === 200) {
+      const job = res.json();
+      if (FINAL.includes(job.status)) return job;
+      if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status}`);
+    } else if (res.statusCode !== 429) {
+      throw new Error(`GET /jobs/${jobId} answered ${res.statusCode}: ${res.body}`);
+    } else if (Date.now() > deadline) {
+      throw new Error(`job ${jobId} still rate-limited at the deadline`);
+    }
+    const retryAfterMs = res.statusCode === 429 ? Number(res.headers['retry-after'] ?? 1) * 1000 : 100;
+    await new Promise((r) => setTimeout(r, Math.min(retryAfterMs, Math.max(100, deadline - Date.now()))));
   }
 }
 

@@ -29,12 +29,9 @@ test('killing the worker mid-crawl loses no page and extracts none twice', { tim
   try {
     const job = await waitForJobEnd(svc, jobId, 180_000);
     assert.equal(job.status, 'completed');
-    const results = (
-      await svc.app.inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() })
-    ).json() as {
-      url: string;
-      status: string;
-    }[];
+    const read = await svc.app.inject({ url: `/api/v1/jobs/${jobId}/results`, headers: svc.auth() });
+    assert.equal(read.statusCode, 200, read.body);
+    const results = read.json() as { url: string; status: string }[];
     const urls = results.map((r) => r.url);
     assert.equal(new Set(urls).size, urls.length, 'every page once in the results');
     const products = results.filter((r) => r.url.includes('/product/'));
