@@ -15,6 +15,7 @@ import type { Tracing } from '../shared/telemetry/tracing.js';
 import { ensureSearchAttributes } from '../temporal-config/search-attributes.js';
 import { workerInterceptors, workerSinks, workflowInterceptorModules } from './interceptors.js';
 import { freeLoopbackPort, type MetricsServer, startMetricsServer } from './metrics-server.js';
+import { runAndShutdown } from './run-and-shutdown.js';
 import { installRuntime, type LogDestination } from './runtime.js';
 import { WORKFLOWS_PATH, workflowBundlePath } from './workflow-bundle.js';
 
@@ -104,21 +105,12 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     config,
     sdkMetrics ? `http://${scrapeHost(sdkMetrics.host)}:${sdkMetrics.port}/metrics` : undefined,
   );
-  let running: Promise<void> | undefined;
   return {
     worker,
     mongo,
     metrics,
     metricsServer,
-    run() {
-      running ??= worker.run();
-      return running;
-    },
-    async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running?.catch(() => undefined);
-      // The pages finished last are in the log; their projection must not be lost with the process.
-      await events.flushProjections().catch(() => undefined);
+    ...runAndShutdown(worker, events, async () => {
       stopCounting();
       await metricsServer?.close();
       await browser?.close();
@@ -126,7 +118,7 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
       await documents.close();
       await connection.close();
       await mongo.close();
-    },
+    }),
   };
 }
 

@@ -11,6 +11,7 @@ import { connectMongo } from '../../shared/store/mongo.js';
 import { ensureSearchAttributes } from '../../temporal-config/search-attributes.js';
 import type { RunningWorker } from '../../worker/build.js';
 import { workerInterceptors, workflowInterceptorModules } from '../../worker/interceptors.js';
+import { runAndShutdown } from '../../worker/run-and-shutdown.js';
 import { installRuntime, type LogDestination } from '../../worker/runtime.js';
 import { WORKFLOWS_PATH, workflowBundlePath } from '../../worker/workflow-bundle.js';
 import type { FakeActivities } from './fake-activities.js';
@@ -39,22 +40,14 @@ export async function startFakeWorker(
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES,
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
   });
-  let running: Promise<void> | undefined;
   return {
     worker,
     mongo,
     metrics: createMetrics({ tenantLabels: config.METRICS_TENANT_LABELS }),
     metricsServer: null,
-    run() {
-      running ??= worker.run();
-      return running;
-    },
-    async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running?.catch(() => undefined);
-      await deps.events.flushProjections().catch(() => undefined);
+    ...runAndShutdown(worker, deps.events, async () => {
       await connection.close();
       await mongo.close();
-    },
+    }),
   };
 }
