@@ -102,5 +102,6 @@ function batchWrites(deps: ActivityDeps): BatchWrites {
       ]);
       return redo;
     },
+    recordEvents: (held) => appendPageEvents(deps, held.events.splice(0)),
   };
 }
