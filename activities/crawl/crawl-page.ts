@@ -7,6 +7,7 @@ import { HeldAnswers } from '../../shared/store/learned-extractors.js';
 import { budgetRefusal, categorized } from '../common/failure.js';
 import { currentPageRun } from '../extraction/extraction-types.js';
 import { pagePorts } from '../extraction/page-ports.js';
+import { appendPageEvents } from '../extraction/record-events.js';
 import type { ActivityDeps } from '../fetching/deps.js';
 import { robotsAllow } from '../fetching/robots.js';
 import { makeTemplateLearner } from '../reading/learned/learner.js';
@@ -85,17 +86,22 @@ export function makeCrawlPage(deps: ActivityDeps) {
   };
 }
 
-/** What a batch (or a lone page) holds: its fetched pages and learned extractors' answers, written at its end. */
+/**
+ * What a batch (or a lone page) holds: its fetched pages, learned extractors' answers and result events,
+ * written at its end.
+ */
 function batchWrites(deps: ActivityDeps): BatchWrites {
   const { pages, learned } = deps;
   return {
-    hold: () => ({ pages: [], answers: new HeldAnswers() }),
+    hold: () => ({ pages: [], answers: new HeldAnswers(), events: [] }),
     async record(held, completed) {
       const [, redo] = await Promise.all([
         pages?.saveAll(held.pages.splice(0)),
         learned ? learned.recordHeld(held.answers, completed) : [],
+        appendPageEvents(deps, held.events.splice(0)),
       ]);
       return redo;
     },
+    recordEvents: (held) => appendPageEvents(deps, held.events.splice(0)),
   };
 }

@@ -65,6 +65,8 @@ export type CrawlPagesResult = BatchPageResult[] | DeferredActivity;
 export interface BatchWrites {
   hold(): HeldWrites;
   record(held: HeldWrites, completed: ReadonlySet<string>): Promise<RedoPage[]>;
+  /** Writes the result events held so far at once (a cancelled batch answers before its pages end). */
+  recordEvents(held: HeldWrites): Promise<void>;
 }
 
 export function makeCrawlPages(
@@ -94,8 +96,13 @@ export function makeCrawlPages(
       return results;
     });
     // A cancelled page stops on its own (each step honours the signal); the batch does not wait for the
-    // slowest of them: the workflow records every page of a cancelled batch as skipped in its seq.
-    return categorized(() => (signal ? Promise.race([all, abortOf(signal)]) : all));
+    // slowest of them: the workflow records every page of a cancelled batch as skipped in its seq, except
+    // those whose result is written already (the ones done are written before it answers).
+    const cancelled = (reason: unknown) =>
+      (writes && held ? writes.recordEvents(held).catch(() => undefined) : Promise.resolve()).then(() => {
+        throw reason;
+      });
+    return categorized(() => (signal ? Promise.race([all, abortOf(signal).catch(cancelled)]) : all));
   };
 }
 

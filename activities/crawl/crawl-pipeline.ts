@@ -2,13 +2,14 @@
 // (crawl-types.ts): robots.txt, the page (stored or fetched), one read for links, cleaning, structured data
 // and its template, then structured data → learned extractor or model → provenance → its result event, and
 // last the links no other page queued. Nothing of the page is stored but its result.
+import type { ValidateFunction } from 'ajv';
 import type { DiscoveredLink, FollowRules } from '../../shared/crawl/links.js';
 import { toJsonSchema } from '../../shared/schema-input.js';
 import type { AnsweredPage } from '../../shared/store/learned-extractors.js';
 import { answerPage, planOf } from '../extraction/answer-page.js';
 import type { PageRun } from '../extraction/extraction-types.js';
 import { answerInputOf } from '../extraction/page-pipeline.js';
-import { makeRecordPage } from '../extraction/record-events.js';
+import { makeRecordPage, pageEvent } from '../extraction/record-events.js';
 import { validatorFor } from '../extraction/schema-validators.js';
 import type { StructuredPlan } from '../reading/structured-data/answer.js';
 import {
@@ -116,7 +117,9 @@ export async function crawlOnePage(
           pageId: input.pageId,
         })
       : [];
-  await makeRecordPage(ports)(input, answer.page, 'deferred');
+  // In a batch the event is held and written with its neighbours' when the batch ends (crawl-page.ts).
+  if (held) held.events.push(pageEvent(input, answer.page));
+  else await makeRecordPage(ports)(input, answer.page, 'deferred');
   return {
     outcome: 'completed',
     links: await unseen(ports, input, links, run),
@@ -201,11 +204,22 @@ export function rulesFor(input: Pick<CrawlPageInput, 'discover' | 'rules'>): Fol
   return rules;
 }
 
+/**
+ * Each field's validator, by the field: a batch's pages share their schema's objects, so its fields' JSON
+ * Schemas are built and looked up once a batch, not once a value (a field's entry goes with its batch).
+ */
+const fieldValidators = new WeakMap<object, ValidateFunction>();
+
 /** Whether one field's value fits the schema (a learned value that does not is left to the model). */
 function validField(schema: CrawlPageInput['schema'], name: string, value: unknown): boolean {
   const field = schema.fields.find((f) => f.name === name);
   if (!field) return false;
-  return validatorFor(toJsonSchema({ ...schema, fields: [field] }))({ [name]: value }) === true;
+  let validate = fieldValidators.get(field);
+  if (!validate) {
+    validate = validatorFor(toJsonSchema({ ...schema, fields: [field] }));
+    fieldValidators.set(field, validate);
+  }
+  return validate({ [name]: value }) === true;
 }
 
 /** The URL characters of a page's links, as MAX_LINK_CHARS_PER_PAGE counts them. */

@@ -2,7 +2,7 @@
 // (crawl-pipeline.ts, crawl-page.ts, crawl-pages.ts) and the workflows that schedule it: its
 // input and result, and the ports a crawl page adds to an extract's (extraction/extraction-types.ts).
 import type { FollowRules } from '../../shared/crawl/links.js';
-import type { PageCompletedData } from '../../shared/events.js';
+import type { JobEvent, PageCompletedData } from '../../shared/events.js';
 import type { CrawlJobInput, StoredSource } from '../../shared/schemas/job-spec.js';
 import type { AnsweredPage, HeldAnswers } from '../../shared/store/learned-extractors.js';
 import type { NewPage } from '../../shared/store/pages.js';
@@ -64,13 +64,15 @@ export interface AloneResult {
 
 /**
  * What a crawl batch's pages (or a lone crawl page) leave to be written together when it ends, before it
- * answers (crawl-pages.ts): the pages fetched, for the page store, and the pages its learned extractors
- * answered. Its pages' results reach the crawl only with the batch's, and a batch that fails runs every page
- * again, so no page is counted done without them.
+ * answers (crawl-pages.ts): the pages fetched, for the page store, the pages its learned extractors
+ * answered, and its pages' result events (one insert for the batch instead of one or so a page). Its pages'
+ * results reach the crawl only with the batch's, and a batch that fails runs every page again, so no page is
+ * counted done without them.
  */
 export interface HeldWrites {
   pages: NewPage[];
   answers: HeldAnswers;
+  events: JobEvent[];
 }
 
 /**

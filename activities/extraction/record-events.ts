@@ -22,28 +22,39 @@ export function makeRecordPage(deps: { events: Pick<EventStore, 'append' | 'appe
     projection: 'awaited' | 'deferred',
     after: readonly JobEvent[] = [],
   ): Promise<void> {
-    const page = input.revises ? { ...answered, revises: input.revises } : answered;
-    const events: JobEvent[] = [
-      {
-        type: 'page.completed',
-        data: page,
-        job_id: input.jobId,
-        tenant_id: input.tenantId,
-        seq: input.eventSeq,
-        event_id: input.eventId,
-        at: new Date().toISOString(),
-      },
-      ...after,
-    ];
+    const events: JobEvent[] = [pageEvent(input, answered), ...after];
     if (projection === 'awaited') await deps.events.append(events);
-    else {
-      const logger = currentActivity()?.log ?? console;
-      await deps.events.appendDeferred(events, (err) =>
-        logger.warn('projecting the job failed; its next event retries', {
-          jobId: input.jobId,
-          error: String(err),
-        }),
-      );
-    }
+    else await appendPageEvents(deps, events);
   };
+}
+
+/** A page's result event, as recordPage writes it (a crawl batch holds its pages' and writes them together). */
+export function pageEvent(
+  input: Pick<ExtractWithModelInput, 'jobId' | 'tenantId' | 'eventSeq' | 'eventId' | 'revises'>,
+  answered: PageCompletedData,
+): JobEvent {
+  return {
+    type: 'page.completed',
+    data: input.revises ? { ...answered, revises: input.revises } : answered,
+    job_id: input.jobId,
+    tenant_id: input.tenantId,
+    seq: input.eventSeq,
+    event_id: input.eventId,
+    at: new Date().toISOString(),
+  };
+}
+
+/** Stores pages' events and projects their jobs in the background (a failed projection is retried later). */
+export async function appendPageEvents(
+  deps: { events: Pick<EventStore, 'appendDeferred'> },
+  events: readonly JobEvent[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const logger = currentActivity()?.log ?? console;
+  await deps.events.appendDeferred(events, (err) =>
+    logger.warn('projecting the job failed; its next event retries', {
+      jobId: events[0]?.job_id,
+      error: String(err),
+    }),
+  );
 }

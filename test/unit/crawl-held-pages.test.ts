@@ -22,7 +22,7 @@ const page = (pageId: string, bytes: number): NewPage => ({
 });
 
 test('a batch holds small pages and refuses the one that would pass the byte bound', () => {
-  const held: HeldWrites = { pages: [], answers: new HeldAnswers() };
+  const held: HeldWrites = { pages: [], answers: new HeldAnswers(), events: [] };
   const third = Math.floor(HELD_PAGE_BYTES / 3);
   assert.equal(holdPage(held, page('a', third)), true);
   assert.equal(holdPage(held, page('b', third)), true);
@@ -42,7 +42,7 @@ test('a batch holds small pages and refuses the one that would pass the byte bou
 });
 
 test('a page larger than the bound is held when the batch holds nothing else', () => {
-  const held: HeldWrites = { pages: [], answers: new HeldAnswers() };
+  const held: HeldWrites = { pages: [], answers: new HeldAnswers(), events: [] };
   assert.equal(holdPage(held, page('big', HELD_PAGE_BYTES + 1)), true);
   assert.equal(holdPage(held, page('next', 1)), false);
 });

@@ -10,7 +10,7 @@ import {
 import { CategorizedError } from '../../../shared/errors.js';
 import type { JobCleanerStep } from '../../../shared/schemas/job-spec.js';
 import { bodyHtml, type CleanContext, collapseWhitespace, prepareDocument } from './document.js';
-import { htmlToMarkdown } from './markdown.js';
+import { documentToMarkdown } from './markdown.js';
 import { mainContent } from './readability.js';
 import { sanitize } from './sanitize.js';
 import { dropRowText, expandColspans } from './tables.js';
@@ -34,7 +34,7 @@ const IMPLEMENTATIONS: { [N in CleanerName]: Implementation<N> } = {
     expandColspans($);
     dropRowText($);
     boundWhitespace($);
-    return htmlToMarkdown(bodyHtml($));
+    return documentToMarkdown($);
   },
   readability: (content, options, context) => {
     const seen = { title: '' };
@@ -53,6 +53,24 @@ const IMPLEMENTATIONS: { [N in CleanerName]: Implementation<N> } = {
 /** A cleaner on its own, options as a request sends them (defaults filled in, bad ones refused). */
 export type Cleaner = (content: string, options?: Record<string, unknown>, context?: CleanContext) => string;
 
+/**
+ * Options already checked, by cleaner and options as JSON: a crawl's pages each bring the same chain (a copy
+ * of it, through the thread boundary), and checking it costs more than the JSON. Bounded: a thread that sees
+ * more distinct options than this starts over. Cleaners only read their options.
+ */
+const PARSED_OPTIONS_MAX = 64;
+const parsedOptions = new Map<string, unknown>();
+
+function parsedOptionsOf<N extends CleanerName>(name: N, options: unknown, at: string): CleanerOptions<N> {
+  const key = `${name}\u0000${JSON.stringify(options ?? {})}`;
+  const known = parsedOptions.get(key);
+  if (known) return known as CleanerOptions<N>;
+  const parsed = parseCleanerOptions(name, options, at);
+  if (parsedOptions.size >= PARSED_OPTIONS_MAX) parsedOptions.clear();
+  parsedOptions.set(key, parsed);
+  return parsed;
+}
+
 function run<N extends CleanerName>(
   name: N,
   content: string,
@@ -60,7 +78,7 @@ function run<N extends CleanerName>(
   context: CleanContext,
   at: string,
 ) {
-  return IMPLEMENTATIONS[name](content, parseCleanerOptions(name, options, at), context);
+  return IMPLEMENTATIONS[name](content, parsedOptionsOf(name, options, at), context);
 }
 
 export const CLEANERS = Object.fromEntries(

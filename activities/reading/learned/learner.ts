@@ -106,10 +106,7 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
         key: {
           tenantId: input.tenantId,
           scope: input.siteId ? `site:${input.siteId}` : `job:${input.jobId}`,
-          schemaHash: createHash('sha256')
-            .update(JSON.stringify(input.schema.fields))
-            .digest('hex')
-            .slice(0, 24),
+          schemaHash: schemaHashOf(input.schema.fields),
           urlShape: urlShape(input.url),
         },
         fields,
@@ -269,3 +266,15 @@ export type TemplateLearner = ReturnType<typeof makeTemplateLearner>;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A schema's fields' hash, by the fields: a batch's pages share their schema's objects, so it is made once. */
+const schemaHashes = new WeakMap<object, string>();
+
+function schemaHashOf(fields: NormalizedSchema['fields']): string {
+  let hash = schemaHashes.get(fields);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(JSON.stringify(fields)).digest('hex').slice(0, 24);
+    schemaHashes.set(fields, hash);
+  }
+  return hash;
+}
