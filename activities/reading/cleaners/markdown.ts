@@ -1,7 +1,7 @@
 // HTML to Markdown with turndown and the GitHub-flavoured plugin (tables, strikethrough, task lists).
 // Page noise is already gone (document.ts); this step only converts.
-import { createRequire } from 'node:module';
 import { gfm } from '@joplin/turndown-plugin-gfm';
+import { createDocument } from '@mixmark-io/domino';
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode } from 'domhandler';
 import TurndownService from 'turndown';
@@ -70,12 +70,8 @@ export function documentToMarkdown($: CheerioAPI): string {
   return htmlToMarkdown(root);
 }
 
-/** The DOM implementation turndown parses with: its own dependency, so both build the same nodes. */
-const turndownPath = createRequire(import.meta.url).resolve('turndown');
-const domino = createRequire(turndownPath)('@mixmark-io/domino') as {
-  createDocument(html?: string): Document;
-};
-const turndownDocument = domino.createDocument('');
+/** Turndown's own DOM implementation (the version it depends on), so both build the same nodes. */
+const turndownDocument = createDocument('');
 
 /** Copies cheerio's nodes under `parent` (a walk with its own stack: pages nest deeper than the call stack). */
 function copyInto(parent: Node, nodes: AnyNode[]): void {
