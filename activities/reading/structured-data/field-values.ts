@@ -58,6 +58,9 @@ export function candidateFor(
     case 'instructions':
       return lines(field, instructionLines(values), showsList);
     case 'names':
+      // An author typed as something other than a person (the publisher's Organization, a Brand, a
+      // WebSite) is a byline of the site, not of a person: the model reads who wrote the page.
+      if (values.some(typedNotPerson)) return 'ambiguous';
       return names(field, [...new Set(values.flatMap(nameOf))]);
     case 'image': {
       const urls = values.flatMap(textOf);
@@ -119,7 +122,7 @@ function scalar(
     case 'availability':
       return availability(field, raw) ?? plain(field, raw, rule);
     case 'date':
-      return date(field, raw, rule) ?? plain(field, raw, rule);
+      return date(field, raw, rule, entity) ?? plain(field, raw, rule);
     case 'duration':
       return duration(field, raw, rule, entity);
     case 'currency':
@@ -224,13 +227,25 @@ function availability(field: Field, raw: unknown): Outcome {
   return value === undefined ? 'ambiguous' : { value, shown };
 }
 
-function date(field: Field, raw: unknown, rule: FieldRule): Outcome {
+function date(field: Field, raw: unknown, rule: FieldRule, entity: Record<string, unknown>): Outcome {
   if (!dateOf(raw) || field.type !== 'string') return undefined;
   const value = (raw as string).trim();
   const updates = rule.updates === true;
-  const shown = (page: PageEvidence) =>
-    readerDates(raw).some((d) => dateShown(page, d, updates)) || timeShown(page, raw, updates);
+  const showsDate = (page: PageEvidence, at: unknown, asUpdate: boolean) =>
+    readerDates(at).some((d) => dateShown(page, d, asUpdate)) || timeShown(page, at, asUpdate);
+  // A page whose dateline also shows its update's date, another day ("May 2, 2019 · Updated Dec 19, 2023"),
+  // shows two dates for the article: which one a reader takes as its date is the model's call.
+  const modified = updates ? undefined : entity.dateModified;
+  const twoDays = (page: PageEvidence) => anotherDay(raw, modified) && showsDate(page, modified, true);
+  const shown = (page: PageEvidence) => showsDate(page, raw, updates) && !twoDays(page);
   return { value, shown };
+}
+
+/** Whether a second date falls on another day than the first, in every zone a reader may be in. */
+function anotherDay(raw: unknown, other: unknown): boolean {
+  if (!dateOf(other)) return false;
+  const days = new Set(readerDates(raw).map((d) => `${d.y}-${d.m}-${d.d}`));
+  return !readerDates(other).some((d) => days.has(`${d.y}-${d.m}-${d.d}`));
 }
 
 function duration(field: Field, raw: unknown, rule: FieldRule, entity: Record<string, unknown>): Outcome {
@@ -287,6 +302,14 @@ function textOf(raw: unknown): string[] {
   if (typeof raw === 'number') return Number.isFinite(raw) ? [String(raw)] : [];
   if (isRecord(raw)) return textOf(raw['@value'] ?? raw.name ?? raw.url ?? raw.contentUrl);
   return [];
+}
+
+/** An entity with a type that is not a person (an Organization, a Brand, a Thing): no person's name. */
+function typedNotPerson(raw: unknown): boolean {
+  if (Array.isArray(raw)) return raw.some(typedNotPerson);
+  if (!isRecord(raw)) return false;
+  const types = [raw['@type']].flat().filter((t): t is string => typeof t === 'string');
+  return types.length > 0 && !types.some((t) => /(?:^|[/#:])Person$/.test(t));
 }
 
 const nameOf = (raw: unknown): string[] =>

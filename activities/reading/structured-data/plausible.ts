@@ -4,15 +4,16 @@
 //   recipe's or product's name on a blog post or a collection); a title ending in a separator and the site's
 //   name or the word "recipe" carries the site's wording ("Arretjescake – Recept", "Gingerbread - zenbelly");
 // - an author is a person the page's entities agree on: not only in the meta tags (a user name), not the site
-//   itself, not written in capitals or with a ® (a label), and no other article, page or recipe entity of the
-//   page names someone else;
+//   itself nor a name holding the site's name or a web address, not an agency, desk, team or company, not
+//   written in capitals or with a ® (a label), and no other article, page or recipe entity of the page names
+//   someone else;
 // - a brand is not the shop's own name (a shop system's default "vendor");
 // - a description is one paragraph: not the title again, not several paragraphs or notes run together.
 import { bylineNames, credited, namedWith } from './bylines.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
 import { sameAmounts } from './page-lines.js';
-import { isSiteName, STAFF } from './site-names.js';
+import { isSiteName, mentionsSite, STAFF } from './site-names.js';
 import { SPACELESS, tokenText } from './text.js';
 
 export interface Setting {
@@ -68,17 +69,27 @@ function people(names: string[], at: Setting): boolean {
     at.source !== 'meta' &&
     shown &&
     names.every((n) => person(n, at.site)) &&
-    (names.length === 1 || !names.some(isOrganisation)) &&
+    !names.some(isOrganisation) &&
     [...at.authors].every((a) => ours.has(a)) &&
     others.every((n) => ours.has(tokenText(n))) &&
     !names.some((n) => credited(credits, n))
   );
 }
 
-/** A name of an organisation, credited beside a reporter ("The Associated Press", "Reuters", "CNN Newsroom"). */
+/**
+ * A name of an organisation, alone or credited beside a reporter ("The Associated Press", "Reuters", "CNN
+ * Newsroom", "Acme Media Group", "Press Trust of India"): a byline of an agency, a company or an institution
+ * is not a person's, so who wrote the page is the model's call.
+ */
 const isOrganisation = (name: string) =>
   /^the\s/i.test(name.trim()) ||
-  /(?<![\p{L}\p{N}])(?:press|news|newsroom|wire|wires|reuters|agency|desk)(?![\p{L}\p{N}])/iu.test(name);
+  /(?<![\p{L}\p{N}])(?:press|news|newsroom|wire|wires|reuters|agency|agencies|afp|ap|dpa|upi|pti|ians|ansa|xinhua|syndicate|inc|llc|ltd|gmbh|corp|corporation|company|group|media|magazine|network|institute|university|college|association|foundation|society|council|department|ministry|service|services)(?![\p{L}\p{N}])/iu.test(
+    name,
+  );
+
+/** A web address or a domain as the name ("Tennis.com", "https://facebook.com/…"): a site, not a person. */
+const WEB_NAME =
+  /https?:|\/|[\p{L}\p{N}]\.(?:com|net|org|co|io|tv|in|uk|de|fr|es|it|nl|au|ca|info|news|me|us)(?![\p{L}\p{N}])/iu;
 
 /** Whether a line of the page is the name alone (a byline without a label: "Ann Lee" under the headline). */
 const nameLine = (page: PageEvidence, name: string) => {
@@ -106,7 +117,8 @@ function title(value: string, at: Setting): boolean {
 const SEVERAL = /[,;&]|\s(?:and|und|et)\s/i;
 
 function person(name: string, site: Set<string>): boolean {
-  if (isSiteName(site, name) || /[®™©]/.test(name) || STAFF.test(name) || SEVERAL.test(name)) return false;
+  if (isSiteName(site, name) || mentionsSite(site, name) || WEB_NAME.test(name)) return false;
+  if (/[®™©]/.test(name) || STAFF.test(name) || SEVERAL.test(name)) return false;
   const letters = name.replace(/[^\p{L}]/gu, '');
   if (!SPACELESS.test(name) && letters.length > 1 && letters === letters.toUpperCase()) return false;
   return true;

@@ -64,7 +64,28 @@ export function siteTaglines(items: StructuredItem[]): Set<string> {
 
 /** Words naming a site's staff rather than a person ("Redazione", "Food Republic Staff", "admin"). */
 export const STAFF =
-  /(?<![\p{L}\p{N}])(?:staff|team|editors?|editorial|admin|administrator|webmaster|redazione|redaktion|rédaction|redacción|redação|redactie|redaksjon|redaktionen)(?![\p{L}\p{N}])/iu;
+  /(?<![\p{L}\p{N}])(?:staff|team|editors?|editorial|admin|administrator|webmaster|desk|bureau|correspondents?|redazione|redaktion|rédaction|redacción|redação|redactie|redaksjon|redaktionen|redakce|redakcja|redakcia|redacția|redactia|toimitus|szerkesztőség|equipa|equipo|équipe|squadra)(?![\p{L}\p{N}])/iu;
+
+/** Words of a name of a site: its compacted runs of one to six words (site-names: "Tennis.com" holds "tennis"). */
+const MAX_RUN = 6;
+
+/**
+ * Whether a name holds one of the site's names as whole words ("Budget Bytes" in "Monti - Budget Bytes",
+ * "tennis" in "Tennis.com", "Food Network Kitchen"): the site's byline, not a person's. Names of four
+ * letters or more only, so a short host label ("ew", "mob") counts only as the whole name (isSiteName).
+ */
+export function mentionsSite(site: Set<string>, name: string): boolean {
+  const words = name
+    .split(/[^\p{L}\p{N}&+]+/u)
+    .filter(Boolean)
+    .slice(0, 40);
+  for (let i = 0; i < words.length; i++)
+    for (let j = i + 1; j <= Math.min(words.length, i + MAX_RUN); j++) {
+      const run = spellings(words.slice(i, j).join(' '));
+      if (run.some((r) => r.length >= 4 && site.has(r))) return true;
+    }
+  return false;
+}
 
 /** Entities whose author is the page's author: an article of any kind, a page, a recipe (not a review or comment). */
 const AUTHORED = /^(?:\w*Article|BlogPosting|Recipe|WebPage|ItemPage|HowTo)$/;
