@@ -14,6 +14,7 @@ export function makeRecordEvents(deps: StoreDeps) {
 /**
  * Records a page's result event: projected before returning, or stored and projected in the background.
  * `after`: events written with it in the same append (an extract's job.completed), one projection for all.
+ * Returns the page's event as it was written.
  */
 export function makeRecordPage(deps: { events: Pick<EventStore, 'append' | 'appendDeferred'> }) {
   return async function recordPage(
@@ -21,20 +22,18 @@ export function makeRecordPage(deps: { events: Pick<EventStore, 'append' | 'appe
     answered: PageCompletedData,
     projection: 'awaited' | 'deferred',
     after: readonly JobEvent[] = [],
-  ): Promise<void> {
+  ): Promise<JobEvent> {
     const page = input.revises ? { ...answered, revises: input.revises } : answered;
-    const events: JobEvent[] = [
-      {
-        type: 'page.completed',
-        data: page,
-        job_id: input.jobId,
-        tenant_id: input.tenantId,
-        seq: input.eventSeq,
-        event_id: input.eventId,
-        at: new Date().toISOString(),
-      },
-      ...after,
-    ];
+    const event: JobEvent = {
+      type: 'page.completed',
+      data: page,
+      job_id: input.jobId,
+      tenant_id: input.tenantId,
+      seq: input.eventSeq,
+      event_id: input.eventId,
+      at: new Date().toISOString(),
+    };
+    const events = [event, ...after];
     if (projection === 'awaited') await deps.events.append(events);
     else {
       const logger = currentActivity()?.log ?? console;
@@ -45,5 +44,6 @@ export function makeRecordPage(deps: { events: Pick<EventStore, 'append' | 'appe
         }),
       );
     }
+    return event;
   };
 }
