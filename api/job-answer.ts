@@ -18,24 +18,45 @@ export async function awaitJob(deps: ApiDeps, job: JobView, timeoutMs: number): 
 }
 
 /**
- * Waits on the job's workflow until it finishes or the deadline passes: `completed` when it returned (its
- * events are projected by then: they are recorded before the workflow ends), `other` when it failed, was
- * cancelled or is still running, or the job had ended already (its projection says which).
+ * Waits on the job's workflow until it finishes or the deadline passes: what it returned (its events are
+ * projected by then: they are recorded before the workflow ends), or null when it failed, was cancelled or is
+ * still running, or the job had ended already (its projection says which).
  */
-async function awaitWorkflow(deps: ApiDeps, job: JobView, timeoutMs: number): Promise<'completed' | 'other'> {
-  if (isFinal(job.status)) return 'other';
+async function awaitWorkflow(
+  deps: ApiDeps,
+  job: JobView,
+  timeoutMs: number,
+): Promise<{ returned: unknown } | null> {
+  if (isFinal(job.status)) return null;
   const handle = deps.temporal.workflow.getHandle(job.workflow_id);
   return deps.temporal
     .withDeadline(Date.now() + timeoutMs, () => handle.result())
     .then(
-      () => 'completed' as const,
-      () => 'other' as const,
+      (returned: unknown) => ({ returned }),
+      () => null,
     );
 }
 
-/** The completed page of a one-page job whose workflow returned, from its results alone (one read). */
-async function completedPage(deps: ApiDeps, job: JobView): Promise<ResultView | undefined> {
+/**
+ * The completed page of a one-page job whose workflow returned: the one its result carries (an extract's, when
+ * small enough: workflows/extract-page.ts), else from its results alone (one read).
+ */
+async function completedPage(
+  deps: ApiDeps,
+  job: JobView,
+  returned?: unknown,
+): Promise<ResultView | undefined> {
+  const carried = carriedAnswer(returned);
+  if (carried) return carried;
   return (await deps.jobs.results(job)).find((r) => r.status === 'completed');
+}
+
+/** The completed page a workflow's result carries in `answer`, if any. */
+function carriedAnswer(returned: unknown): ResultView | undefined {
+  if (typeof returned !== 'object' || returned === null || !('answer' in returned)) return undefined;
+  const { answer } = returned;
+  if (typeof answer !== 'object' || answer === null || !('status' in answer)) return undefined;
+  return answer.status === 'completed' ? (answer as ResultView) : undefined;
 }
 
 /**
@@ -50,9 +71,11 @@ export async function answerPageJob<T>(
   view: (job: JobView, page: ResultView) => T,
 ) {
   const timeoutMs = deps.config.EXTRACT_WAIT_SECONDS * 1000;
-  // A workflow that returned answers from its page's result: one projection read, not the job's as well.
-  if ((await awaitWorkflow(deps, job, timeoutMs)) === 'completed') {
-    const page = await completedPage(deps, job);
+  // A workflow that returned answers from its page's result: carried in what it returned, or one projection
+  // read, not the job's as well.
+  const finished = await awaitWorkflow(deps, job, timeoutMs);
+  if (finished) {
+    const page = await completedPage(deps, job, finished.returned);
     if (page) return reply.code(200).send(view(job, page));
   }
   const done = (await deps.jobs.get(job.tenant_id, job.id)) ?? job;

@@ -15,6 +15,7 @@ import {
 import { type ExtractRequest, maxAgeInput } from '../shared/schemas/extract.js';
 import type { CrawlSpec, ExtractSpec } from '../shared/schemas/job-spec.js';
 import type { LlmConfig } from '../shared/schemas/llm.js';
+import type { WebhookDoc } from '../shared/store/webhooks.js';
 import type { ApiDeps } from './deps.js';
 import { checkLlmConfig, jobLlmConfig } from './llm-config.js';
 import { ProblemError } from './problem.js';
@@ -61,19 +62,21 @@ export async function usableSchema(deps: ApiDeps, tenantId: string, id: string, 
 /**
  * What extract and crawl requests share before their job starts: the parsed schema, inline or stored
  * (schema_id; 422 when unusable), the model settings (a caller's base_url checked; a one-job key sealed
- * with the job before the workflow starts, so only a flag travels) and the webhook destinations.
+ * with the job before the workflow starts, so only a flag travels) and the webhook destinations
+ * (`savedWebhooks`: the tenant's saved ones already being read, webhook-destinations.ts readSavedWebhooksAhead).
  */
 export async function prepareJobRequest(
   deps: ApiDeps,
   tenantId: string,
   body: WebhookSources & { schema?: unknown; schema_id?: string; llm_config?: LlmConfig },
+  savedWebhooks?: Promise<WebhookDoc[]>,
 ) {
   const stored = body.schema_id ? await usableSchema(deps, tenantId, body.schema_id, 'body.schema_id') : null;
   const schema = stored
     ? parseSchemaField(stored.schema_yaml, 'body.schema_id', validateSchemaYaml)
     : parseSchemaField(body.schema, 'body.schema');
   const llm = body.llm_config && (await checkLlmConfig(deps, tenantId, body.llm_config));
-  const hooks = await resolveWebhooks(deps, tenantId, body);
+  const hooks = await resolveWebhooks(deps, tenantId, body, savedWebhooks);
   // startJob runs this only for a job it creates, so an idempotent replay neither reseals nor recounts.
   const beforeStart = async (jobId: string) => {
     if (llm?.api_key) await deps.llm.putJobKey(jobId, llm.api_key);

@@ -2,6 +2,7 @@
 // inline webhook, webhook_url, then every active saved webhook of the tenant. Per event a URL gets one
 // delivery: the first source (in that order) naming the URL for the event wins. Also what a destination may
 // be: a URL the address policy allows, and stored credentials only on the origin they were given for.
+import type { FastifyRequest } from 'fastify';
 import { checkCallerHost } from '../shared/net/address-policy.js';
 import type { WebhookPlan } from '../shared/schemas/job-spec.js';
 import type { WebhookRequest } from '../shared/schemas/webhooks.js';
@@ -84,11 +85,40 @@ const fromSaved = (deps: ApiDeps, doc: WebhookDoc): Destination => ({
   events: expandEvents(doc.events),
 });
 
-/** null when the job has no destination: its workflow then runs exactly as without webhooks. */
+/** The tenant's saved webhooks being read for a request since it arrived (readSavedWebhooksAhead). */
+const readAhead = new WeakMap<FastifyRequest, Promise<WebhookDoc[]>>();
+
+/**
+ * A route's onRequest hook: starts reading the tenant's saved webhooks as soon as the request is
+ * authenticated, so the read runs beside the rate-limit count (preParsing) instead of after it. A read only:
+ * a request refused meanwhile leaves nothing behind. resolveWebhooks takes it (savedWebhooksFor).
+ */
+export const readSavedWebhooksAhead =
+  (deps: ApiDeps) =>
+  async (request: FastifyRequest): Promise<void> => {
+    if (!request.tenant) return;
+    const saved = deps.webhooks.list(request.tenant._id);
+    saved.catch(() => undefined); // awaited by resolveWebhooks, unless the request is refused first
+    readAhead.set(request, saved);
+  };
+
+/** The request's saved webhooks read ahead (for its own tenant), if any. */
+export function savedWebhooksFor(
+  request: FastifyRequest,
+  tenantId: string,
+): Promise<WebhookDoc[]> | undefined {
+  return request.tenant?._id === tenantId ? readAhead.get(request) : undefined;
+}
+
+/**
+ * null when the job has no destination: its workflow then runs exactly as without webhooks. `saved`: the
+ * tenant's saved webhooks already being read (readSavedWebhooksAhead); read here otherwise.
+ */
 export async function resolveWebhooks(
   deps: ApiDeps,
   tenantId: string,
   body: WebhookSources,
+  saved?: Promise<WebhookDoc[]>,
 ): Promise<ResolvedWebhooks | null> {
   const candidates: Destination[] = [];
   if (body.webhook_id) {
@@ -123,7 +153,7 @@ export async function resolveWebhooks(
       events: expandEvents(null),
     });
   }
-  for (const doc of await deps.webhooks.list(tenantId)) {
+  for (const doc of await (saved ?? deps.webhooks.list(tenantId))) {
     if (doc.is_active && doc._id !== body.webhook_id) candidates.push(fromSaved(deps, doc));
   }
   const claimed = new Map<string, Set<WebhookEvent>>();

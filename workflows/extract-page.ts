@@ -3,6 +3,7 @@
 // workflow tasks and one activity per extract.
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import type { ResultView } from '../shared/reducers/results.js';
 import type { ExtractWorkflowInput } from '../shared/schemas/job-spec.js';
 import { runOneActivityJob } from './page-job.js';
 import { extractPagePolicy } from './policies.js';
@@ -17,13 +18,23 @@ export interface ExtractWorkflowResult {
   model: string;
   inputTokens: number;
   outputTokens: number;
+  /** The page's result as the API answers it, when small enough to carry (the API reads it otherwise). */
+  answer?: ResultView;
 }
 
 const { extractPage } = proxyActivities<Activities>(extractPagePolicy);
 
 export async function extractPageWorkflow(input: ExtractWorkflowInput): Promise<ExtractWorkflowResult> {
   return runOneActivityJob(input, async (places) => {
-    const { provider, model, inputTokens, outputTokens } = await extractPage({ ...input, ...places });
-    return { jobId: input.jobId, status: 'completed' as const, provider, model, inputTokens, outputTokens };
+    const { provider, model, inputTokens, outputTokens, answer } = await extractPage({ ...input, ...places });
+    const result = {
+      jobId: input.jobId,
+      status: 'completed' as const,
+      provider,
+      model,
+      inputTokens,
+      outputTokens,
+    };
+    return answer ? { ...result, answer } : result;
   });
 }

@@ -7,6 +7,7 @@ import type { JobBudget } from '../../shared/budget.js';
 import type { ContentFormat } from '../../shared/cleaners.js';
 import type { Config } from '../../shared/config.js';
 import type { PageCompletedData } from '../../shared/events.js';
+import type { ResultView } from '../../shared/reducers/results.js';
 import type { NormalizedSchema } from '../../shared/schema-input.js';
 import type { ActionOutcome } from '../../shared/schemas/actions.js';
 import type { ExtractWorkflowInput, JobLlmConfig } from '../../shared/schemas/job-spec.js';
@@ -91,6 +92,15 @@ export interface ExtractWithModelResult {
   llmCostUsd: number;
   costUsd: number;
   durationMs: number;
+}
+
+/**
+ * An extract's page as its activity returns it: with the page's result as the API answers it (its read model's
+ * row, resultFromEvent) when that is small enough to travel through Temporal, so a waited extract is answered
+ * without reading it back; a larger one is read from the results, as any job's.
+ */
+export interface ExtractPageResult extends ExtractWithModelResult {
+  answer?: ResultView;
 }
 
 /** A page as its job places it: an extract's one page (depth 0), or a crawl's, with its map node. */

@@ -2,6 +2,8 @@
 // document → clean and structured data → learned extractor or model → provenance → the page's result
 // event. An extract's page runs it whole here; a crawl's page (crawl/crawl-pipeline.ts) adds robots.txt,
 // links and learned extractors around the same steps. The activities adapt it to Temporal.
+import type { JobEvent } from '../../shared/events.js';
+import { resultFromEvent } from '../../shared/reducers/results.js';
 import type { StructuredItem } from '../../shared/structured-data.js';
 import { completedEvents, recordStarted } from '../common/job-places.js';
 import type { PageSourceInput, SourcedPage } from '../fetching/fetch-page.js';
@@ -11,6 +13,7 @@ import { answerPage } from './answer-page.js';
 import {
   type AnswerInput,
   type ExtractPageInput,
+  type ExtractPageResult,
   type ExtractWithModelResult,
   fetchFacts,
   type PageEvents,
@@ -74,12 +77,12 @@ export async function cleanPage(
 export async function recordedResult(
   events: PageEvents,
   input: ExtractPageInput,
-): Promise<ExtractWithModelResult | null> {
+): Promise<ExtractPageResult | null> {
   const page = await events.get(input.jobId, input.page.seq);
   if (page?.type !== 'page.completed') return null;
   await events.append(completedEvents(input));
   const { usage, ...data } = page.data;
-  return {
+  const result: ExtractWithModelResult = {
     provider: data.provider,
     model: data.model,
     fallbackPosition: data.fallback_position,
@@ -89,6 +92,20 @@ export async function recordedResult(
     costUsd: usage.cost_usd,
     durationMs: data.extract_duration_ms,
   };
+  return withAnswer(result, page);
+}
+
+/**
+ * Beyond this size of JSON the page's result does not travel in the activity's and the workflow's results
+ * (each kept in the workflow's history): the API reads it from the results instead.
+ */
+export const ANSWER_IN_RESULT_MAX_CHARS = 64 * 1024;
+
+/** The result with the page's answer as the API shows it (resultFromEvent), when small enough to carry. */
+function withAnswer(result: ExtractWithModelResult, page: JobEvent): ExtractPageResult {
+  const answer = resultFromEvent(page);
+  if (!answer || JSON.stringify(answer).length > ANSWER_IN_RESULT_MAX_CHARS) return result;
+  return { ...result, answer };
 }
 
 /**
@@ -99,7 +116,7 @@ export async function extractOnePage(
   ports: PagePorts,
   input: ExtractPageInput,
   run: PageRun,
-): Promise<ExtractWithModelResult> {
+): Promise<ExtractPageResult> {
   const done = run.retry ? await recordedResult(ports.events, input) : null;
   if (done) return done;
   // job.started is written while the page is fetched (projected in the background: the page's result,
@@ -132,8 +149,8 @@ export async function extractOnePage(
     eventSeq: input.page.seq,
     eventId: input.page.eventId,
   };
-  await makeRecordPage(ports)(at, answered.page, 'awaited', completedEvents(input));
-  return answered.result;
+  const recorded = await makeRecordPage(ports)(at, answered.page, 'awaited', completedEvents(input));
+  return withAnswer(answered.result, recorded);
 }
 
 /**

@@ -14,6 +14,7 @@ export function makeRecordEvents(deps: StoreDeps) {
 /**
  * Records a page's result event: projected before returning, or stored and projected in the background.
  * `after`: events written with it in the same append (an extract's job.completed), one projection for all.
+ * Returns the page's event as it was written.
  */
 export function makeRecordPage(deps: { events: Pick<EventStore, 'append' | 'appendDeferred'> }) {
   return async function recordPage(
@@ -21,10 +22,12 @@ export function makeRecordPage(deps: { events: Pick<EventStore, 'append' | 'appe
     answered: PageCompletedData,
     projection: 'awaited' | 'deferred',
     after: readonly JobEvent[] = [],
-  ): Promise<void> {
-    const events: JobEvent[] = [pageEvent(input, answered), ...after];
+  ): Promise<JobEvent> {
+    const event = pageEvent(input, answered);
+    const events: JobEvent[] = [event, ...after];
     if (projection === 'awaited') await deps.events.append(events);
     else await appendPageEvents(deps, events);
+    return event;
   };
 }
 

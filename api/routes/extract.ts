@@ -12,6 +12,7 @@ import type { ApiDeps } from '../deps.js';
 import { extractSpec, prepareJobRequest, refuseSecrets } from '../job-requests.js';
 import { runWaitedJob } from '../job-service.js';
 import { extractResponse } from '../views.js';
+import { readSavedWebhooksAhead, savedWebhooksFor } from '../webhook-destinations.js';
 
 export const extractRoutes =
   (deps: ApiDeps): FastifyPluginAsyncZod =>
@@ -44,11 +45,13 @@ export const extractRoutes =
           body: ExtractRequestSchema,
           response: { 200: ExtractResponseSchema, 202: AcceptedJobSchema, ...waitedJobErrors },
         },
+        onRequest: readSavedWebhooksAhead(deps),
       },
       async (request, reply) => {
         const body = request.body;
         refuseSecrets(body.actions);
-        const prepared = await prepareJobRequest(deps, request.tenant._id, body);
+        const tenantId = request.tenant._id;
+        const prepared = await prepareJobRequest(deps, tenantId, body, savedWebhooksFor(request, tenantId));
         return runWaitedJob(
           deps,
           request,

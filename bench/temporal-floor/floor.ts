@@ -77,11 +77,24 @@ export async function startFloor(address: string, taskQueue = 'temporal-floor') 
     };
   }
 
+  /** One workflow, waited for: its id (to read its history). */
+  async function runOne(workflow: FloorWorkflow): Promise<string> {
+    const workflowId = `${workflow}-one-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const handle = await client.workflow.start(workflow, {
+      taskQueue,
+      workflowId,
+      args: [0],
+      ...(workflow === 'oneActivityAsJob' ? asJob : {}),
+    });
+    await handle.result();
+    return workflowId;
+  }
+
   async function stop() {
     worker.shutdown();
     await running;
     await connection.close();
     await native.close();
   }
-  return { run, stop };
+  return { run, runOne, stop };
 }

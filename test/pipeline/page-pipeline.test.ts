@@ -4,10 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ExtractPageInput } from '../../activities/extraction/extraction-types.js';
-import { answerInputOf, extractOnePage } from '../../activities/extraction/page-pipeline.js';
+import {
+  ANSWER_IN_RESULT_MAX_CHARS,
+  answerInputOf,
+  extractOnePage,
+} from '../../activities/extraction/page-pipeline.js';
 import { DEFAULT_CLEANER_CHAIN } from '../../shared/cleaners.js';
 import { CategorizedError } from '../../shared/errors.js';
 import type { JobEvent, PageCompletedData } from '../../shared/events.js';
+import { resultFromEvent } from '../../shared/reducers/results.js';
 import { normalizeSchema } from '../../shared/schema-input.js';
 import {
   html,
@@ -277,6 +282,30 @@ describe('an extract page through the pipeline', () => {
       events.log.map((e) => e.type),
       ['job.started', 'page.completed', 'job.completed'],
     );
+  });
+
+  test("the result carries the page's answer as its results row shows it, unless it is large", async () => {
+    const run = async (title: string) => {
+      const events = memoryEvents();
+      const { model } = memoryModel({ title, price: 19.99 });
+      const ports = memoryPorts({ fetcher: memoryFetcher(memorySite(SITE)), model, events });
+      const input = inputFor('/plain', { title: 'string', price: 'number' });
+      const result = await extractOnePage(ports, input, noRetry);
+      const event = events.log.find((e) => e.seq === 2);
+      assert.ok(event);
+      return { result, row: resultFromEvent(event) };
+    };
+    const small = await run('Blue Widget');
+    assert.deepEqual(small.result.answer, small.row);
+    assert.deepEqual(small.result.answer?.data, { title: 'Blue Widget', price: 19.99 });
+    // Past the bound the answer is recorded as always but not carried: the API reads it from the results.
+    const large = await run('x'.repeat(ANSWER_IN_RESULT_MAX_CHARS));
+    assert.equal(large.result.answer, undefined);
+    assert.equal(
+      (large.row?.data as { title?: string } | undefined)?.title?.length,
+      ANSWER_IN_RESULT_MAX_CHARS,
+    );
+    assert.equal(large.result.provider, 'memory');
   });
 });
 
