@@ -351,7 +351,7 @@ export class LearnedExtractorStore {
   }
 
   /**
-   * Writes the answered pages a crawl batch held (one insert per template), and answers those to re-do: the
+   * Writes the answered pages a crawl batch held (one insert), and answers those to re-do: the
    * pages of a template whose extractor failed a check (or is gone) before they were written, which the
    * check could not find. Its lesson wrote the new generation before it claimed the pages it found, so a
    * page written after that claim sees the new generation here; either side claims a page by deleting its
@@ -359,12 +359,21 @@ export class LearnedExtractorStore {
    */
   async recordHeld(held: HeldAnswers, completed: ReadonlySet<string>): Promise<AnsweredPage[]> {
     const redo: AnsweredPage[] = [];
-    for (const { record, docs } of held.take(completed)) {
-      await this.answers.insertMany(docs, { ordered: false }).catch((err: unknown) => {
+    const groups = held.take(completed);
+    if (groups.length === 0) return redo;
+    // Every template's pages in one insert; each template's record is read once all are written.
+    await this.answers
+      .insertMany(
+        groups.flatMap((g) => g.docs),
+        { ordered: false },
+      )
+      .catch((err: unknown) => {
         // A number another process holds too (a lost count): that page keeps no record (see ask).
         if (!(err instanceof MongoBulkWriteError) || !bulkDuplicatesOnly(err)) throw err;
       });
-      const now = await this.get(record._id);
+    const records = await Promise.all(groups.map(({ record }) => this.get(record._id)));
+    for (const [i, { record, docs }] of groups.entries()) {
+      const now = records[i] ?? null;
       if (now && (now.generation !== record.generation || now.status === 'unlearnable')) {
         redo.push(...(await this.claim(docs.map((d) => d._id))));
         continue;

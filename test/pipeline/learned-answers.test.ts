@@ -41,11 +41,11 @@ function countedDb() {
   return { db, calls, memory };
 }
 
-async function verifiedTemplate(store: LearnedExtractorStore): Promise<TemplateRecord> {
-  const template = await store.assign(KEY, 'a'.repeat(64));
+async function verifiedTemplate(store: LearnedExtractorStore, key = KEY): Promise<TemplateRecord> {
+  const template = await store.assign(key, 'a'.repeat(64));
   assert.ok(template);
-  const id = `${(await store.shape(KEY))?._id}:${template}`;
-  await store.lease({ ...KEY, template }, 'a'.repeat(64), 'lease', 60_000);
+  const id = `${(await store.shape(key))?._id}:${template}`;
+  await store.lease({ ...key, template }, 'a'.repeat(64), 'lease', 60_000);
   const record = await store.get(id);
   assert.ok(record);
   const verified: TemplateRecord = {
@@ -160,6 +160,37 @@ describe('learned extractors: answered pages', () => {
       asked.filter((a) => !a.check).map((a) => `page-${a.i}`),
     );
     assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 0, 'every record claimed once');
+  });
+
+  test("a batch's pages of two templates go in one insert; only those of the template whose check failed are re-done", async () => {
+    const { db, calls, memory } = countedDb();
+    const store = new LearnedExtractorStore(db, CHECK_EVERY);
+    const other = { ...KEY, urlShape: 'shop.test/list/:v' };
+    const [item, list] = [await verifiedTemplate(store), await verifiedTemplate(store, other)];
+    const batch = new HeldAnswers();
+    for (let i = 1; i <= 3; i++) await store.ask(item, 'j1', pageOf(i), batch);
+    for (let i = 4; i <= 6; i++) await store.ask(list, 'j1', pageOf(i), batch);
+    // The item template's check fails (another page, numbered after the batch's) before the batch ends.
+    const check = await store.ask(item, 'j1', pageOf(7));
+    const failed = await store.learn(
+      { ...KEY, template: item.template },
+      {
+        generation: 0,
+        url: 'u',
+        jobId: 'j1',
+        check: true,
+        kept: { name: [] },
+        fresh: { name: [] },
+        pageId: 'page-7',
+        checkN: check.n,
+      },
+    );
+    assert.equal(failed.kind, 'invalidated');
+    const redo = (await store.recordHeld(batch, pageIds(1, 6))).map((p) => p.pageId).sort();
+    assert.deepEqual(redo, ['page-1', 'page-2', 'page-3']);
+    assert.equal(calls[`insertMany ${COLLECTIONS.learnedAnswers}`], 1);
+    // The list template's pages stay recorded, to be re-done if its own check fails.
+    assert.equal(memory.sizes()[COLLECTIONS.learnedAnswers], 3);
   });
 
   test('held pages numbered further before a check that passed meanwhile than it keeps are not kept', async () => {

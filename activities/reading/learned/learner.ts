@@ -60,34 +60,62 @@ const LEASE_MS = 120_000;
 const CACHE_MS = 1_000;
 const CACHE_MAX = 2_000;
 
+/**
+ * What a worker read by `_id`, kept CACHE_MS when `keep` says so, and one read at a time per id: the pages
+ * (and batches) of a process that ask while a read is out wait for that read instead of each sending its own
+ * (when a kept value runs out, every page in flight asks at once). `forget` (after a lesson this process
+ * recorded) drops the kept value and any read sent before it, whose answer may predate the lesson: a page
+ * that asks after it sends a read of its own, and the older answer is not kept.
+ */
+export class ReadCache<T> {
+  private readonly kept = new Map<string, { value: T; at: number }>();
+  private readonly out = new Map<string, Promise<T>>();
+
+  constructor(private readonly keep: (value: T) => boolean) {}
+
+  read(id: string, load: () => Promise<T>): Promise<T> {
+    const hit = this.kept.get(id);
+    if (hit && Date.now() - hit.at < CACHE_MS && this.keep(hit.value)) return Promise.resolve(hit.value);
+    const pending = this.out.get(id);
+    if (pending) return pending;
+    const at = Date.now();
+    const read = load().then(
+      (value) => {
+        // Still this id's read (not forgotten meanwhile): kept for the next pages.
+        if (this.out.get(id) === read) {
+          this.out.delete(id);
+          if (this.kept.size >= CACHE_MAX) this.kept.clear();
+          this.kept.set(id, { value, at });
+        }
+        return value;
+      },
+      (err: unknown) => {
+        if (this.out.get(id) === read) this.out.delete(id);
+        throw err;
+      },
+    );
+    if (this.out.size >= CACHE_MAX) this.out.clear();
+    this.out.set(id, read);
+    return read;
+  }
+
+  forget(id: string): void {
+    this.kept.delete(id);
+    this.out.delete(id);
+  }
+}
+
 export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => HtmlPool) {
-  const shapes = new Map<string, { index: ShapeIndex | null; at: number }>();
-  const records = new Map<string, { record: TemplateRecord | null; at: number }>();
-  const fresh = (at: number) => Date.now() - at < CACHE_MS;
+  const shapes = new ReadCache<ShapeIndex | null>(() => true);
+  // A learning template's record changes with every answer: only a verified one is kept.
+  const records = new ReadCache<TemplateRecord | null>((record) => record?.status === 'verified');
   const keyOf = (page: LearningPage, template: string): TemplateKey => ({ ...page.key, template });
 
-  function remember<T>(cache: Map<string, T>, id: string, value: T) {
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(id, value);
-  }
-
-  async function shapeOf(page: LearningPage): Promise<ShapeIndex | null> {
-    const id = JSON.stringify(page.key);
-    const hit = shapes.get(id);
-    if (hit && fresh(hit.at)) return hit.index;
-    const index = await store.shape(page.key);
-    remember(shapes, id, { index, at: Date.now() });
-    return index;
-  }
+  const shapeOf = (page: LearningPage): Promise<ShapeIndex | null> =>
+    shapes.read(JSON.stringify(page.key), () => store.shape(page.key));
 
   /** A template's record; verified ones from the cache (a learning one changes with every answer). */
-  async function recordOf(id: string): Promise<TemplateRecord | null> {
-    const hit = records.get(id);
-    if (hit?.record?.status === 'verified' && fresh(hit.at)) return hit.record;
-    const record = await store.get(id);
-    remember(records, id, { record, at: Date.now() });
-    return record;
-  }
+  const recordOf = (id: string): Promise<TemplateRecord | null> => records.read(id, () => store.get(id));
 
   return {
     /** The page's learning context, or null when the job does not learn or its schema cannot be learned. */
@@ -231,7 +259,7 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
         ...(decision.checkN === undefined ? {} : { checkN: decision.checkN }),
       });
       const id = templateId(key);
-      records.delete(id);
+      records.forget(id);
       // The shape's index learns the template's status, and the structure of a page of it unlike those
       // it holds (so its later pages of that make-up match it the better).
       if (outcome.kind === 'learning' || outcome.kind === 'verified')
@@ -241,7 +269,7 @@ export function makeTemplateLearner(store: LearnedExtractorStore, pool: () => Ht
         const after = await store.get(id);
         if (after) await store.touch(key, { status: after.status });
       }
-      if (outcome.kind !== 'stale' && outcome.kind !== 'outlier') shapes.delete(JSON.stringify(page.key));
+      if (outcome.kind !== 'stale' && outcome.kind !== 'outlier') shapes.forget(JSON.stringify(page.key));
       return outcome.kind === 'invalidated' ? outcome.redo : [];
     },
   };
