@@ -224,6 +224,23 @@ interface Counts {
 const SOCIAL_POST =
   /^https?:\/\/(?:www\.)?(?:twitter\.com|x\.com|instagram\.com|tiktok\.com|threads\.net)\/[^/?#]+\/[^?#]/i;
 
+/**
+ * A line pointing to another story: a short label ("See also:", "Related:", "Read more:") then one link of
+ * READ_ON_MIN_LINK_WORDS or more (a headline).
+ */
+const READ_ON_WORDS = new Set([
+  'also',
+  'related',
+  'more',
+  'read',
+  'see',
+  'watch',
+  'previously',
+  'recommended',
+]);
+const READ_ON_MAX_LABEL_WORDS = 3;
+const READ_ON_MIN_LINK_WORDS = 4;
+
 const nonSpace = (text: string) => text.replace(/\s+/g, '').length;
 const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
@@ -320,9 +337,32 @@ export const isHidden = (element: Element) =>
   HIDDEN_STYLE.test(element.attribs.style ?? '') ||
   hiddenByClass(element);
 
+/** A paragraph that is a READ_ON_WORDS label and a headline's link (see READ_ON_WORDS). */
+function isReadOnLine(element: Element, c: Counts): boolean {
+  const labelWords = c.words - c.linkWords;
+  if (element.name !== 'p' || c.links !== 1 || c.linkWords < READ_ON_MIN_LINK_WORDS) return false;
+  if (labelWords < 1 || labelWords > READ_ON_MAX_LABEL_WORDS) return false;
+  const label = textOutsideLinks(element).trim().toLowerCase();
+  if (!label.endsWith(':')) return false;
+  return label.split(/[^\p{L}]+/u).some((word) => READ_ON_WORDS.has(word));
+}
+
+/** An element's text outside its links, in order; for a paragraph (small, no paragraphs inside). */
+function textOutsideLinks(element: Element): string {
+  let text = '';
+  const stack: AnyNode[] = [...element.children].reverse();
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.type === 'text') text += node.data;
+    else if (node.type === 'tag' && (node as Element).name !== 'a')
+      for (const child of [...(node as Element).children].reverse()) stack.push(child);
+  }
+  return text;
+}
+
 function isChrome(element: Element, c: Counts, inContent: boolean): boolean {
   if (CHROME_ROLES.has(element.attribs.role ?? '')) return true;
   if (element.name === 'blockquote' && c.endsWithPost) return true;
+  if (isReadOnLine(element, c)) return true;
   if (CHROME_TAGS.has(element.name) && (element.name !== 'form' || c.paragraphChars < MIN_FORM_PROSE_CHARS))
     return true;
   if (isHidden(element)) return true;

@@ -189,6 +189,18 @@ describe('dropBoilerplate', () => {
     for (const kept of ['Enough words', 'A quote from the minister']) assert.ok(text.includes(kept), kept);
   });
 
+  test('a line pointing to another story (a "See also:" label and a headline\'s link) goes; a sentence with a link stays', () => {
+    const html =
+      `<article><p>${LONG}</p><p><strong>SEE ALSO: <a href="/s">What the new kettles do that the old ones did not</a></strong></p>` +
+      `<p>Related: <a href="/r">A second story about kettles and their makers</a></p>` +
+      `<p>Download: <a href="/d">The kettle manual for this model</a></p>` +
+      `<p>See the maker's page: <a href="/m">the kettle</a>.</p></article>`;
+    const text = body(html);
+    for (const gone of ['What the new kettles', 'A second story']) assert.ok(!text.includes(gone), gone);
+    for (const kept of ['Download: The kettle manual', "See the maker's page"])
+      assert.ok(text.includes(kept), kept);
+  });
+
   test('a run of cards whose face is a link goes beside an article’s paragraphs; a listing’s cards stay', () => {
     const card = (i: number) =>
       `<div class="c7"><a href="/story/${i}"><div><h3>Another headline of the day, number ${i}</h3><p>Its teaser line.</p></div></a></div>`;
