@@ -94,13 +94,6 @@ const CHROME_WORDS = new Set([
   // A notice to readers who block ads.
   'adblock',
   'adblocker',
-  // A post of a social network embedded in the page: the network's, not the page's text.
-  'tweet',
-  'instagram',
-  'tiktok',
-  // The publisher's notes on the page (affiliate links, how it reviews): the site's, said on every page.
-  'disclaimer',
-  'disclosure',
   // A comment form ("leave a reply"), a copyright line, page numbers.
   'respond',
   'copyright',
@@ -115,8 +108,6 @@ const CHROME_NAMES = new Set([
   'global-header',
   'global-footer',
   'skip-link',
-  // WordPress's card of another post, embedded.
-  'wp-embedded-content',
   // What a page's own print style leaves out is not its text (Bootstrap's, Tailwind's, MediaWiki's names).
   'd-print-none',
   'print:hidden',
@@ -165,29 +156,17 @@ const FORM_WORD = 'form';
 function namesChrome(element: Element, c: Counts): boolean {
   if (INLINE_TAGS.has(element.name)) return false;
   // A camelCase class counts by its words too ("PagePromo" is "page-promo"); an id can be a random one ("AdDsWC").
-  const classes = (element.attribs.class ?? '').replace(CAMEL_HUMP, '$1-$2').toLowerCase();
-  const names = `${classes} ${element.attribs.id ?? ''}`.toLowerCase().split(/\s+/);
-  const classNames = new Set(classes.split(/\s+/));
+  const names = `${(element.attribs.class ?? '').replace(CAMEL_HUMP, '$1-$2')} ${element.attribs.id ?? ''}`
+    .toLowerCase()
+    .split(/\s+/);
   return names.some((name) => {
     if (CHROME_NAMES.has(name)) return true;
     const parts = name.split(/[-_]+/);
     if (parts.some((part) => CHROME_BRANDS.has(part))) return true;
-    if (namesChromeInParts(parts, c)) return true;
-    // A BEM class's element ("c-assetAuthor_bio", "story-card__related-links") says what the box is, however
-    // long the block's name before it. Not an id: ids made from headings join their words with underscores.
-    // A modifier ("section--ads": a section that has ads) says how the box is, not what it is.
-    const element = classNames.has(name) ? name.split('--')[0]!.match(BEM_ELEMENT)?.[1] : undefined;
-    return element !== undefined && namesChromeInParts(element.split('-'), c);
+    if (parts.length > MAX_NAME_PARTS || STATE_WORDS.has(parts[0]!)) return false;
+    if (parts.some((part) => CHROME_WORDS.has(part))) return true;
+    return parts.includes(FORM_WORD) && c.paragraphChars < MIN_FORM_PROSE_CHARS;
   });
-}
-
-/** The element part of a BEM class name: after its last underscore. */
-const BEM_ELEMENT = /_([a-z0-9-]+)$/;
-
-function namesChromeInParts(parts: string[], c: Counts): boolean {
-  if (parts.length > MAX_NAME_PARTS || STATE_WORDS.has(parts[0]!)) return false;
-  if (parts.some((part) => CHROME_WORDS.has(part))) return true;
-  return parts.includes(FORM_WORD) && c.paragraphChars < MIN_FORM_PROSE_CHARS;
 }
 
 /** A menu: at least this many links, making up nearly all of the block's text, of a few words each. */
@@ -213,33 +192,7 @@ interface Counts {
   blocks: number;
   /** Links holding a heading, paragraph or box (CARD_FACE_TAGS): cards pointing to other pages. */
   cardLinks: number;
-  /** Its last link points to a post on a social network (SOCIAL_POST). */
-  endsWithPost: boolean;
 }
-
-/**
- * A post on a social network (a tweet, an Instagram or TikTok post): an embedded post ends with a link to it,
- * its date or "a post shared by", even when the page's markup names it nothing.
- */
-const SOCIAL_POST =
-  /^https?:\/\/(?:www\.)?(?:twitter\.com|x\.com|instagram\.com|tiktok\.com|threads\.net)\/[^/?#]+\/[^?#]/i;
-
-/**
- * A line pointing to another story: a short label ("See also:", "Related:", "Read more:") then one link of
- * READ_ON_MIN_LINK_WORDS or more (a headline).
- */
-const READ_ON_WORDS = new Set([
-  'also',
-  'related',
-  'more',
-  'read',
-  'see',
-  'watch',
-  'previously',
-  'recommended',
-]);
-const READ_ON_MAX_LABEL_WORDS = 3;
-const READ_ON_MIN_LINK_WORDS = 4;
 
 const nonSpace = (text: string) => text.replace(/\s+/g, '').length;
 const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
@@ -258,7 +211,6 @@ function own(element: Element, kept: Set<AnyNode>): Counts {
     paragraphChars: 0,
     blocks: 0,
     cardLinks: 0,
-    endsWithPost: link && SOCIAL_POST.test(element.attribs.href ?? ''),
   };
 }
 
@@ -301,8 +253,6 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
       total.paragraphChars += sub.paragraphChars;
       total.blocks += sub.blocks;
       total.cardLinks += sub.cardLinks;
-      // Children come in order: the last one holding a link says where the element's last link points.
-      if (sub.links > 0 && !inLink) total.endsWithPost = sub.endsWithPost;
     }
     if (element.name === 'p') total.paragraphChars = total.chars;
     if (inLink && total.blocks > 0) total.cardLinks += 1;
@@ -337,32 +287,8 @@ export const isHidden = (element: Element) =>
   HIDDEN_STYLE.test(element.attribs.style ?? '') ||
   hiddenByClass(element);
 
-/** A paragraph that is a READ_ON_WORDS label and a headline's link (see READ_ON_WORDS). */
-function isReadOnLine(element: Element, c: Counts): boolean {
-  const labelWords = c.words - c.linkWords;
-  if (element.name !== 'p' || c.links !== 1 || c.linkWords < READ_ON_MIN_LINK_WORDS) return false;
-  if (labelWords < 1 || labelWords > READ_ON_MAX_LABEL_WORDS) return false;
-  const label = textOutsideLinks(element).trim().toLowerCase();
-  if (!label.endsWith(':')) return false;
-  return label.split(/[^\p{L}]+/u).some((word) => READ_ON_WORDS.has(word));
-}
-
-/** An element's text outside its links, in order; for a paragraph (small, no paragraphs inside). */
-function textOutsideLinks(element: Element): string {
-  let text = '';
-  const stack: AnyNode[] = [...element.children].reverse();
-  for (let node = stack.pop(); node; node = stack.pop()) {
-    if (node.type === 'text') text += node.data;
-    else if (node.type === 'tag' && (node as Element).name !== 'a')
-      for (const child of [...(node as Element).children].reverse()) stack.push(child);
-  }
-  return text;
-}
-
 function isChrome(element: Element, c: Counts, inContent: boolean): boolean {
   if (CHROME_ROLES.has(element.attribs.role ?? '')) return true;
-  if (element.name === 'blockquote' && c.endsWithPost) return true;
-  if (isReadOnLine(element, c)) return true;
   if (CHROME_TAGS.has(element.name) && (element.name !== 'form' || c.paragraphChars < MIN_FORM_PROSE_CHARS))
     return true;
   if (isHidden(element)) return true;

@@ -14065,7 +14065,7 @@ export interface components {
       name: 'html';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; posts embedded from social networks; the publisher's disclaimers; lines pointing to another story ("See also:" and a headline); elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate: boolean;
@@ -14097,7 +14097,7 @@ export interface components {
       name: 'html';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; posts embedded from social networks; the publisher's disclaimers; lines pointing to another story ("See also:" and a headline); elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate?: boolean | null;
@@ -15457,7 +15457,7 @@ export interface components {
       name: 'markdown';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; posts embedded from social networks; the publisher's disclaimers; lines pointing to another story ("See also:" and a headline); elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate: boolean;
@@ -15489,7 +15489,7 @@ export interface components {
       name: 'markdown';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; posts embedded from social networks; the publisher's disclaimers; lines pointing to another story ("See also:" and a headline); elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate?: boolean | null;
@@ -17639,7 +17639,7 @@ export interface components {
       name: 'text';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; posts embedded from social networks; the publisher's disclaimers; lines pointing to another story ("See also:" and a headline); elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate: boolean;
@@ -17671,7 +17671,7 @@ export interface components {
       name: 'text';
       options?: {
         /**
-         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; posts embedded from social networks; the publisher's disclaimers; lines pointing to another story ("See also:" and a headline); elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
+         * @description Drop page chrome: navigation, site header and footer, sidebars, forms, cookie and consent banners, share bars and blocks of short links (menus, footer columns, pagination); beside a page's single main content, blocks that are almost only links, long headlines included ("most read", "related"), and rows of link cards beside an article's paragraphs; image captions and photo credits; elements the page hides or leaves out of print; and on a page that runs on into other stories, all but the one its title names. Listing items, tables and whatever holds the main content (main, article, the h1) or keep_selectors stay.
          * @default true
          */
         drop_boilerplate?: boolean | null;

@@ -146,59 +146,17 @@ describe('dropBoilerplate', () => {
     assert.ok(kept.includes('Get the file') && kept.includes('Enough words'), kept);
   });
 
-  test('recirculation and most-popular modules, hover cards and disclaimers go by their names', () => {
+  test('recirculation and most-popular modules and hover cards go by their names; an embedded post stays', () => {
     const html =
       `<article><p>${LONG}</p><section class="recirc-module"><h3>Another story in full sentences here</h3></section>` +
       `<div class="most-popular"><p>The story everyone read this week, again.</p></div>` +
       `<div class="author-tooltip"><p>Ada has written about kettles since 2009.</p></div>` +
-      `<p class="disclaimer-text">We may earn a commission from links on this page.</p>` +
-      `<div class="c-globalDisclosure"><p>Why you can trust us: we test every kettle.</p></div></article>`;
+      `<blockquote class="twitter-tweet"><p>Posted from the match, what a goal.</p></blockquote></article>`;
     const text = body(html);
-    for (const gone of ['Another story', 'everyone read', 'Ada has written', 'commission', 'trust us'])
+    for (const gone of ['Another story', 'everyone read', 'Ada has written'])
       assert.ok(!text.includes(gone), gone);
-    assert.ok(text.includes('Enough words'));
-  });
-
-  test("a BEM class's element names the box however long its block's name: an author's bio goes", () => {
-    const html =
-      `<article><p>${LONG}</p><div class="c-assetAuthor_bio"><p>Jo is a writer on the kettle team since 2019.</p></div>` +
-      `<div class="story-card-lead__text"><p>A paragraph the article still holds.</p></div>` +
-      // A modifier says how the box is ("a section with ads in it"), not what it is.
-      `<div class="TestReport__Section--Ads"><p>The steak came out evenly seared on both sides.</p></div>` +
-      // An id joins a heading's words with underscores: its last word names no box.
-      `<div id="history_of_the_ad"><p>The first printed advertisement for a kettle ran in 1891.</p></div></article>`;
-    const text = body(html);
-    assert.ok(!text.includes('Jo is a writer'), text);
-    for (const kept of ['Enough words', 'still holds', 'evenly seared', 'first printed advertisement'])
-      assert.ok(text.includes(kept), kept);
-  });
-
-  test('a post of a social network embedded in the article goes, by its name or by its last link', () => {
-    const html =
-      `<article><p>${LONG}</p>` +
-      `<blockquote class="twitter-tweet"><p>Posted from the match, what a goal.</p></blockquote>` +
-      `<blockquote class="instagram-media"><p>A post shared by the club</p></blockquote>` +
-      // Named nothing: the link to the post, last in the quote, says what it is.
-      `<blockquote><p>Locked the door before anyone came in.</p>— Someone (@someone) ` +
-      `<a href="https://twitter.com/someone/status/1737">December 21, 2023</a></blockquote>` +
-      `<blockquote><p>A quote from the minister, who spoke to <a href="https://twitter.com/minister">us</a> on Monday.</p></blockquote></article>`;
-    const text = body(html);
-    for (const gone of ['what a goal', 'shared by the club', 'Locked the door'])
-      assert.ok(!text.includes(gone), gone);
-    // A quote whose last link is a profile, not a post, is the page's own.
-    for (const kept of ['Enough words', 'A quote from the minister']) assert.ok(text.includes(kept), kept);
-  });
-
-  test('a line pointing to another story (a "See also:" label and a headline\'s link) goes; a sentence with a link stays', () => {
-    const html =
-      `<article><p>${LONG}</p><p><strong>SEE ALSO: <a href="/s">What the new kettles do that the old ones did not</a></strong></p>` +
-      `<p>Related: <a href="/r">A second story about kettles and their makers</a></p>` +
-      `<p>Download: <a href="/d">The kettle manual for this model</a></p>` +
-      `<p>See the maker's page: <a href="/m">the kettle</a>.</p></article>`;
-    const text = body(html);
-    for (const gone of ['What the new kettles', 'A second story']) assert.ok(!text.includes(gone), gone);
-    for (const kept of ['Download: The kettle manual', "See the maker's page"])
-      assert.ok(text.includes(kept), kept);
+    // Some pages quote a post as their own text: an embedded post is not chrome by its name.
+    for (const kept of ['Enough words', 'what a goal']) assert.ok(text.includes(kept), kept);
   });
 
   test('a run of cards whose face is a link goes beside an article’s paragraphs; a listing’s cards stay', () => {
