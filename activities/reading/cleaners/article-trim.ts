@@ -83,7 +83,23 @@ export const BODY_SHARE = 0.5;
 /** Such bodies looked into, at most: each look reads the block's prose (bounded work on deep pages). */
 const MAX_BODY_LOOKS = 4;
 
-/** Figure captions go; so do blocks of two or more links that are mostly link text. */
+/** A footnote's mark, as a text cites it and as its list of references opens each entry: "[1]". */
+const FOOTNOTE_MARK = /\[\d{1,3}\]/g;
+/** A list of references opens with a mark and holds at least this many. */
+const MIN_REFERENCE_MARKS = 2;
+
+/**
+ * The references a text cites ("[1] https://…", "[2] https://…" after a post that says "… [1]"): links, but
+ * the text's own. Only the block's text outside its links is read, and only for blocks about to go.
+ */
+function isReferenceList($: CheerioAPI, block: Element): boolean {
+  const $outside = $(block).clone();
+  $outside.find('a').remove();
+  const text = $outside.text().trim();
+  return text.startsWith('[') && (text.match(FOOTNOTE_MARK)?.length ?? 0) >= MIN_REFERENCE_MARKS;
+}
+
+/** Figure captions go; so do blocks of two or more links that are mostly link text, unless they are references. */
 export function dropLinkBlocks($: CheerioAPI, root: Element, isKept: (element: Element) => boolean) {
   $(root)
     .find('figcaption')
@@ -110,9 +126,10 @@ export function dropLinkBlocks($: CheerioAPI, root: Element, isKept: (element: E
       count.links >= 2 &&
       count.link >= LINK_BLOCK_DENSITY * count.text &&
       !isBody(element, count)
-    )
-      doomed.push(element);
-    else for (const child of element.children) if (child.type === 'tag') stack.push(child);
+    ) {
+      // A list of references stays whole, and is not looked into again: each block is read once.
+      if (!isReferenceList($, element)) doomed.push(element);
+    } else for (const child of element.children) if (child.type === 'tag') stack.push(child);
   }
   for (const element of doomed) $(element).remove();
 }
@@ -204,8 +221,11 @@ export function takeHeadLines(
     // A line of links stays (a link the article opens with); a dateline with its section's links goes.
     const linkChars = $(block).find('a').text().replace(/\s+/g, '').length;
     if (linkChars > 0 && linkChars >= HEAD_LINE_LINK_SHARE * text.replace(/\s+/g, '').length) break;
-    const headline = HEADING_TAGS.has(block.name) && titles.some((title) => saysTitle(text, title));
+    const heading = HEADING_TAGS.has(block.name);
+    const headline = heading && titles.some((title) => saysTitle(text, title));
     if (!headline && !isShortLine(block, text)) break;
+    // A heading of the level that heads later sections of the body heads its first section: it stays.
+    if (heading && !headline && $(root).find(block.name).length > 1) break;
     // A container its lines left empty goes without a word.
     if (text) lines.push(block);
     $(block).remove();

@@ -221,6 +221,17 @@ function unclassHeadings($: CheerioAPI) {
   $('body').find('h2, h3, h4, h5, h6').removeAttr('class');
 }
 
+/**
+ * A named anchor (`<a name>` without href) is a place to jump to, not a link: Readability counts the text
+ * inside every `<a>` as link text, and an anchor a page leaves open wraps the whole section after it (the
+ * parser carries it on), which then reads as a block of links and goes.
+ */
+function unwrapNamedAnchors($: CheerioAPI) {
+  $('body')
+    .find('a[name]:not([href])')
+    .replaceWith((_, anchor) => $(anchor).contents());
+}
+
 /** The title and byline the cleaner puts before the body: the first child of its one <article>. */
 export const PAGE_HEADER = 'body > article:first-child > header:first-child';
 
@@ -249,6 +260,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   dropBoilerplate($, `[${KEEP_MARK}]`, pageTitle);
   dropCaptions($, (element) => element.attribs[KEEP_MARK] !== undefined);
   unclassHeadings($);
+  unwrapNamedAnchors($);
   const paragraphs = markParagraphs($);
   const items = largestItems($);
   if (items) items.container.attribs[ITEMS_MARK] = '';

@@ -53,6 +53,22 @@ describe('dropLinkBlocks', () => {
   });
 });
 
+describe('dropLinkBlocks and references', () => {
+  test('keeps the list of references a post cites ([1] address, [2] address); a block of links still goes', () => {
+    const $ = load(
+      `<article><p>${PROSE}The foundation says so [1], and so does the agency [2].</p>` +
+        '<p>[1] <a href="https://a.example/free">https://a.example/free</a><br>' +
+        '[2] <a href="https://b.example/portal">https://b.example/portal</a></p>' +
+        '<p><a href="/1">Another story</a> · <a href="/2">A third story</a></p>' +
+        `<p>${PROSE}</p></article>`,
+    );
+    dropLinkBlocks($, $('article').get(0)!, notKept);
+    const text = $('article').text();
+    assert.ok(text.includes('https://b.example/portal'), text);
+    assert.ok(!text.includes('Another story'), text);
+  });
+});
+
 describe('dropLinkBlocks on a roundup', () => {
   const linkBlocksDropped = (html: string) => {
     const $ = load(`<article>${html}</article>`);
@@ -200,6 +216,22 @@ describe('takeHeadLines', () => {
     assert.deepEqual(
       lines.map((line) => $(line).text()),
       ['18 June 2018 10:01, Kano [ Nigeria Africa ]'],
+    );
+  });
+
+  test('leaves a heading first when the body has more headings of its level: it heads the first section', () => {
+    const html = `<article><h2>Career so far</h2><p>${PROSE}</p><h2>Shows and prizes</h2><p>${PROSE}</p></article>`;
+    const $ = load(html);
+    assert.deepEqual(takeHeadLines($, $('article').get(0)!, notKept), []);
+    assert.ok($('article').text().startsWith('Career so far'));
+    // A heading alone at its level before the first sentence is a kicker: it goes to the header.
+    const $kicker = load(
+      `<article><h3>Politics</h3><p>${PROSE}</p><h2>Reactions</h2><p>${PROSE}</p></article>`,
+    );
+    const lines = takeHeadLines($kicker, $kicker('article').get(0)!, notKept);
+    assert.deepEqual(
+      lines.map((line) => $kicker(line).text()),
+      ['Politics'],
     );
   });
 

@@ -124,6 +124,21 @@ describe('mainContent', () => {
     assert.ok(!text.includes('Teaser 30'));
   });
 
+  test('a section inside an anchor the page left open (<a name> without href) is text, not a block of links', () => {
+    const sentence = (topic: string) =>
+      `I set up ${topic} on the server and it took an afternoon, with some reading of its manual pages first. `;
+    const section = (name: string, topic: string) =>
+      `<h2><a name="${name}">${name}</h2><blockquote><p>${sentence(topic).repeat(3)}</p><p>${sentence(topic).repeat(2)}</p></blockquote>`;
+    // The parser carries each open anchor on around the next section, so every section sits inside an <a>.
+    const page =
+      '<html><body><h1>Rsync over a tunnel</h1>' +
+      `<h2><a name="purpose">Purpose</h2><blockquote><p>Why I wrote this: ${sentence('the tunnel')}</p></blockquote>` +
+      `${section('building', 'OpenSSL')}${section('config', 'Stunnel')}${section('testing', 'Rsync')}</body></html>`;
+    const text = runChain(page, [{ name: 'readability' }, { name: 'text' }]);
+    for (const topic of ['Why I wrote this', 'OpenSSL', 'Stunnel', 'Rsync'])
+      assert.ok(text.includes(topic), topic);
+  });
+
   test('kept elements Readability left out are appended, without marks', () => {
     const html = mainContent(prepared(ARTICLE, ['.pagination .next']), ['.pagination .next'])!;
     const $ = load(html);
