@@ -53,11 +53,55 @@ export function templateOf(
   const data = oracle(expected);
   const held: Record<string, Candidate[]> = {};
   for (const name of FIELDS) {
-    const found = deriveCandidates(page, LEARNABLE.get(name) as LearnableField, data[name]);
+    let found = deriveCandidates(page, LEARNABLE.get(name) as LearnableField, data[name]);
+    // A number shows by chance (an amount of 75 g where the total time is 75 minutes): it is the time only
+    // where a label names its node, or the bench would write every page's time into that amount.
+    // And where the template's prep time equals its total, the node labelled a total is the total's.
+    if (typeof data[name] === 'number') {
+      found = found.filter((c) => labelledTime(page, c));
+      const totals = found.filter((c) =>
+        labelledTime(page, c, { names: TOTAL_WORDS, words: TOTAL_WORDS, hops: 2 }),
+      );
+      if (totals.length > 0) found = totals;
+    }
     if (found.length > 0) held[name] = found;
   }
   const own = 'author' in held && siteOwn(page.$, expected.author, site) ? ['author'] : [];
   return { html, url, expected, held, own };
+}
+
+/** Words that name a time, in the languages of the pages: whole words, lower-cased. */
+const TIME_WORDS =
+  /(?:^|[^\p{L}])(?:total|time|times|cook|prep|ready|min|mins|minute|minutes|hr|hrs|hour|hours|h|temps|durée|heure|heures|zeit|dauer|std|stunde|stunden|minuten|tijd|bereidingstijd|uur|tiempo|minutos|tempo|minuti|tid|timer|czas|perc|perces)(?=$|[^\p{L}])/u;
+/** Words and attribute values that name a total (time). */
+const TOTAL_WORDS = /total|gesamt|totaal|totale|celkem|razem|insgesamt|összes|ready in/i;
+/** Attribute values that name a time (a class `total-time`, `itemprop="totalTime"`, `cooking-duration`). */
+const TIME_NAMES = /time|duration|zeit|temps|tijd|tiempo|tempo|dauer/i;
+
+/**
+ * Whether a number's node is labelled as a time: its text, or that of one of its nearest ancestors (three;
+ * `hops` in all) while short (a label beside it), holds a word naming a time, or their classes, id or naming
+ * attributes do.
+ */
+function labelledTime(
+  page: { $: CheerioAPI; url: string },
+  c: Candidate,
+  label: { names: RegExp; words: RegExp; hops: number } = { names: TIME_NAMES, words: TIME_WORDS, hops: 4 },
+): boolean {
+  const { $ } = page;
+  let node: Element | null = select(page, c.selector)?.[0] ?? null;
+  for (
+    let hops = 0;
+    node && node.type === 'tag' && hops < label.hops;
+    hops++, node = node.parent as Element | null
+  ) {
+    const names = ['class', 'id', 'itemprop', 'property', 'data-testid'].map((a) => node?.attribs[a] ?? '');
+    if (label.names.test(names.join(' '))) return true;
+    const text = normalizeText($(node).text()).toLowerCase();
+    if (text.length > 120) break;
+    if (label.words.test(text)) return true;
+  }
+  return false;
 }
 
 /**
