@@ -149,6 +149,13 @@ export function withContent(
     };
   });
   const done = new Set<AnyNode>();
+  // What was written into each node: its text (''), or an attribute. One image may carry the title in its
+  // alt and the image in its src, and a node written for one field stays free for another's attribute.
+  const wrote = new Map<AnyNode, Set<string>>();
+  const mark = (el: AnyNode, what: string) => {
+    wrote.set(el, (wrote.get(el) ?? new Set()).add(what));
+    done.add(el);
+  };
   for (const { name, key, nodes } of targets) {
     if (!(key in values)) continue;
     const before = t.expected[key];
@@ -162,10 +169,11 @@ export function withContent(
       continue;
     }
     for (const { c, els } of nodes) {
-      const fresh = els.filter((el) => !done.has(el));
-      for (const el of fresh) done.add(el);
+      const what = c.attr ?? '';
+      const fresh = els.filter((el) => !wrote.get(el)?.has(what));
+      for (const el of fresh) mark(el, what);
       if (fresh.length === 0) continue;
-      if (Array.isArray(after)) for (const el of writeList($, fresh, c, after.map(String))) done.add(el);
+      if (Array.isArray(after)) for (const el of writeList($, fresh, c, after.map(String))) mark(el, what);
       else write($, fresh[0] as Element, c, after);
     }
     replaceLeft($, before, after, done);
