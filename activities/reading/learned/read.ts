@@ -147,7 +147,7 @@ function readItems(
  * Whether a candidate's node is made up as on the pages it was learned from (text reads only). Where a
  * block is missing, the next one moves into its place and must not answer for it: a number read by its
  * place alone also keeps the words around it ("30 min prep" against "60 min cook") and the label beside it
- * ("Prep Time" against "Cook Time", each in an element of its own), and one text read whole
+ * ("Prep Time" against "Cook Time", each in an element of its own), and one text read whole (not a list's item)
  * by its place alone the label it starts with, if any ("Difficulty: hard" where a description was).
  */
 function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<string>): boolean {
@@ -177,6 +177,9 @@ function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<s
       // note or a section's heading ("Note: …", "For the sauce:") among items without one is no item.
       const label = leadingLabel(text);
       if (label) shape += c.list ? '|label' : `|label ${label}`;
+      // A label written in bold at its start ("<strong>Prep time =</strong> 10 mins"), with no colon to tell.
+      const bold = c.list || label ? '' : boldLead(node);
+      if (bold) shape += `|bold ${bold}`;
     }
   }
   return checkShape(lead ? `${shape}|after ${lead}` : shape, c, seen);
@@ -201,6 +204,19 @@ function leadIn(node: Element): string {
   for (let n = node.prev; n && n.type === 'text' && steps < 8; n = n.prev, steps++)
     before = `${n.data.slice(-80)} ${before}`;
   return wordsAround(before.slice(-160)).split(' ').slice(-3).join(' ');
+}
+
+/**
+ * The words of a bold element that starts a node and is followed by more text ("prep time" in
+ * `<h4><strong>Prep time =</strong> 10 mins</h4>`), lower-cased letters, at most four words; '' otherwise.
+ */
+function boldLead(node: Element): string {
+  let first = node.children[0];
+  if (first?.type === 'text' && first.data.trim() === '') first = node.children[1];
+  if (!first || !isElement(first) || !['b', 'strong'].includes(first.tagName)) return '';
+  if (normalizeText(textOf(node, 400)).length <= normalizeText(textOf(first, 80)).length) return '';
+  const words = wordsAround(textOf(first, 80));
+  return words && words.split(' ').length <= 4 ? words : '';
 }
 
 /**
