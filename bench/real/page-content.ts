@@ -66,33 +66,40 @@ export function templateOf(
     }
     if (found.length > 0) held[name] = found;
   }
-  for (const name of insideAnother(page, held)) delete held[name];
-  const own = 'author' in held && siteOwn(page.$, expected.author, site) ? ['author'] : [];
-  return { html, url, expected, held, own };
+  const shown = withoutChanceReads(page, held);
+  const own = 'author' in shown && siteOwn(page.$, expected.author, site) ? ['author'] : [];
+  return { html, url, expected, held: shown, own };
 }
 
 /** Words that name a time, in the languages of the pages: whole words, lower-cased. */
 const TIME_WORDS =
   /(?:^|[^\p{L}])(?:total|time|times|cook|prep|ready|min|mins|minute|minutes|hr|hrs|hour|hours|h|temps|durée|heure|heures|zeit|dauer|std|stunde|stunden|minuten|tijd|bereidingstijd|uur|tiempo|minutos|tempo|minuti|tid|timer|czas|perc|perces)(?=$|[^\p{L}])/u;
 /**
- * The fields read only inside another field's node ("4" for the yield in a description's "Just 4 jars of
- * marmalade"): shown by chance, as part of another value, not where the site writes that field.
+ * The held fields without their candidates that read inside another field's node ("4" for the yield in a
+ * description's "Just 4 jars of marmalade", in an ingredient's "4 eggs"): shown by chance, as part of
+ * another value, not where the site writes that field; a field left with none is not shown.
  */
-function insideAnother(page: { $: CheerioAPI; url: string }, held: Record<string, Candidate[]>): string[] {
+function withoutChanceReads(
+  page: { $: CheerioAPI; url: string },
+  held: Record<string, Candidate[]>,
+): Record<string, Candidate[]> {
   const nodes = Object.fromEntries(
     Object.entries(held).map(([name, cs]) => [
       name,
       new Set(cs.flatMap((c) => select(page, c.selector) ?? [])),
     ]),
   );
-  return Object.entries(held).flatMap(([name, cs]) => {
-    if (!cs.every((c) => c.transform.kind === 'affix' || c.transform.kind === 'number')) return [];
-    const mine = [...(nodes[name] ?? [])];
-    const another = Object.keys(held).some(
-      (other) => other !== name && mine.length > 0 && mine.every((el) => nodes[other]?.has(el)),
-    );
-    return another ? [name] : [];
-  });
+  const out: Record<string, Candidate[]> = {};
+  for (const [name, cs] of Object.entries(held)) {
+    const kept = cs.filter((c) => {
+      if (c.transform.kind !== 'affix' && c.transform.kind !== 'number') return true;
+      const mine = select(page, c.selector) ?? [];
+      const inOther = (other: string) => other !== name && mine.every((el) => nodes[other]?.has(el));
+      return mine.length === 0 || !Object.keys(held).some(inOther);
+    });
+    if (kept.length > 0) out[name] = kept;
+  }
+  return out;
 }
 
 /** Words and attribute values that name a total (time). */
