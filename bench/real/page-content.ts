@@ -76,8 +76,9 @@ const TIME_WORDS =
   /(?:^|[^\p{L}])(?:total|time|times|cook|prep|ready|min|mins|minute|minutes|hr|hrs|hour|hours|h|temps|durée|heure|heures|zeit|dauer|std|stunde|stunden|minuten|tijd|bereidingstijd|uur|tiempo|minutos|tempo|minuti|tid|timer|czas|perc|perces)(?=$|[^\p{L}])/u;
 /**
  * The held fields without their candidates that read inside another field's node ("4" for the yield in a
- * description's "Just 4 jars of marmalade", in an ingredient's "4 eggs"): shown by chance, as part of
- * another value, not where the site writes that field; a field left with none is not shown.
+ * description's "Just 4 jars of marmalade", in an ingredient's "4 eggs"), or a node an earlier field reads
+ * whole (a description equal to the title): shown by chance, not where the site writes that field; a field
+ * left with none is not shown.
  */
 function withoutChanceReads(
   page: { $: CheerioAPI; url: string },
@@ -90,12 +91,18 @@ function withoutChanceReads(
     ]),
   );
   const out: Record<string, Candidate[]> = {};
+  const names = Object.keys(held);
   for (const [name, cs] of Object.entries(held)) {
     const kept = cs.filter((c) => {
-      if (c.transform.kind !== 'affix' && c.transform.kind !== 'number') return true;
+      const part = c.transform.kind === 'affix' || c.transform.kind === 'number';
       const mine = select(page, c.selector) ?? [];
-      const inOther = (other: string) => other !== name && mine.every((el) => nodes[other]?.has(el));
-      return mine.length === 0 || !Object.keys(held).some(inOther);
+      // A node another field reads whole is that field's where this one is a part of its text; where both
+      // read it whole (a description that is the title on this page), the first field's.
+      const inOther = (other: string) =>
+        other !== name &&
+        (part || names.indexOf(other) < names.indexOf(name)) &&
+        mine.every((el) => nodes[other]?.has(el));
+      return mine.length === 0 || !names.some(inOther);
     });
     if (kept.length > 0) out[name] = kept;
   }
