@@ -99,44 +99,44 @@ interface Generated {
   changes: string[];
 }
 
-/** N pages of the template, each with another recipe's values for the fields it shows. */
-function generate(site: string, t: Template, donors: RecipePage[]): Generated[] {
-  const out: Generated[] = [];
-  for (let i = 0; i < PAGES; i++) {
-    const rnd = seeded(`${site}#${i}`);
-    const donor = donors[Math.floor(rnd() * donors.length)] as RecipePage;
-    const changes: string[] = [];
-    const content: Record<string, unknown> = {};
-    const drop = rnd() < Number(values.missing) ? OPTIONAL[Math.floor(rnd() * OPTIONAL.length)] : null;
-    for (const field of Object.keys(t.held)) {
-      // The site's own value (its name as the author) stays on each of its pages, and is never missing.
-      if (t.own.includes(field)) continue;
-      const key = EXPECTED[field] as string;
-      let v = donor.expected[key];
-      if (field === drop) v = null;
-      // A field the recipe lacks is another's: a site's recipes show the same fields (but the one dropped).
-      for (let k = 1; v !== null && !usable(field, v) && k < donors.length; k++)
-        v = donors[(donors.indexOf(donor) + k) % donors.length]?.expected[key];
-      if (v === null) changes.push(`missing:${field}`);
-      content[key] = v;
-    }
-    let page = withContent(t, content);
-    if (rnd() < Number(values.variants)) {
-      const v = variantOf(page.html, page.expected, i, site);
-      page = { html: v.html, expected: v.expected };
-      changes.push(...v.changes);
-    }
-    out.push({ id: `${site}#${i}`, ...page, changes });
+/**
+ * The template's page `i`, with another recipe's values for the fields it shows. Made when it is crawled, not
+ * all at once: a site's pages may be megabytes each (hellofresh.com's 2.4 MB), and hundreds of them held
+ * together, with what their making leaves reachable, run the heap out.
+ */
+function generate(site: string, t: Template, donors: RecipePage[], i: number): Generated {
+  const rnd = seeded(`${site}#${i}`);
+  const donor = donors[Math.floor(rnd() * donors.length)] as RecipePage;
+  const changes: string[] = [];
+  const content: Record<string, unknown> = {};
+  const drop = rnd() < Number(values.missing) ? OPTIONAL[Math.floor(rnd() * OPTIONAL.length)] : null;
+  for (const field of Object.keys(t.held)) {
+    // The site's own value (its name as the author) stays on each of its pages, and is never missing.
+    if (t.own.includes(field)) continue;
+    const key = EXPECTED[field] as string;
+    let v = donor.expected[key];
+    if (field === drop) v = null;
+    // A field the recipe lacks is another's: a site's recipes show the same fields (but the one dropped).
+    for (let k = 1; v !== null && !usable(field, v) && k < donors.length; k++)
+      v = donors[(donors.indexOf(donor) + k) % donors.length]?.expected[key];
+    if (v === null) changes.push(`missing:${field}`);
+    content[key] = v;
   }
-  return out;
+  let page = withContent(t, content);
+  if (rnd() < Number(values.variants)) {
+    const v = variantOf(page.html, page.expected, i, site);
+    page = { html: v.html, expected: v.expected };
+    changes.push(...v.changes);
+  }
+  return { id: `${site}#${i}`, ...page, changes };
 }
 
 async function crawlSite(
   site: string,
   t: Template,
-  pages: Generated[],
+  pageAt: (i: number) => Generated,
   fields: string[],
-  most = pages.length,
+  most = PAGES,
 ): Promise<SiteRun> {
   const crawler = learnedCrawler(Number(values['check-every']), fields);
   const run: SiteRun = {
@@ -149,7 +149,12 @@ async function crawlSite(
     asked: Object.fromEntries(fields.map((f) => [f, 0])),
     wrong: [],
   };
-  for (const page of shuffled(pages, site).slice(0, most)) {
+  const order = shuffled(
+    Array.from({ length: PAGES }, (_, i) => i),
+    site,
+  );
+  for (const i of order.slice(0, most)) {
+    const page = pageAt(i);
     const out = await crawler.crawl(site, {
       family: site,
       html: page.html,
@@ -225,9 +230,9 @@ async function main() {
         totals.skipped++;
         continue;
       }
-      const pages = generate(site, t, all);
-      const h = await crawlSite(site, t, pages, shown);
-      const f = await crawlSite(site, t, pages, FIELDS, Number(values['full-pages']));
+      const pageAt = (i: number) => generate(site, t, all, i);
+      const h = await crawlSite(site, t, pageAt, shown);
+      const f = await crawlSite(site, t, pageAt, FIELDS, Number(values['full-pages']));
       totals.sites++;
       totals.pages += h.pages;
       totals.model += h.model;

@@ -53,11 +53,91 @@ export function templateOf(
   const data = oracle(expected);
   const held: Record<string, Candidate[]> = {};
   for (const name of FIELDS) {
-    const found = deriveCandidates(page, LEARNABLE.get(name) as LearnableField, data[name]);
+    let found = deriveCandidates(page, LEARNABLE.get(name) as LearnableField, data[name]);
+    // A number shows by chance (an amount of 75 g where the total time is 75 minutes): it is the time only
+    // where a label names its node, or the bench would write every page's time into that amount.
+    // And where the template's prep time equals its total, the node labelled a total is the total's.
+    if (typeof data[name] === 'number') {
+      found = found.filter((c) => labelledTime(page, c));
+      const totals = found.filter((c) =>
+        labelledTime(page, c, { names: TOTAL_WORDS, words: TOTAL_WORDS, hops: 2 }),
+      );
+      if (totals.length > 0) found = totals;
+    }
     if (found.length > 0) held[name] = found;
   }
-  const own = 'author' in held && siteOwn(page.$, expected.author, site) ? ['author'] : [];
-  return { html, url, expected, held, own };
+  const shown = withoutChanceReads(page, held);
+  const own = 'author' in shown && siteOwn(page.$, expected.author, site) ? ['author'] : [];
+  return { html, url, expected, held: shown, own };
+}
+
+/** Words that name a time, in the languages of the pages: whole words, lower-cased. */
+const TIME_WORDS =
+  /(?:^|[^\p{L}])(?:total|time|times|cook|prep|ready|min|mins|minute|minutes|hr|hrs|hour|hours|h|temps|durée|heure|heures|zeit|dauer|std|stunde|stunden|minuten|tijd|bereidingstijd|uur|tiempo|minutos|tempo|minuti|tid|timer|czas|perc|perces)(?=$|[^\p{L}])/u;
+/**
+ * The held fields without their candidates that read inside another field's node ("4" for the yield in a
+ * description's "Just 4 jars of marmalade", in an ingredient's "4 eggs"), or a node an earlier field reads
+ * whole (a description equal to the title): shown by chance, not where the site writes that field; a field
+ * left with none is not shown.
+ */
+function withoutChanceReads(
+  page: { $: CheerioAPI; url: string },
+  held: Record<string, Candidate[]>,
+): Record<string, Candidate[]> {
+  const nodes = Object.fromEntries(
+    Object.entries(held).map(([name, cs]) => [
+      name,
+      new Set(cs.flatMap((c) => select(page, c.selector) ?? [])),
+    ]),
+  );
+  const out: Record<string, Candidate[]> = {};
+  const names = Object.keys(held);
+  for (const [name, cs] of Object.entries(held)) {
+    const kept = cs.filter((c) => {
+      const part = c.transform.kind === 'affix' || c.transform.kind === 'number';
+      const mine = select(page, c.selector) ?? [];
+      // A node another field reads whole is that field's where this one is a part of its text; where both
+      // read it whole (a description that is the title on this page), the first field's.
+      const inOther = (other: string) =>
+        other !== name &&
+        (part || names.indexOf(other) < names.indexOf(name)) &&
+        mine.every((el) => nodes[other]?.has(el));
+      return mine.length === 0 || !names.some(inOther);
+    });
+    if (kept.length > 0) out[name] = kept;
+  }
+  return out;
+}
+
+/** Words and attribute values that name a total (time). */
+const TOTAL_WORDS = /total|gesamt|totaal|totale|celkem|razem|insgesamt|összes|ready in/i;
+/** Attribute values that name a time (a class `total-time`, `itemprop="totalTime"`, `cooking-duration`). */
+const TIME_NAMES = /time|duration|zeit|temps|tijd|tiempo|tempo|dauer/i;
+
+/**
+ * Whether a number's node is labelled as a time: its text, or that of one of its nearest ancestors (three;
+ * `hops` in all) while short (a label beside it), holds a word naming a time, or their classes, id or naming
+ * attributes do.
+ */
+function labelledTime(
+  page: { $: CheerioAPI; url: string },
+  c: Candidate,
+  label: { names: RegExp; words: RegExp; hops: number } = { names: TIME_NAMES, words: TIME_WORDS, hops: 4 },
+): boolean {
+  const { $ } = page;
+  let node: Element | null = select(page, c.selector)?.[0] ?? null;
+  for (
+    let hops = 0;
+    node && node.type === 'tag' && hops < label.hops;
+    hops++, node = node.parent as Element | null
+  ) {
+    const names = ['class', 'id', 'itemprop', 'property', 'data-testid'].map((a) => node?.attribs[a] ?? '');
+    if (label.names.test(names.join(' '))) return true;
+    const text = normalizeText($(node).text()).toLowerCase();
+    if (text.length > 120) break;
+    if (label.words.test(text)) return true;
+  }
+  return false;
 }
 
 /**
@@ -105,6 +185,13 @@ export function withContent(
     };
   });
   const done = new Set<AnyNode>();
+  // What was written into each node: its text (''), or an attribute. One image may carry the title in its
+  // alt and the image in its src, and a node written for one field stays free for another's attribute.
+  const wrote = new Map<AnyNode, Set<string>>();
+  const mark = (el: AnyNode, what: string) => {
+    wrote.set(el, (wrote.get(el) ?? new Set()).add(what));
+    done.add(el);
+  };
   for (const { name, key, nodes } of targets) {
     if (!(key in values)) continue;
     const before = t.expected[key];
@@ -118,10 +205,11 @@ export function withContent(
       continue;
     }
     for (const { c, els } of nodes) {
-      const fresh = els.filter((el) => !done.has(el));
-      for (const el of fresh) done.add(el);
+      const what = c.attr ?? '';
+      const fresh = els.filter((el) => !wrote.get(el)?.has(what));
+      for (const el of fresh) mark(el, what);
       if (fresh.length === 0) continue;
-      if (Array.isArray(after)) for (const el of writeList($, fresh, c, after.map(String))) done.add(el);
+      if (Array.isArray(after)) for (const el of writeList($, fresh, c, after.map(String))) mark(el, what);
       else write($, fresh[0] as Element, c, after);
     }
     replaceLeft($, before, after, done);

@@ -62,11 +62,15 @@ export function variantOf(
   return { html: $.html(), expected: out, changes };
 }
 
+/** Whether an item's text (as compared) holds a line whole, as words. */
+const holds = (item: string, line: string) => line !== '' && ` ${item} `.includes(` ${line} `);
+
 const lines = (v: unknown) => (Array.isArray(v) ? v.map((l) => words(String(l))) : []);
 
 /**
- * The ul/ol lists: a list of the recipe's own lines (ingredients, steps) loses its last 1–2 lines (so do the
- * expected values), any other list has items repeated or dropped.
+ * The ul/ol lists: a list of the recipe's own lines (ingredients, steps; items that hold them) loses its last
+ * 1–2 lines when it is their end (so do the expected values), or stays; any other list has items repeated or
+ * dropped.
  */
 function lists($: CheerioAPI, expected: Record<string, unknown>, rnd: () => number): boolean {
   let changed = false;
@@ -85,14 +89,16 @@ function lists($: CheerioAPI, expected: Record<string, unknown>, rnd: () => numb
     const items = $(list).children('li').toArray();
     if (items.length < 2) continue;
     const texts = items.map((li) => text($, li));
+    // An item holds its line, maybe with more: a step's number, a checkbox's label, an ingredient's picture
+    // caption. A list of them is the recipe's too, never one to repeat or cut while the values stay.
     const field = (Object.keys(own) as (keyof typeof own)[]).find((f) =>
-      texts.some((t) => own[f].includes(t)),
+      texts.some((t) => own[f].some((line) => holds(t, line))),
     );
     if (field) {
       // Only a list that is the end of the field's lines, in order, can lose them cleanly.
       const all = own[field];
       const at = all.length - texts.length;
-      if (at < 0 || texts.some((t, i) => all[at + i] !== t) || all.length < 3) continue;
+      if (at < 0 || texts.some((t, i) => !holds(t, all[at + i] ?? '')) || all.length < 3) continue;
       const drop = Math.min(1 + Math.floor(rnd() * 2), all.length - 2, items.length - 1);
       for (const li of items.slice(-drop)) $(li).remove();
       const kept = (expected[field] as unknown[]).slice(0, -drop);

@@ -146,7 +146,8 @@ function readItems(
 /**
  * Whether a candidate's node is made up as on the pages it was learned from (text reads only). Where a
  * block is missing, the next one moves into its place and must not answer for it: a number read by its
- * place alone also keeps the words around it ("30 min prep" against "60 min cook"), and one text read whole
+ * place alone also keeps the words around it ("30 min prep" against "60 min cook") and the label beside it
+ * ("Prep Time" against "Cook Time", each in an element of its own), and one text read whole (not a list's item)
  * by its place alone the label it starts with, if any ("Difficulty: hard" where a description was).
  */
 function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<string>): boolean {
@@ -162,8 +163,13 @@ function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<s
   }
   let shape = shapeOf(node);
   if (placed) {
-    if (c.transform.kind === 'number') shape += `|${wordsAround(text)}`;
-    else if (c.transform.kind === 'exact') {
+    if (c.transform.kind === 'number') {
+      shape += `|${wordsAround(text)}`;
+      // Its label may stand beside it in an element of its own ("Prep Time" | "5 mins"): only when there is
+      // one, so what was learned without one still matches.
+      const beside = c.list ? '' : labelBeside(node);
+      if (beside) shape += `|beside ${beside}`;
+    } else if (c.transform.kind === 'exact') {
       // Only a label changes the shape, so what was learned without one before still matches. An affix
       // read has its fixed words already (they must be there to read): a "label" found in it may run into
       // the value ("Made by Jane Doe: …") and would differ on every page. A list's item keeps whether it
@@ -171,6 +177,9 @@ function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<s
       // note or a section's heading ("Note: …", "For the sauce:") among items without one is no item.
       const label = leadingLabel(text);
       if (label) shape += c.list ? '|label' : `|label ${label}`;
+      // A label written in bold at its start ("<strong>Prep time =</strong> 10 mins"), with no colon to tell.
+      const bold = c.list || label ? '' : boldLead(node);
+      if (bold) shape += `|bold ${bold}`;
     }
   }
   return checkShape(lead ? `${shape}|after ${lead}` : shape, c, seen);
@@ -195,6 +204,52 @@ function leadIn(node: Element): string {
   for (let n = node.prev; n && n.type === 'text' && steps < 8; n = n.prev, steps++)
     before = `${n.data.slice(-80)} ${before}`;
   return wordsAround(before.slice(-160)).split(' ').slice(-3).join(' ');
+}
+
+/**
+ * The words of a bold element that starts a node and is followed by more text ("prep time" in
+ * `<h4><strong>Prep time =</strong> 10 mins</h4>`), lower-cased letters, at most four words; '' otherwise.
+ */
+function boldLead(node: Element): string {
+  let first = node.children[0];
+  if (first?.type === 'text' && first.data.trim() === '') first = node.children[1];
+  if (!first || !isElement(first) || !['b', 'strong'].includes(first.tagName)) return '';
+  if (normalizeText(textOf(node, 400)).length <= normalizeText(textOf(first, 80)).length) return '';
+  const words = wordsAround(textOf(first, 80));
+  return words && words.split(' ').length <= 4 ? words : '';
+}
+
+/**
+ * The label in the element just before a node ("prep time" in `<div>Prep Time</div><div>5 mins</div>`): its
+ * words, when the node has no text before it and that element's text is short words without numbers (a
+ * label, not a value that changes from page to page); '' otherwise.
+ */
+function labelBeside(node: Element): string {
+  let prev = node.prev;
+  for (let steps = 0; prev && prev.type === 'text' && steps < 4; steps++) {
+    if (prev.data.trim() !== '') return '';
+    prev = prev.prev;
+  }
+  if (!prev || !isElement(prev) || SKIPPED.has(prev.tagName)) return '';
+  const raw = normalizeText(textOf(prev, 80));
+  if (raw === '' || raw.length > 40 || /\d/.test(raw)) return '';
+  const words = wordsAround(raw);
+  return words.split(' ').length <= 4 ? words : '';
+}
+
+/** An element's text, read no further than `max` characters (a label's element is small). */
+function textOf(el: Element, max: number): string {
+  let out = '';
+  let budget = 50;
+  const walk = (n: Element) => {
+    for (const child of n.children) {
+      if (out.length > max || --budget <= 0) return;
+      if (child.type === 'text') out += child.data;
+      else if (isElement(child) && !SKIPPED.has(child.tagName)) walk(child);
+    }
+  };
+  walk(el);
+  return out;
 }
 
 /** A node's words without its numbers, lower-cased: the fixed text a number is written in. */
