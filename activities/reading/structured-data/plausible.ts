@@ -5,11 +5,13 @@
 //   name or the word "recipe" carries the site's wording ("Arretjescake – Recept", "Gingerbread - zenbelly");
 // - an author is a person the page's entities agree on: not only in the meta tags (a user name), not the site
 //   itself nor a name holding the site's name or a web address, not an agency, desk, team or company, not
-//   written in capitals or with a ® (a label), and no other article, page or recipe entity of the page names
-//   someone else;
+//   written in capitals or with a ® (a label), no other article, page or recipe entity of the page names
+//   someone else, and where the author meta tags name people, one of them names the answer's;
+// - a published date falls on the day the publication-date meta tags state, where they state one;
 // - a brand is not the shop's own name (a shop system's default "vendor");
 // - a description is one paragraph: not the title again, not several paragraphs or notes run together.
 import { bylineNames, credited, namedWith } from './bylines.js';
+import { anotherDay } from './dates.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
 import { sameAmounts } from './page-lines.js';
@@ -28,6 +30,10 @@ export interface Setting {
   inList?: boolean;
   /** Every author the page's article, page and recipe entities name, as tokens. */
   authors: Set<string>;
+  /** The people each author meta tag names, as tokens, one list a tag (site-names.ts metaBylines). */
+  metaAuthors: string[][];
+  /** The publication dates the page's meta tags state. */
+  metaDates: unknown[];
   /** The site's descriptions of itself, as tokens. */
   taglines: Set<string>;
 }
@@ -46,6 +52,7 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
     case 'maker':
       return !isSiteName(at.site, value);
     default:
+      if (rule.kind === 'date' && !rule.updates) return !at.metaDates.some((d) => anotherDay(value, d));
       return rule.whole ? paragraph(value, at) : true;
   }
 }
@@ -72,8 +79,20 @@ function people(names: string[], at: Setting): boolean {
     !names.some(isOrganisation) &&
     [...at.authors].every((a) => ours.has(a)) &&
     others.every((n) => ours.has(tokenText(n))) &&
-    !names.some((n) => credited(credits, n))
+    !names.some((n) => credited(credits, n)) &&
+    metaAgrees(ours, at.metaAuthors)
   );
+}
+
+/**
+ * Where the page's author meta tags name people, one of them names no one but the answer's people: a
+ * structured author none of them states (another writer, the editor of the page's template) is the model's
+ * call. A tag naming an organisation ("author" = the publisher, beside "article:author" = the writer) states
+ * no person.
+ */
+function metaAgrees(ours: Set<string>, tags: string[][]): boolean {
+  const people = tags.filter((names) => !names.some(isOrganisation));
+  return people.length === 0 || people.some((names) => names.every((n) => ours.has(n)));
 }
 
 /**

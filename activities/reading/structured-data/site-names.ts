@@ -120,3 +120,23 @@ export function authorsOf(items: StructuredItem[], site: Set<string> = new Set()
   });
   return new Set(found.map((n) => tokenText(plainText(n))).filter(Boolean));
 }
+
+/**
+ * The people each author meta tag names (article:author, author, parsely-author, …), as tokens, one list per
+ * tag that names someone: the page's metadata says who wrote it, and an answer none of them states is the
+ * model's call (plausible.ts).
+ */
+export function metaBylines(items: StructuredItem[], site: Set<string> = new Set()): string[][] {
+  const tags = items.flatMap((i) => (i.source === 'meta' ? [i.props.authorTags].flat() : []));
+  return tags
+    .map((tag) =>
+      metaAuthorNames(tag, site)
+        .map((n) => tokenText(plainText(n)))
+        .filter(Boolean),
+    )
+    .filter((names) => names.length > 0);
+}
+
+/** The publication dates the page's meta tags state (article:published_time, parsely-pub-date, …). */
+export const metaPublished = (items: StructuredItem[]): unknown[] =>
+  items.flatMap((i) => (i.source === 'meta' ? [i.props.publishedTags ?? []].flat() : []));
