@@ -28,6 +28,9 @@ describe('author meta tags', () => {
     // `article:author` read after a profile URL in its place: the `author` tag still counts.
     const urlFirst = `<meta property="article:author" content="https://social.test/ann">${meta('author', 'Bo Chen')}`;
     assert.deepEqual(author(article(byAnn, urlFirst)).answered, []);
+    // A profile's address, with or without its scheme, names no one.
+    const profile = '<meta property="article:author" content="facebook.com/dailyplum">';
+    assert.deepEqual(author(article(byAnn, profile)).data, { author: 'Ann Lee' });
   });
 
   test("one tag naming the answer's author is enough; a tag naming the publisher states no person", () => {

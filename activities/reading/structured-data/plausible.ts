@@ -15,7 +15,7 @@ import { anotherDay } from './dates.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
 import { sameAmounts } from './page-lines.js';
-import { isSiteName, mentionsSite, STAFF } from './site-names.js';
+import { isSiteName, mentionsSite, STAFF, WEB_NAME } from './site-names.js';
 import { SPACELESS, tokenText } from './text.js';
 
 export interface Setting {
@@ -105,10 +105,6 @@ const isOrganisation = (name: string) =>
   /(?<![\p{L}\p{N}])(?:press|news|newsroom|wire|wires|reuters|agency|agencies|afp|ap|dpa|upi|pti|ians|ansa|xinhua|syndicate|inc|llc|ltd|gmbh|corp|corporation|company|group|media|magazine|network|institute|university|college|association|foundation|society|council|department|ministry|service|services)(?![\p{L}\p{N}])/iu.test(
     name,
   );
-
-/** A web address or a domain as the name ("Tennis.com", "https://facebook.com/…"): a site, not a person. */
-const WEB_NAME =
-  /https?:|\/|[\p{L}\p{N}]\.(?:com|net|org|co|io|tv|in|uk|de|fr|es|it|nl|au|ca|info|news|me|us)(?![\p{L}\p{N}])/iu;
 
 /** Whether a line of the page is the name alone (a byline without a label: "Ann Lee" under the headline). */
 const nameLine = (page: PageEvidence, name: string) => {
