@@ -145,6 +145,13 @@ export function readerDates(raw: unknown): CalendarDate[] {
   return [...dates.values()];
 }
 
+/** Whether a second date falls on another day than the first, in every zone a reader may be in. */
+export function anotherDay(raw: unknown, other: unknown): boolean {
+  if (!dateOf(other)) return false;
+  const days = new Set(readerDates(raw).map((d) => `${d.y}-${d.m}-${d.d}`));
+  return !readerDates(other).some((d) => days.has(`${d.y}-${d.m}-${d.d}`));
+}
+
 /**
  * Whether one of the page's `<time datetime>` elements (an update's only where `updates` says so) states the
  * structured date: the same instant where both carry a zone, else the same date as written in the first one.

@@ -5,7 +5,7 @@
 // stated and is confirmed by the page showing that number in any spelling (88,00 €).
 import type { Field } from '../../../shared/schema-input.js';
 import { availabilityOf, availabilityShown, inStock } from './availability.js';
-import { dateOf, dateShown, readerDates, timeShown } from './dates.js';
+import { anotherDay, dateOf, dateShown, readerDates, timeShown } from './dates.js';
 import {
   durationShown,
   inFieldUnit,
@@ -239,13 +239,6 @@ function date(field: Field, raw: unknown, rule: FieldRule, entity: Record<string
   const twoDays = (page: PageEvidence) => anotherDay(raw, modified) && showsDate(page, modified, true);
   const shown = (page: PageEvidence) => showsDate(page, raw, updates) && !twoDays(page);
   return { value, shown };
-}
-
-/** Whether a second date falls on another day than the first, in every zone a reader may be in. */
-function anotherDay(raw: unknown, other: unknown): boolean {
-  if (!dateOf(other)) return false;
-  const days = new Set(readerDates(raw).map((d) => `${d.y}-${d.m}-${d.d}`));
-  return !readerDates(other).some((d) => days.has(`${d.y}-${d.m}-${d.d}`));
 }
 
 function duration(field: Field, raw: unknown, rule: FieldRule, entity: Record<string, unknown>): Outcome {

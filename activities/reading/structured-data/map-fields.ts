@@ -11,7 +11,7 @@ import { type Candidate, candidateFor, type Outcome } from './field-values.js';
 import { imageKey } from './images.js';
 import { type PageEvidence, pageEvidence } from './page-evidence.js';
 import { plausible } from './plausible.js';
-import { authorsOf, siteNames, siteTaglines } from './site-names.js';
+import { authorsOf, metaBylines, metaPublished, siteNames, siteTaglines } from './site-names.js';
 import { tokenText } from './text.js';
 
 export interface FieldMapping {
@@ -62,6 +62,9 @@ interface Context {
   site: Set<string>;
   /** The authors the page's article, page and recipe entities and its author meta tag name (plausible.ts). */
   authors: Set<string>;
+  /** The people each author meta tag names, and the publication dates the meta tags state (plausible.ts). */
+  metaAuthors: string[][];
+  metaDates: unknown[];
   /** The site's descriptions of itself (site-names.ts). */
   taglines: Set<string>;
   /** JSON-LD nodes by @id, for references such as `"author": {"@id": "#/schema/person/1"}`. */
@@ -78,6 +81,8 @@ export function mapFields(fields: Field[], items: StructuredItem[], pageText: st
     page,
     site,
     authors: authorsOf(entities, site),
+    metaAuthors: metaBylines(entities, site),
+    metaDates: metaPublished(entities),
     taglines: siteTaglines(entities),
     nodes: nodesById(entities),
   });

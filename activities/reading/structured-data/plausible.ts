@@ -5,15 +5,17 @@
 //   name or the word "recipe" carries the site's wording ("Arretjescake – Recept", "Gingerbread - zenbelly");
 // - an author is a person the page's entities agree on: not only in the meta tags (a user name), not the site
 //   itself nor a name holding the site's name or a web address, not an agency, desk, team or company, not
-//   written in capitals or with a ® (a label), and no other article, page or recipe entity of the page names
-//   someone else;
+//   written in capitals or with a ® (a label), no other article, page or recipe entity of the page names
+//   someone else, and where the author meta tags name people, one of them names the answer's;
+// - a published date falls on the day the publication-date meta tags state, where they state one;
 // - a brand is not the shop's own name (a shop system's default "vendor");
 // - a description is one paragraph: not the title again, not several paragraphs or notes run together.
 import { bylineNames, credited, namedWith } from './bylines.js';
+import { anotherDay } from './dates.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
 import { sameAmounts } from './page-lines.js';
-import { isSiteName, mentionsSite, STAFF } from './site-names.js';
+import { isSiteName, mentionsSite, STAFF, WEB_NAME } from './site-names.js';
 import { SPACELESS, tokenText } from './text.js';
 
 export interface Setting {
@@ -28,6 +30,10 @@ export interface Setting {
   inList?: boolean;
   /** Every author the page's article, page and recipe entities name, as tokens. */
   authors: Set<string>;
+  /** The people each author meta tag names, as tokens, one list a tag (site-names.ts metaBylines). */
+  metaAuthors: string[][];
+  /** The publication dates the page's meta tags state. */
+  metaDates: unknown[];
   /** The site's descriptions of itself, as tokens. */
   taglines: Set<string>;
 }
@@ -46,6 +52,7 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
     case 'maker':
       return !isSiteName(at.site, value);
     default:
+      if (rule.kind === 'date' && !rule.updates) return !at.metaDates.some((d) => anotherDay(value, d));
       return rule.whole ? paragraph(value, at) : true;
   }
 }
@@ -72,8 +79,20 @@ function people(names: string[], at: Setting): boolean {
     !names.some(isOrganisation) &&
     [...at.authors].every((a) => ours.has(a)) &&
     others.every((n) => ours.has(tokenText(n))) &&
-    !names.some((n) => credited(credits, n))
+    !names.some((n) => credited(credits, n)) &&
+    metaAgrees(ours, at.metaAuthors)
   );
+}
+
+/**
+ * Where the page's author meta tags name people, one of them names no one but the answer's people: a
+ * structured author none of them states (another writer, the editor of the page's template) is the model's
+ * call. A tag naming an organisation ("author" = the publisher, beside "article:author" = the writer) states
+ * no person.
+ */
+function metaAgrees(ours: Set<string>, tags: string[][]): boolean {
+  const people = tags.filter((names) => !names.some(isOrganisation));
+  return people.length === 0 || people.some((names) => names.every((n) => ours.has(n)));
 }
 
 /**
@@ -86,10 +105,6 @@ const isOrganisation = (name: string) =>
   /(?<![\p{L}\p{N}])(?:press|news|newsroom|wire|wires|reuters|agency|agencies|afp|ap|dpa|upi|pti|ians|ansa|xinhua|syndicate|inc|llc|ltd|gmbh|corp|corporation|company|group|media|magazine|network|institute|university|college|association|foundation|society|council|department|ministry|service|services)(?![\p{L}\p{N}])/iu.test(
     name,
   );
-
-/** A web address or a domain as the name ("Tennis.com", "https://facebook.com/…"): a site, not a person. */
-const WEB_NAME =
-  /https?:|\/|[\p{L}\p{N}]\.(?:com|net|org|co|io|tv|in|uk|de|fr|es|it|nl|au|ca|info|news|me|us)(?![\p{L}\p{N}])/iu;
 
 /** Whether a line of the page is the name alone (a byline without a label: "Ann Lee" under the headline). */
 const nameLine = (page: PageEvidence, name: string) => {

@@ -191,6 +191,15 @@ const META_PROPS: [string, string][] = [
   ['author', 'author'],
 ];
 
+/**
+ * Tags naming the page's author (`article:author` as a name; a profile URL names no one) and its publication
+ * date, each tag's value kept apart: where they state someone or something else than the structured data
+ * answers, the page's own metadata disagrees (plausible.ts). Not `dc.date`/`dcterms.created`: those often
+ * name a draft's date.
+ */
+const AUTHOR_TAGS = ['article:author', 'author', 'parsely-author', 'sailthru.author', 'dc.creator', 'byl'];
+const PUBLISHED_TAGS = ['article:published_time', 'parsely-pub-date', 'sailthru.date', 'pubdate'];
+
 function readMeta($: CheerioAPI): StructuredItem | null {
   const found = new Map<string, string>();
   for (const el of $('head meta[content]').toArray().slice(0, 500)) {
@@ -211,6 +220,9 @@ function readMeta($: CheerioAPI): StructuredItem | null {
       props[head] = nested;
     }
   }
+  const tagged = (keys: string[]) => keys.flatMap((key) => found.get(key) ?? []);
+  if (tagged(AUTHOR_TAGS).length > 0) props.authorTags = tagged(AUTHOR_TAGS);
+  if (tagged(PUBLISHED_TAGS).length > 0) props.publishedTags = tagged(PUBLISHED_TAGS);
   if (Object.keys(props).length === 0) return null;
   const ogType = found.get('og:type');
   return { source: 'meta', types: ogType ? [ogType] : [], props };

@@ -66,6 +66,10 @@ export function siteTaglines(items: StructuredItem[]): Set<string> {
 export const STAFF =
   /(?<![\p{L}\p{N}])(?:staff|team|editors?|editorial|admin|administrator|webmaster|desk|bureau|correspondents?|redazione|redaktion|rédaction|redacción|redação|redactie|redaksjon|redaktionen|redakce|redakcja|redakcia|redacția|redactia|toimitus|szerkesztőség|equipa|equipo|équipe|squadra)(?![\p{L}\p{N}])/iu;
 
+/** A web address or a domain as the name ("Tennis.com", "https://facebook.com/…"): a site, not a person. */
+export const WEB_NAME =
+  /https?:|\/|[\p{L}\p{N}]\.(?:com|net|org|co|io|tv|in|uk|de|fr|es|it|nl|au|ca|info|news|me|us)(?![\p{L}\p{N}])/iu;
+
 /** Words of a name of a site: its compacted runs of one to six words (site-names: "Tennis.com" holds "tennis"). */
 const MAX_RUN = 6;
 
@@ -100,13 +104,14 @@ function authorNames(v: unknown): string[] {
 
 /**
  * The people an author meta tag names ("Ann Lee, Bo Chen and Cy Dunn"): a tag holds one string, so it is split
- * at commas, semicolons, "and" and "&"; the site's own name or its staff there is no person ("AOL Staff").
+ * at commas, semicolons, "and" and "&"; the site's own name, its staff ("AOL Staff") or a profile's address
+ * ("facebook.com/aol") there names no person.
  */
 function metaAuthorNames(v: unknown, site: Set<string>): string[] {
   return authorNames(v)
     .flatMap((s) => s.split(/[,;]|\s(?:and|&)\s/i))
     .map((s) => s.replace(/^\s*by\s+/i, '').trim())
-    .filter((s) => s !== '' && !isSiteName(site, s) && !STAFF.test(s));
+    .filter((s) => s !== '' && !isSiteName(site, s) && !STAFF.test(s) && !WEB_NAME.test(s));
 }
 
 /**
@@ -120,3 +125,23 @@ export function authorsOf(items: StructuredItem[], site: Set<string> = new Set()
   });
   return new Set(found.map((n) => tokenText(plainText(n))).filter(Boolean));
 }
+
+/**
+ * The people each author meta tag names (article:author, author, parsely-author, …), as tokens, one list per
+ * tag that names someone: the page's metadata says who wrote it, and an answer none of them states is the
+ * model's call (plausible.ts).
+ */
+export function metaBylines(items: StructuredItem[], site: Set<string> = new Set()): string[][] {
+  const tags = items.flatMap((i) => (i.source === 'meta' ? [i.props.authorTags].flat() : []));
+  return tags
+    .map((tag) =>
+      metaAuthorNames(tag, site)
+        .map((n) => tokenText(plainText(n)))
+        .filter(Boolean),
+    )
+    .filter((names) => names.length > 0);
+}
+
+/** The publication dates the page's meta tags state (article:published_time, parsely-pub-date, …). */
+export const metaPublished = (items: StructuredItem[]): unknown[] =>
+  items.flatMap((i) => (i.source === 'meta' ? [i.props.publishedTags ?? []].flat() : []));
