@@ -11,6 +11,7 @@
 // to the model (all, and after the first 20), extractor documents; per field: coverage and precision of the
 // values answered without the model, judged strictly (words in order, lists line by line); every wrong value
 // is listed for the dev split only (the held-out split's figures are read, never its pages).
+// SHOW_CHARS=N in the environment prints N characters of each wrong value and its expected one (default 200).
 import { parseArgs } from 'node:util';
 import { words } from './compare.js';
 import { learnedCrawler } from './learned-crawl.js';
@@ -284,7 +285,7 @@ function print(
     values.split === 'dev' ? `${wrong.length} wrong values` : 'wrong values not listed (held-out split)';
   console.log(`\n${scope}`);
   if (values.quiet || values.split !== 'dev') return;
-  const show = (v: unknown) => JSON.stringify(v).slice(0, 200);
+  const show = (v: unknown) => JSON.stringify(v).slice(0, Number(process.env.SHOW_CHARS ?? 200));
   for (const w of wrong) {
     console.log(`- ${w.page} ${w.field}${w.changes.length ? ` [${w.changes.join(' ')}]` : ''}`);
     console.log(`    got      ${show(w.got)}\n    expected ${show(w.expected)}`);

@@ -85,6 +85,8 @@ function lists($: CheerioAPI, expected: Record<string, unknown>, rnd: () => numb
     ingredients: lines(expected.ingredients),
     instructions_list: lines(expected.instructions_list),
   };
+  /** Lines a field's lists lost (every copy of the list loses the same). */
+  const dropped: Partial<Record<keyof typeof own, number>> = {};
   for (const list of $('body ul, body ol').toArray().slice(0, 60)) {
     const items = $(list).children('li').toArray();
     if (items.length < 2) continue;
@@ -95,15 +97,19 @@ function lists($: CheerioAPI, expected: Record<string, unknown>, rnd: () => numb
       texts.some((t) => own[f].some((line) => holds(t, line))),
     );
     if (field) {
-      // Only a list that is the end of the field's lines, in order, can lose them cleanly.
+      // Only a list that is the end of the field's lines, in order, can lose them cleanly. A page may show
+      // the list twice (a desktop column and a mobile tab): each copy loses the same lines, and the expected
+      // values lose them once.
       const all = own[field];
       const at = all.length - texts.length;
       if (at < 0 || texts.some((t, i) => !holds(t, all[at + i] ?? '')) || all.length < 3) continue;
-      const drop = Math.min(1 + Math.floor(rnd() * 2), all.length - 2, items.length - 1);
+      const drop = dropped[field] ?? Math.min(1 + Math.floor(rnd() * 2), all.length - 2, items.length - 1);
+      if (drop >= items.length) continue;
       for (const li of items.slice(-drop)) $(li).remove();
-      const kept = (expected[field] as unknown[]).slice(0, -drop);
-      expected[field] = kept;
-      own[field] = own[field].slice(0, -drop);
+      if (dropped[field] === undefined) {
+        dropped[field] = drop;
+        expected[field] = (expected[field] as unknown[]).slice(0, -drop);
+      }
       changed = true;
       continue;
     }
