@@ -115,9 +115,20 @@ function readCandidate(
     return values;
   }
   if (nodes.length === 0) return null;
-  if (nodes.length > 1) return undefined;
-  return readNode(page, nodes[0] as Element, field, c, seen);
+  if (nodes.length === 1) return readNode(page, nodes[0] as Element, field, c, seen);
+  // Several nodes answer a one-value field only when each reads the same value: a page may show its image or
+  // title twice (a desktop column and a mobile tab), and a place in the body, the only candidate naming one of
+  // them alone, moves under any wrapper. Nodes that read differently leave the field to the model.
+  if (nodes.length > SAME_NODES_MAX) return undefined;
+  const values = nodes.map((node) => readNode(page, node, field, c, seen));
+  const first = values[0];
+  return first !== undefined && values.every((v) => v !== undefined && sameValue(v, first))
+    ? first
+    : undefined;
 }
+
+/** At most this many nodes of one selector may answer a one-value field together. */
+const SAME_NODES_MAX = 4;
 
 /** A list of objects, one per container; every property's candidates must agree inside each. */
 function readItems(
