@@ -5,6 +5,7 @@ import type { Element } from 'domhandler';
 import type { Candidate, FieldCandidates } from '../../../shared/learned-extractor.js';
 import { stableClasses } from './structure.js';
 import {
+  agreedValue,
   FORMATTING,
   isElement,
   isEmpty,
@@ -15,7 +16,6 @@ import {
   numbersIn,
   type Page,
   SKIPPED,
-  sameValue,
 } from './values.js';
 
 /** Make-ups a candidate keeps at most: past this a node of another make-up does not answer. */
@@ -120,11 +120,7 @@ function readCandidate(
   // title twice (a desktop column and a mobile tab), and a place in the body, the only candidate naming one of
   // them alone, moves under any wrapper. Nodes that read differently leave the field to the model.
   if (nodes.length > SAME_NODES_MAX) return undefined;
-  const values = nodes.map((node) => readNode(page, node, field, c, seen));
-  const first = values[0];
-  return first !== undefined && values.every((v) => v !== undefined && sameValue(v, first))
-    ? first
-    : undefined;
+  return agreedValue(nodes.map((node) => readNode(page, node, field, c, seen)));
 }
 
 /** At most this many nodes of one selector may answer a one-value field together. */
@@ -143,11 +139,9 @@ function readItems(
     for (const prop of field.properties ?? []) {
       const candidates = props[prop.name];
       if (!candidates || candidates.length === 0) return undefined;
-      const values = candidates.map((c) => applyCandidate(page, prop, c, container));
-      const first = values[0];
-      if (first === undefined || !values.every((v) => v !== undefined && sameValue(v, first)))
-        return undefined;
-      item[prop.name] = isEmpty(first) ? null : first;
+      const value = agreedValue(candidates.map((c) => applyCandidate(page, prop, c, container)));
+      if (value === undefined) return undefined;
+      item[prop.name] = isEmpty(value) ? null : value;
     }
     items.push(item);
   }
@@ -398,9 +392,8 @@ function readFields(page: Page, fields: LearnableField[], known: FieldCandidates
       out.unanswered.push(field.name);
       continue;
     }
-    const values = candidates.map((c) => applyCandidate(page, field, c));
-    const first = values[0];
-    if (first === undefined || !values.every((v) => v !== undefined && sameValue(v, first))) {
+    const first = agreedValue(candidates.map((c) => applyCandidate(page, field, c)));
+    if (first === undefined) {
       out.unanswered.push(field.name);
       continue;
     }

@@ -120,6 +120,14 @@ function parseNumber(raw: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** The value every one of `values` reads alike; undefined when one reads nothing (undefined) or another value. */
+export function agreedValue(values: readonly unknown[]): unknown {
+  const first = values[0];
+  return first !== undefined && values.every((v) => v !== undefined && sameValue(v, first))
+    ? first
+    : undefined;
+}
+
 export function sameValue(a: unknown, b: unknown): boolean {
   if (isEmpty(a) || isEmpty(b)) return isEmpty(a) && isEmpty(b);
   if (isObject(a) && isObject(b))
