@@ -92,16 +92,17 @@ export function makeCrawlPage(deps: ActivityDeps) {
  */
 function batchWrites(deps: ActivityDeps): BatchWrites {
   const { pages, learned } = deps;
+  const recordEvents = (held: HeldWrites) => appendPageEvents(deps, held.events.splice(0));
   return {
     hold: () => ({ pages: [], answers: new HeldAnswers(), events: [] }),
     async record(held, completed) {
       const [, redo] = await Promise.all([
         pages?.saveAll(held.pages.splice(0)),
         learned ? learned.recordHeld(held.answers, completed) : [],
-        appendPageEvents(deps, held.events.splice(0)),
+        recordEvents(held),
       ]);
       return redo;
     },
-    recordEvents: (held) => appendPageEvents(deps, held.events.splice(0)),
+    recordEvents,
   };
 }
