@@ -220,9 +220,10 @@ function readMeta($: CheerioAPI): StructuredItem | null {
       props[head] = nested;
     }
   }
-  const tagged = (keys: string[]) => keys.flatMap((key) => found.get(key) ?? []);
-  if (tagged(AUTHOR_TAGS).length > 0) props.authorTags = tagged(AUTHOR_TAGS);
-  if (tagged(PUBLISHED_TAGS).length > 0) props.publishedTags = tagged(PUBLISHED_TAGS);
+  const authorTags = AUTHOR_TAGS.flatMap((key) => found.get(key) ?? []);
+  const publishedTags = PUBLISHED_TAGS.flatMap((key) => found.get(key) ?? []);
+  if (authorTags.length > 0) props.authorTags = authorTags;
+  if (publishedTags.length > 0) props.publishedTags = publishedTags;
   if (Object.keys(props).length === 0) return null;
   const ogType = found.get('og:type');
   return { source: 'meta', types: ogType ? [ogType] : [], props };
