@@ -9,8 +9,9 @@ import { parseArgs } from 'node:util';
 import { Worker } from '@temporalio/worker';
 import type { CommandStartedEvent, CommandSucceededEvent } from 'mongodb';
 import { MongoClient } from 'mongodb';
-import { html, startFixtureSite } from '../test/support/fixture-site.js';
+import { startFixtureSite } from '../test/support/fixture-site.js';
 import { startTestService } from '../test/support/service.js';
+import { extractItem, ITEM_PAGE, ITEM_PATH } from './extract-item.js';
 import { startFloor } from './temporal-floor/floor.js';
 
 const { values } = parseArgs({
@@ -81,10 +82,9 @@ const svc = await startTestService({
   env: { LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000' },
 });
 const site = await startFixtureSite();
-const page = html('Item', `<h1>Item</h1><p>Price: 10</p><p>${'Some text about the item. '.repeat(40)}</p>`);
-site.route('/p', (_req, res) => {
+site.route(ITEM_PATH, (_req, res) => {
   const t = now();
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ITEM_PAGE);
   steps.push({ name: 'site serves the page', start: t, end: now() });
 });
 const wf = svc.deps.temporal.workflow;
@@ -100,13 +100,7 @@ wf.getHandle = ((...args: Parameters<typeof getHandle>) => {
   return handle;
 }) as never;
 
-const extractOnce = () =>
-  svc.app.inject({
-    method: 'POST',
-    url: '/api/v1/extract',
-    headers: svc.auth(),
-    payload: { url: `${site.url}/p`, schema: { title: 'string', price: 'number' } },
-  });
+const extractOnce = () => extractItem(svc, site.url);
 
 for (let i = 0; i < Number(values.warmup); i++) await extractOnce();
 

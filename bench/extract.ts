@@ -18,9 +18,10 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { MongoClient } from 'mongodb';
 import { createStores } from '../shared/store/index.js';
-import { html, startFixtureSite } from '../test/support/fixture-site.js';
+import { startFixtureSite } from '../test/support/fixture-site.js';
 import { startTestService } from '../test/support/service.js';
 import { commandsPer, countCommands, snapshot } from './command-count.js';
+import { extractItem, ITEM_PAGE, ITEM_PATH } from './extract-item.js';
 import { preloadLike } from './preload.js';
 import { cpuSince, sampleCpu } from './server-cpu.js';
 import { startFloor } from './temporal-floor/floor.js';
@@ -47,17 +48,8 @@ const svc = await startTestService({
   env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', RATE_LIMIT_PER_MINUTE: '1000000' },
 });
 const site = await startFixtureSite();
-site.route(
-  '/p',
-  html('Item', `<h1>Item</h1><p>Price: 10</p><p>${'Some text about the item. '.repeat(40)}</p>`),
-);
-const extractOnce = () =>
-  svc.app.inject({
-    method: 'POST',
-    url: '/api/v1/extract',
-    headers: svc.auth(),
-    payload: { url: `${site.url}/p`, schema: { title: 'string', price: 'number' } },
-  });
+site.route(ITEM_PATH, ITEM_PAGE);
+const extractOnce = () => extractItem(svc, site.url);
 
 let preload: { jobs: number; seconds: number } | null = null;
 if (preloadJobs > 0) {
