@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import type { buildApp } from '../../api/app.js';
 import type { ApiDeps } from '../../api/deps.js';
 import { type Infra, startInfra } from '../../scripts/lib/stack.js';
@@ -166,4 +167,32 @@ export function spawnWorkerProcess(config: Config, env: Record<string, string> =
   });
   child.stderr?.resume();
   return child;
+}
+
+/**
+ * Waits until each of these worker processes polls the service's activity task queue (a worker's identity is
+ * `pid@host`; the queue also lists, for minutes, workers that have stopped, so the pids are what count). A
+ * spawned worker loads its code for seconds on a busy machine: a test that wants several to share a job
+ * starts it only once each is polling, or the first takes every task before the next is up.
+ */
+export async function waitForActivityPollers(
+  svc: TestService,
+  workers: ChildProcess[],
+  timeoutMs = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pids = workers.map((w) => String(w.pid));
+  let polling: string[] = [];
+  while (Date.now() < deadline) {
+    const res = await svc.deps.temporal.workflowService.describeTaskQueue({
+      namespace: svc.config.TEMPORAL_NAMESPACE,
+      taskQueue: { name: svc.config.TEMPORAL_TASK_QUEUE },
+      taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    });
+    const identities = (res.pollers ?? []).map((p) => p.identity ?? '');
+    polling = pids.filter((pid) => identities.some((id) => id.startsWith(`${pid}@`)));
+    if (polling.length === pids.length) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${polling.length} of ${pids.length} workers polled the activity queue within ${timeoutMs} ms`);
 }

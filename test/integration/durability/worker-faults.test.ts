@@ -7,7 +7,12 @@ import { after, before, test } from 'node:test';
 import { startShopCrawlUnderway, waitForJobEnd } from '../../support/crawl-jobs.js';
 import { type FixtureSite, html, startFixtureSite } from '../../support/fixture-site.js';
 import { pageActivities } from '../../support/history-shape.js';
-import { spawnWorkerProcess, startTestService, type TestService } from '../../support/service.js';
+import {
+  spawnWorkerProcess,
+  startTestService,
+  type TestService,
+  waitForActivityPollers,
+} from '../../support/service.js';
 import { type ShopSite, startShopSite } from '../../support/shop-site.js';
 
 let svc: TestService;
@@ -152,6 +157,8 @@ async function assertWideComplete(jobId: string) {
 test('two workers each run a fair share of one crawl', { timeout: 240_000 }, async () => {
   const workers = [spawnWorkerProcess(svc.config), spawnWorkerProcess(svc.config)];
   try {
+    // Both polling before the crawl starts: under load one process can be up seconds before the other.
+    await waitForActivityPollers(svc, workers);
     const jobId = await startWideCrawl();
     await assertWideComplete(jobId);
     const runners = [...(await pageRunners(jobId)).values()];
@@ -167,6 +174,7 @@ test('two workers each run a fair share of one crawl', { timeout: 240_000 }, asy
 test('when one of two workers is killed the other finishes its pages', { timeout: 240_000 }, async () => {
   const [doomed, survivor] = [spawnWorkerProcess(svc.config), spawnWorkerProcess(svc.config)];
   try {
+    await waitForActivityPollers(svc, [doomed, survivor]);
     const jobId = await startWideCrawl();
     // Kill it once pages are under way on both.
     for (let i = 0; i < 300 && wide.hits.length < 12; i++) await new Promise((r) => setTimeout(r, 50));
