@@ -194,5 +194,7 @@ export async function waitForActivityPollers(
     if (polling.length === pids.length) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`${polling.length} of ${pids.length} workers polled the activity queue within ${timeoutMs} ms`);
+  throw new Error(
+    `${polling.length} of ${pids.length} workers polled the activity queue within ${timeoutMs} ms`,
+  );
 }
