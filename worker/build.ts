@@ -101,7 +101,9 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES,
     // An extract's page runs as a local activity (workflows/policies.ts), with as many slots of its own.
     maxConcurrentLocalActivityExecutions: config.WORKER_MAX_ACTIVITIES,
-    maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS,
+    // An extract's workflow task stays open while its page runs (a local activity, as many as activities):
+    // those get slots of their own, so pages in flight never keep other workflows' tasks waiting.
+    maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS + config.WORKER_MAX_ACTIVITIES,
     maxEagerActivityReservationsPerWorkflowTask: config.WORKER_EAGER_ACTIVITIES,
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
     // Temporal cancels activities at the end of the grace, but lets a local activity (an extract's page) run
