@@ -38,6 +38,9 @@ test('a waited extract is one workflow task with one local activity, and its log
   assert.equal(workflowTasks, 1, 'workflow tasks');
   assert.deepEqual(activities, []);
   assert.deepEqual(localActivities, ['extractPage']);
+  // The task is open while the page runs: its timeout bounds how late a cancel reaches the page.
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
+  assert.equal(Number(started?.workflowTaskTimeout?.seconds), 3, 'the extract workflow task timeout');
   assert.ok(events.some((e) => e.workflowExecutionCompletedEventAttributes));
   assert.ok(!JSON.stringify(history).includes('Text about the item'), 'no page content in history');
 
