@@ -143,6 +143,7 @@ async function launch(deps: ApiDeps, job: Launch, reply?: FastifyReply): Promise
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
         args: [job.input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(job.workflowTaskTimeout ? { workflowTaskTimeout: job.workflowTaskTimeout } : {}),
         memo: { url: job.url, tenant: job.tenantId },
         typedSearchAttributes: new TypedSearchAttributes([
           { key: SEARCH_ATTRIBUTE_KEYS.tenant, value: job.tenantId },

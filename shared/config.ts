@@ -140,14 +140,15 @@ export const ConfigSchema = z.object({
   WORKER_MAX_WORKFLOW_TASKS: z.coerce.number().int().min(1).default(10),
   /**
    * On SIGTERM/SIGINT the worker stops taking tasks and lets the activities it runs finish for this long;
-   * whatever is still running then is handed back to Temporal as a retryable failure and run again.
+   * whatever is still running then is handed back to Temporal as a retryable failure and run again (an
+   * extract's page, a local activity, is left 1 s more, then the worker stops and another runs it).
    * Keep it under whatever stops the process for good (npm start waits 10 s before SIGKILL).
    */
   WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(8_000),
   /**
    * Activities a workflow task may hand straight back to the worker that ran it (Temporal's eager
    * activity dispatch). Only a one-page job's single activity asks for it (workflows/policies.ts): a waited
-   * extract saves the task queue's round trip, while crawl pages and every other activity always go
+   * analysis or map saves the task queue's round trip, while crawl pages and every other activity always go
    * through the queue, so that every worker takes a fair share of a crawl. 0 turns it off entirely.
    */
   WORKER_EAGER_ACTIVITIES: z.coerce.number().int().min(0).max(100).default(1),

@@ -8,7 +8,7 @@ import type { EventStore } from './store/event-store.js';
 import type { JobReader } from './store/jobs.js';
 import type { LlmSettingsStore } from './store/llm-settings.js';
 import type { WebhookStore } from './store/webhooks.js';
-import { WORKFLOW_TYPES, workflowIdForJob } from './temporal-names.js';
+import { WORKFLOW_TASK_TIMEOUTS, WORKFLOW_TYPES, workflowIdForJob } from './temporal-names.js';
 
 /**
  * With an idempotency key the job id is derived from (tenant, key): two requests with the same key — even
@@ -44,12 +44,18 @@ export type WorkflowInput = { [K in JobKind]: WorkflowInputOf<K> }[JobKind];
 
 /**
  * How the job's workflow starts: its type chosen by the spec's kind, its id the job's, its input the spec
- * with the job's ids, its log from seq 1 (job.created is seq 0).
+ * with the job's ids, its log from seq 1 (job.created is seq 0), and its task timeout where it has its own.
  */
 export function workflowStart(spec: JobSpec, job: { jobId: string; tenantId: string }) {
   const { kind, ...fields } = spec;
   const input: WorkflowInput = { ...fields, jobId: job.jobId, tenantId: job.tenantId, firstSeq: 1 };
-  return { workflowType: WORKFLOW_TYPES[kind], workflowId: workflowIdForJob(kind, job.jobId), input };
+  const taskTimeout = WORKFLOW_TASK_TIMEOUTS[kind];
+  return {
+    workflowType: WORKFLOW_TYPES[kind],
+    workflowId: workflowIdForJob(kind, job.jobId),
+    input,
+    ...(taskTimeout ? { workflowTaskTimeout: taskTimeout } : {}),
+  };
 }
 
 /** Whether the job has a one-job model key (given in its request, stored sealed with the job). */

@@ -9,6 +9,15 @@ export const WORKFLOW_TYPES = {
   map: 'mapWorkflow',
 } as const;
 
+/**
+ * A job type's workflow task timeout, where Temporal's 10 s does not suit it. An extract's page runs as a local
+ * activity inside its workflow's task (workflows/policies.ts), which the worker keeps open by completing it
+ * every 0.8 × this while the page runs; a cancel request reaches the workflow only with its next task, so
+ * it reaches the page within that time (a queued activity learns of it at its next heartbeat, every 1–4 s).
+ * Shorter would cost history events on a slow page and, on a stalled worker, a task run twice.
+ */
+export const WORKFLOW_TASK_TIMEOUTS: Partial<Record<keyof typeof WORKFLOW_TYPES, string>> = { extract: '3s' };
+
 /** Query of a running crawl: the crawl-map nodes whose page is being processed now (status `crawling`). */
 export const CRAWL_IN_FLIGHT_QUERY = 'crawlInFlight';
 

@@ -19,6 +19,9 @@ import { runAndShutdown } from './run-and-shutdown.js';
 import { installRuntime, type LogDestination } from './runtime.js';
 import { WORKFLOWS_PATH, workflowBundlePath } from './workflow-bundle.js';
 
+/** How long after the grace a stopping worker waits for its local activities (see shutdownForceTime). */
+const FORCE_AFTER_GRACE_MS = 1_000;
+
 export interface RunningWorker {
   worker: Worker;
   mongo: Mongo;
@@ -96,9 +99,17 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
     },
     sinks: workerSinks(options.tracing),
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_ACTIVITIES,
-    maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS,
+    // An extract's page runs as a local activity (workflows/policies.ts), with as many slots of its own.
+    maxConcurrentLocalActivityExecutions: config.WORKER_MAX_ACTIVITIES,
+    // An extract's workflow task stays open while its page runs (a local activity, as many as activities):
+    // those get slots of their own, so pages in flight never keep other workflows' tasks waiting.
+    maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_WORKFLOW_TASKS + config.WORKER_MAX_ACTIVITIES,
     maxEagerActivityReservationsPerWorkflowTask: config.WORKER_EAGER_ACTIVITIES,
     shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE_MS,
+    // Temporal cancels activities at the end of the grace, but lets a local activity (an extract's page) run
+    // on: past this the worker stops anyway (run() throws GracefulShutdownPeriodExpiredError), and the
+    // page's workflow task times out and runs on another worker, which finds whatever the page recorded.
+    shutdownForceTime: config.WORKER_SHUTDOWN_GRACE_MS + FORCE_AFTER_GRACE_MS,
   });
   const metricsServer = await startMetricsServer(
     metrics.registry,
@@ -116,8 +127,8 @@ export async function buildWorker(config: Config, options: WorkerOptions = {}): 
       await browser?.close();
       await html.close();
       await documents.close();
-      await connection.close();
       await mongo.close();
+      await connection.close();
     }),
   };
 }

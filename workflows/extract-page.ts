@@ -1,7 +1,7 @@
-// extractPageWorkflow: an extract job as one activity (extractPage: fetch, clean and extract with the page in
-// memory), which records job.started, the page's result and job.completed itself (runOneActivityJob): two
-// workflow tasks and one activity per extract.
-import { proxyActivities } from '@temporalio/workflow';
+// extractPageWorkflow: an extract job as one local activity (extractPage: fetch, clean and extract with the
+// page in memory), which records job.started, the page's result and job.completed itself (runOneActivityJob):
+// one workflow task per extract, which ends with the activity's result in a marker (policies.ts says why).
+import { proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { ResultView } from '../shared/reducers/results.js';
 import type { ExtractWorkflowInput } from '../shared/schemas/job-spec.js';
@@ -22,7 +22,7 @@ export interface ExtractWorkflowResult {
   answer?: ResultView;
 }
 
-const { extractPage } = proxyActivities<Activities>(extractPagePolicy);
+const { extractPage } = proxyLocalActivities<Activities>(extractPagePolicy);
 
 export async function extractPageWorkflow(input: ExtractWorkflowInput): Promise<ExtractWorkflowResult> {
   return runOneActivityJob(input, async (places) => {

@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { MonitorComparison } from '../activities/delivery/monitor-run.js';
 import type { Activities } from '../activities/index.js';
-import { SEARCH_ATTRIBUTE_KEYS } from '../shared/temporal-names.js';
+import { SEARCH_ATTRIBUTE_KEYS, WORKFLOW_TASK_TIMEOUTS } from '../shared/temporal-names.js';
 import { JobWebhooks } from './job-webhooks.js';
 import { recordPolicy } from './policies.js';
 
@@ -37,12 +37,14 @@ export async function monitorRunWorkflow(input: MonitorRunInput): Promise<Monito
   const { workflowId, runId } = workflowInfo();
   const run = await createMonitorJob({ ...input, runId: `${workflowId}/${runId}` });
   if (!run) return { jobId: null, outcome: 'monitor_deleted', changeId: null };
+  const taskTimeout = WORKFLOW_TASK_TIMEOUTS[run.jobType];
   try {
     await executeChild(run.workflowType, {
       workflowId: run.workflowId,
       args: [run.input],
       // Cancelling or terminating the run cancels its job, which then ends cancelled as any job does.
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      ...(taskTimeout ? { workflowTaskTimeout: taskTimeout } : {}),
       memo: { url: run.url, tenant: input.tenantId, monitor: input.monitorId },
       typedSearchAttributes: [
         { key: SEARCH_ATTRIBUTE_KEYS.tenant, value: input.tenantId },

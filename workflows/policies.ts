@@ -1,5 +1,5 @@
 // Named retry policies for every activity the workflows call.
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 
 const NEVER_RETRY = [
   'invalid_input',
@@ -26,9 +26,10 @@ const HEARTBEAT_TIMEOUT = '5s';
 
 /**
  * Through the task queue, never eagerly to the worker whose workflow task scheduled it: every worker takes a
- * fair share of a crawl's pages and records. Only a one-page job's single activity (extractPage, analyzeJob,
- * mapSite) may go straight back to that worker (WORKER_EAGER_ACTIVITIES), saving the queue's round trip on
- * a waited request; which worker runs it was already decided when the queue handed out the workflow task.
+ * fair share of a crawl's pages and records. Only a one-page job's single activity (analyzeJob, mapSite;
+ * an extract's page is a local activity, below) may go straight back to that worker
+ * (WORKER_EAGER_ACTIVITIES), saving the queue's round trip on a waited request; which worker runs it was
+ * already decided when the queue handed out the workflow task.
  */
 const QUEUED: ActivityOptions = { allowEagerDispatch: false };
 
@@ -68,10 +69,18 @@ export const modelPolicy: ActivityOptions = {
 };
 
 /**
- * An extract job's page (fetch + clean + model, extractPage): the model's policy, whose two attempts a
- * waited job's model step bounds (activities/extraction/llm/step-time.ts).
+ * An extract job's page (fetch + clean + model, extractPage), run as a local activity: in the worker that
+ * holds the workflow task, whose completion then carries the page's result and the workflow's end at once —
+ * one workflow task and no activity task per extract, where a queued activity costs two more trips through
+ * Temporal. The model's timeout and attempts, whose two attempts a waited job's model step bounds
+ * (activities/extraction/llm/step-time.ts). No heartbeat timeout: while it runs, the worker keeps the
+ * workflow task alive instead; when the worker dies, the task times out (10 s) and another worker runs the
+ * page again from the start, and extractPage finds any result the first run recorded (page-pipeline.ts).
  */
-export const extractPagePolicy: ActivityOptions = { ...modelPolicy, allowEagerDispatch: true };
+export const extractPagePolicy: LocalActivityOptions = {
+  startToCloseTimeout: modelPolicy.startToCloseTimeout,
+  retry: modelPolicy.retry,
+};
 
 /** One crawl page (fetch + clean + model + links). */
 export const crawlPagePolicy: ActivityOptions = {

@@ -70,16 +70,23 @@ export async function cleanPage(
   return cleanAndRead(reader, task, job.structuredData, signal);
 }
 
+type PageCompleted = Extract<JobEvent, { type: 'page.completed' }>;
+
+/** The page's result event an earlier run recorded, if any (a keyed read). */
+async function recordedPage(events: PageEvents, input: ExtractPageInput): Promise<PageCompleted | null> {
+  const page = await events.get(input.jobId, input.page.seq);
+  return page?.type === 'page.completed' ? page : null;
+}
+
 /**
- * The result an earlier attempt recorded for the page: it stands (the model is not asked again), and what
- * that attempt may not have written is written now (idempotent). Null when there is none.
+ * The result of a page an earlier run recorded: it stands (the model is not asked again), and what that
+ * run may not have written is written now (idempotent).
  */
-export async function recordedResult(
+async function recordedResult(
   events: PageEvents,
   input: ExtractPageInput,
-): Promise<ExtractPageResult | null> {
-  const page = await events.get(input.jobId, input.page.seq);
-  if (page?.type !== 'page.completed') return null;
+  page: PageCompleted,
+): Promise<ExtractPageResult> {
   await events.append(completedEvents(input));
   const { usage, ...data } = page.data;
   const result: ExtractWithModelResult = {
@@ -117,16 +124,35 @@ export async function extractOnePage(
   input: ExtractPageInput,
   run: PageRun,
 ): Promise<ExtractPageResult> {
-  const done = run.retry ? await recordedResult(ports.events, input) : null;
-  if (done) return done;
+  // Every run looks for a result an earlier one recorded before the model is asked: a local activity run
+  // again after its worker died starts at attempt 1 (workflows/policies.ts). A retry looks before it
+  // fetches; a first attempt while it fetches, so the look costs it no time.
+  const earlier = recordedPage(ports.events, input);
+  earlier.catch(() => undefined); // awaited below; a failure first must not leave it unobserved
+  if (run.retry) {
+    const page = await earlier;
+    if (page) return recordedResult(ports.events, input, page);
+  }
   // job.started is written while the page is fetched (projected in the background: the page's result,
   // moments later, projects it at the latest), and the model's chain is read meanwhile.
   const started = recordStarted(ports, input);
-  started.catch(() => undefined); // awaited below; a failure first must not leave it unobserved
+  started.catch(() => undefined);
   ports.model.warm(input);
-  const fetched = await obtainPage(ports.fetcher, input);
-  const cleanStarted = Date.now();
-  const { cleaned, structured } = await cleanPage(ports.reader, input, fetched.doc, run.signal);
+  const prepared = fetchAndClean(ports, input, run.signal);
+  prepared.catch(() => undefined);
+  const page = await earlier.catch(async (err) => {
+    await Promise.allSettled([started, prepared]);
+    throw err;
+  });
+  if (page) {
+    // Nothing is left running when the activity ends; the fetch's outcome no longer matters.
+    await Promise.allSettled([started, prepared.then((p) => p.fetched.saved)]);
+    return recordedResult(ports.events, input, page);
+  }
+  const { fetched, cleaned, structured, cleanMs } = await prepared.catch(async (err) => {
+    await started.catch(() => undefined);
+    throw err;
+  });
   const place: PagePlace = {
     jobType: 'extract',
     pageId: input.pageId,
@@ -134,7 +160,7 @@ export async function extractOnePage(
     depth: 0,
     parentUrl: null,
   };
-  const answerInput = answerInputOf(input, place, fetched, Date.now() - cleanStarted);
+  const answerInput = answerInputOf(input, place, fetched, cleanMs);
   // The model is asked while the page is being stored; either way the page is kept before the activity
   // ends (a retry after a model failure finds it without a fetch), and job.started is in the log before the
   // page's result. A failure to store either is the activity's failure, as it was before the model was asked.
@@ -151,6 +177,14 @@ export async function extractOnePage(
   };
   const recorded = await makeRecordPage(ports)(at, answered.page, 'awaited', completedEvents(input));
   return withAnswer(answered.result, recorded);
+}
+
+/** The page fetched (or from the page store) and cleaned, with how long the cleaning took. */
+async function fetchAndClean(ports: PagePorts, input: ExtractPageInput, signal?: AbortSignal) {
+  const fetched = await obtainPage(ports.fetcher, input);
+  const cleanStarted = Date.now();
+  const { cleaned, structured } = await cleanPage(ports.reader, input, fetched.doc, signal);
+  return { fetched, cleaned, structured, cleanMs: Date.now() - cleanStarted };
 }
 
 /**

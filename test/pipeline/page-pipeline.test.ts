@@ -284,6 +284,27 @@ describe('an extract page through the pipeline', () => {
     );
   });
 
+  test('a first attempt whose page an earlier run recorded (its worker died): the model is not asked again', async () => {
+    const site = memorySite(SITE);
+    const events = memoryEvents();
+    const { model } = memoryModel({ title: 'Blue Widget', price: 19.99 });
+    const input = inputFor('/plain', { title: 'string', price: 'number' }, { completed: undefined });
+    const first = await extractOnePage(
+      memoryPorts({ fetcher: memoryFetcher(site), model, events }),
+      input,
+      noRetry,
+    );
+    // A local activity run again on another worker starts at attempt 1 (workflows/policies.ts).
+    const rerun = { ...input, completed: { seq: 3, eventId: 'evt_3', since: Date.now() } };
+    const ports = memoryPorts({ fetcher: memoryFetcher(site), model: noModelExpected, events });
+    const again = await extractOnePage(ports, rerun, noRetry);
+    assert.deepEqual(again, first);
+    assert.deepEqual(
+      events.log.map((e) => e.type),
+      ['job.started', 'page.completed', 'job.completed'],
+    );
+  });
+
   test("the result carries the page's answer as its results row shows it, unless it is large", async () => {
     const run = async (title: string) => {
       const events = memoryEvents();

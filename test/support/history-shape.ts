@@ -1,8 +1,14 @@
 // A workflow's round trips through Temporal, read from its history: how many workflow tasks completed and
-// which activities were scheduled, in order (the shape tests of one-activity jobs), and a crawl's page
+// which activities were scheduled (and which local activities recorded their results), in order (the shape tests of one-activity jobs), and a crawl's page
 // activities with the pages each ran (crawlPage: one; crawlPages: several at once).
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestService } from './service.js';
+
+/** The marker a local activity's result is recorded in, and the part of its details that names it. */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+interface MarkerData {
+  activity_type: string;
+}
 
 export async function historyShape(svc: TestService, workflowId: string) {
   const history = await svc.deps.temporal.workflow.getHandle(workflowId).fetchHistory();
@@ -11,7 +17,15 @@ export async function historyShape(svc: TestService, workflowId: string) {
   const activities = events
     .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)
     .filter((name): name is string => Boolean(name));
-  return { history, events, workflowTasks, activities };
+  const localActivities = events
+    .map((e) => e.markerRecordedEventAttributes)
+    .filter((m) => m?.markerName === LOCAL_ACTIVITY_MARKER)
+    .map(
+      (m) =>
+        (defaultPayloadConverter.fromPayload(m?.details?.data?.payloads?.[0] ?? {}) as MarkerData)
+          .activity_type,
+    );
+  return { history, events, workflowTasks, activities, localActivities };
 }
 
 /** A crawl-page activity of a history: its type, the URLs of its pages, and the worker that started it. */

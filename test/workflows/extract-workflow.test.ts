@@ -15,7 +15,12 @@ import { normalizeSchema } from '../../shared/schema-input.js';
 import { ContentStore } from '../../shared/store/contents.js';
 import { EventStore } from '../../shared/store/event-store.js';
 import { connectMongo, type Mongo } from '../../shared/store/mongo.js';
-import { SEARCH_ATTRIBUTE_KEYS, WORKFLOW_TYPES, workflowIdForJob } from '../../shared/temporal-names.js';
+import {
+  SEARCH_ATTRIBUTE_KEYS,
+  WORKFLOW_TASK_TIMEOUTS,
+  WORKFLOW_TYPES,
+  workflowIdForJob,
+} from '../../shared/temporal-names.js';
 import type { ExtractWorkflowInput } from '../../workflows/extract-page.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server.js';
 import { type FixtureSite, html, startFixtureSite } from '../support/fixture-site.js';
@@ -119,6 +124,8 @@ async function startExtract(path: string) {
     workflowId,
     taskQueue: wf.taskQueue,
     args: [input],
+    // As the API starts it: a cancel request reaches the page's local activity within 0.8 × this.
+    workflowTaskTimeout: WORKFLOW_TASK_TIMEOUTS.extract,
     typedSearchAttributes: new TypedSearchAttributes([
       { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'pending' },
     ]),
