@@ -1,0 +1,34 @@
+// Values answered without a model only on strong confirmation: an author named by the page's own byline
+// (not a comment's author element, not a related post's byline, not a line far from the headline), a date no
+// other date of the page's dateline or entities contradicts, a description the page offers no rival summary
+// for. Each test is a hand-written page that a weaker check would answer.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { answer, ld } from '../support/structured-pages.js';
+
+/** A blog post's recipe by Ann on a site called "Plum Kitchen", with `body` as its HTML body. */
+const post = (recipe: Record<string, unknown>, body = '', head = '', bodyClass = '') =>
+  `<html><head>${head}${ld({
+    '@context': 'https://schema.org',
+    '@graph': [
+      { '@type': 'WebSite', name: 'Plum Kitchen', url: 'https://plumkitchen.test/' },
+      { '@type': 'Recipe', name: 'Plum Cake', ...recipe },
+    ],
+  })}</head><body class="${bodyClass}">${body}</body></html>`;
+const byAnn = { author: { '@type': 'Person', name: 'Ann' } };
+const author = (html: string, text: string) => answer({ author: 'string' }, html, text);
+
+describe('authors', () => {
+  const text = '# Plum Cake\nA moist cake of ripe plums.\n## Comments\nLovely! Thanks so much.';
+
+  test("a comment's author element does not confirm the author; the post's own does", () => {
+    const reply = '<ol class="comment-list"><li><span class="comment-author">Ann</span> Thanks!</li></ol>';
+    assert.deepEqual(author(post(byAnn, reply), text).answered, []);
+    const own = '<article><span class="entry-author">Ann</span></article>';
+    assert.deepEqual(author(post(byAnn, own), text).data, { author: 'Ann' });
+    // The body's classes ("comments-open") say nothing of where an author element stands.
+    assert.deepEqual(author(post(byAnn, own, '', 'single comments-open'), text).data, { author: 'Ann' });
+    const byId = '<div id="comments"><p><a class="url" rel="author">Ann</a></p></div>';
+    assert.deepEqual(author(post(byAnn, byId), text).answered, []);
+  });
+});
