@@ -32,3 +32,17 @@ describe('authors', () => {
     assert.deepEqual(author(post(byAnn, byId), text).answered, []);
   });
 });
+
+describe('the first byline', () => {
+  const byAnnLee = { author: { '@type': 'Person', name: 'Ann Lee' } };
+
+  test("an author the page's first byline does not name goes to the model, even where a later one does", () => {
+    const related = '# Plum Cake\nBy Bo Chen · May 2, 2024\nA moist cake.\n## You may also like\nBy Ann Lee';
+    assert.deepEqual(author(post(byAnnLee), related).answered, []);
+    const own = '# Plum Cake\nBy Ann Lee · May 2, 2024\nA moist cake.\n## You may also like\nBy Bo Chen';
+    assert.deepEqual(author(post(byAnnLee), own).data, { author: 'Ann Lee' });
+    // An author element does not outweigh the first byline either.
+    const element = post(byAnnLee, '<span class="entry-author">Ann Lee</span>');
+    assert.deepEqual(author(element, related).answered, []);
+  });
+});

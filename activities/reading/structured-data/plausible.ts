@@ -3,10 +3,11 @@
 // - a title only in the OpenGraph/meta tags must be one of the page's headings (the page's title is not the
 //   recipe's or product's name on a blog post or a collection); a title ending in a separator and the site's
 //   name or the word "recipe" carries the site's wording ("Arretjescake – Recept", "Gingerbread - zenbelly");
-// - an author is a person the page's entities agree on: not only in the meta tags (a user name), not the site
-//   itself nor a name holding the site's name or a web address, not an agency, desk, team or company, not
-//   written in capitals or with a ® (a label), no other article, page or recipe entity of the page names
-//   someone else, and where the author meta tags name people, one of them names the answer's;
+// - an author is a person the page's first byline names (or, without bylines, a line of its own) and its
+//   entities agree on: not only in the meta tags (a user name), not the site itself nor a name holding the
+//   site's name or a web address, not an agency, desk, team or company, not written in capitals or with a ®
+//   (a label), no other article, page or recipe entity of the page names someone else, and where the author
+//   meta tags name people, one of them names the answer's;
 // - a published date falls on the day the publication-date meta tags state, where they state one;
 // - a brand is not the shop's own name (a shop system's default "vendor");
 // - a description is one paragraph: not the title again, not several paragraphs or notes run together.
@@ -65,7 +66,10 @@ function people(names: string[], at: Setting): boolean {
   // without a byline label may show the name alone on a line (under the headline); a name shown only in
   // running text, a comment or a recipe's notes is not the page's byline.
   const own = [...bylines, ...marked].filter((b) => bylineNames([b], names[0] ?? '', true));
-  const bylined = own.length > 0 && names.slice(1).every((n) => bylineNames(own, n, false));
+  // The page's first byline is the header's (later ones may be related posts'): where it names someone else,
+  // the byline a reader sees first disagrees, whatever a later byline or an author element says.
+  const first = bylines.length === 0 || bylineNames(bylines.slice(0, 1), names[0] ?? '', true);
+  const bylined = first && own.length > 0 && names.slice(1).every((n) => bylineNames(own, n, false));
   const shown = bylined || (bylines.length === 0 && names.every((n) => nameLine(at.page, n)));
   // A line listing the first author with others ("By Ann Lee and Bo Chen") must list no one else.
   const lines = [at.page.text, ...at.page.authorLabels].join('\n');
