@@ -46,3 +46,15 @@ describe('the first byline', () => {
     assert.deepEqual(author(element, related).answered, []);
   });
 });
+
+describe('a name without a byline label', () => {
+  const byAnnLee = { author: { '@type': 'Person', name: 'Ann Lee' } };
+  const story = Array.from({ length: 14 }, (_, i) => `Step ${i + 1} of the cake, at length.`).join('\n');
+
+  test('confirms the author under the headline, not far from it (an "about me" box)', () => {
+    const under = `# Plum Cake\nAnn Lee\n${story}`;
+    assert.deepEqual(author(post(byAnnLee), under).data, { author: 'Ann Lee' });
+    const about = `# Plum Cake\n${story}\n## About me\nAnn Lee\nI bake every Sunday.`;
+    assert.deepEqual(author(post(byAnnLee), about).answered, []);
+  });
+});

@@ -6,7 +6,7 @@
 // page's headline (its dateline), not anywhere: the same day's other articles show the same date. A time in UTC may be shown as
 // the day before or after (readerDates), and a page's `<time datetime>` elements confirm it too (timeShown).
 import type { PageEvidence } from './page-evidence.js';
-import { lineTokens } from './page-lines.js';
+import { headlineWindow } from './page-lines.js';
 import { tokenText } from './text.js';
 
 export interface CalendarDate {
@@ -97,16 +97,10 @@ export function dateShown(page: PageEvidence, date: CalendarDate, updates = true
   return dateSpellings(date).some((s) => (updates ? near.includes(` ${s} `) : shownNotAsUpdate(near, s)));
 }
 
-const HEADING = /^\s*#{1,6}\s/;
-
 /** The tokens of the lines around the page's headline (see dateShown), padded by a space at each end. */
 function nearHeadline(page: PageEvidence): string {
-  const lines = page.text.split('\n').filter((l) => /[\p{L}\p{N}]/u.test(l));
-  const headings = lines.map((l, i) => (HEADING.test(l) ? i : -1)).filter((i) => i >= 0);
-  const top = headings.find((i) => page.headings.includes(lineTokens(lines[i] as string)));
-  const at = top ?? headings[0] ?? 0;
-  const near = lines.slice(Math.max(0, at - DATELINE.before), at + DATELINE.after + 1);
-  return ` ${near.map(tokenText).join(' ')} `;
+  const { lines } = headlineWindow(page.text, page.headings, DATELINE.before, DATELINE.after);
+  return ` ${lines.map(tokenText).join(' ')} `;
 }
 
 const ISO_TIME =

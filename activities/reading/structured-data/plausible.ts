@@ -3,11 +3,11 @@
 // - a title only in the OpenGraph/meta tags must be one of the page's headings (the page's title is not the
 //   recipe's or product's name on a blog post or a collection); a title ending in a separator and the site's
 //   name or the word "recipe" carries the site's wording ("Arretjescake – Recept", "Gingerbread - zenbelly");
-// - an author is a person the page's first byline names (or, without bylines, a line of its own) and its
-//   entities agree on: not only in the meta tags (a user name), not the site itself nor a name holding the
-//   site's name or a web address, not an agency, desk, team or company, not written in capitals or with a ®
-//   (a label), no other article, page or recipe entity of the page names someone else, and where the author
-//   meta tags name people, one of them names the answer's;
+// - an author is a person the page's first byline names (or, without bylines, a line of its own near the
+//   headline) and its entities agree on: not only in the meta tags (a user name), not the site itself nor a
+//   name holding the site's name or a web address, not an agency, desk, team or company, not written in
+//   capitals or with a ® (a label), no other article, page or recipe entity of the page names someone else,
+//   and where the author meta tags name people, one of them names the answer's;
 // - a published date falls on the day the publication-date meta tags state, where they state one;
 // - a brand is not the shop's own name (a shop system's default "vendor");
 // - a description is one paragraph: not the title again, not several paragraphs or notes run together.
@@ -15,7 +15,7 @@ import { bylineNames, credited, namedWith } from './bylines.js';
 import { anotherDay } from './dates.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
-import { sameAmounts } from './page-lines.js';
+import { headlineWindow, lineTokens, sameAmounts } from './page-lines.js';
 import { isSiteName, mentionsSite, STAFF, WEB_NAME } from './site-names.js';
 import { SPACELESS, tokenText } from './text.js';
 
@@ -63,7 +63,7 @@ function people(names: string[], at: Setting): boolean {
   const { bylines, marked } = at.page;
   // A byline (its author elements' too) must start with the first author and name each other author: a
   // co-author named only by another byline (a related post's, an editor's element) is not this page's. A page
-  // without a byline label may show the name alone on a line (under the headline); a name shown only in
+  // without a byline label may show the name alone on a line under the headline; a name shown only in
   // running text, a comment or a recipe's notes is not the page's byline.
   const own = [...bylines, ...marked].filter((b) => bylineNames([b], names[0] ?? '', true));
   // The page's first byline is the header's (later ones may be related posts'): where it names someone else,
@@ -110,10 +110,17 @@ const isOrganisation = (name: string) =>
     name,
   );
 
-/** Whether a line of the page is the name alone (a byline without a label: "Ann Lee" under the headline). */
+/** The lines around the headline where a byline without a label stands (as a dateline's, dates.ts). */
+const NAME_LINES = { before: 3, after: 12 } as const;
+
+/**
+ * Whether a line around the headline is the name alone (a byline without a label: "Ann Lee" under the
+ * headline); the name alone far from it is an "about me" box's, a comment's or a recipe card's note.
+ */
 const nameLine = (page: PageEvidence, name: string) => {
   const tokens = sameAmounts(tokenText(name));
-  return tokens !== '' && page.lines.includes(`\n${tokens}\n`);
+  const { lines } = headlineWindow(page.text, page.headings, NAME_LINES.before, NAME_LINES.after);
+  return tokens !== '' && lines.some((l) => lineTokens(l) === tokens);
 };
 
 /** An ellipsis at the end: a title cut short for a teaser ("… at the..."). */
