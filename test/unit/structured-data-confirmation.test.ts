@@ -58,3 +58,23 @@ describe('a name without a byline label', () => {
     assert.deepEqual(author(post(byAnnLee), about).answered, []);
   });
 });
+
+/** A news page's JSON-LD graph: its article (published `at`) and `others` beside it. */
+const news = (at: string, others: unknown[] = [], body = '') =>
+  `<html><head>${ld({
+    '@context': 'https://schema.org',
+    '@graph': [{ '@type': 'NewsArticle', headline: 'Plums', datePublished: at }, ...others],
+  })}</head><body>${body}</body></html>`;
+const published = (html: string, text: string) => answer({ published_date: 'string' }, html, text);
+
+describe('published dates', () => {
+  const at = '2019-03-30T08:00:00-04:00';
+  const text = '# Plums\nBy Ann Lee\nMarch 30, 2019\nThe harvest doubled.';
+
+  test("another entity of the page stating another day's publication goes to the model", () => {
+    const page = { '@type': 'WebPage', name: 'Plums', datePublished: '2019-04-02T10:00:00Z' };
+    assert.deepEqual(published(news(at, [page]), text).answered, []);
+    const sameDay = { ...page, datePublished: '2019-03-30T12:00:00Z' };
+    assert.deepEqual(published(news(at, [sameDay]), text).data, { published_date: at });
+  });
+});

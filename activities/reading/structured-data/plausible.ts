@@ -8,7 +8,8 @@
 //   name holding the site's name or a web address, not an agency, desk, team or company, not written in
 //   capitals or with a ® (a label), no other article, page or recipe entity of the page names someone else,
 //   and where the author meta tags name people, one of them names the answer's;
-// - a published date falls on the day the publication-date meta tags state, where they state one;
+// - a published date falls on the day the publication-date meta tags and every article, page or recipe entity
+//   of the page state, where they state one;
 // - a brand is not the shop's own name (a shop system's default "vendor");
 // - a description is one paragraph: not the title again, not several paragraphs or notes run together.
 import { bylineNames, credited, namedWith } from './bylines.js';
@@ -33,8 +34,8 @@ export interface Setting {
   authors: Set<string>;
   /** The people each author meta tag names, as tokens, one list a tag (site-names.ts metaBylines). */
   metaAuthors: string[][];
-  /** The publication dates the page's meta tags state. */
-  metaDates: unknown[];
+  /** The publication dates the page's meta tags and its article, page and recipe entities state. */
+  published: unknown[];
   /** The site's descriptions of itself, as tokens. */
   taglines: Set<string>;
 }
@@ -53,7 +54,7 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
     case 'maker':
       return !isSiteName(at.site, value);
     default:
-      if (rule.kind === 'date' && !rule.updates) return !at.metaDates.some((d) => anotherDay(value, d));
+      if (rule.kind === 'date' && !rule.updates) return !at.published.some((d) => anotherDay(value, d));
       return rule.whole ? paragraph(value, at) : true;
   }
 }
