@@ -78,3 +78,21 @@ describe('published dates', () => {
     assert.deepEqual(published(news(at, [sameDay]), text).data, { published_date: at });
   });
 });
+
+describe('the dateline', () => {
+  const at = '2023-12-17T19:06:22+03:30';
+
+  test('another date above the structured one (a date bar over the headline) goes to the model', () => {
+    const bar = 'Mon December 25, 2023\n# Plums\nDecember 17, 2023 - 22:36\nThe harvest doubled.';
+    assert.deepEqual(published(news(at), bar).answered, []);
+    const twoInOne = '# Plums\nFirst published 12 December 2023, December 17, 2023\nThe harvest doubled.';
+    assert.deepEqual(published(news(at), twoInOne).answered, []);
+  });
+
+  test("an update's date, or a date in the story below the dateline, leaves the date answered", () => {
+    const updated = '# Plums\nDecember 17, 2023 · Updated December 19, 2023\nThe harvest doubled.';
+    assert.deepEqual(published(news(at), updated).data, { published_date: at });
+    const story = '# Plums\nDecember 17, 2023 - 22:36\nOn March 2, 2019 the orchard opened.';
+    assert.deepEqual(published(news(at), story).data, { published_date: at });
+  });
+});
