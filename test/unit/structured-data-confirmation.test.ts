@@ -96,3 +96,20 @@ describe('the dateline', () => {
     assert.deepEqual(published(news(at), story).data, { published_date: at });
   });
 });
+
+describe('descriptions', () => {
+  const cake = { description: 'A moist cake of ripe plums.' };
+  const description = (html: string, text: string) => answer({ description: 'string' }, html, text);
+  const tag = (content: string) => `<meta name="description" content="${content}">`;
+
+  test('a description beside another paragraph the meta description states goes to the model', () => {
+    const text = '# Plum Cake\nThe best cake of the summer, in one bowl.\nA moist cake of ripe plums.';
+    const rival = post(cake, '', tag('The best cake of the summer, in one bowl.'));
+    assert.deepEqual(description(rival, text).answered, []);
+    // The meta description agreeing, or not shown as a paragraph of its own (a search snippet), does not.
+    const same = post(cake, '', tag('A moist cake of ripe plums.'));
+    assert.deepEqual(description(same, text).data, { description: 'A moist cake of ripe plums.' });
+    const snippet = post(cake, '', tag('Plum cake recipe: moist, easy, ready in an hour.'));
+    assert.deepEqual(description(snippet, text).data, { description: 'A moist cake of ripe plums.' });
+  });
+});

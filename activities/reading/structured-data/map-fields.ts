@@ -75,6 +75,8 @@ interface Context {
   published: unknown[];
   /** The site's descriptions of itself (site-names.ts). */
   taglines: Set<string>;
+  /** The page's meta description (plausible.ts). */
+  metaDescription?: unknown;
   /** JSON-LD nodes by @id, for references such as `"author": {"@id": "#/schema/person/1"}`. */
   nodes: Map<string, Props>;
   /** Mapping the items of a listing (listFor), not the page's subject. */
@@ -92,6 +94,7 @@ export function mapFields(fields: Field[], items: StructuredItem[], pageText: st
     metaAuthors: metaBylines(entities, site),
     published: [...metaPublished(entities), ...entitiesPublished(entities)],
     taglines: siteTaglines(entities),
+    metaDescription: entities.find((i) => i.source === 'meta')?.props.description,
     nodes: nodesById(entities),
   });
 }

@@ -11,14 +11,15 @@
 // - a published date falls on the day the publication-date meta tags and every article, page or recipe entity
 //   of the page state, where they state one;
 // - a brand is not the shop's own name (a shop system's default "vendor");
-// - a description is one paragraph: not the title again, not several paragraphs or notes run together.
+// - a description is one paragraph: not the title again, not several paragraphs or notes run together, not
+//   one beside another paragraph of the page that the meta description states.
 import { bylineNames, credited, namedWith } from './bylines.js';
 import { anotherDay } from './dates.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
 import { headlineWindow, lineTokens, sameAmounts } from './page-lines.js';
 import { isSiteName, mentionsSite, STAFF, WEB_NAME } from './site-names.js';
-import { SPACELESS, tokenText } from './text.js';
+import { plainText, SPACELESS, tokenText } from './text.js';
 
 export interface Setting {
   page: PageEvidence;
@@ -38,6 +39,8 @@ export interface Setting {
   published: unknown[];
   /** The site's descriptions of itself, as tokens. */
   taglines: Set<string>;
+  /** The page's meta description (og:description, else description). */
+  metaDescription?: unknown;
 }
 
 const RECIPE_WORD = /^(?:recipe|recipes|recept|rezept|receta|ricetta|recette|receita|oppskrift|opskrift)$/i;
@@ -151,6 +154,18 @@ function person(name: string, site: Set<string>): boolean {
   return true;
 }
 
+/**
+ * The page's meta description shown as a paragraph of its own and not the answer: the page offers two
+ * summaries, and which one is its description is the model's call.
+ */
+function rivalSummary(tokens: string, at: Setting): boolean {
+  if (typeof at.metaDescription !== 'string') return false;
+  const summary = sameAmounts(tokenText(plainText(at.metaDescription)));
+  return (
+    summary !== '' && summary !== sameAmounts(tokens) && at.page.lineList.some((l) => l.tokens === summary)
+  );
+}
+
 /** Sentences glued across a lost paragraph break: "… meal!White, flaky …". */
 const GLUED = /\p{Ll}[.!?]\p{Lu}/u;
 
@@ -162,6 +177,7 @@ function paragraph(value: string, at: Setting): boolean {
   const tokens = tokenText(value);
   if (typeof at.subjectName === 'string' && tokenText(at.subjectName) === tokens) return false;
   if (at.taglines.has(tokens)) return false;
+  if (rivalSummary(tokens, at)) return false;
   const lines = at.page.lineList.filter((l) => l.tokens === sameAmounts(tokens));
   if (lines.length > 0 && lines.every((l) => l.heading) && !/[.!?。！？]/.test(value)) return false;
   // One of the page's paragraphs, whole: a snippet, a summary written for search engines or a text the page
