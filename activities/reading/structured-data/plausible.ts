@@ -7,7 +7,7 @@
 //   headline) and its entities agree on: not only in the meta tags (a user name), not the site itself nor a
 //   name holding the site's name or a web address, not an agency, desk, team or company, not written in
 //   capitals or with a ® (a label), no other article, page or recipe entity of the page names someone else,
-//   and where the author meta tags name people, one of them names the answer's;
+//   and where the author meta tags name people, each names only the answer's;
 // - a published date falls on the day the publication-date meta tags and every article, page or recipe entity
 //   of the page state, where they state one;
 // - a brand is not the shop's own name (a shop system's default "vendor");
@@ -93,14 +93,14 @@ function people(names: string[], at: Setting): boolean {
 }
 
 /**
- * Where the page's author meta tags name people, one of them names no one but the answer's people: a
- * structured author none of them states (another writer, the editor of the page's template) is the model's
- * call. A tag naming an organisation ("author" = the publisher, beside "article:author" = the writer) states
- * no person.
+ * Where the page's author meta tags name people, each of them names no one but the answer's people: a
+ * structured author a tag contradicts (another writer, a co-author the tag lists beside them, the editor of
+ * the page's template) is the model's call, even where another tag agrees. A tag naming an organisation
+ * ("author" = the publisher, beside "article:author" = the writer) states no person.
  */
 function metaAgrees(ours: Set<string>, tags: string[][]): boolean {
   const people = tags.filter((names) => !names.some(isOrganisation));
-  return people.length === 0 || people.some((names) => names.every((n) => ours.has(n)));
+  return people.every((names) => names.every((n) => ours.has(n)));
 }
 
 /**
