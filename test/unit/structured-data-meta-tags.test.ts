@@ -33,11 +33,14 @@ describe('author meta tags', () => {
     assert.deepEqual(author(article(byAnn, profile)).data, { author: 'Ann Lee' });
   });
 
-  test("one tag naming the answer's author is enough; a tag naming the publisher states no person", () => {
+  test('every tag naming people must name only the answer’s; a tag naming the publisher states no person', () => {
     const publisher = `${meta('author', 'Plumtree Media Group')}<meta property="article:author" content="Ann Lee">`;
     assert.deepEqual(author(article(byAnn, publisher)).data, { author: 'Ann Lee' });
+    // One tag agreeing is not enough where another names someone else, or a co-author beside the answer's.
     const two = `${meta('parsely-author', 'Bo Chen')}${meta('sailthru.author', 'Ann Lee')}`;
-    assert.deepEqual(author(article(byAnn, two)).data, { author: 'Ann Lee' });
+    assert.deepEqual(author(article(byAnn, two)).answered, []);
+    const coAuthor = `${meta('parsely-author', 'Ann Lee, Bo Chen')}${meta('sailthru.author', 'Ann Lee')}`;
+    assert.deepEqual(author(article(byAnn, coAuthor)).answered, []);
   });
 });
 

@@ -6,7 +6,7 @@
 // page's headline (its dateline), not anywhere: the same day's other articles show the same date. A time in UTC may be shown as
 // the day before or after (readerDates), and a page's `<time datetime>` elements confirm it too (timeShown).
 import type { PageEvidence } from './page-evidence.js';
-import { lineTokens } from './page-lines.js';
+import { headlineWindow } from './page-lines.js';
 import { tokenText } from './text.js';
 
 export interface CalendarDate {
@@ -97,16 +97,10 @@ export function dateShown(page: PageEvidence, date: CalendarDate, updates = true
   return dateSpellings(date).some((s) => (updates ? near.includes(` ${s} `) : shownNotAsUpdate(near, s)));
 }
 
-const HEADING = /^\s*#{1,6}\s/;
-
 /** The tokens of the lines around the page's headline (see dateShown), padded by a space at each end. */
 function nearHeadline(page: PageEvidence): string {
-  const lines = page.text.split('\n').filter((l) => /[\p{L}\p{N}]/u.test(l));
-  const headings = lines.map((l, i) => (HEADING.test(l) ? i : -1)).filter((i) => i >= 0);
-  const top = headings.find((i) => page.headings.includes(lineTokens(lines[i] as string)));
-  const at = top ?? headings[0] ?? 0;
-  const near = lines.slice(Math.max(0, at - DATELINE.before), at + DATELINE.after + 1);
-  return ` ${near.map(tokenText).join(' ')} `;
+  const { lines } = headlineWindow(page.text, page.headings, DATELINE.before, DATELINE.after);
+  return ` ${lines.map(tokenText).join(' ')} `;
 }
 
 const ISO_TIME =
@@ -183,4 +177,55 @@ function shownNotAsUpdate(text: string, tokens: string): boolean {
     if (!before.some((w) => UPDATE_WORDS.has(w))) return true;
   }
   return false;
+}
+
+const MONTH_NAMES = MONTHS.flat()
+  .sort((a, b) => b.length - a.length)
+  .join('|');
+const MONTH_INDEX = new Map(MONTHS.flatMap((names, i) => names.map((n) => [n, i + 1] as const)));
+const ORDINAL = '(?: (?:st|nd|rd|th|er))?';
+/**
+ * Dates as a line's tokens spell them: "2019/05/02" and "2019.05.02" (one token each; "2019-05-02" is three
+ * tokens, as a time's "2019 05:02" is), "may 2 2019", "2 mai 2019", "2 de mayo de 2019".
+ */
+const SPELLED_DATES = [
+  { re: /(?<= )(\d{4})([/.])(\d{1,2})\2(\d{1,2})(?= )/g, y: 1, m: 3, d: 4 },
+  { re: new RegExp(`(?<= )(${MONTH_NAMES}) (\\d{1,2})${ORDINAL} (\\d{4})(?= )`, 'g'), y: 3, m: 1, d: 2 },
+  {
+    re: new RegExp(`(?<= )(\\d{1,2})${ORDINAL} (?:de )?(${MONTH_NAMES}) (?:de )?(\\d{4})(?= )`, 'g'),
+    y: 3,
+    m: 2,
+    d: 1,
+  },
+];
+
+/** The dates a line (as tokens, padded by a space) shows without an update's label before them. */
+function datesIn(line: string): CalendarDate[] {
+  const found: CalendarDate[] = [];
+  for (const { re, y, m, d } of SPELLED_DATES)
+    for (const match of line.matchAll(re)) {
+      const month = /^\d/.test(match[m] as string) ? Number(match[m]) : MONTH_INDEX.get(match[m] as string);
+      const date = { y: Number(match[y]), m: month ?? 0, d: Number(match[d]) };
+      if (date.m < 1 || date.m > 12 || date.d < 1 || date.d > 31) continue;
+      const before = line.slice(Math.max(0, (match.index ?? 0) - 80), match.index).split(' ');
+      if (!before.slice(-4).some((w) => UPDATE_WORDS.has(w))) found.push(date);
+    }
+  return found;
+}
+
+/**
+ * Whether the page's dateline shows another date of publication than the structured one: a date on another
+ * day (not an update's) in the lines from the top of the headline's window down to the first line showing
+ * the structured date, or, where the text does not show it (a `<time>` element confirmed it), down to the
+ * second line after the headline. Which of two dates the page was published on is the model's call; dates in
+ * the story below its dateline are not read.
+ */
+export function otherDateNear(page: PageEvidence, raw: unknown): boolean {
+  const ours = readerDates(raw);
+  const spelled = ours.flatMap(dateSpellings).map((s) => ` ${s} `);
+  const near = headlineWindow(page.text, page.headings, DATELINE.before, DATELINE.after);
+  const lines = near.lines.map((l) => ` ${tokenText(l)} `);
+  const shownAt = lines.findIndex((l) => spelled.some((s) => l.includes(s)));
+  const upto = shownAt >= 0 ? shownAt : near.headline + 2;
+  return lines.slice(0, upto + 1).some((l) => datesIn(l).some((d) => !ours.some((o) => sameDate(o, d))));
 }

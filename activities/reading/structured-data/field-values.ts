@@ -5,7 +5,7 @@
 // stated and is confirmed by the page showing that number in any spelling (88,00 €).
 import type { Field } from '../../../shared/schema-input.js';
 import { availabilityOf, availabilityShown, inStock } from './availability.js';
-import { anotherDay, dateOf, dateShown, readerDates, timeShown } from './dates.js';
+import { anotherDay, dateOf, dateShown, otherDateNear, readerDates, timeShown } from './dates.js';
 import {
   durationShown,
   inFieldUnit,
@@ -237,7 +237,10 @@ function date(field: Field, raw: unknown, rule: FieldRule, entity: Record<string
   // shows two dates for the article: which one a reader takes as its date is the model's call.
   const modified = updates ? undefined : entity.dateModified;
   const twoDays = (page: PageEvidence) => anotherDay(raw, modified) && showsDate(page, modified, true);
-  const shown = (page: PageEvidence) => showsDate(page, raw, updates) && !twoDays(page);
+  // A dateline showing another date than the structured one ("Mon December 25, 2023" above a story of the
+  // 17th) leaves the published date to the model too.
+  const otherDate = (page: PageEvidence) => !updates && otherDateNear(page, raw);
+  const shown = (page: PageEvidence) => showsDate(page, raw, updates) && !twoDays(page) && !otherDate(page);
   return { value, shown };
 }
 

@@ -11,7 +11,14 @@ import { type Candidate, candidateFor, type Outcome } from './field-values.js';
 import { imageKey } from './images.js';
 import { type PageEvidence, pageEvidence } from './page-evidence.js';
 import { plausible } from './plausible.js';
-import { authorsOf, metaBylines, metaPublished, siteNames, siteTaglines } from './site-names.js';
+import {
+  authorsOf,
+  entitiesPublished,
+  metaBylines,
+  metaPublished,
+  siteNames,
+  siteTaglines,
+} from './site-names.js';
 import { tokenText } from './text.js';
 
 export interface FieldMapping {
@@ -62,11 +69,14 @@ interface Context {
   site: Set<string>;
   /** The authors the page's article, page and recipe entities and its author meta tag name (plausible.ts). */
   authors: Set<string>;
-  /** The people each author meta tag names, and the publication dates the meta tags state (plausible.ts). */
+  /** The people each author meta tag names (plausible.ts). */
   metaAuthors: string[][];
-  metaDates: unknown[];
+  /** The publication dates the meta tags and the article, page and recipe entities state (plausible.ts). */
+  published: unknown[];
   /** The site's descriptions of itself (site-names.ts). */
   taglines: Set<string>;
+  /** The page's meta description (plausible.ts). */
+  metaDescription?: unknown;
   /** JSON-LD nodes by @id, for references such as `"author": {"@id": "#/schema/person/1"}`. */
   nodes: Map<string, Props>;
   /** Mapping the items of a listing (listFor), not the page's subject. */
@@ -82,8 +92,9 @@ export function mapFields(fields: Field[], items: StructuredItem[], pageText: st
     site,
     authors: authorsOf(entities, site),
     metaAuthors: metaBylines(entities, site),
-    metaDates: metaPublished(entities),
+    published: [...metaPublished(entities), ...entitiesPublished(entities)],
     taglines: siteTaglines(entities),
+    metaDescription: entities.find((i) => i.source === 'meta')?.props.description,
     nodes: nodesById(entities),
   });
 }

@@ -114,6 +114,29 @@ function labelOf($: CheerioAPI, el: Element): string | undefined {
   return text && text.length <= LABEL_LIMITS.chars ? text : undefined;
 }
 
+/** A comment section's class or id ("comments", "comment-list", "comment-123", "commentlist"). */
+const COMMENT_NAME = /^(?:comments?(?:$|[-_])|commentlist$)/i;
+/** How far up an author element is looked at for a comment section. */
+const MAX_DEPTH = 40;
+
+/**
+ * Whether an element is or stands in a comment section: a comment's author element names a reader, or the blog's
+ * owner replying, not the page's writer. The body's classes ("comments-open") say nothing of where it stands.
+ */
+function inComments(el: Element): boolean {
+  let node: Element | null = el;
+  for (
+    let depth = 0;
+    node && 'tagName' in node && depth < MAX_DEPTH;
+    depth++, node = node.parent as Element | null
+  ) {
+    if (/^(?:body|html)$/i.test(node.tagName)) return false;
+    const names = `${node.attribs.class ?? ''} ${node.attribs.id ?? ''}`.split(/\s+/);
+    if (names.some((n) => COMMENT_NAME.test(n))) return true;
+  }
+  return false;
+}
+
 const elements = ($: CheerioAPI, selector: string) =>
   ($(selector).toArray() as Element[]).slice(0, LABEL_LIMITS.elements);
 
@@ -190,6 +213,7 @@ export function readPageLabels($: CheerioAPI): StructuredItem | null {
   }
   const authors = new Set<string>();
   for (const el of elements($, AUTHORED)) {
+    if (inComments(el)) continue;
     const text = labelOf($, el);
     if (text && /\p{L}/u.test(text)) authors.add(text);
   }

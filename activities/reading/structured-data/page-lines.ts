@@ -52,3 +52,18 @@ export function pageLines(text: string): PageLine[] {
   }
   return lines;
 }
+
+const HEADING = /^\s*#{1,6}\s/;
+
+/**
+ * The lines around the page's headline, `before` lines before it and `after` after (its dateline, its byline),
+ * and where the headline is among them. The headline is the first heading line that is one of the page's `h1`
+ * texts (as line tokens), else its first heading line, else the top of the page.
+ */
+export function headlineWindow(text: string, h1s: string[], before: number, after: number) {
+  const lines = text.split('\n').filter((l) => /[\p{L}\p{N}]/u.test(l));
+  const headings = lines.map((l, i) => (HEADING.test(l) ? i : -1)).filter((i) => i >= 0);
+  const at = headings.find((i) => h1s.includes(lineTokens(lines[i] as string))) ?? headings[0] ?? 0;
+  const from = Math.max(0, at - before);
+  return { lines: lines.slice(from, at + after + 1), headline: at - from };
+}

@@ -3,20 +3,23 @@
 // - a title only in the OpenGraph/meta tags must be one of the page's headings (the page's title is not the
 //   recipe's or product's name on a blog post or a collection); a title ending in a separator and the site's
 //   name or the word "recipe" carries the site's wording ("Arretjescake – Recept", "Gingerbread - zenbelly");
-// - an author is a person the page's entities agree on: not only in the meta tags (a user name), not the site
-//   itself nor a name holding the site's name or a web address, not an agency, desk, team or company, not
-//   written in capitals or with a ® (a label), no other article, page or recipe entity of the page names
-//   someone else, and where the author meta tags name people, one of them names the answer's;
-// - a published date falls on the day the publication-date meta tags state, where they state one;
+// - an author is a person the page's first byline names (or, without bylines, a line of its own near the
+//   headline) and its entities agree on: not only in the meta tags (a user name), not the site itself nor a
+//   name holding the site's name or a web address, not an agency, desk, team or company, not written in
+//   capitals or with a ® (a label), no other article, page or recipe entity of the page names someone else,
+//   and where the author meta tags name people, each names only the answer's;
+// - a published date falls on the day the publication-date meta tags and every article, page or recipe entity
+//   of the page state, where they state one;
 // - a brand is not the shop's own name (a shop system's default "vendor");
-// - a description is one paragraph: not the title again, not several paragraphs or notes run together.
+// - a description is one paragraph: not the title again, not several paragraphs or notes run together, not
+//   one beside another paragraph of the page that the meta description states.
 import { bylineNames, credited, namedWith } from './bylines.js';
 import { anotherDay } from './dates.js';
 import type { FieldRule } from './field-rules.js';
 import type { PageEvidence } from './page-evidence.js';
-import { sameAmounts } from './page-lines.js';
+import { headlineWindow, lineTokens, sameAmounts } from './page-lines.js';
 import { isSiteName, mentionsSite, STAFF, WEB_NAME } from './site-names.js';
-import { SPACELESS, tokenText } from './text.js';
+import { plainText, SPACELESS, tokenText } from './text.js';
 
 export interface Setting {
   page: PageEvidence;
@@ -32,10 +35,12 @@ export interface Setting {
   authors: Set<string>;
   /** The people each author meta tag names, as tokens, one list a tag (site-names.ts metaBylines). */
   metaAuthors: string[][];
-  /** The publication dates the page's meta tags state. */
-  metaDates: unknown[];
+  /** The publication dates the page's meta tags and its article, page and recipe entities state. */
+  published: unknown[];
   /** The site's descriptions of itself, as tokens. */
   taglines: Set<string>;
+  /** The page's meta description (og:description, else description). */
+  metaDescription?: unknown;
 }
 
 const RECIPE_WORD = /^(?:recipe|recipes|recept|rezept|receta|ricetta|recette|receita|oppskrift|opskrift)$/i;
@@ -52,7 +57,7 @@ export function plausible(rule: FieldRule, value: unknown, at: Setting): boolean
     case 'maker':
       return !isSiteName(at.site, value);
     default:
-      if (rule.kind === 'date' && !rule.updates) return !at.metaDates.some((d) => anotherDay(value, d));
+      if (rule.kind === 'date' && !rule.updates) return !at.published.some((d) => anotherDay(value, d));
       return rule.whole ? paragraph(value, at) : true;
   }
 }
@@ -62,10 +67,13 @@ function people(names: string[], at: Setting): boolean {
   const { bylines, marked } = at.page;
   // A byline (its author elements' too) must start with the first author and name each other author: a
   // co-author named only by another byline (a related post's, an editor's element) is not this page's. A page
-  // without a byline label may show the name alone on a line (under the headline); a name shown only in
+  // without a byline label may show the name alone on a line under the headline; a name shown only in
   // running text, a comment or a recipe's notes is not the page's byline.
   const own = [...bylines, ...marked].filter((b) => bylineNames([b], names[0] ?? '', true));
-  const bylined = own.length > 0 && names.slice(1).every((n) => bylineNames(own, n, false));
+  // The page's first byline is the header's (later ones may be related posts'): where it names someone else,
+  // the byline a reader sees first disagrees, whatever a later byline or an author element says.
+  const first = bylines.length === 0 || bylineNames(bylines.slice(0, 1), names[0] ?? '', true);
+  const bylined = first && own.length > 0 && names.slice(1).every((n) => bylineNames(own, n, false));
   const shown = bylined || (bylines.length === 0 && names.every((n) => nameLine(at.page, n)));
   // A line listing the first author with others ("By Ann Lee and Bo Chen") must list no one else.
   const lines = [at.page.text, ...at.page.authorLabels].join('\n');
@@ -85,14 +93,14 @@ function people(names: string[], at: Setting): boolean {
 }
 
 /**
- * Where the page's author meta tags name people, one of them names no one but the answer's people: a
- * structured author none of them states (another writer, the editor of the page's template) is the model's
- * call. A tag naming an organisation ("author" = the publisher, beside "article:author" = the writer) states
- * no person.
+ * Where the page's author meta tags name people, each of them names no one but the answer's people: a
+ * structured author a tag contradicts (another writer, a co-author the tag lists beside them, the editor of
+ * the page's template) is the model's call, even where another tag agrees. A tag naming an organisation
+ * ("author" = the publisher, beside "article:author" = the writer) states no person.
  */
 function metaAgrees(ours: Set<string>, tags: string[][]): boolean {
   const people = tags.filter((names) => !names.some(isOrganisation));
-  return people.length === 0 || people.some((names) => names.every((n) => ours.has(n)));
+  return people.every((names) => names.every((n) => ours.has(n)));
 }
 
 /**
@@ -106,10 +114,17 @@ const isOrganisation = (name: string) =>
     name,
   );
 
-/** Whether a line of the page is the name alone (a byline without a label: "Ann Lee" under the headline). */
+/** The lines around the headline where a byline without a label stands (as a dateline's, dates.ts). */
+const NAME_LINES = { before: 3, after: 12 } as const;
+
+/**
+ * Whether a line around the headline is the name alone (a byline without a label: "Ann Lee" under the
+ * headline); the name alone far from it is an "about me" box's, a comment's or a recipe card's note.
+ */
 const nameLine = (page: PageEvidence, name: string) => {
   const tokens = sameAmounts(tokenText(name));
-  return tokens !== '' && page.lines.includes(`\n${tokens}\n`);
+  const { lines } = headlineWindow(page.text, page.headings, NAME_LINES.before, NAME_LINES.after);
+  return tokens !== '' && lines.some((l) => lineTokens(l) === tokens);
 };
 
 /** An ellipsis at the end: a title cut short for a teaser ("… at the..."). */
@@ -139,6 +154,18 @@ function person(name: string, site: Set<string>): boolean {
   return true;
 }
 
+/**
+ * The page's meta description shown as a paragraph of its own and not the answer: the page offers two
+ * summaries, and which one is its description is the model's call.
+ */
+function rivalSummary(tokens: string, at: Setting): boolean {
+  if (typeof at.metaDescription !== 'string') return false;
+  const summary = sameAmounts(tokenText(plainText(at.metaDescription)));
+  return (
+    summary !== '' && summary !== sameAmounts(tokens) && at.page.lineList.some((l) => l.tokens === summary)
+  );
+}
+
 /** Sentences glued across a lost paragraph break: "… meal!White, flaky …". */
 const GLUED = /\p{Ll}[.!?]\p{Lu}/u;
 
@@ -150,6 +177,7 @@ function paragraph(value: string, at: Setting): boolean {
   const tokens = tokenText(value);
   if (typeof at.subjectName === 'string' && tokenText(at.subjectName) === tokens) return false;
   if (at.taglines.has(tokens)) return false;
+  if (rivalSummary(tokens, at)) return false;
   const lines = at.page.lineList.filter((l) => l.tokens === sameAmounts(tokens));
   if (lines.length > 0 && lines.every((l) => l.heading) && !/[.!?。！？]/.test(value)) return false;
   // One of the page's paragraphs, whole: a snippet, a summary written for search engines or a text the page

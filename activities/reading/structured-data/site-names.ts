@@ -145,3 +145,13 @@ export function metaBylines(items: StructuredItem[], site: Set<string> = new Set
 /** The publication dates the page's meta tags state (article:published_time, parsely-pub-date, …). */
 export const metaPublished = (items: StructuredItem[]): unknown[] =>
   items.flatMap((i) => (i.source === 'meta' ? [i.props.publishedTags ?? []].flat() : []));
+
+/**
+ * The publication dates the page's article, page and recipe entities state, in any syntax: where one falls on
+ * another day than the answer (a WebPage's date beside the NewsArticle's, a microdata copy), which date the page
+ * was published on is the model's call (plausible.ts).
+ */
+export const entitiesPublished = (items: StructuredItem[]): unknown[] =>
+  items.flatMap((i) =>
+    i.source !== 'meta' && i.types.some((t) => AUTHORED.test(t)) ? [i.props.datePublished ?? []].flat() : [],
+  );
