@@ -8,6 +8,7 @@ import type { Field } from '../../../shared/schema-input.js';
 import type { StructuredItem } from '../../../shared/structured-data.js';
 import { type FieldRule, ruleFor } from './field-rules.js';
 import { type Candidate, candidateFor, type Outcome } from './field-values.js';
+import { at, nodesById, type Props } from './id-graph.js';
 import { imageKey } from './images.js';
 import { type PageEvidence, pageEvidence } from './page-evidence.js';
 import { plausible } from './plausible.js';
@@ -30,7 +31,6 @@ export interface FieldMapping {
   paths: Record<string, string>;
 }
 
-type Props = Record<string, unknown>;
 const isRecord = (v: unknown): v is Props => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Entities describing the site, the page's frame or a part of the subject: never the subject themselves. */
@@ -232,34 +232,6 @@ function disagrees(candidate: Candidate, other: Stated | undefined): boolean {
 
 const answerKey = (value: unknown): string =>
   JSON.stringify(value, (_, v) => (typeof v === 'string' ? tokenText(v) : v));
-
-/** A path through nested entities and @id references; through an array, every element's value. */
-function at(value: unknown, path: string[], nodes: Map<string, Props>): unknown {
-  const node = resolve(value, nodes);
-  if (Array.isArray(node)) {
-    const all = node.map((v) => at(v, path, nodes)).filter((v) => v !== undefined);
-    return all.length === 0 ? undefined : all.length === 1 ? all[0] : all.flat();
-  }
-  if (path.length === 0) return node;
-  if (!isRecord(node)) return undefined;
-  return at(node[path[0] as string], path.slice(1), nodes);
-}
-
-/** A bare reference ({"@id": …}, perhaps with a @type) stands for the node of that id. */
-function resolve(value: unknown, nodes: Map<string, Props>): unknown {
-  if (!isRecord(value) || typeof value['@id'] !== 'string') return value;
-  if (Object.keys(value).some((k) => k !== '@id' && k !== '@type')) return value;
-  return nodes.get(value['@id']) ?? value;
-}
-
-function nodesById(items: StructuredItem[]): Map<string, Props> {
-  const nodes = new Map<string, Props>();
-  for (const item of items) {
-    const id = item.props['@id'];
-    if (item.source === 'json-ld' && typeof id === 'string' && !nodes.has(id)) nodes.set(id, item.props);
-  }
-  return nodes;
-}
 
 const isObjectList = (field: Field) => field.type === 'array' && field.items?.type === 'object';
 
