@@ -216,13 +216,25 @@ export class ContentStore {
     let day =
       state?.next_day ?? dayOf(new Date(olderThan.getTime() - FIRST_SWEEP_DAYS * DAY_MS).toISOString());
     let deleted = 0;
+    // The state moves past days without contents only with the next day swept or when the run ends (a
+    // store's first sweep reads FIRST_SWEEP_DAYS days, most of them empty): one write, not one a day. A run
+    // that stops at its limit leaves it after the last day swept; the next reads the empty days after it again.
+    let stateAt = state?.next_day;
+    const moveState = (next: string) =>
+      next === stateAt
+        ? Promise.resolve()
+        : retryOnDuplicate(() =>
+            this.days.updateOne({ _id: SWEEP_STATE }, { $set: { next_day: next } }, { upsert: true }),
+          ).then(() => {
+            stateAt = next;
+          });
     for (; day < cutoff; day = nextDay(day)) {
       const counter = await this.days.findOne({ _id: day });
-      let swept = counter?.swept ?? 0;
-      let count = counter?.count ?? 0;
+      if (!counter) continue;
+      let swept = counter.swept ?? 0;
       // A number taken past the counter (its $max lost to a concurrent update) is found by probing, a
       // page block's length ahead (numbers of a block may be left unused).
-      if (counter) count = await this.probeEnd(day, count);
+      const count = await this.probeEnd(day, counter.count);
       while (swept < count) {
         if (deleted >= limit) return { deleted, done: false };
         const numbers = Array.from(
@@ -234,11 +246,10 @@ export class ContentStore {
         deleted += numbers.length;
         await this.days.updateOne({ _id: day }, { $max: { swept } });
       }
-      if (counter) await this.days.deleteOne({ _id: day });
-      await retryOnDuplicate(() =>
-        this.days.updateOne({ _id: SWEEP_STATE }, { $set: { next_day: nextDay(day) } }, { upsert: true }),
-      );
+      await this.days.deleteOne({ _id: day });
+      await moveState(nextDay(day));
     }
+    await moveState(day);
     return { deleted, done: true };
   }
 

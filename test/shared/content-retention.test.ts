@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { MongoClient } from 'mongodb';
 import { CategorizedError } from '../../shared/errors.js';
 import { type ContentDoc, ContentStore } from '../../shared/store/contents.js';
 import { jobLog } from '../support/job-log.js';
@@ -86,4 +87,33 @@ test('contents stored before they were numbered are numbered once, then swept li
   for (const doc of legacy) await assert.rejects(contents.get(doc._id));
   assert.equal((await contents.get(recent._id)).body, recent.body);
   await db.dropDatabase();
+});
+
+test("a store's first sweep reads each of its days but writes where it stopped once, not once a day", async () => {
+  const client = new MongoClient(svc.config.MONGODB_URI, { monitorCommands: true });
+  const writes: string[] = [];
+  client.on('commandStarted', (e) => {
+    if (e.commandName === 'update' && e.command.update === 'content_days')
+      writes.push(JSON.stringify(e.command));
+  });
+  const db = client.db(`${svc.mongo.db.databaseName}_first_sweep`);
+  try {
+    const contents = new ContentStore(db);
+    const jobId = `job_${randomUUID().replaceAll('-', '')}`;
+    const old = content(jobId, 45);
+    await contents.put(old);
+    writes.length = 0;
+    const swept = await contents.sweepExpired(new Date(Date.now() - 30 * DAY_MS));
+    assert.deepEqual(swept, { deleted: 1, done: true });
+    await assert.rejects(contents.get(old._id));
+    // The day with contents: its swept count and the state past it; then the state at the cutoff, once.
+    assert.equal(writes.filter((w) => w.includes('next_day')).length, 2, writes.join('\n'));
+    assert.deepEqual(await contents.sweepExpired(new Date(Date.now() - 30 * DAY_MS)), {
+      deleted: 0,
+      done: true,
+    });
+  } finally {
+    await db.dropDatabase();
+    await client.close();
+  }
 });
