@@ -13,6 +13,7 @@ import { type Items, largestItems } from './listing.js';
 import { headline, markParagraphs, missingParts, PART_MARK, standfirst } from './parts.js';
 import { holdsDescription, productDescription } from './product.js';
 import { proseChars, squeezed } from './prose.js';
+import { pageSections } from './sections.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
 export const MIN_ARTICLE_CHARS = 200;
@@ -163,10 +164,24 @@ function endAtItems(article: NonNullable<Article>): NonNullable<Article> {
   return { ...article, content: $pick('body').html() ?? '', textContent: $pick('body').text() };
 }
 
+/** The marks (PART_MARK) of the paragraphs in Readability's pick. */
+const pickedMarks = (article: NonNullable<Article>) =>
+  new Set(load(article.content ?? '')(`[${PART_MARK}]`).map((_, element) => element.attribs[PART_MARK]!));
+
+/** The page's sections (sections.ts) instead of the one Readability picked, when it picked one of them. */
+function withSections($: CheerioAPI, article: NonNullable<Article>): NonNullable<Article> {
+  const sections = pageSections($, pickedMarks(article));
+  if (!sections) return article;
+  return {
+    ...article,
+    content: sections.map((section) => $.html(section)).join(''),
+    textContent: sections.map((section) => $(section).text()).join(' '),
+  };
+}
+
 /** The article with the parts of it Readability left out (parts.ts), in the page's order. */
 function withParts($: CheerioAPI, article: NonNullable<Article>): Article {
-  const $pick = load(article.content ?? '');
-  const picked = new Set($pick(`[${PART_MARK}]`).map((_, element) => element.attribs[PART_MARK]!));
+  const picked = pickedMarks(article);
   const { before, after } = missingParts($, picked);
   if (before.length === 0 && after.length === 0) return article;
   const html = (parts: Element[]) => parts.map((part) => $.html(part)).join('');
@@ -273,7 +288,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
     article = { ...(article ?? noArticle), content: listing, textContent: load(listing).root().text() };
   else if (article?.content) {
     article = endAtItems(article);
-    if (paragraphs > 0) article = withParts($, article);
+    if (paragraphs > 0) article = withParts($, withSections($, article));
     if (paragraphs > 0 && article) article = withKeyPoints($, article, article.title || pageTitle);
     if (article?.content) article = withDescription($, article);
   }
