@@ -306,6 +306,12 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
     article = { ...picked.first, title: article.title, byline: picked.first.byline || article.byline };
     ({ $article, body } = trimmedContent(picked.first.content, isKept));
   }
+  // A pick the trim steps leave (nearly) empty was a block of links (a post that is a list of links, once the
+  // sidebar's boxes are gone): Readability found no real main content, and the page is taken whole.
+  if ($article.root().text().trim().length < MIN_ARTICLE_CHARS) {
+    $(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK);
+    return null;
+  }
   // It also takes the title and the byline (author, often the date) out of the content: put them back, in
   // one <header> first in the <article> (PAGE_HEADER), so that what is the page's and what is the body's
   // stays told apart.
