@@ -162,29 +162,17 @@ const FORM_WORD = 'form';
 function namesChrome(element: Element, c: Counts): boolean {
   if (INLINE_TAGS.has(element.name)) return false;
   // A camelCase class counts by its words too ("PagePromo" is "page-promo"); an id can be a random one ("AdDsWC").
-  const classes = (element.attribs.class ?? '').replace(CAMEL_HUMP, '$1-$2').toLowerCase();
-  const names = `${classes} ${element.attribs.id ?? ''}`.toLowerCase().split(/\s+/);
-  const classNames = new Set(classes.split(/\s+/));
+  const names = `${(element.attribs.class ?? '').replace(CAMEL_HUMP, '$1-$2')} ${element.attribs.id ?? ''}`
+    .toLowerCase()
+    .split(/\s+/);
   return names.some((name) => {
     if (CHROME_NAMES.has(name)) return true;
     const parts = name.split(/[-_]+/);
     if (parts.some((part) => CHROME_BRANDS.has(part))) return true;
-    if (namesChromeInParts(parts, c)) return true;
-    // A BEM class's element ("c-assetAuthor_bio", "story-card__related-links") says what the box is, however
-    // long the block's name before it. Not an id: ids made from headings join their words with underscores.
-    // A modifier ("section--ads": a section that has ads) says how the box is, not what it is.
-    const bem = classNames.has(name) ? name.split('--')[0]!.match(BEM_ELEMENT)?.[1] : undefined;
-    return bem !== undefined && namesChromeInParts(bem.split('-'), c);
+    if (parts.length > MAX_NAME_PARTS || STATE_WORDS.has(parts[0]!)) return false;
+    if (parts.some((part) => CHROME_WORDS.has(part))) return true;
+    return parts.includes(FORM_WORD) && c.paragraphChars < MIN_FORM_PROSE_CHARS;
   });
-}
-
-/** The element part of a BEM class name: after its last underscore. */
-const BEM_ELEMENT = /_([a-z0-9-]+)$/;
-
-function namesChromeInParts(parts: string[], c: Counts): boolean {
-  if (parts.length > MAX_NAME_PARTS || STATE_WORDS.has(parts[0]!)) return false;
-  if (parts.some((part) => CHROME_WORDS.has(part))) return true;
-  return parts.includes(FORM_WORD) && c.paragraphChars < MIN_FORM_PROSE_CHARS;
 }
 
 /** A menu: at least this many links, making up nearly all of the block's text, of a few words each. */

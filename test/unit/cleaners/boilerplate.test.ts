@@ -271,20 +271,6 @@ describe('dropBoilerplate', () => {
     );
   });
 
-  test("a BEM class's element names the box however long its block's name: an author's bio goes", () => {
-    const html =
-      `<article><p>${LONG}</p><div class="c-assetAuthor_bio"><p>Jo is a writer on the kettle team since 2019.</p></div>` +
-      `<div class="story-card-lead__text"><p>A paragraph the article still holds.</p></div>` +
-      // A modifier says how the box is ("a section with ads in it"), not what it is.
-      `<div class="TestReport__Section--Ads"><p>The steak came out evenly seared on both sides.</p></div>` +
-      // An id joins a heading's words with underscores: its last word names no box.
-      `<div id="history_of_the_ad"><p>The first printed advertisement for a kettle ran in 1891.</p></div></article>`;
-    const text = body(html);
-    assert.ok(!text.includes('Jo is a writer'), text);
-    for (const kept of ['Enough words', 'still holds', 'evenly seared', 'first printed advertisement'])
-      assert.ok(text.includes(kept), kept);
-  });
-
   test("on a page whose h1 says its title, another h1 is a box's label and protects nothing", () => {
     const cards = Array.from(
       { length: 4 },
