@@ -7,6 +7,7 @@
 // that goes a look at its two neighbours (a heading that labels it).
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
+import { headline } from './parts.js';
 import { otherStories } from './stories.js';
 
 const CHROME_TAGS = new Set(['nav', 'form', 'dialog']);
@@ -26,7 +27,12 @@ const CONTENT_CHROME_TAGS = new Set(['footer', 'aside']);
 /** A picture's caption and credit, short: what the picture shows is not what the page says. */
 const CAPTION_TAG = 'figcaption';
 const MAX_CAPTION_CHARS = 400;
-const CONTENT_TAGS = new Set(['main', 'h1']);
+/**
+ * The main content and the page's h1: what holds them never goes. On a page whose h1 says its <title>, that
+ * h1 is the headline and another h1 is a box's own label ("Trending on …" over other stories' cards): it
+ * protects nothing.
+ */
+const CONTENT_TAGS = new Set(['main']);
 const CHROME_ROLES = new Set([
   'navigation',
   'banner',
@@ -197,7 +203,7 @@ interface Counts {
 const nonSpace = (text: string) => text.replace(/\s+/g, '').length;
 const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
-function own(element: Element, kept: Set<AnyNode>): Counts {
+function own(element: Element, kept: Set<AnyNode>, title: Element | undefined): Counts {
   const role = element.attribs.role;
   const link = element.name === 'a';
   return {
@@ -206,7 +212,11 @@ function own(element: Element, kept: Set<AnyNode>): Counts {
     links: link ? 1 : 0,
     linkChars: 0,
     linkWords: 0,
-    content: CONTENT_TAGS.has(element.name) || role === 'main' || kept.has(element),
+    content:
+      CONTENT_TAGS.has(element.name) ||
+      role === 'main' ||
+      kept.has(element) ||
+      (element.name === 'h1' && (title === undefined || title === element)),
     notMenu: NOT_MENU_TAGS.has(element.name),
     paragraphChars: 0,
     blocks: 0,
@@ -214,8 +224,11 @@ function own(element: Element, kept: Set<AnyNode>): Counts {
   };
 }
 
-/** Counts for every element, children before parents, without recursion (pages can nest very deep). */
-function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
+/**
+ * Counts for every element, children before parents, without recursion (pages can nest very deep). `title` is
+ * the h1 that says the page's title, if there is one.
+ */
+function countAll(root: Element, kept: Set<AnyNode>, title: Element | undefined): Map<Element, Counts> {
   const counts = new Map<Element, Counts>();
   const stack: { element: Element; visited: boolean }[] = [{ element: root, visited: false }];
   while (stack.length > 0) {
@@ -227,7 +240,7 @@ function countAll(root: Element, kept: Set<AnyNode>): Map<Element, Counts> {
       continue;
     }
     const element = frame.element;
-    const total = own(element, kept);
+    const total = own(element, kept, title);
     const inLink = element.name === 'a';
     for (const child of element.children) {
       if (child.type === 'text') {
@@ -430,7 +443,7 @@ export function dropBoilerplate($: CheerioAPI, keep: string, title = '') {
   if (!body) return;
   const kept = new Set<AnyNode>(keep ? $(body).find(keep).toArray() : []);
   $(otherStories($, title, (element) => kept.has(element))).remove();
-  const counts = countAll(body, kept);
+  const counts = countAll(body, kept, headline($, title));
   markLargeArticles(body, counts);
   const page = counts.get(body)!;
   const limit = MAX_CHROME_TEXT_SHARE * page.chars;

@@ -13,6 +13,7 @@ import { type Items, largestItems } from './listing.js';
 import { headline, markParagraphs, missingParts, PART_MARK, standfirst } from './parts.js';
 import { holdsDescription, productDescription } from './product.js';
 import { proseChars, squeezed } from './prose.js';
+import { pageSections } from './sections.js';
 
 /** Below this much article text the page is taken whole: Readability found no real main content. */
 export const MIN_ARTICLE_CHARS = 200;
@@ -163,10 +164,24 @@ function endAtItems(article: NonNullable<Article>): NonNullable<Article> {
   return { ...article, content: $pick('body').html() ?? '', textContent: $pick('body').text() };
 }
 
+/** The marks (PART_MARK) of the paragraphs in Readability's pick. */
+const pickedMarks = (article: NonNullable<Article>) =>
+  new Set(load(article.content ?? '')(`[${PART_MARK}]`).map((_, element) => element.attribs[PART_MARK]!));
+
+/** The page's sections (sections.ts) instead of the one Readability picked, when it picked one of them. */
+function withSections($: CheerioAPI, article: NonNullable<Article>): NonNullable<Article> {
+  const sections = pageSections($, pickedMarks(article));
+  if (!sections) return article;
+  return {
+    ...article,
+    content: sections.map((section) => $.html(section)).join(''),
+    textContent: sections.map((section) => $(section).text()).join(' '),
+  };
+}
+
 /** The article with the parts of it Readability left out (parts.ts), in the page's order. */
 function withParts($: CheerioAPI, article: NonNullable<Article>): Article {
-  const $pick = load(article.content ?? '');
-  const picked = new Set($pick(`[${PART_MARK}]`).map((_, element) => element.attribs[PART_MARK]!));
+  const picked = pickedMarks(article);
   const { before, after } = missingParts($, picked);
   if (before.length === 0 && after.length === 0) return article;
   const html = (parts: Element[]) => parts.map((part) => $.html(part)).join('');
@@ -273,7 +288,7 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
     article = { ...(article ?? noArticle), content: listing, textContent: load(listing).root().text() };
   else if (article?.content) {
     article = endAtItems(article);
-    if (paragraphs > 0) article = withParts($, article);
+    if (paragraphs > 0) article = withParts($, withSections($, article));
     if (paragraphs > 0 && article) article = withKeyPoints($, article, article.title || pageTitle);
     if (article?.content) article = withDescription($, article);
   }
@@ -290,6 +305,12 @@ export function mainContent($: CheerioAPI, keepSelectors: string[], pageTitle = 
   if (picked.first?.content && $article.root().text().trim().length < MIN_ARTICLE_CHARS) {
     article = { ...picked.first, title: article.title, byline: picked.first.byline || article.byline };
     ({ $article, body } = trimmedContent(picked.first.content, isKept));
+  }
+  // A pick the trim steps leave (nearly) empty was a block of links (a post that is a list of links, once the
+  // sidebar's boxes are gone): Readability found no real main content, and the page is taken whole.
+  if ($article.root().text().trim().length < MIN_ARTICLE_CHARS) {
+    $(`[${KEEP_MARK}]`).removeAttr(KEEP_MARK);
+    return null;
   }
   // It also takes the title and the byline (author, often the date) out of the content: put them back, in
   // one <header> first in the <article> (PAGE_HEADER), so that what is the page's and what is the body's

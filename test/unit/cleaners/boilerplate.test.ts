@@ -271,6 +271,25 @@ describe('dropBoilerplate', () => {
     );
   });
 
+  test("on a page whose h1 says its title, another h1 is a box's label and protects nothing", () => {
+    const cards = Array.from(
+      { length: 4 },
+      (_, i) =>
+        `<div class="card"><a href="/s/${i}">Other story ${i} that the site wants read next</a></div>`,
+    ).join('');
+    const page = `<main><article><h1>Storm floods the valley</h1><p>${LONG}</p></article></main><section class="trending"><h1>Trending now</h1>${cards}</section>`;
+    const dropped = (title: string) => {
+      const $ = load(page);
+      dropBoilerplate($, '', title);
+      return $('body').text();
+    };
+    const text = dropped('Storm floods the valley – The Daily');
+    assert.ok(text.includes('Storm floods the valley') && text.includes('Enough words'));
+    assert.ok(!text.includes('Trending now') && !text.includes('Other story 2'), text);
+    // Without an h1 that says the title, each h1 still marks content (a wiki's panels each under an h1).
+    assert.ok(dropped('The Daily').includes('Other story 2'));
+  });
+
   test("a shop's product form holding the description stays; a sign-up form with a short note goes", () => {
     const description = Array.from(
       { length: 8 },

@@ -124,6 +124,21 @@ describe('mainContent', () => {
     assert.ok(!text.includes('Teaser 30'));
   });
 
+  test('a pick that the trim steps empty (a post that is a list of links) is no main content: the page is taken whole', () => {
+    const links = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `<li><p class="link"><a href="https://news.example.org/${i}">Headline number ${i} of the links the blogger read today</a></p>` +
+        '<p class="via">via <a href="https://news.example.org">https://news.example.org</a></p></li>',
+    ).join('');
+    const page =
+      '<html><head><title>Links of the day – A blog</title></head><body><main><article><h1>Links of the day</h1>' +
+      `<div class="entry-content"><ul class="linkroll">${links}</ul></div></article></main></body></html>`;
+    assert.equal(mainContent(prepared(page), []), null);
+    const text = runChain(page, [{ name: 'readability' }, { name: 'text' }]);
+    assert.ok(text.includes('Headline number 7 of the links'), text);
+  });
+
   test('a section inside an anchor the page left open (<a name> without href) is text, not a block of links', () => {
     const sentence = (topic: string) =>
       `I set up ${topic} on the server and it took an afternoon, with some reading of its manual pages first. `;
