@@ -58,6 +58,8 @@ interface Match {
   el: Element;
   attr?: string;
   transform: Transform;
+  /** A list's first line read by a node around the deepest one that shows it (ranked after that one). */
+  wraps?: boolean;
 }
 
 /** Where on the page a model's value shows: nodes whose text (or an attribute) gives it, deepest first. */
@@ -89,6 +91,10 @@ function matchesFor(page: Page, field: LearnableField, value: Scalar, elements: 
       if (typeof value === 'string' && field.type === 'string') {
         if (text === wanted && !hasChildWith(el, (t) => t === wanted))
           out.push({ el, transform: { kind: 'exact' } });
+        // A list's item may wrap its text in a link on one line and not on the others ("<li><a>1/2 cup
+        // stewed beans</a></li><li>1 teaspoon oil</li>"): the item holding the link reads the list where the
+        // link cannot, so the nodes around the deepest one that read the same text are matches too.
+        else if (text === wanted && field.list) out.push({ el, transform: { kind: 'exact' }, wraps: true });
         else if (
           text !== wanted &&
           text.length <= wanted.length + 48 &&
@@ -138,7 +144,7 @@ function matchesFor(page: Page, field: LearnableField, value: Scalar, elements: 
 
 function rankOf(m: Match): number {
   const t = m.transform;
-  if (t.kind === 'exact') return m.attr ? 1 : 0;
+  if (t.kind === 'exact') return m.attr ? 1 : m.wraps ? 0.75 : 0;
   if (t.kind === 'own') return 0.5;
   if (t.kind === 'url') return 1;
   if (t.kind === 'number') return m.attr ? 3 : 2;
