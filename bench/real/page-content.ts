@@ -204,12 +204,21 @@ export function withContent(
       expected[key] = null;
       continue;
     }
+    // A list's items may be read twice, by the item and by the paragraph inside it: written once, or the
+    // units cloned for one would be cloned again for the other.
+    const items: Element[] = [];
+    const nested = (el: Element) => items.some((w) => isInside(el, w) || isInside(w, el));
     for (const { c, els } of nodes) {
       const what = c.attr ?? '';
       const fresh = els.filter((el) => !wrote.get(el)?.has(what));
+      if (Array.isArray(after) && fresh.some(nested)) continue;
       for (const el of fresh) mark(el, what);
       if (fresh.length === 0) continue;
-      if (Array.isArray(after)) for (const el of writeList($, fresh, c, after.map(String))) mark(el, what);
+      if (Array.isArray(after))
+        for (const el of writeList($, fresh, c, after.map(String))) {
+          mark(el, what);
+          items.push(el);
+        }
       else write($, fresh[0] as Element, c, after);
     }
     replaceLeft($, before, after, done);
