@@ -303,10 +303,13 @@ function write($: CheerioAPI, el: Element, c: Candidate, value: unknown) {
   const t = c.transform;
   if (c.attr) {
     const raw = el.attribs[c.attr] ?? '';
-    el.attribs[c.attr] = t.kind === 'number' ? raw.replace(NUMBER, text) : text;
+    el.attribs[c.attr] =
+      t.kind === 'number' ? raw.replace(NUMBER, text) : t.kind === 'duration' ? `PT${text}M` : text;
     return;
   }
   if (t.kind === 'exact') return spread($, el, text, '', '');
+  if (t.kind === 'duration')
+    return spread($, el, spelledLike(normalizeText($(el).text()), Number(value)), '', '');
   if (t.kind === 'affix') return spread($, el, text, t.prefix, t.suffix);
   if (t.kind === 'own') {
     const own = textNodes(el, true);
@@ -320,6 +323,18 @@ function write($: CheerioAPI, el: Element, c: Candidate, value: unknown) {
     const at = literal ? textNodes(el, false).find((n) => n.data.includes(literal)) : undefined;
     if (at && literal) at.data = at.data.replace(literal, text);
   }
+}
+
+/**
+ * Minutes spelled as the template spells a time, with its unit words ("1 hr 15 mins" → "2 hr 5 mins", "45
+ * mins"); "hr" and "mins" where it has none.
+ */
+function spelledLike(template: string, minutes: number): string {
+  const unit = (re: RegExp, fallback: string) => re.exec(template)?.[1] ?? fallback;
+  const hours = unit(/\d ?(h\p{L}{0,5}\.?)/iu, 'hr');
+  const mins = unit(/\d ?(m\p{L}{0,6}\.?)/iu, 'mins');
+  const [h, m] = [Math.floor(minutes / 60), minutes % 60];
+  return [h > 0 ? `${h} ${hours}` : '', m > 0 || h === 0 ? `${m} ${mins}` : ''].filter(Boolean).join(' ');
 }
 
 /**
