@@ -219,7 +219,8 @@ export function withContent(
           mark(el, what);
           items.push(el);
         }
-      else write($, fresh[0] as Element, c, after);
+      // A one-value field a page shows twice (a summary card and the recipe card) shows one value in both.
+      else for (const el of fresh) write($, el, c, after);
     }
     replaceLeft($, before, after, done);
     expected[key] = Array.isArray(after) ? after.map((l) => normalizeText(String(l))) : after;
