@@ -18,6 +18,11 @@ export type Transform =
    * the pages learned from ("$24.99 was $31.99" is another text).
    */
   | { kind: 'number'; index: number; count?: number }
+  /**
+   * The text (or attribute) as a duration, "1 hr 15 mins", "1h15", "PT1H15M", in the number field's unit
+   * (minutes unless its name names another): a time the page spells in hours and minutes.
+   */
+  | { kind: 'duration' }
   /** The text looked up in answers seen before, e.g. "In stock" → true; unseen text answers nothing. */
   | { kind: 'lookup'; map: Record<string, Scalar> }
   /** A link's or image's URL attribute, made absolute against the page's URL. */

@@ -204,13 +204,23 @@ export function withContent(
       expected[key] = null;
       continue;
     }
+    // A list's items may be read twice, by the item and by the paragraph inside it: written once, or the
+    // units cloned for one would be cloned again for the other.
+    const items: Element[] = [];
+    const nested = (el: Element) => items.some((w) => isInside(el, w) || isInside(w, el));
     for (const { c, els } of nodes) {
       const what = c.attr ?? '';
       const fresh = els.filter((el) => !wrote.get(el)?.has(what));
+      if (Array.isArray(after) && fresh.some(nested)) continue;
       for (const el of fresh) mark(el, what);
       if (fresh.length === 0) continue;
-      if (Array.isArray(after)) for (const el of writeList($, fresh, c, after.map(String))) mark(el, what);
-      else write($, fresh[0] as Element, c, after);
+      if (Array.isArray(after))
+        for (const el of writeList($, fresh, c, after.map(String))) {
+          mark(el, what);
+          items.push(el);
+        }
+      // A one-value field a page shows twice (a summary card and the recipe card) shows one value in both.
+      else for (const el of fresh) write($, el, c, after);
     }
     replaceLeft($, before, after, done);
     expected[key] = Array.isArray(after) ? after.map((l) => normalizeText(String(l))) : after;
@@ -294,10 +304,13 @@ function write($: CheerioAPI, el: Element, c: Candidate, value: unknown) {
   const t = c.transform;
   if (c.attr) {
     const raw = el.attribs[c.attr] ?? '';
-    el.attribs[c.attr] = t.kind === 'number' ? raw.replace(NUMBER, text) : text;
+    el.attribs[c.attr] =
+      t.kind === 'number' ? raw.replace(NUMBER, text) : t.kind === 'duration' ? `PT${text}M` : text;
     return;
   }
   if (t.kind === 'exact') return spread($, el, text, '', '');
+  if (t.kind === 'duration')
+    return spread($, el, spelledLike(normalizeText($(el).text()), Number(value)), '', '');
   if (t.kind === 'affix') return spread($, el, text, t.prefix, t.suffix);
   if (t.kind === 'own') {
     const own = textNodes(el, true);
@@ -311,6 +324,18 @@ function write($: CheerioAPI, el: Element, c: Candidate, value: unknown) {
     const at = literal ? textNodes(el, false).find((n) => n.data.includes(literal)) : undefined;
     if (at && literal) at.data = at.data.replace(literal, text);
   }
+}
+
+/**
+ * Minutes spelled as the template spells a time, with its unit words ("1 hr 15 mins" → "2 hr 5 mins", "45
+ * mins"); "hr" and "mins" where it has none.
+ */
+function spelledLike(template: string, minutes: number): string {
+  const unit = (re: RegExp, fallback: string) => re.exec(template)?.[1] ?? fallback;
+  const hours = unit(/\d ?(h\p{L}{0,5}\.?)/iu, 'hr');
+  const mins = unit(/\d ?(m\p{L}{0,6}\.?)/iu, 'mins');
+  const [h, m] = [Math.floor(minutes / 60), minutes % 60];
+  return [h > 0 ? `${h} ${hours}` : '', m > 0 || h === 0 ? `${m} ${mins}` : ''].filter(Boolean).join(' ');
 }
 
 /**

@@ -150,11 +150,11 @@ const candidateFields = {
       "CSS selector; empty for a field learned as absent (null), or for a list item's container itself",
   }),
   attribute: z.string().optional().meta({ description: 'The attribute read instead of the text' }),
-  read: z.enum(['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']).meta({
+  read: z.enum(['exact', 'own', 'affix', 'number', 'duration', 'lookup', 'url', 'items', 'absent']).meta({
     description:
       'How the node becomes the value: its text (exact), its own text without its child elements (own: a ' +
       'title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th ' +
-      'number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made ' +
+      'number in it, the text as a duration ("1 hr 15 mins") in the field\'s unit, the text looked up in the answers seen (numbers in it as #), a link or image URL made ' +
       "absolute, or a list of objects (every match is one item's container; properties lists the candidates " +
       'read inside it, relative to it)',
   }),

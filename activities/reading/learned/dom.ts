@@ -15,6 +15,7 @@ import { absolute, applyCandidate, ownText, select, withShapes } from './read.js
 import { selectorsFor } from './selectors.js';
 import { stableClasses } from './structure.js';
 import {
+  durationIn,
   isElement,
   isEmpty,
   isObject,
@@ -58,6 +59,8 @@ interface Match {
   el: Element;
   attr?: string;
   transform: Transform;
+  /** A list's first line read by a node around the deepest one that shows it (ranked after that one). */
+  wraps?: boolean;
 }
 
 /** Where on the page a model's value shows: nodes whose text (or an attribute) gives it, deepest first. */
@@ -89,6 +92,10 @@ function matchesFor(page: Page, field: LearnableField, value: Scalar, elements: 
       if (typeof value === 'string' && field.type === 'string') {
         if (text === wanted && !hasChildWith(el, (t) => t === wanted))
           out.push({ el, transform: { kind: 'exact' } });
+        // A list's item may wrap its text in a link on one line and not on the others ("<li><a>1/2 cup
+        // stewed beans</a></li><li>1 teaspoon oil</li>"): the item holding the link reads the list where the
+        // link cannot, so the nodes around the deepest one that read the same text are matches too.
+        else if (text === wanted && field.list) out.push({ el, transform: { kind: 'exact' }, wraps: true });
         else if (
           text !== wanted &&
           text.length <= wanted.length + 48 &&
@@ -109,6 +116,11 @@ function matchesFor(page: Page, field: LearnableField, value: Scalar, elements: 
         const index = numbers.findIndex((n) => sameValue(n, value));
         if (index >= 0 && !hasChildWith(el, (t) => numbersIn(t).some((n) => sameValue(n, value))))
           out.push({ el, transform: { kind: 'number', index, count: numbers.length } });
+        // A time spelled in hours and minutes ("1 hr 15 mins" for 75): its numbers are not the value. Also
+        // where one is ("45 mins"), so a later page's "1 hr 15 mins" still reads.
+        const isDuration = (t: string) => sameValue(durationIn(field, t), value);
+        if (isDuration(text) && !hasChildWith(el, isDuration))
+          out.push({ el, transform: { kind: 'duration' } });
       } else if (typeof value === 'boolean' && text.length <= 60 && !hasChildWith(el, (t) => t === text)) {
         const about =
           `${el.attribs.class ?? ''} ${el.attribs.id ?? ''} ${el.attribs.itemprop ?? ''} ${text}`.toLowerCase();
@@ -131,6 +143,9 @@ function matchesFor(page: Page, field: LearnableField, value: Scalar, elements: 
         out.push({ el, attr, transform: { kind: 'url' } });
       else if (typeof value === 'number' && numbersIn(v).length === 1 && sameValue(numbersIn(v)[0], value))
         out.push({ el, attr, transform: { kind: 'number', index: 0, count: 1 } });
+      // An ISO duration in an attribute (`content="PT1H15M"`) as well as a number's.
+      if (typeof value === 'number' && sameValue(durationIn(field, v), value))
+        out.push({ el, attr, transform: { kind: 'duration' } });
     }
   }
   return out;
@@ -138,10 +153,11 @@ function matchesFor(page: Page, field: LearnableField, value: Scalar, elements: 
 
 function rankOf(m: Match): number {
   const t = m.transform;
-  if (t.kind === 'exact') return m.attr ? 1 : 0;
+  if (t.kind === 'exact') return m.attr ? 1 : m.wraps ? 0.75 : 0;
   if (t.kind === 'own') return 0.5;
   if (t.kind === 'url') return 1;
   if (t.kind === 'number') return m.attr ? 3 : 2;
+  if (t.kind === 'duration') return m.attr ? 3.5 : 2.5;
   if (t.kind === 'affix') return 10 + t.prefix.length + t.suffix.length;
   return 100;
 }

@@ -6,6 +6,7 @@ import type { Candidate, FieldCandidates } from '../../../shared/learned-extract
 import { stableClasses } from './structure.js';
 import {
   agreedValue,
+  durationIn,
   FORMATTING,
   isElement,
   isEmpty,
@@ -174,6 +175,10 @@ function madeUpAsLearned(node: Element, text: string, c: Candidate, seen?: Set<s
       // one, so what was learned without one still matches.
       const beside = c.list ? '' : labelBeside(node);
       if (beside) shape += `|beside ${beside}`;
+    } else if (c.transform.kind === 'duration') {
+      // Its unit words change with the value ("45 mins", "1 hr 15 mins"): the label beside it only.
+      const beside = c.list ? '' : labelBeside(node);
+      if (beside) shape += `|beside ${beside}`;
     } else if (c.transform.kind === 'exact') {
       // Only a label changes the shape, so what was learned without one before still matches. An affix
       // read has its fixed words already (they must be there to read): a "label" found in it may run into
@@ -307,6 +312,12 @@ function readNode(
       const n = numbers[t.index];
       if (n === undefined) return undefined;
       if (field.type === 'integer' && !Number.isInteger(n)) return undefined;
+      return n;
+    }
+    case 'duration': {
+      if (raw === '') return null;
+      const n = durationIn(field, raw);
+      if (n === undefined || (field.type === 'integer' && !Number.isInteger(n))) return undefined;
       return n;
     }
     case 'lookup': {

@@ -59,6 +59,9 @@ export function selectorsFor(el: Element, root?: Element): string[] {
   // a state (in-stock, active) names no node when the state changes, and such a "nothing" answers nothing
   // where the pages learned from showed a node (read.ts).
   for (const c of later) out.push(`${tag}.${first}.${c}`);
+  // Likewise the ancestor's: a recipe card writes `mv-create-time mv-create-time-total` on each time's block,
+  // and the value's own node has only the class all of them share.
+  for (const c of anchor?.later ?? []) out.push(`${anchor?.selector}.${c} ${own}`);
   if (anchor) {
     // Its place below the ancestor: `div.module > h2:nth-of-type(1)` where `div.module h2` takes a subtitle too.
     out.push(`${anchor.selector} > ${structuralPath(el, anchor.el)}`);
@@ -80,15 +83,18 @@ function relativeSelectors(el: Element, root: Element): string[] {
   return out;
 }
 
-/** The nearest ancestor with an id, classes or a test hook, as a selector. */
-function namedAncestor(el: Element): { selector: string; el: Element } | null {
+/**
+ * The nearest ancestor with an id, classes or a test hook, as a selector; named by its first class, with its
+ * later ones (a few) beside.
+ */
+function namedAncestor(el: Element): { selector: string; el: Element; later?: string[] } | null {
   let node = el.parent;
   for (let hops = 0; node && isElement(node) && hops < 8; hops++, node = node.parent) {
     if (node.tagName === 'body' || node.tagName === 'html') return null;
     const id = stableId(node.attribs.id);
     if (id) return { selector: `#${id}`, el: node };
-    const first = stableClasses(node)[0];
-    if (first) return { selector: `${node.tagName}.${first}`, el: node };
+    const [first, ...later] = stableClasses(node);
+    if (first) return { selector: `${node.tagName}.${first}`, el: node, later: later.slice(0, 3) };
     const hook = HOOKS.find((attr) => namingValue(node as Element, attr));
     if (hook)
       return {

@@ -3,6 +3,7 @@
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import type { Field } from '../../../shared/schema-input.js';
+import { inFieldUnit, minutesOf } from '../structured-data/durations.js';
 
 /** The fields a learned extractor can answer: scalars, lists of scalars, and lists of objects of scalars. */
 export interface LearnableField {
@@ -92,6 +93,15 @@ export function urlShape(url: string): string {
 function isVariableSegment(segment: string): boolean {
   const s = decodeURIComponent(segment).replace(/\.[a-z0-9]{2,5}$/i, '');
   return /\d/.test(s) || s.length > 24 || s.split(/[-_]/).length > 2;
+}
+
+/**
+ * A duration written in a text ("1 hr 15 mins", "PT1H15M", "45 min"), in the unit the field's name names
+ * (minutes by default), read as the structured-data path reads one; undefined when the text is no duration.
+ */
+export function durationIn(field: LearnableField, text: string): number | undefined {
+  const minutes = minutesOf(text);
+  return minutes === undefined ? undefined : inFieldUnit(minutes, field.name);
 }
 
 /** The numbers written in a text, in order: "1,299.00" → 1299, "19,99 €" → 19.99. */

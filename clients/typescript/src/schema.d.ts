@@ -14637,20 +14637,20 @@ export interface components {
           number_index?: number;
           prefix?: string;
           /**
-           * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+           * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text as a duration ("1 hr 15 mins") in the field's unit, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
            * @enum {string}
            */
-          read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+          read: 'exact' | 'own' | 'affix' | 'number' | 'duration' | 'lookup' | 'url' | 'items' | 'absent';
           /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
           selector: string;
           suffix?: string;
         }[];
       };
       /**
-       * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+       * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text as a duration ("1 hr 15 mins") in the field's unit, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
        * @enum {string}
        */
-      read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+      read: 'exact' | 'own' | 'affix' | 'number' | 'duration' | 'lookup' | 'url' | 'items' | 'absent';
       /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
       selector: string;
       suffix?: string;
@@ -14677,20 +14677,20 @@ export interface components {
           number_index?: number;
           prefix?: string;
           /**
-           * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+           * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text as a duration ("1 hr 15 mins") in the field's unit, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
            * @enum {string}
            */
-          read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+          read: 'exact' | 'own' | 'affix' | 'number' | 'duration' | 'lookup' | 'url' | 'items' | 'absent';
           /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
           selector: string;
           suffix?: string;
         }[];
       };
       /**
-       * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+       * @description How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text as a duration ("1 hr 15 mins") in the field's unit, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
        * @enum {string}
        */
-      read: 'exact' | 'own' | 'affix' | 'number' | 'lookup' | 'url' | 'items' | 'absent';
+      read: 'exact' | 'own' | 'affix' | 'number' | 'duration' | 'lookup' | 'url' | 'items' | 'absent';
       /** @description CSS selector; empty for a field learned as absent (null), or for a list item's container itself */
       selector: string;
       suffix?: string;

@@ -4291,9 +4291,9 @@ class LearnedCandidateInputProperty(BaseModel):
     """
     The attribute read instead of the text
     """
-    read: Literal['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
+    read: Literal['exact', 'own', 'affix', 'number', 'duration', 'lookup', 'url', 'items', 'absent']
     """
-    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text as a duration ("1 hr 15 mins") in the field's unit, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
     """
     prefix: str | None = None
     suffix: str | None = None
@@ -4316,9 +4316,9 @@ class LearnedCandidateInput(BaseModel):
     """
     The attribute read instead of the text
     """
-    read: Literal['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
+    read: Literal['exact', 'own', 'affix', 'number', 'duration', 'lookup', 'url', 'items', 'absent']
     """
-    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text as a duration ("1 hr 15 mins") in the field's unit, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
     """
     prefix: str | None = None
     suffix: str | None = None
@@ -7911,9 +7911,9 @@ class LearnedCandidateProperty(BaseModel):
     """
     The attribute read instead of the text
     """
-    read: Literal['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
+    read: Literal['exact', 'own', 'affix', 'number', 'duration', 'lookup', 'url', 'items', 'absent']
     """
-    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text as a duration ("1 hr 15 mins") in the field's unit, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
     """
     prefix: str | None = None
     suffix: str | None = None
@@ -7936,9 +7936,9 @@ class LearnedCandidate(BaseModel):
     """
     The attribute read instead of the text
     """
-    read: Literal['exact', 'own', 'affix', 'number', 'lookup', 'url', 'items', 'absent']
+    read: Literal['exact', 'own', 'affix', 'number', 'duration', 'lookup', 'url', 'items', 'absent']
     """
-    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
+    How the node becomes the value: its text (exact), its own text without its child elements (own: a title whose heading also holds a subtitle), its text between prefix and suffix, the number_index-th number in it, the text as a duration ("1 hr 15 mins") in the field's unit, the text looked up in the answers seen (numbers in it as #), a link or image URL made absolute, or a list of objects (every match is one item's container; properties lists the candidates read inside it, relative to it)
     """
     prefix: str | None = None
     suffix: str | None = None
