@@ -262,7 +262,8 @@ describe('an extract page through the pipeline', () => {
     );
   });
 
-  test('a retried attempt whose page was recorded: its result stands, the page is not fetched again', async () => {
+  /** A page run once and recorded, then run again with its completion known (`attempt` as the activity's). */
+  async function runAgainAfterRecord(attempt: typeof noRetry) {
     const site = memorySite(SITE);
     const events = memoryEvents();
     const { model } = memoryModel({ title: 'Blue Widget', price: 19.99 });
@@ -272,37 +273,25 @@ describe('an extract page through the pipeline', () => {
       input,
       noRetry,
     );
-    const retried = { ...input, completed: { seq: 3, eventId: 'evt_3', since: Date.now() } };
+    const again = { ...input, completed: { seq: 3, eventId: 'evt_3', since: Date.now() } };
     const ports = memoryPorts({ fetcher: memoryFetcher(site), model: noModelExpected, events });
-    const again = await extractOnePage(ports, retried, { retry: true });
-    assert.deepEqual(again, first);
-    assert.equal(site.requests.length, 1);
-    // What the earlier attempt had not written is written now.
+    assert.deepEqual(await extractOnePage(ports, again, attempt), first);
+    // What the earlier attempt had not written is written now, once.
     assert.deepEqual(
       events.log.map((e) => e.type),
       ['job.started', 'page.completed', 'job.completed'],
     );
+    return site;
+  }
+
+  test('a retried attempt whose page was recorded: its result stands, the page is not fetched again', async () => {
+    const site = await runAgainAfterRecord({ retry: true });
+    assert.equal(site.requests.length, 1);
   });
 
+  // A local activity run again on another worker starts at attempt 1 (workflows/policies.ts).
   test('a first attempt whose page an earlier run recorded (its worker died): the model is not asked again', async () => {
-    const site = memorySite(SITE);
-    const events = memoryEvents();
-    const { model } = memoryModel({ title: 'Blue Widget', price: 19.99 });
-    const input = inputFor('/plain', { title: 'string', price: 'number' }, { completed: undefined });
-    const first = await extractOnePage(
-      memoryPorts({ fetcher: memoryFetcher(site), model, events }),
-      input,
-      noRetry,
-    );
-    // A local activity run again on another worker starts at attempt 1 (workflows/policies.ts).
-    const rerun = { ...input, completed: { seq: 3, eventId: 'evt_3', since: Date.now() } };
-    const ports = memoryPorts({ fetcher: memoryFetcher(site), model: noModelExpected, events });
-    const again = await extractOnePage(ports, rerun, noRetry);
-    assert.deepEqual(again, first);
-    assert.deepEqual(
-      events.log.map((e) => e.type),
-      ['job.started', 'page.completed', 'job.completed'],
-    );
+    await runAgainAfterRecord(noRetry);
   });
 
   test("the result carries the page's answer as its results row shows it, unless it is large", async () => {
